@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fipc waiting: poll a ring's next slot with a chosen method, then fall
+ * back to a caller-provided sleep hook (an event channel, a wait queue).
+ */
+#include "fipc_internal.h"
+#include "fipc_cpu.h"
+
+static const char * const fipc_wait_names[FIPC_WAIT_NR_METHODS] = {
+	[FIPC_WAIT_PAUSE] = "pause",
+	[FIPC_WAIT_MWAITX] = "mwaitx",
+	[FIPC_WAIT_UMWAIT] = "umwait",
+	[FIPC_WAIT_MWAIT] = "mwait",
+};
+
+/**
+ * fipc_wait_method_name() - printable name of a wait method
+ * @method: the method
+ *
+ * Return: a static string, "invalid" for an unknown method.
+ */
+const char *fipc_wait_method_name(enum fipc_wait_method method)
+{
+	if ((unsigned int)method >= FIPC_WAIT_NR_METHODS)
+		return "invalid";
+	return fipc_wait_names[method];
+}
+EXPORT_SYMBOL_GPL(fipc_wait_method_name);
+
+/**
+ * fipc_wait_method_usable() - can this CPU, at this privilege, use a method
+ * @method: the method
+ *
+ * Return: true if @method works here; FIPC_WAIT_PAUSE always does.
+ */
+bool fipc_wait_method_usable(enum fipc_wait_method method)
+{
+	switch (method) {
+	case FIPC_WAIT_PAUSE:
+		return true;
+	case FIPC_WAIT_MWAITX:
+		return fipc_cpu_has_mwaitx();
+	case FIPC_WAIT_UMWAIT:
+		return fipc_cpu_has_umwait();
+	case FIPC_WAIT_MWAIT:
+		return fipc_cpu_has_mwait();
+	default:
+		return false;
+	}
+}
+EXPORT_SYMBOL_GPL(fipc_wait_method_usable);
+
+/**
+ * fipc_wait_best_method() - the lowest-power method usable here
+ *
+ * Return: MWAIT where ring 0 has it, else MWAITX or UMWAIT, else PAUSE.
+ */
+enum fipc_wait_method fipc_wait_best_method(void)
+{
+	static const enum fipc_wait_method order[] = {
+		FIPC_WAIT_MWAIT, FIPC_WAIT_MWAITX, FIPC_WAIT_UMWAIT,
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(order); i++)
+		if (fipc_wait_method_usable(order[i]))
+			return order[i];
+	return FIPC_WAIT_PAUSE;
+}
+EXPORT_SYMBOL_GPL(fipc_wait_best_method);
+
+/**
+ * fipc_waiter_init() - set up a wait strategy
+ * @w: the waiter
+ * @method: how to wait between polls
+ * @spin_limit: empty polls before @sleep; 0 polls forever
+ * @sleep: hook called after @spin_limit empty polls, or NULL to give up
+ *	with -ETIMEDOUT instead
+ * @arg: argument for @sleep
+ *
+ * Return: 0, or -EOPNOTSUPP if @method cannot be used on this CPU.
+ */
+int fipc_waiter_init(struct fipc_waiter *w, enum fipc_wait_method method,
+		     unsigned int spin_limit, int (*sleep)(void *arg),
+		     void *arg)
+{
+	if (!fipc_wait_method_usable(method))
+		return -EOPNOTSUPP;
+	w->method = method;
+	w->spin_limit = spin_limit;
+	w->sleep = sleep;
+	w->arg = arg;
+	w->empty_polls = 0;
+	w->sleeps = 0;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(fipc_waiter_init);
+
+/* One bounded wait for the flag at addr to change from free. */
+static void fipc_wait_once(enum fipc_wait_method method, u32 *flag)
+{
+#if FIPC_HAVE_X86_WAIT
+	/*
+	 * Arm the monitor, then look again: a store that landed before the
+	 * monitor was armed would otherwise not wake us.
+	 */
+	switch (method) {
+	case FIPC_WAIT_MWAITX:
+		fipc_cpu_monitorx(flag);
+		if (READ_ONCE(*flag) == FIPC_FLAG_FREE)
+			fipc_cpu_mwaitx(FIPC_HW_WAIT_CYCLES);
+		return;
+	case FIPC_WAIT_UMWAIT:
+		fipc_cpu_umonitor(flag);
+		if (READ_ONCE(*flag) == FIPC_FLAG_FREE)
+			fipc_cpu_umwait(fipc_cpu_tsc() + FIPC_HW_WAIT_CYCLES);
+		return;
+#ifdef __KERNEL__
+	case FIPC_WAIT_MWAIT:
+		/* Any interrupt, the tick included, ends the wait. */
+		__monitor(flag, 0, 0);
+		if (READ_ONCE(*flag) == FIPC_FLAG_FREE)
+			__mwait(0, 0);
+		return;
+#endif
+	default:
+		break;
+	}
+#endif
+	cpu_relax();
+}
+
+/**
+ * fipc_wait_rx() - wait until a message is ready at the receiver's cursor
+ * @rx: the receiving ring
+ * @w: the wait strategy
+ *
+ * Before calling the sleep hook, slots held back by a release batch are
+ * freed, so the sender is never blocked by a sleeping receiver.
+ *
+ * Return: 0 when fipc_recv() should be called; -EPROTO if the ring is
+ * broken; -ETIMEDOUT after @w->spin_limit empty polls with no sleep hook;
+ * or the sleep hook's negative return.
+ */
+int fipc_wait_rx(struct fipc_ring *rx, struct fipc_waiter *w)
+{
+	unsigned int spins = 0;
+	int err;
+
+	for (;;) {
+		if (unlikely(rx->error))
+			return rx->error;
+		if (fipc_rx_ready(rx))
+			return 0;
+		w->empty_polls++;
+		if (w->spin_limit && ++spins >= w->spin_limit) {
+			spins = 0;
+			fipc_recv_release(rx);
+			if (!w->sleep)
+				return -ETIMEDOUT;
+			w->sleeps++;
+			err = w->sleep(w->arg);
+			if (err)
+				return err;
+			continue;
+		}
+		fipc_wait_once(w->method, &fipc_slot_at(rx, rx->seq)->flag);
+	}
+}
+EXPORT_SYMBOL_GPL(fipc_wait_rx);

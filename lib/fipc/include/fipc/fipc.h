@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * fipc: one-way rings of cache-line slots for cross-domain IPC.
+ *
+ * A ring is 2^order 4 KiB pages of shared memory cut into 64-byte slots.
+ * Each slot carries 60 bytes of payload and, in its last 4 bytes, a flag
+ * that says whether the slot is free or holds a ready message.  There is
+ * no shared producer or consumer counter: each side keeps its own cursor
+ * in private memory, so a message costs only the transfer of its own
+ * cache line.  A channel is two such rings, one per direction.
+ *
+ * The wire format is described in docs/protocol.md.
+ */
+#ifndef _FIPC_FIPC_H
+#define _FIPC_FIPC_H
+
+#include <fipc/compat.h>
+
+/* Xen pages are 4 KiB whatever the kernel's own page size is. */
+#define FIPC_PAGE_BYTES		4096u
+#define FIPC_SLOT_BYTES		64u
+#define FIPC_SLOT_PAYLOAD	60u
+#define FIPC_MIN_ORDER		0u
+#define FIPC_MAX_ORDER		4u
+#define FIPC_RING_BYTES(order)	(FIPC_PAGE_BYTES << (order))
+#define FIPC_RING_SLOTS(order)	(FIPC_RING_BYTES(order) / FIPC_SLOT_BYTES)
+
+/* Largest message, in slots (a multi-slot message is contiguous). */
+#define FIPC_MSG_MAX_SLOTS	32u
+
+/*
+ * Slot flag word.  FREE is all zero, so zeroed memory is an empty ring.
+ * A ready slot holds FIPC_FLAG_READY in bits 31..24, the message length
+ * in slots in bits 23..16 (head slot only, 0 in continuation slots) and
+ * the low 16 bits of the slot's sequence number in bits 15..0.  Any other
+ * value is a protocol violation by the peer.
+ */
+#define FIPC_FLAG_FREE		0x00000000u
+#define FIPC_FLAG_READY		0xa5000000u
+#define FIPC_FLAG_KIND_MASK	0xff000000u
+#define FIPC_FLAG_LEN_MASK	0x00ff0000u
+#define FIPC_FLAG_LEN_SHIFT	16
+#define FIPC_FLAG_SEQ_MASK	0x0000ffffu
+
+/**
+ * struct fipc_slot - one cache line of a ring, as laid out in shared memory
+ * @payload: message bytes, opaque to the library
+ * @flag: FIPC_FLAG_FREE or a ready flag, see above; written last
+ */
+struct fipc_slot {
+	u8 payload[FIPC_SLOT_PAYLOAD];
+	u32 flag;
+};
+
+/*
+ * Exactly one cache line.  The ring memory is page aligned (checked by
+ * fipc_ring_init()), so every slot starts on a cache-line boundary.
+ */
+static_assert(sizeof(struct fipc_slot) == FIPC_SLOT_BYTES,
+	      "a fipc slot is one 64-byte cache line");
+
+/**
+ * struct fipc_msg - private copy of one slot's payload
+ * @data: the payload bytes
+ *
+ * A message of n slots is an array of n of these.
+ */
+struct fipc_msg {
+	u8 data[FIPC_SLOT_PAYLOAD];
+};
+
+/**
+ * struct fipc_ring - one side's private view of a one-way ring
+ * @slots: the shared slots
+ * @mask: number of slots minus one
+ * @seq: sequence number of the next slot to fill (sender) or read (receiver)
+ * @release_seq: receiver only: first consumed slot not yet handed back
+ * @release_batch: receiver only: consumed slots to collect before freeing
+ * @error: 0, or -EPROTO once the peer has broken the protocol (sticky)
+ */
+struct fipc_ring {
+	struct fipc_slot *slots;
+	u32 mask;
+	u32 seq;
+	u32 release_seq;
+	u32 release_batch;
+	int error;
+};
+
+/**
+ * struct fipc_chan - a bidirectional channel: one ring each way
+ * @tx: the ring this side sends on
+ * @rx: the ring this side receives from
+ */
+struct fipc_chan {
+	struct fipc_ring tx;
+	struct fipc_ring rx;
+};
+
+void fipc_ring_clear(void *mem, unsigned int order);
+int fipc_ring_init(struct fipc_ring *ring, void *mem, unsigned int order);
+int fipc_ring_set_release_batch(struct fipc_ring *rx, unsigned int batch);
+int fipc_chan_init(struct fipc_chan *chan, void *tx_mem, void *rx_mem,
+		   unsigned int order);
+
+int fipc_send(struct fipc_ring *tx, const struct fipc_msg *msg,
+	      unsigned int nslots);
+int fipc_send_burst(struct fipc_ring *tx, const struct fipc_msg *msgs,
+		    unsigned int count);
+int fipc_tx_space(struct fipc_ring *tx, unsigned int max);
+
+int fipc_recv(struct fipc_ring *rx, struct fipc_msg *buf,
+	      unsigned int max_slots);
+int fipc_recv_burst(struct fipc_ring *rx, struct fipc_msg *bufs,
+		    unsigned int count);
+void fipc_recv_release(struct fipc_ring *rx);
+int fipc_rx_pending(struct fipc_ring *rx, unsigned int max);
+
+/**
+ * fipc_ring_error() - the sticky protocol error of a ring
+ * @ring: the ring
+ *
+ * Return: 0 while the peer has followed the protocol, else -EPROTO.
+ */
+static inline int fipc_ring_error(const struct fipc_ring *ring)
+{
+	return ring->error;
+}
+
+/**
+ * fipc_ring_slots() - number of slots in a ring
+ * @ring: the ring
+ *
+ * Return: the slot count, a power of two.
+ */
+static inline unsigned int fipc_ring_slots(const struct fipc_ring *ring)
+{
+	return ring->mask + 1;
+}
+
+/**
+ * fipc_rx_ready() - cheap check whether a message waits at the cursor
+ * @rx: the receiving ring
+ *
+ * For poll loops: reads one flag, copies nothing and validates nothing,
+ * so a true result only means "call fipc_recv() now".
+ *
+ * Return: true if the next slot is not free.
+ */
+static inline bool fipc_rx_ready(const struct fipc_ring *rx)
+{
+	const struct fipc_slot *slot = &rx->slots[rx->seq & rx->mask];
+
+	return READ_ONCE(slot->flag) != FIPC_FLAG_FREE;
+}
+
+/* Waiting for a message: fipc_wait.c */
+
+/**
+ * enum fipc_wait_method - how a receiver waits for the next message
+ * @FIPC_WAIT_PAUSE: busy poll with the CPU's spin-loop hint (PAUSE)
+ * @FIPC_WAIT_MWAITX: AMD MONITORX/MWAITX, any privilege level
+ * @FIPC_WAIT_UMWAIT: Intel UMONITOR/UMWAIT (WAITPKG), any privilege level
+ * @FIPC_WAIT_MWAIT: MONITOR/MWAIT, ring 0 only (not in a Xen PV guest)
+ * @FIPC_WAIT_NR_METHODS: number of methods
+ */
+enum fipc_wait_method {
+	FIPC_WAIT_PAUSE,
+	FIPC_WAIT_MWAITX,
+	FIPC_WAIT_UMWAIT,
+	FIPC_WAIT_MWAIT,
+	FIPC_WAIT_NR_METHODS,
+};
+
+/**
+ * struct fipc_waiter - a wait strategy
+ * @method: how to wait between polls
+ * @spin_limit: empty polls before @sleep is called; 0 means never sleep
+ * @sleep: called after @spin_limit empty polls; returns 0 to poll again,
+ *	or a negative error to stop waiting (passed to the caller)
+ * @arg: argument for @sleep
+ * @empty_polls: statistics: polls that found nothing
+ * @sleeps: statistics: calls to @sleep
+ */
+struct fipc_waiter {
+	enum fipc_wait_method method;
+	unsigned int spin_limit;
+	int (*sleep)(void *arg);
+	void *arg;
+	u64 empty_polls;
+	u64 sleeps;
+};
+
+bool fipc_wait_method_usable(enum fipc_wait_method method);
+enum fipc_wait_method fipc_wait_best_method(void);
+const char *fipc_wait_method_name(enum fipc_wait_method method);
+int fipc_waiter_init(struct fipc_waiter *w, enum fipc_wait_method method,
+		     unsigned int spin_limit, int (*sleep)(void *arg),
+		     void *arg);
+int fipc_wait_rx(struct fipc_ring *rx, struct fipc_waiter *w);
+
+#endif /* _FIPC_FIPC_H */
