@@ -1,0 +1,30 @@
+#!/bin/sh
+# Build fipc.ko and the xen-fipc drivers out of tree against Debian's 6.1
+# headers, at W=1.  Sources are copied to build/kmod so the tree stays
+# clean; any compiler warning fails the build.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+kdir=$("$top/scripts/kdir.sh")
+out="$top/build/kmod"
+rm -rf "$out"
+mkdir -p "$out"
+cp -r "$top/lib/fipc" "$out/fipc"
+echo "obj-m += fipc/" > "$out/Kbuild"
+for d in "$top"/linux/drivers/block/xen-fipc-*; do
+	[ -f "$d/Kbuild" ] || continue
+	cp -r "$d" "$out/"
+	echo "obj-m += $(basename "$d")/" >> "$out/Kbuild"
+done
+log="$out/build.log"
+make -C "$kdir" M="$out" W=1 \
+	CONFIG_FIPC=m CONFIG_XEN_FIPC_FRONT=m CONFIG_XEN_FIPC_BACK=m \
+	KCFLAGS="-I$top/lib/fipc/include" modules >"$log" 2>&1 || {
+	cat "$log"
+	echo "modules: build failed against $kdir" >&2
+	exit 1
+}
+if grep -E 'warning:|error:' "$log"; then
+	echo "modules: compiler warnings (W=1) are errors here" >&2
+	exit 1
+fi
+find "$out" -name '*.ko' | sed "s|^$top/||"

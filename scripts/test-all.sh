@@ -1,0 +1,62 @@
+#!/bin/bash
+# The whole test suite (README's test command, CI).  Runs each suite,
+# logs it to build/test-logs/, and sums every suite's
+# "N passed, N failed[, N skipped]" line; a suite without such a line
+# counts as one test by its exit status.  Last line: the totals.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+logs="$top/build/test-logs"
+mkdir -p "$logs"
+
+# name|command: order matters, cheap host tests first.
+suites=(
+	"checkpatch|scripts/checkpatch.sh"
+	"modules|scripts/build-modules.sh"
+)
+# shellcheck source=/dev/null
+[ -f scripts/test-suites.sh ] && . scripts/test-suites.sh
+
+total_pass=0 total_fail=0 total_skip=0
+failed_suites=()
+start_all=$(date +%s)
+for entry in "${suites[@]}"; do
+	name=${entry%%|*}
+	cmd=${entry#*|}
+	log="$logs/$name.log"
+	printf '=== %-16s %s\n' "$name" "$cmd"
+	t0=$(date +%s)
+	bash -c "$cmd" >"$log" 2>&1 </dev/null
+	rc=$?
+	dt=$(( $(date +%s) - t0 ))
+	line=$(grep -E '^([A-Za-z0-9_-]+: )?[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' "$log" | tail -n 1)
+	if [ -n "$line" ]; then
+		counts=${line#*: }
+		p=$(echo "$counts" | sed -E 's/^([0-9]+) passed.*/\1/')
+		f=$(echo "$counts" | sed -E 's/.* ([0-9]+) failed.*/\1/')
+		s=0
+		case "$counts" in *skipped*) s=$(echo "$counts" | sed -E 's/.* ([0-9]+) skipped.*/\1/');; esac
+		if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+	else
+		if [ "$rc" -eq 0 ]; then p=1 f=0; else p=0 f=1; fi
+		s=0
+	fi
+	total_pass=$((total_pass + p))
+	total_fail=$((total_fail + f))
+	total_skip=$((total_skip + s))
+	printf '    %s: %d passed, %d failed, %d skipped (exit %d, %ds, log %s)\n' \
+		"$name" "$p" "$f" "$s" "$rc" "$dt" "${log#"$top"/}"
+	if [ "$f" -ne 0 ]; then
+		failed_suites+=("$name")
+		echo "    --- last 40 lines of $name ---"
+		tail -n 40 "$log" | sed 's/^/    | /'
+	fi
+done
+echo "=== total time $(( $(date +%s) - start_all ))s"
+[ ${#failed_suites[@]} -eq 0 ] || echo "=== failed suites: ${failed_suites[*]}"
+if [ "$total_skip" -gt 0 ]; then
+	echo "$total_pass passed, $total_fail failed, $total_skip skipped"
+else
+	echo "$total_pass passed, $total_fail failed"
+fi
+[ "$total_fail" -eq 0 ]
