@@ -1,0 +1,13 @@
+# shellcheck shell=bash
+# Suites run by scripts/test-all.sh after checkpatch and modules, cheap
+# host tests first, then KUnit, then the emulated Xen testbed.
+suites+=(
+	"user-unit|make -s check-user-unit"
+	"user-stress|make -s check-user-stress"
+	"user-tsan|make -s check-user-tsan"
+	"fuzz|make -s check-fuzz"
+	"bench-ring-selftest|make -s check-bench-ring"
+	"xl-parser|tests/xl/run-tests.sh"
+	"kunit|tests/kunit/run.sh"
+	"testbed-smoke|make -s testbed-smoke"
+)
