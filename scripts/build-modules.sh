@@ -18,7 +18,7 @@ done
 log="$out/build.log"
 make -C "$kdir" M="$out" W=1 \
 	CONFIG_FIPC=m CONFIG_XEN_FIPC_FRONT=m CONFIG_XEN_FIPC_BACK=m \
-	KCFLAGS="-I$top/lib/fipc/include" modules >"$log" 2>&1 || {
+	KCFLAGS="-I$top/lib/fipc/include -I$top/xen/include" modules >"$log" 2>&1 || {
 	cat "$log"
 	echo "modules: build failed against $kdir" >&2
 	exit 1

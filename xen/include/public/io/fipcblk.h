@@ -1,0 +1,144 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fipcblk.h
+ *
+ * The fipc block device protocol: a para-virtual block device whose
+ * requests and responses travel over fipc channels (rings of 64-byte
+ * slots, each slot with its own ready/free flag; see docs/protocol.md)
+ * served by polling threads, instead of blkif's shared-counter ring and
+ * an event-channel notification per batch.
+ *
+ * The xenbus device type is "fipcblk", so classic "vbd" disks keep
+ * working beside ours:
+ *   frontend: /local/domain/<domid>/device/fipcblk/<devid>
+ *   backend:  /local/domain/<bdomid>/backend/fipcblk/<domid>/<devid>
+ * Device ids use the usual xvd* encoding of vbd devices.
+ */
+#ifndef __XEN_PUBLIC_IO_FIPCBLK_H__
+#define __XEN_PUBLIC_IO_FIPCBLK_H__
+
+/*
+ * Protocol version.  The backend writes the versions it supports; the
+ * frontend picks one it also supports and writes it back.  Ends with no
+ * version in common refuse each other: the frontend reports the error in
+ * its "error" node and goes to Closed.
+ */
+#define FIPCBLK_PROTOCOL_VERSION	1
+
+/*
+ * XenStore keys.  Keys shared with blkif ("sectors", "info", ...) keep
+ * blkif's meaning so that existing tools read them.
+ *
+ * Written by the toolstack, backend directory:
+ *   params, mode, type, frontend, frontend-id, online, removable,
+ *   bootable, dev, device-type, physical-device (hotplug script)
+ *   fipc-memshare-allowed  0/1: the backend may map the guest's memory
+ *   fipc-max-queues        optional cap on channels
+ *   fipc-poller-cpus       optional CPU list for the backend's pollers
+ * Written by the toolstack, frontend directory:
+ *   backend, backend-id, virtual-device, device-type
+ *   fipc-memshare          0/1: the guest owner's consent to memshare
+ *
+ * Written by the backend (before InitWait):
+ *   fipc-protocol-versions   space-separated list, e.g. "1"
+ *   multi-queue-max-queues   channels it accepts
+ *   fipc-max-ring-order      log2 of the largest ring, in 4 KiB pages
+ *   fipc-max-request-bytes   largest data length of one request
+ *   fipc-data-paths          space-separated: "grant" and/or "memshare"
+ * Written by the backend (before Connected):
+ *   sectors                  capacity in 512-byte sectors
+ *   info                     VDISK_* bits as blkif (VDISK_READONLY = 4)
+ *   sector-size              logical block size, 512 or 4096
+ *   physical-sector-size     physical block size
+ *   feature-flush-cache      1 if FLUSH is supported
+ *   feature-fua              1 if FIPCBLK_F_FUA is supported
+ *   feature-discard          1 if DISCARD is supported, then also
+ *   discard-granularity, discard-alignment, discard-secure (0/1)
+ *
+ * Written by the frontend (before Initialised):
+ *   fipc-protocol            the chosen version
+ *   multi-queue-num-queues   number of channels, at least 1
+ *   fipc-ring-order          log2 of each ring's size in 4 KiB pages
+ *   fipc-data-path           "grant" or "memshare"
+ *   queue-<q>/req-ring-ref<i>   grant refs of the request ring pages
+ *   queue-<q>/rsp-ring-ref<i>   grant refs of the response ring pages
+ *   queue-<q>/ctrl-ring-ref     grant ref of the channel's control page
+ *   queue-<q>/event-channel     port used only to wake a sleeping poller
+ *
+ * Each channel has a request ring (frontend to backend) and a response
+ * ring (backend to frontend), both of 2^fipc-ring-order pages laid out
+ * as fipc rings, and one control page (struct fipcblk_ctrl).
+ */
+
+/* Request operations. */
+#define FIPCBLK_OP_READ		0
+#define FIPCBLK_OP_WRITE	1
+#define FIPCBLK_OP_FLUSH	2	/* no data; completes after all prior writes are stable */
+#define FIPCBLK_OP_DISCARD	3	/* no data; nr_bytes is the range length */
+
+/* Request flags. */
+#define FIPCBLK_F_FUA		0x01	/* WRITE: stable on media before completion */
+#define FIPCBLK_F_SECURE	0x02	/* DISCARD: secure erase (if discard-secure) */
+
+/* Response status. */
+#define FIPCBLK_RSP_OKAY	0
+#define FIPCBLK_RSP_ERROR	(-1)
+#define FIPCBLK_RSP_EOPNOTSUPP	(-2)
+
+/*
+ * Data addressing.  A request's data is one run of bytes that starts at
+ * first_offset in its first page and continues through whole pages, like
+ * an NVMe PRP list: the frontend sets the block layer's virtual boundary
+ * to the page size, so only the first and last pages may be partial.  The
+ * pages are named by 32-bit references: grant references on the "grant"
+ * data path, guest frame numbers on the "memshare" path.  The number of
+ * references is DIV_ROUND_UP(first_offset + nr_bytes, 4096).
+ *
+ * A request is one fipc message of one or more slots: the head slot holds
+ * struct fipcblk_request with the first FIPCBLK_HEAD_REFS references, and
+ * each continuation slot holds FIPCBLK_CONT_REFS more.  A response is one
+ * slot.  Integers are little-endian (both ends run on one machine).
+ */
+#define FIPCBLK_PAGE_BYTES	4096
+#define FIPCBLK_SECTOR_BYTES	512
+#define FIPCBLK_HEAD_REFS	9
+#define FIPCBLK_CONT_REFS	15
+
+struct fipcblk_request {
+	uint64_t id;		/* echoed in the response */
+	uint64_t sector;	/* start, in 512-byte sectors */
+	uint32_t nr_bytes;	/* data (or discard range) length in bytes */
+	uint16_t first_offset;	/* byte offset of the data in the first page */
+	uint8_t op;		/* FIPCBLK_OP_* */
+	uint8_t flags;		/* FIPCBLK_F_* */
+	uint32_t refs[FIPCBLK_HEAD_REFS];
+};
+
+struct fipcblk_request_cont {
+	uint32_t refs[FIPCBLK_CONT_REFS];
+};
+
+struct fipcblk_response {
+	uint64_t id;		/* the request's id */
+	int16_t status;		/* FIPCBLK_RSP_* */
+	uint8_t op;		/* the request's op */
+	uint8_t pad[49];
+};
+
+/*
+ * Channel control page: each end's "I am asleep" word in a cache line of
+ * its own.  A poller that finds its rings idle for a while sets its word,
+ * makes it visible with a full barrier, checks its rings once more, and
+ * blocks on the event channel.  After publishing a message a sender reads
+ * the peer's word (a line nobody writes while both poll, so the read
+ * costs nothing) and notifies the event channel only if it is set.  Under
+ * load no notification is ever sent.
+ */
+struct fipcblk_ctrl {
+	uint32_t front_sleeping;
+	uint8_t pad0[60];
+	uint32_t back_sleeping;
+	uint8_t pad1[60];
+};
+
+#endif /* __XEN_PUBLIC_IO_FIPCBLK_H__ */
