@@ -30,6 +30,14 @@ for entry in "${suites[@]}"; do
 	rc=$?
 	dt=$(( $(date +%s) - t0 ))
 	line=$(grep -E '^([A-Za-z0-9_-]+: )?[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' "$log" | tail -n 1)
+	if [ -z "$line" ]; then
+		# pytest's summary, e.g. "3 failed, 40 passed, 2 skipped in 1.2s"
+		pyline=$(grep -E '^=* ?[0-9]+ (passed|failed|skipped|error).* in [0-9.]+s' "$log" | tail -n 1)
+		if [ -n "$pyline" ]; then
+			num() { echo "$pyline" | grep -oE "[0-9]+ $1" | grep -oE '^[0-9]+' || echo 0; }
+			line="$(num passed) passed, $(( $(num failed) + $(num error) )) failed, $(num skipped) skipped"
+		fi
+	fi
 	if [ -n "$line" ]; then
 		counts=${line#*: }
 		p=$(echo "$counts" | sed -E 's/^([0-9]+) passed.*/\1/')

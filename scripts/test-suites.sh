@@ -7,6 +7,7 @@ suites+=(
 	"user-tsan|make -s check-user-tsan"
 	"fuzz|make -s check-fuzz"
 	"bench-ring-selftest|make -s check-bench-ring"
+	"fio-report|python3 -m pytest -q tests/bench"
 	"xl-parser|tests/xl/run-tests.sh"
 	"kunit|tests/kunit/run.sh"
 	"testbed-smoke|make -s testbed-smoke"

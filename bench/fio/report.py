@@ -1,0 +1,223 @@
+#!/usr/bin/python3
+"""Turn fio results of several configurations into the report's tables.
+
+Input: a results directory with one sub-directory per configuration
+(dom0, phy, phy1-grant, phy1-memshare), each holding one fio JSON file per
+job (<job>.json, from run-fio.sh) and optionally counters.json (event-channel
+notifications, grant operations, hypercalls, CPU seconds, measured around
+the timed jobs, with "ios" the number of I/Os they cover).
+
+Output: fio.json, fio.md (markdown tables shaped like the Fip-see report's
+Tables 8 to 17) and PNG plots, written to --out; the tables are printed.
+"""
+import argparse
+import json
+import os
+import sys
+
+CONFIGS = ["dom0", "phy", "phy1-grant", "phy1-memshare"]
+HOST, CLASSIC = "dom0", "phy"
+
+
+def load_fio(path):
+    """Parse one fio JSON output (tolerating text fio prints before it)."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        text = f.read()
+    start = text.find("{")
+    if start < 0:
+        raise ValueError(f"{path}: no JSON in fio output")
+    data = json.loads(text[start:])
+    job = data["jobs"][0]
+    rw = "write" if job["write"]["total_ios"] > job["read"]["total_ios"] else "read"
+    sec = job[rw]
+    lat = sec.get("lat_ns", {})
+    pct = lat.get("percentile") or sec.get("clat_ns", {}).get("percentile", {})
+
+    def p(key):
+        return round(pct[key] / 1000.0, 2) if key in pct else None
+
+    return {
+        "rw": rw,
+        "iops": round(sec["iops"], 1),
+        "bw_MBps": round(sec["bw"] * 1024 / 1e6, 2),
+        "ios": sec["total_ios"],
+        "lat_us": {
+            "mean": round(lat.get("mean", 0) / 1000.0, 2),
+            "p50": p("50.000000"),
+            "p99": p("99.000000"),
+            "p99.9": p("99.900000"),
+        },
+        "usr_cpu": job.get("usr_cpu"),
+        "sys_cpu": job.get("sys_cpu"),
+    }
+
+
+def collect(resdir):
+    result = {}
+    for cfg in sorted(os.listdir(resdir)):
+        cdir = os.path.join(resdir, cfg)
+        if not os.path.isdir(cdir):
+            continue
+        jobs = {}
+        for name in sorted(os.listdir(cdir)):
+            if name.endswith(".json") and name != "counters.json" \
+                    and not name.startswith("verify-"):
+                jobs[name[:-5]] = load_fio(os.path.join(cdir, name))
+        entry = {"jobs": jobs}
+        cpath = os.path.join(cdir, "counters.json")
+        if os.path.exists(cpath):
+            with open(cpath) as f:
+                counters = json.load(f)
+            ios = counters.pop("ios", 0) or sum(j["ios"] for j in jobs.values())
+            entry["counters"] = counters
+            entry["per_io"] = {k: (round(v / ios, 3) if ios else None)
+                               for k, v in counters.items()
+                               if isinstance(v, (int, float))}
+        if jobs:
+            result[cfg] = entry
+    return result
+
+
+def pct(a, b):
+    return f"{100.0 * a / b:.1f}%" if a is not None and b else "-"
+
+
+def fmt(v, digits=0):
+    if v is None:
+        return "-"
+    return f"{v:,.{digits}f}"
+
+
+def tables(res, emulated):
+    label = " (emulated: QEMU TCG testbed, functional evidence only)" \
+        if emulated else ""
+    cfgs = [c for c in CONFIGS if c in res] + \
+        [c for c in res if c not in CONFIGS]
+    jobs = sorted({j for c in cfgs for j in res[c]["jobs"]})
+    out = []
+    for kind, title in (("iops", "IOPS (libaio, iodepth 64, batches of 64)"),
+                        ("lat", "Latency, us (sync engine, QD1, one pinned job)")):
+        sel = [j for j in jobs if j.startswith(kind + "-")]
+        if not sel:
+            continue
+        out.append(f"### {title}{label}\n")
+        out.append("| job | " + " | ".join(cfgs) + " |")
+        out.append("|---" * (len(cfgs) + 1) + "|")
+        for j in sel:
+            row = [j]
+            for c in cfgs:
+                r = res[c]["jobs"].get(j)
+                if not r:
+                    row.append("-")
+                elif kind == "iops":
+                    row.append(f"{fmt(r['iops'])} ({fmt(r['bw_MBps'], 1)} MB/s)")
+                else:
+                    lu = r["lat_us"]
+                    row.append(f"{fmt(lu['mean'], 2)} (p50 {fmt(lu['p50'], 2)}, p99 {fmt(lu['p99'], 2)})")
+            out.append("| " + " | ".join(row) + " |")
+        out.append("")
+        # Relative tables, as the report's 14 to 17.
+        others = [c for c in cfgs if c not in (HOST,)]
+        if HOST in res and others:
+            what = "IOPS" if kind == "iops" else "mean latency"
+            out.append(f"#### {what}: percent of host ({HOST}) and versus classic ({CLASSIC}){label}\n")
+            out.append("| job | " + " | ".join(
+                f"{c} % of host" + (f" | {c} vs {CLASSIC}" if c != CLASSIC and CLASSIC in res else "")
+                for c in others) + " |")
+            ncols = sum(2 if (c != CLASSIC and CLASSIC in res) else 1 for c in others)
+            out.append("|---" * (ncols + 1) + "|")
+            for j in sel:
+                row = [j]
+                h = res[HOST]["jobs"].get(j)
+                cl = res.get(CLASSIC, {}).get("jobs", {}).get(j)
+                for c in others:
+                    r = res[c]["jobs"].get(j)
+                    if kind == "iops":
+                        a = r["iops"] if r else None
+                        row.append(pct(a, h["iops"] if h else None))
+                        if c != CLASSIC and CLASSIC in res:
+                            row.append(f"{a / cl['iops']:.2f}x" if r and cl and cl["iops"] else "-")
+                    else:
+                        a = r["lat_us"]["mean"] if r else None
+                        row.append(pct(a, h["lat_us"]["mean"] if h else None))
+                        if c != CLASSIC and CLASSIC in res:
+                            row.append(f"-{100 * (1 - a / cl['lat_us']['mean']):.1f}%"
+                                       if r and cl and cl["lat_us"]["mean"] else "-")
+                out.append("| " + " | ".join(row) + " |")
+            out.append("")
+    keys = sorted({k for c in cfgs for k in res[c].get("per_io", {})})
+    if keys:
+        out.append(f"### Per I/O counters{label}\n")
+        out.append("| counter | " + " | ".join(cfgs) + " |")
+        out.append("|---" * (len(cfgs) + 1) + "|")
+        for k in keys:
+            out.append("| " + k + " | " + " | ".join(
+                fmt(res[c].get("per_io", {}).get(k), 3) for c in cfgs) + " |")
+        out.append("")
+    return "\n".join(out)
+
+
+def plots(res, outdir, emulated):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("report: matplotlib not available, no plots", file=sys.stderr)
+        return []
+    made = []
+    cfgs = [c for c in CONFIGS if c in res]
+    for kind, ylabel, key in (("iops", "IOPS", lambda r: r["iops"]),
+                              ("lat", "mean latency (us)", lambda r: r["lat_us"]["mean"])):
+        jobs = sorted({j for c in cfgs for j in res[c]["jobs"] if j.startswith(kind + "-")})
+        if not jobs:
+            continue
+        fig, ax = plt.subplots(figsize=(9, 4.5))
+        width = 0.8 / max(len(cfgs), 1)
+        for i, c in enumerate(cfgs):
+            vals = [key(res[c]["jobs"][j]) if j in res[c]["jobs"] else 0 for j in jobs]
+            ax.bar([x + i * width for x in range(len(jobs))], vals, width, label=c)
+        ax.set_xticks([x + width * (len(cfgs) - 1) / 2 for x in range(len(jobs))])
+        ax.set_xticklabels(jobs, rotation=20)
+        ax.set_ylabel(ylabel)
+        ax.set_title(f"fio {ylabel}" + (" (emulated testbed)" if emulated else ""))
+        ax.legend()
+        fig.tight_layout()
+        path = os.path.join(outdir, f"fio-{kind}.png")
+        fig.savefig(path, dpi=100)
+        plt.close(fig)
+        made.append(path)
+    return made
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("results", help="directory with one sub-directory per configuration")
+    ap.add_argument("--out", required=True, help="where fio.json, fio.md and plots go")
+    ap.add_argument("--emulated", action="store_true", help="label figures as emulated")
+    ap.add_argument("--meta", help="JSON file with extra facts (machine, sizes) to embed")
+    args = ap.parse_args()
+    res = collect(args.results)
+    if not res:
+        print(f"report: no fio results under {args.results}", file=sys.stderr)
+        return 1
+    os.makedirs(args.out, exist_ok=True)
+    doc = {"emulated": bool(args.emulated)}
+    if args.meta:
+        with open(args.meta) as f:
+            doc["meta"] = json.load(f)
+    doc.update(res)
+    doc["configs"] = [c for c in CONFIGS if c in res]
+    with open(os.path.join(args.out, "fio.json"), "w") as f:
+        json.dump(doc, f, indent=2, sort_keys=True)
+    md = tables(res, args.emulated)
+    with open(os.path.join(args.out, "fio.md"), "w") as f:
+        f.write(md + "\n")
+    print(md)
+    for p in plots(res, args.out, args.emulated):
+        print(f"plot: {p}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,82 @@
+#!/bin/sh
+# Run the fio job set of the Fip-see report's tables against one block
+# device and write one fio JSON file per job.  POSIX sh, so it runs the
+# same in dom0, in a busybox domU and on a real Xen host.
+#
+# usage: run-fio.sh DEVICE OUTDIR
+# environment (all optional):
+#   FIO_RUNTIME     seconds per job (default 30, as the report)
+#   FIO_RAMP        ramp-up seconds per job (default 2)
+#   FIO_NUMJOBS     IOPS jobs, one per vCPU (default: number of CPUs)
+#   FIO_LAT_CPU     CPU the latency job is pinned to (default 0)
+#   FIO_JOBS        job names to run (default: all, see below)
+#   FIO_VERIFY      1: instead of timed jobs, write+verify crc32c passes
+#
+# IOPS jobs (report tables 8, 10, 12): libaio, iodepth 64, submit and
+# complete in batches of 64, direct I/O, one job per vCPU, sequential.
+# Latency jobs (tables 9, 11, 13): sync engine, one job pinned to a CPU.
+set -eu
+
+dev=${1:?usage: run-fio.sh DEVICE OUTDIR}
+out=${2:?usage: run-fio.sh DEVICE OUTDIR}
+runtime=${FIO_RUNTIME:-30}
+ramp=${FIO_RAMP:-2}
+numjobs=${FIO_NUMJOBS:-$(grep -c ^processor /proc/cpuinfo)}
+latcpu=${FIO_LAT_CPU:-0}
+all="iops-4k-read iops-4k-write iops-512-read iops-512-write"
+all="$all lat-4k-read lat-4k-write lat-512-read lat-512-write"
+jobs=${FIO_JOBS:-$all}
+
+[ -b "$dev" ] || { echo "run-fio: $dev is not a block device" >&2; exit 1; }
+command -v fio >/dev/null || { echo "run-fio: fio not installed" >&2; exit 1; }
+mkdir -p "$out"
+
+common="--filename=$dev --direct=1 --output-format=json --lat_percentiles=1"
+
+if [ "${FIO_VERIFY:-0}" = 1 ]; then
+	# Data checks (needs a backing store that keeps data, e.g. null_blk
+	# memory_backed=1): write then read back, random and sequential,
+	# 512 B and 4 KiB, queue depths 1 and 32.
+	rc=0
+	for bs in 512 4k; do
+		for rw in randwrite write; do
+			for qd in 1 32; do
+				name=verify-$bs-$rw-qd$qd
+				echo "run-fio: $name on $dev"
+				# shellcheck disable=SC2086
+				fio --name="$name" $common --ioengine=libaio \
+					--iodepth="$qd" --bs="$bs" --rw="$rw" \
+					--size="${FIO_VERIFY_SIZE:-16m}" \
+					--verify=crc32c --do_verify=1 \
+					--verify_fatal=1 \
+					>"$out/$name.json" || rc=1
+			done
+		done
+	done
+	exit $rc
+fi
+
+for job in $jobs; do
+	case $job in
+	iops-*)
+		bs=${job#iops-}; bs=${bs%-*}; rw=${job##*-}
+		set -- --ioengine=libaio --iodepth=64 \
+			--iodepth_batch_submit=64 --iodepth_batch_complete_min=64 \
+			--numjobs="$numjobs" --group_reporting
+		;;
+	lat-*)
+		bs=${job#lat-}; bs=${bs%-*}; rw=${job##*-}
+		set -- --ioengine=sync --iodepth=1 --numjobs=1 \
+			--cpus_allowed="$latcpu"
+		;;
+	*)
+		echo "run-fio: unknown job $job" >&2
+		exit 1
+		;;
+	esac
+	echo "run-fio: $job on $dev (${runtime}s)"
+	# shellcheck disable=SC2086
+	fio --name="$job" $common "$@" --bs="$bs" --rw="$rw" \
+		--time_based --runtime="$runtime" --ramp_time="$ramp" \
+		>"$out/$job.json"
+done

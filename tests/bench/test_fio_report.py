@@ -1,0 +1,92 @@
+"""Tests of bench/fio/report.py: parsing real fio output and the tables."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(TOP, "bench", "fio"))
+import report  # noqa: E402
+
+
+def fio_json(iops, lat_mean_ns, p50_ns, p99_ns, rw="read", ios=1000):
+    """A minimal document with the fields fio's JSON output has."""
+    empty = {"iops": 0, "bw": 0, "total_ios": 0, "lat_ns": {"mean": 0}}
+    sec = {"iops": iops, "bw": iops * 4, "total_ios": ios,
+           "lat_ns": {"mean": lat_mean_ns,
+                      "percentile": {"50.000000": p50_ns, "99.000000": p99_ns,
+                                     "99.900000": p99_ns * 2}}}
+    job = {"read": empty, "write": empty, "usr_cpu": 1.0, "sys_cpu": 2.0}
+    job[rw] = sec
+    return {"fio version": "fio-3.33", "jobs": [job]}
+
+
+def write(d, cfg, job, doc, prefix=""):
+    os.makedirs(os.path.join(d, cfg), exist_ok=True)
+    with open(os.path.join(d, cfg, job + ".json"), "w") as f:
+        f.write(prefix + json.dumps(doc))
+
+
+def test_parse_fields_and_text_before_json(tmp_path):
+    write(tmp_path, "dom0", "iops-4k-write",
+          fio_json(1000.0, 5000, 4000, 9000, rw="write"),
+          prefix="fio: some warning\n")
+    r = report.load_fio(tmp_path / "dom0" / "iops-4k-write.json")
+    assert r["rw"] == "write"
+    assert r["iops"] == 1000.0
+    assert r["lat_us"] == {"mean": 5.0, "p50": 4.0, "p99": 9.0, "p99.9": 18.0}
+
+
+def test_relative_tables_and_per_io(tmp_path):
+    write(tmp_path, "dom0", "iops-4k-read", fio_json(900.0, 1000, 1000, 2000))
+    write(tmp_path, "phy", "iops-4k-read", fio_json(300.0, 3000, 3000, 6000))
+    write(tmp_path, "phy1-memshare", "iops-4k-read", fio_json(810.0, 1500, 1500, 3000))
+    with open(tmp_path / "phy" / "counters.json", "w") as f:
+        json.dump({"evtchn_notifications": 2500, "ios": 1000}, f)
+    res = report.collect(str(tmp_path))
+    assert res["phy"]["per_io"]["evtchn_notifications"] == 2.5
+    md = report.tables(res, emulated=True)
+    assert "emulated" in md
+    row = [ln for ln in md.splitlines() if ln.startswith("| iops-4k-read |") and "%" in ln][0]
+    # phy is 33.3% of host; memshare 90.0% of host and 2.70x classic.
+    assert "33.3%" in row and "90.0%" in row and "2.70x" in row
+
+
+def test_main_writes_json_with_every_config(tmp_path):
+    for cfg, iops in (("dom0", 10.0), ("phy", 5.0), ("phy1-grant", 7.0)):
+        write(tmp_path / "res", cfg, "lat-512-read", fio_json(iops, 100000 / iops, 1, 2))
+    out = tmp_path / "out"
+    rc = subprocess.run([sys.executable, os.path.join(TOP, "bench/fio/report.py"),
+                         str(tmp_path / "res"), "--out", str(out), "--emulated"],
+                        capture_output=True, text=True)
+    assert rc.returncode == 0, rc.stderr
+    doc = json.load(open(out / "fio.json"))
+    assert doc["emulated"] is True
+    assert doc["configs"] == ["dom0", "phy", "phy1-grant"]
+    assert doc["phy"]["jobs"]["lat-512-read"]["lat_us"]["mean"] == 20.0
+
+
+def test_empty_results_fail(tmp_path):
+    rc = subprocess.run([sys.executable, os.path.join(TOP, "bench/fio/report.py"),
+                         str(tmp_path), "--out", str(tmp_path / "o")],
+                        capture_output=True, text=True)
+    assert rc.returncode == 1
+    assert "no fio results" in rc.stderr
+
+
+@pytest.mark.skipif(shutil.which("fio") is None, reason="fio not installed")
+def test_real_fio_output(tmp_path):
+    """fio's real JSON (on a scratch file) parses into sane numbers."""
+    os.makedirs(tmp_path / "dom0")
+    with open(tmp_path / "dom0" / "lat-4k-read.json", "w") as f:
+        subprocess.run(["fio", "--name=lat-4k-read", f"--filename={tmp_path}/data",
+                        "--size=1m", "--bs=4k", "--rw=read", "--ioengine=sync",
+                        "--number_ios=64", "--output-format=json",
+                        "--lat_percentiles=1"], stdout=f, check=True)
+    r = report.collect(str(tmp_path))["dom0"]["jobs"]["lat-4k-read"]
+    assert r["ios"] == 64
+    assert r["iops"] > 0 and r["lat_us"]["mean"] > 0
+    assert r["lat_us"]["p50"] <= r["lat_us"]["p99"]
