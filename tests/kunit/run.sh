@@ -1,0 +1,170 @@
+#!/bin/bash
+# Build and run the fipc KUnit suite under UML with kunit.py from Debian's
+# linux-source-6.1 (make kunit, scripts/test-all.sh).
+#
+# The extracted kernel tree ($FIPC_CACHE/linux-source-<ver>, see
+# scripts/linux-src.sh) stays pristine: a hard-link copy of it made once,
+# $FIPC_CACHE/kunit-<ver>/src, gets our lib/fipc/ (and its headers again
+# as include/fipc/ for <fipc/fipc.h>), tests/kunit/fipc_kunit.c as
+# lib/fipc/fipc_kunit.c, and the lib/Makefile and lib/Kconfig hooks.
+# Files are replaced (never written through a hard link) and only when
+# their content changed, so the UML build in $FIPC_CACHE/kunit-<ver>/build
+# stays incremental.
+#
+# Prints one line per test case and ends with "N passed, N failed"
+# (", N skipped" if any); full output in build/kunit/kunit.log.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+here="$top/tests/kunit"
+cache=${FIPC_CACHE:-/var/cache/fipc}
+out="$top/build/kunit"
+log="$out/kunit.log"
+json="$out/results.json"
+mkdir -p "$out"
+: >"$log"
+
+# The cases the suite declares: any that gives no result counts as failed.
+expected=$(sed -n 's/^[[:space:]]*KUNIT_CASE[A-Z_]*(\([a-z0-9_]*\).*/\1/p' \
+	"$here/fipc_kunit.c")
+nexpected=$(echo "$expected" | grep -c . || true)
+
+fail_all() {
+	for t in $expected; do
+		echo "FAIL fipc.$t (not run)"
+	done
+	echo "0 passed, $nexpected failed"
+	exit 1
+}
+
+src=$("$top/scripts/linux-src.sh") || fail_all
+ver=${src##*/linux-source-}
+work="$cache/kunit-$ver"
+tree="$work/src"
+bdir="$work/build"
+mkdir -p "$work"
+
+# One build at a time per cache (other engineers, the test runner).
+exec 9>"$work/lock"
+if ! flock -w 1800 9; then
+	echo "kunit: $work is locked by another run" >&2
+	fail_all
+fi
+
+if [ ! -f "$tree/.fipc-overlay" ]; then
+	echo "kunit: creating overlay tree $tree (hard links to $src)" >&2
+	rm -rf "$tree" "$tree.tmp"
+	cp -al "$src" "$tree.tmp" || fail_all
+	mv "$tree.tmp" "$tree"
+	touch "$tree/.fipc-overlay"
+fi
+
+# Replace dst by src if they differ, breaking any hard link.
+put() {
+	if [ -f "$2" ] && cmp -s "$1" "$2"; then
+		return 0
+	fi
+	mkdir -p "$(dirname "$2")"
+	cp "$1" "$2.fipc-tmp" && mv -f "$2.fipc-tmp" "$2"
+}
+
+# Append a line to a (hard-linked) file once, by replacing the file.
+add_line() {
+	grep -qxF "$2" "$1" && return 0
+	{ cat "$1"; printf '%s\n' "$2"; } >"$1.fipc-tmp" && mv -f "$1.fipc-tmp" "$1"
+}
+
+sync_tree() {
+	local f want
+
+	want=$(mktemp)
+	(cd "$top" && git ls-files -co --exclude-standard -- lib/fipc) |
+	while read -r f; do
+		[ -f "$top/$f" ] || continue
+		put "$top/$f" "$tree/$f" || return 1
+		echo "$f"
+		case "$f" in
+		lib/fipc/include/fipc/*.h)
+			put "$top/$f" "$tree/include/fipc/${f##*/}" || return 1
+			echo "include/fipc/${f##*/}"
+			;;
+		esac
+	done >"$want" || return 1
+	put "$here/fipc_kunit.c" "$tree/lib/fipc/fipc_kunit.c" || return 1
+	echo lib/fipc/fipc_kunit.c >>"$want"
+	# Files since removed from lib/fipc go away from the overlay too.
+	(cd "$tree" && find lib/fipc include/fipc -type f) | while read -r f; do
+		grep -qxF "$f" "$want" || rm -f "$tree/$f"
+	done
+	rm -f "$want"
+	add_line "$tree/lib/Makefile" 'obj-$(CONFIG_FIPC) += fipc/' &&
+	add_line "$tree/lib/Kconfig" 'source "lib/fipc/Kconfig"'
+}
+sync_tree || {
+	echo "kunit: could not sync lib/fipc into $tree" >&2
+	fail_all
+}
+
+# kunit.py needs only the standard library; prefer Debian's interpreter.
+py=/usr/bin/python3
+[ -x "$py" ] || py=python3
+
+t0=$(date +%s)
+rm -f "$json"
+(cd "$tree" && PYTHONDONTWRITEBYTECODE=1 "$py" tools/testing/kunit/kunit.py \
+	run --kunitconfig="$here/.kunitconfig" --build_dir="$bdir" --jobs=2 \
+	--timeout=300 --json="$json") >"$log" 2>&1
+rc=$?
+echo "kunit: kunit.py exit $rc after $(( $(date +%s) - t0 ))s, log ${log#"$top"/}" >&2
+
+if [ ! -s "$json" ]; then
+	echo "kunit: no results; kernel configuration or build failed:" >&2
+	grep -E 'error|Error|ERROR|undefined|No rule' "$log" | head -n 40 >&2
+	echo "--- last 30 lines of ${log#"$top"/} ---" >&2
+	tail -n 30 "$log" >&2
+	fail_all
+fi
+
+"$py" - "$json" "$expected" <<'EOF'
+import json
+import sys
+
+with open(sys.argv[1]) as f:
+    root = json.load(f)
+expected = sys.argv[2].split()
+seen = {}
+
+def walk(group, prefix):
+    for case in group.get("test_cases", []):
+        seen[prefix + case["name"]] = case["status"]
+    for sub in group.get("sub_groups", []):
+        walk(sub, prefix + sub["name"] + ".")
+
+walk(root, "")
+npass = nfail = nskip = 0
+names = list(seen)
+for t in expected:
+    if "fipc." + t not in seen:
+        names.append("fipc." + t)
+for name in names:
+    status = seen.get(name, "NOT RUN")
+    if status == "PASS":
+        npass += 1
+        print("ok   " + name)
+    elif status == "SKIP":
+        nskip += 1
+        print("skip " + name)
+    else:
+        nfail += 1
+        print("FAIL %s (%s)" % (name, status))
+line = "%d passed, %d failed" % (npass, nfail)
+if nskip:
+    line += ", %d skipped" % nskip
+print(line)
+sys.exit(1 if nfail or not npass else 0)
+EOF
+res=$?
+if [ "$res" -eq 0 ] && [ "$rc" -ne 0 ]; then
+	echo "kunit: kunit.py failed though every case passed, see $log" >&2
+	res=1
+fi
+exit "$res"
