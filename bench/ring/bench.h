@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Ring micro-benchmark: what every ring implementation shares.
+ *
+ * Two threads pinned on two CPUs: the client (front end) sends requests
+ * and takes responses, the server (back end) echoes every request.  Each
+ * ring file implements six small inline operations (see loops.h) and
+ * includes loops.h, which builds the measured loops around them, so that
+ * every ring runs the same loop code with its operations inlined.
+ */
+#ifndef _BENCH_RING_BENCH_H
+#define _BENCH_RING_BENCH_H
+
+#include <fipc/compat.h>
+
+/* The message every ring carries: 56 bytes, one per cache line. */
+#define BENCH_DATA_BYTES	48u
+#define BENCH_CACHE_LINE	64u
+#define BENCH_RING_SLOTS	64u	/* slots per ring, one fipc page */
+#define BENCH_MAX_BURST		64u
+#define BENCH_STOP_SEQ		(~0ull)
+
+/**
+ * struct bench_msg - the payload carried by every ring
+ * @seq: message sequence number, BENCH_STOP_SEQ ends a server loop
+ * @data: a pattern derived from @seq, checked by the self-test
+ */
+struct bench_msg {
+	u64 seq;
+	u8 data[BENCH_DATA_BYTES];
+};
+
+/**
+ * struct bench_buf - a private message buffer, one cache line
+ * @msg: the message
+ * @spare: room for rings whose fixed payload is longer than a message
+ *	(fipc copies its whole 60-byte payload)
+ */
+struct bench_buf {
+	struct bench_msg msg;
+	u8 spare[BENCH_CACHE_LINE - sizeof(struct bench_msg)];
+};
+
+static_assert(sizeof(struct bench_msg) == 56, "56-byte messages");
+static_assert(sizeof(struct bench_buf) == BENCH_CACHE_LINE, "one line");
+
+/* The spin-loop hint, and a compiler barrier so that polls re-read. */
+static inline void bench_relax(void)
+{
+	cpu_relax();
+	__asm__ __volatile__("" ::: "memory");
+}
+
+/* Timestamps: RDTSC after LFENCE to start, RDTSCP then LFENCE to stop. */
+static inline u64 bench_tsc_start(void)
+{
+	u32 lo, hi;
+
+	__asm__ __volatile__("lfence\n\trdtsc" : "=a" (lo), "=d" (hi)
+			     :: "memory");
+	return ((u64)hi << 32) | lo;
+}
+
+static inline u64 bench_tsc_stop(void)
+{
+	u32 lo, hi, aux;
+
+	__asm__ __volatile__("rdtscp\n\tlfence" : "=a" (lo), "=d" (hi),
+			     "=c" (aux) :: "memory");
+	return ((u64)hi << 32) | lo;
+}
+
+/* The pattern a message of sequence number seq carries (the reply too). */
+static inline void bench_msg_fill(struct bench_msg *m, u64 seq)
+{
+	unsigned int i;
+
+	m->seq = seq;
+	for (i = 0; i < BENCH_DATA_BYTES; i++)
+		m->data[i] = (u8)(seq * 31 + i);
+}
+
+static inline bool bench_msg_ok(const struct bench_msg *m, u64 seq)
+{
+	unsigned int i;
+
+	if (m->seq != seq)
+		return false;
+	for (i = 0; i < BENCH_DATA_BYTES; i++)
+		if (m->data[i] != (u8)(seq * 31 + i))
+			return false;
+	return true;
+}
+
+/* Which loop the server runs. */
+enum bench_srv_mode {
+	BENCH_SRV_ECHO,		/* reply to every request */
+	BENCH_SRV_SINK,		/* complete requests, reply only to STOP */
+};
+
+/**
+ * struct bench_ring - one implementation, as the driver sees it
+ * @name: the name in tables and JSON
+ * @setup: allocate and initialise both ends; 0 or a negative errno
+ * @teardown: free what @setup allocated
+ * @rtt: client: @n round trips with one message outstanding, the TSC
+ *	cycles of each into @cycles (NULL to skip timing); returns the
+ *	number of bad replies
+ * @burst: client: @n batches of @size messages, each batch's round trip
+ *	into @cycles (NULL: no timing); returns the number of bad replies
+ * @stream: client: send @n messages one way (filling each whole if
+ *	@check, else only its sequence number), then STOP and wait for its
+ *	reply; returns the TSC cycles taken
+ * @stop: client: send STOP and wait for its reply (ends an echo server)
+ * @server: the server loop in @mode until STOP; returns bad requests
+ * @has_burst: false for the floor, which only has a round trip
+ */
+struct bench_ring {
+	const char *name;
+	int (*setup)(void);
+	void (*teardown)(void);
+	u64 (*rtt)(u64 first, unsigned int n, u64 *cycles);
+	u64 (*burst)(u64 first, unsigned int size, unsigned int n,
+		     u64 *cycles);
+	u64 (*stream)(u64 first, u64 n, bool check);
+	void (*stop)(void);
+	u64 (*server)(enum bench_srv_mode mode, bool check);
+	bool has_burst;
+};
+
+extern const struct bench_ring bench_ring_floor;
+extern const struct bench_ring bench_ring_fipc;
+extern const struct bench_ring bench_ring_xen;
+extern const struct bench_ring bench_ring_packed;
+extern const struct bench_ring bench_ring_ptr;
+
+void *bench_alloc(size_t bytes);
+void bench_free(void *mem, size_t bytes);
+
+#endif /* _BENCH_RING_BENCH_H */

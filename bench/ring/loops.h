@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The measured loops, included once by each ring file after it has
+ * defined these inline operations on its own static state:
+ *
+ *   bool cli_post(const struct bench_buf *b)  write a request, or false
+ *                                             if the ring is full
+ *   void cli_flush(void)                      publish posted requests
+ *   bool cli_recv(struct bench_buf *b)        take a response (or, in
+ *                                             sink mode, a completion)
+ *   void cli_reclaim(void)                    drop completions (sink mode)
+ *   bool srv_recv(struct bench_buf *b)        take a request
+ *   bool srv_reply(const struct bench_buf *b) publish a response
+ *   bool srv_complete(const struct bench_buf *b)  complete a request
+ *                                             without a response payload
+ *
+ * Rings that need no completions (fipc, ptr_ring) make cli_reclaim() and
+ * srv_complete() no-ops.  All waiting spins with PAUSE.
+ */
+#ifndef _BENCH_RING_LOOPS_H
+#define _BENCH_RING_LOOPS_H
+
+#include "bench.h"
+
+static inline void cli_post_wait(const struct bench_buf *b)
+{
+	while (!cli_post(b)) {
+		cli_flush();
+		bench_relax();
+	}
+}
+
+static inline void cli_recv_wait(struct bench_buf *b)
+{
+	while (!cli_recv(b))
+		bench_relax();
+}
+
+static u64 ring_rtt(u64 first, unsigned int n, u64 *cycles)
+{
+	struct bench_buf req, rsp;
+	unsigned int i;
+	u64 bad = 0, t0, t1;
+
+	for (i = 0; i < n; i++) {
+		bench_msg_fill(&req.msg, first + i);
+		t0 = bench_tsc_start();
+		cli_post_wait(&req);
+		cli_flush();
+		cli_recv_wait(&rsp);
+		t1 = bench_tsc_stop();
+		if (cycles)
+			cycles[i] = t1 - t0;
+		if (!bench_msg_ok(&rsp.msg, first + i))
+			bad++;
+	}
+	return bad;
+}
+
+static u64 ring_burst(u64 first, unsigned int size, unsigned int n,
+		      u64 *cycles)
+{
+	struct bench_buf req[BENCH_MAX_BURST], rsp[BENCH_MAX_BURST];
+	unsigned int i, j;
+	u64 bad = 0, t0, t1, seq = first;
+
+	if (size > BENCH_MAX_BURST)
+		return n;
+	for (i = 0; i < n; i++, seq += size) {
+		for (j = 0; j < size; j++)
+			bench_msg_fill(&req[j].msg, seq + j);
+		t0 = bench_tsc_start();
+		for (j = 0; j < size; j++)
+			cli_post_wait(&req[j]);
+		cli_flush();
+		for (j = 0; j < size; j++)
+			cli_recv_wait(&rsp[j]);
+		t1 = bench_tsc_stop();
+		if (cycles)
+			cycles[i] = t1 - t0;
+		for (j = 0; j < size; j++)
+			if (!bench_msg_ok(&rsp[j].msg, seq + j))
+				bad++;
+	}
+	return bad;
+}
+
+/* Send STOP and wait for its reply, dropping completions before it. */
+static void ring_stop(void)
+{
+	struct bench_buf b;
+
+	bench_msg_fill(&b.msg, BENCH_STOP_SEQ);
+	while (!cli_post(&b)) {
+		cli_flush();
+		cli_reclaim();
+		bench_relax();
+	}
+	cli_flush();
+	do {
+		cli_recv_wait(&b);
+	} while (b.msg.seq != BENCH_STOP_SEQ);
+}
+
+static u64 ring_stream(u64 first, u64 n, bool check)
+{
+	struct bench_buf b;
+	u64 i, t0, t1;
+
+	bench_msg_fill(&b.msg, first);
+	t0 = bench_tsc_start();
+	for (i = 0; i < n; i++) {
+		if (check)
+			bench_msg_fill(&b.msg, first + i);
+		else
+			b.msg.seq = first + i;
+		while (!cli_post(&b)) {
+			cli_flush();
+			cli_reclaim();
+			bench_relax();
+		}
+		cli_flush();
+	}
+	ring_stop();
+	t1 = bench_tsc_stop();
+	return t1 - t0;
+}
+
+static u64 ring_server(enum bench_srv_mode mode, bool check)
+{
+	struct bench_buf b;
+	u64 bad = 0, expect = 0;
+	bool started = false;
+
+	for (;;) {
+		while (!srv_recv(&b))
+			bench_relax();
+		if (b.msg.seq == BENCH_STOP_SEQ)
+			break;
+		/* Order checked cheaply always, content only if asked. */
+		if (started && b.msg.seq != expect)
+			bad++;
+		else if (check && !bench_msg_ok(&b.msg, b.msg.seq))
+			bad++;
+		started = true;
+		expect = b.msg.seq + 1;
+		if (mode == BENCH_SRV_ECHO) {
+			while (!srv_reply(&b))
+				bench_relax();
+			continue;
+		}
+		while (!srv_complete(&b))
+			bench_relax();
+	}
+	while (!srv_reply(&b))
+		bench_relax();
+	return bad;
+}
+
+#endif /* _BENCH_RING_LOOPS_H */

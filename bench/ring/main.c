@@ -1,0 +1,659 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Ring micro-benchmark driver: pins a client (this thread) and a server
+ * thread on two CPUs, runs every ring through the same phases, round
+ * after round so that a disturbance hits every ring alike, and prints a
+ * table and a JSON record.  With -t it runs the correctness self-test.
+ */
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/mman.h>
+#include <sys/utsname.h>
+#include "bench.h"
+
+static const unsigned int burst_sizes[] = { 1, 2, 4, 8, 16, 32, 64 };
+
+#define NR_BURSTS	ARRAY_SIZE(burst_sizes)
+
+static const struct bench_ring *const all_rings[] = {
+	&bench_ring_floor, &bench_ring_fipc, &bench_ring_xen,
+	&bench_ring_packed, &bench_ring_ptr,
+};
+
+#define NR_RINGS	ARRAY_SIZE(all_rings)
+
+/**
+ * struct opts - command line
+ * @cpu: client and server CPUs
+ * @rtt_n: timed round trips per ring per round
+ * @warm: untimed round trips (or batches) before each timed series
+ * @batches: timed batches per burst size per ring per round
+ * @stream_n: messages streamed per ring per round
+ * @rounds: rounds
+ * @rings: bit mask of the rings to run
+ * @json: JSON output file, or NULL
+ * @commit: git commit to record
+ * @selftest: run the self-test instead
+ */
+struct opts {
+	int cpu[2];
+	unsigned int rtt_n;
+	unsigned int warm;
+	unsigned int batches;
+	u64 stream_n;
+	unsigned int rounds;
+	unsigned int rings;
+	const char *json;
+	const char *commit;
+	bool selftest;
+};
+
+/**
+ * struct ctl - hands one phase to the server thread
+ * @gen: bumped by the client to start a phase
+ * @ring: the ring, NULL to make the server thread exit
+ * @mode: the server loop to run
+ * @check: check message contents on the server
+ * @done: set to @gen by the server at the end of the phase
+ * @bad: bad messages the server saw in the phase
+ */
+struct ctl {
+	u64 gen;
+	const struct bench_ring *ring;
+	enum bench_srv_mode mode;
+	bool check;
+	u64 done;
+	u64 bad;
+};
+
+/**
+ * struct result - pooled figures of one ring
+ * @rtt: round-trip samples, all rounds
+ * @nrtt: samples in @rtt
+ * @rtt_p50: the p50 of each round
+ * @burst: batch round trips per burst size, all rounds
+ * @nburst: samples in each @burst
+ * @stream_cycles: cycles of each round's stream
+ */
+struct result {
+	u64 *rtt;
+	size_t nrtt;
+	u64 *rtt_p50;
+	u64 *burst[NR_BURSTS];
+	size_t nburst;
+	u64 *stream_cycles;
+};
+
+static struct ctl *ctl;
+static double tsc_hz;
+
+void *bench_alloc(size_t bytes)
+{
+	void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+void bench_free(void *mem, size_t bytes)
+{
+	if (mem)
+		munmap(mem, bytes);
+}
+
+static int pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
+static void *server_main(void *arg)
+{
+	u64 gen = 0, spins;
+	int *cpu = arg;
+
+	if (pin(*cpu))
+		fprintf(stderr, "ring-bench: cannot pin server to CPU %d\n",
+			*cpu);
+	for (;;) {
+		spins = 0;
+		while (__atomic_load_n(&ctl->gen, __ATOMIC_ACQUIRE) == gen) {
+			if (++spins < (1u << 16)) {
+				bench_relax();
+				continue;
+			}
+			usleep(20);
+		}
+		gen++;
+		if (!ctl->ring)
+			return NULL;
+		ctl->bad = ctl->ring->server(ctl->mode, ctl->check);
+		__atomic_store_n(&ctl->done, gen, __ATOMIC_RELEASE);
+	}
+}
+
+static void phase_start(const struct bench_ring *ring,
+			enum bench_srv_mode mode, bool check)
+{
+	ctl->ring = ring;
+	ctl->mode = mode;
+	ctl->check = check;
+	__atomic_store_n(&ctl->gen, ctl->gen + 1, __ATOMIC_RELEASE);
+}
+
+/* Wait for the server to leave its loop; returns its bad count. */
+static u64 phase_end(void)
+{
+	while (__atomic_load_n(&ctl->done, __ATOMIC_ACQUIRE) != ctl->gen)
+		bench_relax();
+	return ctl->bad;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Percentile of sorted samples, nearest rank. */
+static u64 pct(const u64 *v, size_t n, double p)
+{
+	size_t i = (size_t)(p / 100.0 * (double)n);
+
+	if (!n)
+		return 0;
+	return v[i < n ? i : n - 1];
+}
+
+static double to_ns(double cycles)
+{
+	return cycles * 1e9 / tsc_hz;
+}
+
+static void calibrate_tsc(void)
+{
+	struct timespec a, b, d = { .tv_nsec = 200000000 };
+	u64 t0, t1;
+	double ns;
+
+	clock_gettime(CLOCK_MONOTONIC_RAW, &a);
+	t0 = bench_tsc_start();
+	nanosleep(&d, NULL);
+	clock_gettime(CLOCK_MONOTONIC_RAW, &b);
+	t1 = bench_tsc_stop();
+	ns = (b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec);
+	tsc_hz = (double)(t1 - t0) * 1e9 / ns;
+}
+
+static void read_line(const char *path, const char *key, char *buf,
+		      size_t len)
+{
+	char line[512];
+	FILE *f = fopen(path, "r");
+	char *p;
+
+	snprintf(buf, len, "unknown");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (key && strncmp(line, key, strlen(key)))
+			continue;
+		p = key ? strchr(line, ':') : line - 2;
+		if (!p)
+			continue;
+		p += 2;
+		p[strcspn(p, "\n")] = '\0';
+		snprintf(buf, len, "%s", p);
+		break;
+	}
+	fclose(f);
+}
+
+/* One round of one ring: every phase, samples stored at round r. */
+static int run_ring(const struct bench_ring *ring, const struct opts *o,
+		    struct result *res, unsigned int r)
+{
+	u64 seq = 0, bad = 0, *s;
+	unsigned int i;
+
+	if (ring->setup())
+		return -1;
+	phase_start(ring, BENCH_SRV_ECHO, false);
+	bad += ring->rtt(seq, o->warm, NULL);
+	seq += o->warm;
+	s = res->rtt + (size_t)r * o->rtt_n;
+	bad += ring->rtt(seq, o->rtt_n, s);
+	seq += o->rtt_n;
+	if (ring->has_burst) {
+		for (i = 0; i < NR_BURSTS; i++) {
+			unsigned int sz = burst_sizes[i];
+			unsigned int warm = o->warm / sz + 1;
+
+			bad += ring->burst(seq, sz, warm, NULL);
+			seq += (u64)warm * sz;
+			s = res->burst[i] + (size_t)r * o->batches;
+			bad += ring->burst(seq, sz, o->batches, s);
+			seq += (u64)o->batches * sz;
+		}
+	}
+	ring->stop();
+	bad += phase_end();
+	ring->teardown();
+
+	if (ring->has_burst) {
+		/* Fresh rings for the one-way stream, warmed first. */
+		if (ring->setup())
+			return -1;
+		phase_start(ring, BENCH_SRV_SINK, false);
+		ring->stream(0, o->warm * 10, false);
+		bad += phase_end();
+		phase_start(ring, BENCH_SRV_SINK, false);
+		res->stream_cycles[r] = ring->stream(o->warm * 10,
+						     o->stream_n, false);
+		bad += phase_end();
+		ring->teardown();
+	}
+	if (bad) {
+		fprintf(stderr, "ring-bench: %s: %llu bad messages\n",
+			ring->name, (unsigned long long)bad);
+		return -1;
+	}
+	return 0;
+}
+
+static int self_test(void)
+{
+	unsigned int i, j, pass = 0, fail = 0;
+	u64 bad, seq;
+
+	for (i = 0; i < NR_RINGS; i++) {
+		const struct bench_ring *ring = all_rings[i];
+
+		if (ring->setup()) {
+			printf("FAIL ring %s: setup\n", ring->name);
+			fail++;
+			continue;
+		}
+		phase_start(ring, BENCH_SRV_ECHO, true);
+		bad = ring->rtt(0, 1000, NULL);
+		printf("%s ring %s: 1000 round trips in order and intact\n",
+		       bad ? "FAIL" : "ok  ", ring->name);
+		bad ? fail++ : pass++;
+		seq = 1000;
+		for (j = 0; ring->has_burst && j < NR_BURSTS; j++) {
+			unsigned int sz = burst_sizes[j];
+			/* Enough batches to go round the ring three times. */
+			unsigned int n = 3 * BENCH_RING_SLOTS / sz + 3;
+
+			bad = ring->burst(seq, sz, n, NULL);
+			seq += (u64)n * sz;
+			printf("%s ring %s: %u bursts of %u in order and intact\n",
+			       bad ? "FAIL" : "ok  ", ring->name, n, sz);
+			bad ? fail++ : pass++;
+		}
+		ring->stop();
+		bad = phase_end();
+		printf("%s ring %s: server saw intact requests\n",
+		       bad ? "FAIL" : "ok  ", ring->name);
+		bad ? fail++ : pass++;
+		ring->teardown();
+		if (!ring->has_burst)
+			continue;
+		if (ring->setup()) {
+			printf("FAIL ring %s: setup\n", ring->name);
+			fail++;
+			continue;
+		}
+		phase_start(ring, BENCH_SRV_SINK, true);
+		ring->stream(5, 10000, true);
+		bad = phase_end();
+		printf("%s ring %s: 10000 one-way messages in order and intact\n",
+		       bad ? "FAIL" : "ok  ", ring->name);
+		bad ? fail++ : pass++;
+		ring->teardown();
+	}
+	printf("%u passed, %u failed\n", pass, fail);
+	return fail ? 1 : 0;
+}
+
+static void print_stats(const char *key, u64 *v, size_t n, FILE *j,
+			bool last)
+{
+	qsort(v, n, sizeof(*v), cmp_u64);
+	fprintf(j, "    \"%s_cycles\": { \"min\": %llu, \"p50\": %llu, ",
+		key, (unsigned long long)v[0],
+		(unsigned long long)pct(v, n, 50));
+	fprintf(j, "\"p90\": %llu, \"p99\": %llu, \"p999\": %llu },\n",
+		(unsigned long long)pct(v, n, 90),
+		(unsigned long long)pct(v, n, 99),
+		(unsigned long long)pct(v, n, 99.9));
+	fprintf(j, "    \"%s_ns\": { \"min\": %.1f, \"p50\": %.1f, ",
+		key, to_ns(v[0]), to_ns(pct(v, n, 50)));
+	fprintf(j, "\"p90\": %.1f, \"p99\": %.1f, \"p999\": %.1f }%s\n",
+		to_ns(pct(v, n, 90)), to_ns(pct(v, n, 99)),
+		to_ns(pct(v, n, 99.9)), last ? "" : ",");
+}
+
+static double stream_rate(const struct result *res, unsigned int rounds,
+			  u64 n, bool best)
+{
+	u64 v[64];
+	unsigned int i;
+
+	for (i = 0; i < rounds && i < ARRAY_SIZE(v); i++)
+		v[i] = res->stream_cycles[i];
+	qsort(v, i, sizeof(*v), cmp_u64);
+	return (double)n * tsc_hz / (double)(best ? v[0] : v[i / 2]);
+}
+
+static void report(const struct opts *o, struct result *res,
+		   const char *load0, const char *load1, const char *date)
+{
+	char model[256], kernel[256];
+	struct utsname u;
+	unsigned int i, k;
+	FILE *j = stdout;
+	u64 floor_p50 = 0;
+
+	read_line("/proc/cpuinfo", "model name", model, sizeof(model));
+	snprintf(kernel, sizeof(kernel), "unknown");
+	if (!uname(&u))
+		snprintf(kernel, sizeof(kernel), "%s %s", u.sysname, u.release);
+
+	/* Sorts every sample array: the table below reads sorted data. */
+	if (o->json) {
+		j = fopen(o->json, "w");
+		if (!j) {
+			perror(o->json);
+			j = stdout;
+		}
+	}
+	fprintf(j, "{\n  \"benchmark\": \"ring\",\n  \"date\": \"%s\",\n", date);
+	fprintf(j, "  \"git_commit\": \"%s\",\n", o->commit);
+	fprintf(j, "  \"machine\": { \"cpu_model\": \"%s\", ", model);
+	fprintf(j, "\"kernel\": \"%s\", \"online_cpus\": %ld },\n", kernel,
+		sysconf(_SC_NPROCESSORS_ONLN));
+	fprintf(j, "  \"cpus\": [%d, %d],\n", o->cpu[0], o->cpu[1]);
+	fprintf(j, "  \"tsc_hz\": %.0f,\n", tsc_hz);
+	fprintf(j, "  \"loadavg_start\": \"%s\",\n  \"loadavg_end\": \"%s\",\n",
+		load0, load1);
+	fprintf(j, "  \"params\": { \"rounds\": %u, ", o->rounds);
+	fprintf(j, "\"rtt_samples_per_round\": %u, \"warmup\": %u, ",
+		o->rtt_n, o->warm);
+	fprintf(j, "\"batches_per_round\": %u, ", o->batches);
+	fprintf(j, "\"stream_msgs_per_round\": %llu, ",
+		(unsigned long long)o->stream_n);
+	fprintf(j, "\"ring_slots\": %u, \"msg_bytes\": %zu },\n",
+		BENCH_RING_SLOTS, sizeof(struct bench_msg));
+	for (i = 0; i < NR_RINGS; i++) {
+		const struct bench_ring *ring = all_rings[i];
+		struct result *rs = &res[i];
+		bool last = true;
+
+		if (!(o->rings & (1u << i)))
+			continue;
+		for (k = i + 1; k < NR_RINGS; k++)
+			if (o->rings & (1u << k))
+				last = false;
+		fprintf(j, "  \"%s\": {\n    \"rtt_p50_cycles_by_round\": [",
+			ring->name);
+		for (k = 0; k < o->rounds; k++)
+			fprintf(j, "%s%llu", k ? ", " : "",
+				(unsigned long long)rs->rtt_p50[k]);
+		fprintf(j, "],\n");
+		print_stats("rtt", rs->rtt, rs->nrtt, j, !ring->has_burst);
+		if (i == 0)
+			floor_p50 = pct(rs->rtt, rs->nrtt, 50);
+		if (!ring->has_burst) {
+			fprintf(j, "  }%s\n", last ? "" : ",");
+			continue;
+		}
+		for (k = 0; k < NR_BURSTS; k++)
+			qsort(rs->burst[k], rs->nburst, sizeof(u64), cmp_u64);
+		fprintf(j, "    \"burst_cycles_per_msg\": {");
+		for (k = 0; k < NR_BURSTS; k++)
+			fprintf(j, "%s \"%u\": %.1f", k ? "," : "",
+				burst_sizes[k],
+				(double)pct(rs->burst[k], rs->nburst, 50) /
+				burst_sizes[k]);
+		fprintf(j, " },\n    \"burst_ns_per_msg\": {");
+		for (k = 0; k < NR_BURSTS; k++)
+			fprintf(j, "%s \"%u\": %.1f", k ? "," : "",
+				burst_sizes[k],
+				to_ns((double)pct(rs->burst[k], rs->nburst,
+						  50) / burst_sizes[k]));
+		fprintf(j, " },\n    \"burst_min_cycles_per_msg\": {");
+		for (k = 0; k < NR_BURSTS; k++)
+			fprintf(j, "%s \"%u\": %.1f", k ? "," : "",
+				burst_sizes[k],
+				(double)rs->burst[k][0] / burst_sizes[k]);
+		fprintf(j, " },\n    \"oneway_msgs_per_s\": ");
+		fprintf(j, "{ \"median\": %.0f, \"best\": %.0f },\n",
+			stream_rate(rs, o->rounds, o->stream_n, false),
+			stream_rate(rs, o->rounds, o->stream_n, true));
+		fprintf(j, "    \"oneway_cycles_per_msg\": %.1f\n  }%s\n",
+			tsc_hz / stream_rate(rs, o->rounds, o->stream_n,
+					     false), last ? "" : ",");
+	}
+	fprintf(j, "}\n");
+	if (j != stdout)
+		fclose(j);
+
+	printf("ring micro-benchmark: %s, %s, CPUs %d and %d, TSC %.3f GHz\n",
+	       model, kernel, o->cpu[0], o->cpu[1], tsc_hz / 1e9);
+	printf("loadavg start: %s\nloadavg end:   %s\n", load0, load1);
+	printf("%u rounds x %u round trips, %u batches per burst size, %llu streamed messages\n\n",
+	       o->rounds, o->rtt_n, o->batches,
+	       (unsigned long long)o->stream_n);
+	printf("%-9s %-22s %-7s %-40s %s\n", "", "round trip, cycles", "p50",
+	       "cycles per message, burst of", "one-way");
+	printf("%-9s %6s %6s %7s %7s %5s", "ring", "min", "p50", "p99", "ns",
+	       "/flr");
+	for (k = 0; k < NR_BURSTS; k++)
+		printf(" %5u", burst_sizes[k]);
+	printf(" %8s\n", "Mmsg/s");
+	for (i = 0; i < NR_RINGS; i++) {
+		const struct bench_ring *ring = all_rings[i];
+		struct result *rs = &res[i];
+		u64 p50;
+
+		if (!(o->rings & (1u << i)))
+			continue;
+		p50 = pct(rs->rtt, rs->nrtt, 50);
+		printf("%-9s %6llu %6llu %7llu %7.1f %5.2f", ring->name,
+		       (unsigned long long)rs->rtt[0],
+		       (unsigned long long)p50,
+		       (unsigned long long)pct(rs->rtt, rs->nrtt, 99),
+		       to_ns(p50), floor_p50 ? (double)p50 / floor_p50 : 0);
+		for (k = 0; ring->has_burst && k < NR_BURSTS; k++)
+			printf(" %5.0f", (double)pct(rs->burst[k], rs->nburst,
+						     50) / burst_sizes[k]);
+		if (ring->has_burst)
+			printf(" %8.2f", stream_rate(rs, o->rounds,
+						     o->stream_n, false) / 1e6);
+		printf("\n");
+	}
+	if (o->json)
+		printf("\nwrote %s\n", o->json);
+}
+
+/* The median of n samples, without reordering them. */
+static u64 median_of(const u64 *v, size_t n)
+{
+	u64 *c = malloc(n * sizeof(*c)), m;
+
+	if (!c)
+		return 0;
+	memcpy(c, v, n * sizeof(*c));
+	qsort(c, n, sizeof(*c), cmp_u64);
+	m = pct(c, n, 50);
+	free(c);
+	return m;
+}
+
+static int bench(const struct opts *o)
+{
+	static struct result res[NR_RINGS];
+	char load0[128], load1[128], date[64];
+	unsigned int i, k, r;
+	time_t now = time(NULL);
+
+	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	read_line("/proc/loadavg", NULL, load0, sizeof(load0));
+	for (i = 0; i < NR_RINGS; i++) {
+		res[i].nrtt = (size_t)o->rtt_n * o->rounds;
+		res[i].rtt = calloc(res[i].nrtt, sizeof(u64));
+		res[i].rtt_p50 = calloc(o->rounds, sizeof(u64));
+		res[i].stream_cycles = calloc(o->rounds, sizeof(u64));
+		res[i].nburst = (size_t)o->batches * o->rounds;
+		for (k = 0; k < NR_BURSTS; k++) {
+			res[i].burst[k] = calloc(res[i].nburst, sizeof(u64));
+			if (!res[i].burst[k])
+				return 1;
+		}
+		if (!res[i].rtt || !res[i].rtt_p50 || !res[i].stream_cycles)
+			return 1;
+	}
+	for (r = 0; r < o->rounds; r++) {
+		/* A different ring goes first each round. */
+		for (k = 0; k < NR_RINGS; k++) {
+			i = (k + r) % NR_RINGS;
+			if (!(o->rings & (1u << i)))
+				continue;
+			if (run_ring(all_rings[i], o, &res[i], r))
+				return 1;
+			res[i].rtt_p50[r] = median_of(res[i].rtt +
+						      (size_t)r * o->rtt_n,
+						      o->rtt_n);
+		}
+	}
+	read_line("/proc/loadavg", NULL, load1, sizeof(load1));
+	report(o, res, load0, load1, date);
+	return 0;
+}
+
+static void on_alarm(int sig)
+{
+	static const char msg[] = "ring-bench: timed out (a ring hangs)\n";
+
+	if (write(2, msg, sizeof(msg) - 1) < 0)
+		_exit(3);
+	_exit(2);
+}
+
+static void help(void)
+{
+	fprintf(stderr,
+		"usage: ring-bench [-t] [-c CPU,CPU] [-r ROUNDS] [-n RTT] [-w WARM]\n"
+		"                  [-b BATCHES] [-s STREAM] [-R ring,...] [-j FILE] [-g COMMIT]\n"
+		"  -t          correctness self-test of every ring, no timing\n"
+		"  -c A,B      client and server CPUs (default 0,1)\n"
+		"  -r ROUNDS   rounds, every ring once per round (default 5)\n"
+		"  -n RTT      timed round trips per ring per round (default 200000)\n"
+		"  -w WARM     untimed round trips before each series (default 10000)\n"
+		"  -b BATCHES  timed batches per burst size per round (default 10000)\n"
+		"  -s STREAM   one-way messages per ring per round (default 2000000)\n"
+		"  -R LIST     rings to run: floor,fipc,xen_ring,packed,ptr_ring\n"
+		"  -j FILE     write the JSON record to FILE\n"
+		"  -g COMMIT   git commit to record\n");
+	exit(2);
+}
+
+static unsigned int parse_rings(char *list)
+{
+	unsigned int mask = 0, i;
+	char *tok;
+
+	for (tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
+		for (i = 0; i < NR_RINGS; i++)
+			if (!strcmp(tok, all_rings[i]->name))
+				mask |= 1u << i;
+		if (!mask)
+			help();
+	}
+	return mask | 1u;	/* the floor is always measured */
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o = {
+		.cpu = { 0, 1 }, .rtt_n = 200000, .warm = 10000,
+		.batches = 10000, .stream_n = 2000000, .rounds = 5,
+		.rings = (1u << NR_RINGS) - 1, .commit = "unknown",
+	};
+	pthread_t srv;
+	int c, err;
+
+	while ((c = getopt(argc, argv, "tc:r:n:w:b:s:R:j:g:h")) != -1) {
+		switch (c) {
+		case 't':
+			o.selftest = true;
+			break;
+		case 'c':
+			if (sscanf(optarg, "%d,%d", &o.cpu[0], &o.cpu[1]) != 2)
+				help();
+			break;
+		case 'r':
+			o.rounds = strtoul(optarg, NULL, 0);
+			break;
+		case 'n':
+			o.rtt_n = strtoul(optarg, NULL, 0);
+			break;
+		case 'w':
+			o.warm = strtoul(optarg, NULL, 0);
+			break;
+		case 'b':
+			o.batches = strtoul(optarg, NULL, 0);
+			break;
+		case 's':
+			o.stream_n = strtoull(optarg, NULL, 0);
+			break;
+		case 'R':
+			o.rings = parse_rings(optarg);
+			break;
+		case 'j':
+			o.json = optarg;
+			break;
+		case 'g':
+			o.commit = optarg;
+			break;
+		default:
+			help();
+		}
+	}
+	if (!o.rounds || o.rounds > 64 || !o.rtt_n || !o.batches ||
+	    !o.stream_n)
+		help();
+
+	ctl = bench_alloc(sizeof(*ctl));
+	if (!ctl)
+		return 1;
+	err = pin(o.cpu[0]);
+	if (err && !o.selftest) {
+		fprintf(stderr, "ring-bench: cannot pin to CPU %d\n", o.cpu[0]);
+		return 1;
+	}
+	if (pthread_create(&srv, NULL, server_main, &o.cpu[1]))
+		return 1;
+	if (o.selftest) {
+		signal(SIGALRM, on_alarm);
+		alarm(60);
+		err = self_test();
+	} else {
+		calibrate_tsc();
+		err = bench(&o);
+	}
+	phase_start(NULL, BENCH_SRV_ECHO, false);
+	pthread_join(srv, NULL);
+	return err;
+}

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A virtio-1.1 packed-style descriptor ring: one ring of 64 descriptors
+ * of 64 bytes, the 56-byte message written in the descriptor itself.
+ *
+ * The driver (client) makes a descriptor available by writing it with
+ * AVAIL = its wrap counter and USED = the inverse, flags last; the device
+ * (server) sees it when AVAIL matches its own wrap counter and USED does
+ * not, and later writes the used descriptor in place, in order, with
+ * AVAIL = USED = its wrap counter.  Each side flips its wrap counter when
+ * its index wraps.  No shared index: only the flags are polled.
+ */
+#include "bench.h"
+
+#define PK_F_AVAIL	0x0080u	/* bit 7, as in virtio */
+#define PK_F_USED	0x8000u	/* bit 15 */
+
+/**
+ * struct pk_desc - a descriptor with its payload in place
+ * @msg: the message (request, or response once used)
+ * @len: bytes written by the device in a used descriptor
+ * @id: buffer id, returned in the used descriptor
+ * @flags: PK_F_AVAIL and PK_F_USED; written last
+ */
+struct pk_desc {
+	struct bench_msg msg;
+	u32 len;
+	u16 id;
+	u16 flags;
+};
+
+static_assert(sizeof(struct pk_desc) == BENCH_CACHE_LINE, "one line");
+
+/**
+ * struct pk_cursor - an index into the ring and its wrap counter
+ * @idx: next descriptor
+ * @wrap: wrap counter, starts at 1
+ */
+struct pk_cursor {
+	u16 idx;
+	u16 wrap;
+};
+
+/**
+ * struct pk_end - one side's private state
+ * @next: driver: next to make available; device: next to read
+ * @used: driver: next used to take back; device: next to write used
+ * @num_free: driver only: descriptors it may make available
+ */
+struct pk_end {
+	struct pk_cursor next;
+	struct pk_cursor used;
+	unsigned int num_free;
+};
+
+static struct pk_desc *pk_ring;
+static struct pk_end *pk_cli, *pk_srv;
+
+static inline void pk_advance(struct pk_cursor *c)
+{
+	if (++c->idx == BENCH_RING_SLOTS) {
+		c->idx = 0;
+		c->wrap ^= 1;
+	}
+}
+
+static inline u16 pk_avail_flags(u16 wrap)
+{
+	return wrap ? PK_F_AVAIL : PK_F_USED;
+}
+
+static inline u16 pk_used_flags(u16 wrap)
+{
+	return wrap ? PK_F_AVAIL | PK_F_USED : 0;
+}
+
+static inline bool cli_post(const struct bench_buf *b)
+{
+	struct pk_desc *d = &pk_ring[pk_cli->next.idx];
+
+	if (!pk_cli->num_free)
+		return false;
+	d->msg = b->msg;
+	d->len = sizeof(b->msg);
+	d->id = pk_cli->next.idx;
+	__atomic_store_n(&d->flags, pk_avail_flags(pk_cli->next.wrap),
+			 __ATOMIC_RELEASE);
+	pk_advance(&pk_cli->next);
+	pk_cli->num_free--;
+	return true;
+}
+
+static inline void cli_flush(void)
+{
+}
+
+/* The used descriptor at the driver's cursor, or NULL. */
+static inline struct pk_desc *cli_used(void)
+{
+	struct pk_desc *d = &pk_ring[pk_cli->used.idx];
+	u16 flags = __atomic_load_n(&d->flags, __ATOMIC_ACQUIRE);
+
+	if (flags != pk_used_flags(pk_cli->used.wrap))
+		return NULL;
+	return d;
+}
+
+static inline bool cli_recv(struct bench_buf *b)
+{
+	struct pk_desc *d = cli_used();
+
+	if (!d)
+		return false;
+	b->msg = d->msg;
+	pk_advance(&pk_cli->used);
+	pk_cli->num_free++;
+	return true;
+}
+
+static inline void cli_reclaim(void)
+{
+	struct pk_desc *d;
+
+	while ((d = cli_used())) {
+		/* A driver looks up the buffer each used descriptor ends. */
+		(void)READ_ONCE(d->id);
+		pk_advance(&pk_cli->used);
+		pk_cli->num_free++;
+	}
+}
+
+static inline bool srv_recv(struct bench_buf *b)
+{
+	struct pk_desc *d = &pk_ring[pk_srv->next.idx];
+	u16 flags = __atomic_load_n(&d->flags, __ATOMIC_ACQUIRE);
+
+	if (flags != pk_avail_flags(pk_srv->next.wrap))
+		return false;
+	b->msg = d->msg;
+	pk_advance(&pk_srv->next);
+	return true;
+}
+
+static inline bool srv_complete(const struct bench_buf *b)
+{
+	struct pk_desc *d = &pk_ring[pk_srv->used.idx];
+
+	d->id = pk_srv->used.idx;
+	d->len = 0;
+	__atomic_store_n(&d->flags, pk_used_flags(pk_srv->used.wrap),
+			 __ATOMIC_RELEASE);
+	pk_advance(&pk_srv->used);
+	return true;
+}
+
+static inline bool srv_reply(const struct bench_buf *b)
+{
+	struct pk_desc *d = &pk_ring[pk_srv->used.idx];
+
+	d->msg = b->msg;
+	d->len = sizeof(b->msg);
+	d->id = pk_srv->used.idx;
+	__atomic_store_n(&d->flags, pk_used_flags(pk_srv->used.wrap),
+			 __ATOMIC_RELEASE);
+	pk_advance(&pk_srv->used);
+	return true;
+}
+
+#include "loops.h"
+
+static int pk_setup(void)
+{
+	pk_ring = bench_alloc(BENCH_RING_SLOTS * sizeof(*pk_ring));
+	pk_cli = bench_alloc(sizeof(*pk_cli));
+	pk_srv = bench_alloc(sizeof(*pk_srv));
+	if (!pk_ring || !pk_cli || !pk_srv)
+		return -ENOMEM;
+	pk_cli->next.wrap = 1;
+	pk_cli->used.wrap = 1;
+	pk_cli->num_free = BENCH_RING_SLOTS;
+	pk_srv->next.wrap = 1;
+	pk_srv->used.wrap = 1;
+	return 0;
+}
+
+static void pk_teardown(void)
+{
+	bench_free(pk_ring, BENCH_RING_SLOTS * sizeof(*pk_ring));
+	bench_free(pk_cli, sizeof(*pk_cli));
+	bench_free(pk_srv, sizeof(*pk_srv));
+}
+
+const struct bench_ring bench_ring_packed = {
+	.name = "packed",
+	.setup = pk_setup,
+	.teardown = pk_teardown,
+	.rtt = ring_rtt,
+	.burst = ring_burst,
+	.stream = ring_stream,
+	.stop = ring_stop,
+	.server = ring_server,
+	.has_burst = true,
+};
