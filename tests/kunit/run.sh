@@ -110,17 +110,28 @@ py=/usr/bin/python3
 
 t0=$(date +%s)
 rm -f "$json"
+touch "$out/.started"
 (cd "$tree" && PYTHONDONTWRITEBYTECODE=1 "$py" tools/testing/kunit/kunit.py \
 	run --kunitconfig="$here/.kunitconfig" --build_dir="$bdir" --jobs=2 \
 	--timeout=300 --json="$json") >"$log" 2>&1
 rc=$?
 echo "kunit: kunit.py exit $rc after $(( $(date +%s) - t0 ))s, log ${log#"$top"/}" >&2
+# The kernel's own console output goes into the log too.
+if [ "$bdir/test.log" -nt "$out/.started" ]; then
+	{ echo "=== raw kernel output ($bdir/test.log) ==="
+	  cat "$bdir/test.log"; } >>"$log" 2>/dev/null
+	sed -n 's/^ *# fipc_test_stress: \(stress: .*\)/kunit: \1/p' \
+		"$bdir/test.log" >&2
+fi
 
 if [ ! -s "$json" ]; then
-	echo "kunit: no results; kernel configuration or build failed:" >&2
-	grep -E 'error|Error|ERROR|undefined|No rule' "$log" | head -n 40 >&2
-	echo "--- last 30 lines of ${log#"$top"/} ---" >&2
-	tail -n 30 "$log" >&2
+	echo "kunit: no results; kernel configuration, build or boot failed:" >&2
+	if grep -qE 'error:|Error [0-9]|ERROR|undefined reference' "$log"; then
+		grep -E 'error:|Error [0-9]|ERROR|undefined reference|^ +[0-9]+ \|' \
+			"$log" | head -n 60 >&2
+	else
+		tail -n 40 "$log" >&2
+	fi
 	fail_all
 fi
 
@@ -163,6 +174,11 @@ print(line)
 sys.exit(1 if nfail or not npass else 0)
 EOF
 res=$?
+if [ "$res" -ne 0 ]; then
+	echo "--- kunit.py's report of the failures ---" >&2
+	sed -n '/Starting KUnit Kernel/,/Testing complete/p' "$log" |
+		grep -vE '\[PASSED\]|====' >&2
+fi
 if [ "$res" -eq 0 ] && [ "$rc" -ne 0 ]; then
 	echo "kunit: kunit.py failed though every case passed, see $log" >&2
 	res=1
