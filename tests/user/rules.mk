@@ -51,8 +51,7 @@ check-user-stress: $(TEST_BUILD)/user/stress
 	@$< --suite user-stress --msgs $(STRESS_MSGS)
 
 check-user-tsan: $(TEST_BUILD)/user/stress-tsan
-	@TSAN_OPTIONS="halt_on_error=1 exitcode=66 $(TSAN_OPTIONS)" \
-		$< --suite user-tsan --msgs $(TSAN_MSGS)
+	@tests/user/run-tsan.sh $< $(TSAN_MSGS)
 
 check-fuzz: $(TEST_BUILD)/fuzz/fuzz-rx
 	@tests/fuzz/run.sh $< $(FUZZ_SECONDS) $(TEST_BUILD)/fuzz
@@ -64,4 +63,4 @@ fuzz: $(TEST_BUILD)/fuzz/fuzz-rx
 fuzz-corpus:
 	@python3 tests/fuzz/gen_corpus.py tests/fuzz/corpus
 
-CHECK_DEPS += check-user-unit
+CHECK_DEPS += check-user-unit check-user-stress check-user-tsan
