@@ -63,4 +63,4 @@ fuzz: $(TEST_BUILD)/fuzz/fuzz-rx
 fuzz-corpus:
 	@python3 tests/fuzz/gen_corpus.py tests/fuzz/corpus
 
-CHECK_DEPS += check-user-unit check-user-stress check-user-tsan
+CHECK_DEPS += check-user-unit check-user-stress check-user-tsan check-fuzz
