@@ -98,12 +98,21 @@
  * struct fipcblk_request with the first FIPCBLK_HEAD_REFS references, and
  * each continuation slot holds FIPCBLK_CONT_REFS more.  A response is one
  * slot.  Integers are little-endian (both ends run on one machine).
+ *
+ * Each structure is exactly FIPCBLK_MSG_BYTES (one slot's 60 payload
+ * bytes).  Request and response hold 64-bit fields, so without packing
+ * their natural alignment would pad them to 64 bytes and a copy of
+ * sizeof() bytes would run into the slot's flag word; they are packed
+ * to 4-byte alignment (no field moves: every field keeps its natural
+ * offset, and the 64-bit ones stay 8-byte aligned within the slot).
  */
+#define FIPCBLK_MSG_BYTES	60
 #define FIPCBLK_PAGE_BYTES	4096
 #define FIPCBLK_SECTOR_BYTES	512
 #define FIPCBLK_HEAD_REFS	9
 #define FIPCBLK_CONT_REFS	15
 
+#pragma pack(push, 4)
 struct fipcblk_request {
 	uint64_t id;		/* echoed in the response */
 	uint64_t sector;	/* start, in 512-byte sectors */
@@ -124,6 +133,8 @@ struct fipcblk_response {
 	uint8_t op;		/* the request's op */
 	uint8_t pad[49];
 };
+
+#pragma pack(pop)
 
 /*
  * Channel control page: each end's "I am asleep" word in a cache line of

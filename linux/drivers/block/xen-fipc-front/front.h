@@ -1,0 +1,324 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * xen-fipc-front: shared definitions of the fipc block frontend.
+ *
+ * A disk (struct xff_info) has one fipc channel per blk-mq hardware
+ * queue.  Requests are sent from ->queue_rq() under the channel's send
+ * lock; responses are taken by pinned polling threads (front_poll.c),
+ * each serving the channels of many disks in turn.
+ */
+#ifndef _XEN_FIPC_FRONT_H
+#define _XEN_FIPC_FRONT_H
+
+#include <linux/blk-mq.h>
+#include <linux/blkdev.h>
+#include <linux/completion.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <xen/grant_table.h>
+#include <xen/xenbus.h>
+#include <fipc/fipc.h>
+#include <public/io/fipcblk.h>
+
+static_assert(sizeof(struct fipcblk_request) == FIPC_SLOT_PAYLOAD);
+static_assert(sizeof(struct fipcblk_request_cont) == FIPC_SLOT_PAYLOAD);
+static_assert(sizeof(struct fipcblk_response) == FIPC_SLOT_PAYLOAD);
+
+#define XFF_NAME		"xen-fipc-front"
+#define XFF_MAX_POLLERS		8
+#define XFF_MAX_RING_PAGES	BIT(FIPC_MAX_ORDER)
+/* Largest number of page references one message can carry. */
+#define XFF_MAX_MSG_REFS	(FIPCBLK_HEAD_REFS + \
+				 (FIPC_MSG_MAX_SLOTS - 1) * FIPCBLK_CONT_REFS)
+#define XFF_RSP_BURST		16
+/* Ids of injected test requests have this bit set; normal ids never do. */
+#define XFF_ID_INJECT		BIT_ULL(63)
+
+/* Module parameters (front_main.c). */
+extern unsigned int xff_max_queues;
+extern unsigned int xff_ring_order;
+extern unsigned int xff_queue_depth;
+extern unsigned int xff_max_request_kb;
+extern unsigned int xff_nr_pollers;
+extern unsigned int xff_poll_idle_us;
+extern unsigned int xff_poll_budget;
+extern bool xff_poll_fifo;
+extern int xff_major;
+
+/**
+ * struct xff_poller - a pinned thread that takes responses of its channels
+ * @task: the thread
+ * @index: number of this poller
+ * @cpu: CPU it is bound to
+ * @lock: protects @chans against attach/detach while polling
+ * @chans: channels served, in round-robin order
+ * @nr_chans: length of @chans
+ * @wq: where the thread sleeps when idle
+ * @kicked: set by whoever wakes the thread
+ * @asleep: the thread is (about to be) sleeping on @wq
+ * @waiter: fipc wait strategy, used when one channel is served
+ * @loops: statistics: polling rounds
+ * @empty: statistics: rounds that found nothing
+ * @sleeps: statistics: times the thread slept
+ */
+struct xff_poller {
+	struct task_struct *task;
+	unsigned int index;
+	int cpu;
+	struct mutex lock;		/* protects chans */
+	struct list_head chans;
+	unsigned int nr_chans;
+	wait_queue_head_t wq;
+	atomic_t kicked;
+	bool asleep;
+	struct fipc_waiter waiter;
+	u64 loops;
+	u64 empty;
+	u64 sleeps;
+};
+
+/*
+ * The xenbus states as numbered in xenstore's "state" nodes (public ABI,
+ * xen/interface/io/xenbus.h), under kernel-style names.
+ */
+#define XS_UNKNOWN		((enum xenbus_state)0)
+#define XS_INITIALISING		((enum xenbus_state)1)
+#define XS_INITWAIT		((enum xenbus_state)2)
+#define XS_INITIALISED		((enum xenbus_state)3)
+#define XS_CONNECTED		((enum xenbus_state)4)
+#define XS_CLOSING		((enum xenbus_state)5)
+#define XS_CLOSED		((enum xenbus_state)6)
+
+/**
+ * enum xff_stat - per-channel counters, summed for sysfs
+ * @XFF_REQUESTS: requests sent (under the send lock)
+ * @XFF_COMPLETIONS: responses taken (by the poller)
+ * @XFF_ERRORS: responses with an error status
+ * @XFF_NOTIFY_SENT: event-channel notifications to the backend
+ * @XFF_LOCAL_KICKS: times a submitter woke our own sleeping poller
+ * @XFF_REQUEUED: requests put back on the queue at a disconnect
+ * @XFF_BAD_RESPONSES: responses that matched no request in flight
+ * @XFF_NR_STATS: number of counters
+ */
+enum xff_stat {
+	XFF_REQUESTS,
+	XFF_COMPLETIONS,
+	XFF_ERRORS,
+	XFF_NOTIFY_SENT,
+	XFF_LOCAL_KICKS,
+	XFF_REQUEUED,
+	XFF_BAD_RESPONSES,
+	XFF_NR_STATS,
+};
+
+struct xff_info;
+
+/**
+ * struct xff_chan - one fipc channel of a disk
+ * @info: the disk
+ * @index: number of the channel (queue-<index> in xenstore)
+ * @fc: the two rings
+ * @tx_lock: serialises senders on @fc.tx
+ * @req_ring: request ring memory (we send)
+ * @rsp_ring: response ring memory (we receive)
+ * @ctrl: the control page
+ * @req_refs: grant references of @req_ring
+ * @rsp_refs: grant references of @rsp_ring
+ * @ctrl_ref: grant reference of @ctrl
+ * @evtchn: event channel port
+ * @irq: irq bound to @evtchn, or 0
+ * @poller: the poller serving us, NULL while detached
+ * @poll_node: entry in @poller's list
+ * @broken: the backend broke the protocol on this channel
+ * @txbuf: message under construction, protected by @tx_lock
+ * @rxbuf: responses being taken, used by the poller only
+ * @notify_recv: event-channel notifications received
+ * @st: counters
+ */
+struct xff_chan {
+	struct xff_info *info;
+	unsigned int index;
+	struct fipc_chan fc;
+	spinlock_t tx_lock;		/* serialises senders */
+	void *req_ring;
+	void *rsp_ring;
+	struct fipcblk_ctrl *ctrl;
+	grant_ref_t req_refs[XFF_MAX_RING_PAGES];
+	grant_ref_t rsp_refs[XFF_MAX_RING_PAGES];
+	grant_ref_t ctrl_ref;
+	evtchn_port_t evtchn;
+	int irq;
+	struct xff_poller *poller;
+	struct list_head poll_node;
+	bool broken;
+	struct fipc_msg txbuf[FIPC_MSG_MAX_SLOTS];
+	struct fipc_msg rxbuf[XFF_RSP_BURST];
+	atomic64_t notify_recv;
+	u64 st[XFF_NR_STATS];
+};
+
+/**
+ * struct xff_rq - per-request driver data (blk-mq PDU)
+ * @chan: channel the request was sent on
+ * @gen: generation, echoed in the id to catch stale responses
+ * @nrefs: number of granted data pages
+ * @inflight: sent and not yet answered
+ * @refs: grant references of the data pages
+ */
+struct xff_rq {
+	struct xff_chan *chan;
+	u32 gen;
+	u16 nrefs;
+	bool inflight;
+	grant_ref_t refs[];
+};
+
+/**
+ * struct xff_inject - state of the hostile-request test mode
+ * @lock: one injection at a time
+ * @done: completed by the poller when the response arrives
+ * @status: status of the last response
+ * @op: op echoed in the last response
+ * @seq: id of the injection awaited
+ * @last: text of the last result, for reading back
+ */
+struct xff_inject {
+	struct mutex lock;		/* one injection at a time */
+	struct completion done;
+	int status;
+	int op;
+	u64 seq;
+	char last[64];
+};
+
+enum xff_link {
+	XFF_DOWN,	/* no channels */
+	XFF_SETUP,	/* channels granted, waiting for the backend */
+	XFF_UP,		/* connected, queues running */
+	XFF_CLOSING,	/* backend closing: queues stopped, still polling */
+};
+
+/**
+ * struct xff_info - one fipc disk
+ * @xbdev: our xenbus device
+ * @mutex: serialises state changes
+ * @link: connection state
+ * @disk: the gendisk once created
+ * @tag_set: blk-mq tags; valid when @disk is set
+ * @vdevice: the virtual-device number
+ * @index: disk index decoded from @vdevice (name and minors)
+ * @nr_chans: number of channels
+ * @chans: the channels
+ * @ring_order: log2 of ring pages
+ * @max_req_bytes: largest request sent
+ * @max_refs: capacity of each request's reference list
+ * @sectors: capacity in 512-byte sectors
+ * @sector_size: logical block size
+ * @physical_sector_size: physical block size
+ * @ro: the backend gives read-only access
+ * @flush: the backend handles FLUSH
+ * @fua: the backend handles FIPCBLK_F_FUA
+ * @discard: the backend handles DISCARD
+ * @secure: the backend handles secure DISCARD
+ * @discard_granularity: from the backend
+ * @discard_alignment: from the backend
+ * @removing: remove() has started: fail requests
+ * @quiesced: the queue is quiesced by us
+ * @sectors_watch: watch on the backend's sectors node
+ * @watching: @sectors_watch is registered
+ * @error_work: moves the device to Closing after a protocol error
+ * @dbg: debugfs directory
+ * @inject: test-mode state
+ * @retired: counters of channels already torn down
+ * @retired_notify_recv: same for notifications received
+ */
+struct xff_info {
+	struct xenbus_device *xbdev;
+	struct mutex mutex;		/* serialises state changes */
+	enum xff_link link;
+	struct gendisk *disk;
+	struct blk_mq_tag_set tag_set;
+	unsigned int vdevice;
+	unsigned int index;
+	unsigned int nr_chans;
+	struct xff_chan *chans;
+	unsigned int ring_order;
+	u32 max_req_bytes;
+	unsigned int max_refs;
+	u64 sectors;
+	unsigned int sector_size;
+	unsigned int physical_sector_size;
+	bool ro;
+	bool flush;
+	bool fua;
+	bool discard;
+	bool secure;
+	unsigned int discard_granularity;
+	unsigned int discard_alignment;
+	bool removing;
+	bool quiesced;
+	struct xenbus_watch sectors_watch;
+	bool watching;
+	struct work_struct error_work;
+	struct dentry *dbg;
+	struct xff_inject inject;
+	u64 retired[XFF_NR_STATS];
+	u64 retired_notify_recv;
+};
+
+/* front_poll.c */
+int xff_pollers_start(void);
+void xff_pollers_stop(void);
+void xff_poller_attach(struct xff_chan *chan);
+void xff_poller_detach(struct xff_chan *chan);
+void xff_poller_kick(struct xff_poller *pl);
+int xff_pollers_show(char *buf);
+int xff_pollers_repin(const char *list);
+
+/* front_chan.c */
+int xff_chans_setup(struct xff_info *info, unsigned int nr_chans,
+		    unsigned int order);
+int xff_chans_publish(struct xff_info *info, unsigned int protocol);
+void xff_chans_teardown(struct xff_info *info);
+void xff_chan_notify(struct xff_chan *chan);
+
+/* front_blk.c */
+int xff_disk_create(struct xff_info *info);
+void xff_disk_update(struct xff_info *info);
+void xff_disk_destroy(struct xff_info *info);
+int xff_index_check(unsigned int vdevice, unsigned int *index);
+int xff_major_register(void);
+void xff_major_unregister(void);
+
+/* front_submit.c */
+extern const struct blk_mq_ops xff_mq_ops;
+void xff_end_grants(struct xff_rq *p, bool *leaked);
+
+/* front_complete.c */
+int xff_chan_poll(struct xff_chan *chan);
+bool xff_chan_has_work(struct xff_chan *chan);
+void xff_chan_set_sleeping(struct xff_chan *chan, bool sleeping);
+void xff_requeue_inflight(struct xff_info *info);
+void xff_protocol_error(struct xff_chan *chan, const char *why);
+
+/* front_xenbus.c */
+int xff_xenbus_register(void);
+void xff_xenbus_unregister(void);
+
+/* front_sysfs.c */
+extern const struct attribute_group *xff_groups[];
+void xff_sysfs_init(void);
+void xff_stats_retire(struct xff_info *info);
+
+/* front_inject.c */
+void xff_debugfs_init(void);
+void xff_debugfs_exit(void);
+void xff_inject_add(struct xff_info *info);
+void xff_inject_remove(struct xff_info *info);
+void xff_inject_complete(struct xff_chan *chan,
+			 const struct fipcblk_response *rsp);
+
+#endif /* _XEN_FIPC_FRONT_H */

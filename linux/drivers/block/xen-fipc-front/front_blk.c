@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xen-fipc-front: the gendisk and its queue.
+ *
+ * Disks are named from their virtual-device number like blkfront's
+ * (51728 = xvdb, extended numbers too), but live under a block major
+ * of their own, allocated dynamically at load ("xvd-fipc" in
+ * /proc/devices), with 16 minors per disk: first minor = 16 * index.
+ */
+#include <linux/blkdev.h>
+#include <linux/idr.h>
+#include <linux/module.h>
+#include "front.h"
+
+int xff_major;
+static DEFINE_IDA(xff_index_ida);
+
+#define XFF_MINORS		16
+#define XFF_MAX_INDEX		((MINORMASK + 1) / XFF_MINORS)
+
+static const struct block_device_operations xff_fops = {
+	.owner = THIS_MODULE,
+};
+
+/**
+ * xff_major_register() - allocate our block major
+ *
+ * Return: 0 or a negative errno.
+ */
+int xff_major_register(void)
+{
+	int major = register_blkdev(0, "xvd-fipc");
+
+	if (major < 0)
+		return major;
+	xff_major = major;
+	return 0;
+}
+
+/**
+ * xff_major_unregister() - release our block major
+ */
+void xff_major_unregister(void)
+{
+	unregister_blkdev(xff_major, "xvd-fipc");
+}
+
+/* "xvd" followed by the disk index in base 26 letters: a..z, aa.. */
+static void xff_disk_name(char *name, unsigned int index)
+{
+	char tmp[8];
+	int n = 0;
+
+	index++;
+	while (index && n < (int)sizeof(tmp)) {
+		index--;
+		tmp[n++] = 'a' + index % 26;
+		index /= 26;
+	}
+	strcpy(name, "xvd");
+	name += 3;
+	while (n)
+		*name++ = tmp[--n];
+	*name = '\0';
+}
+
+static void xff_set_limits(struct xff_info *info, struct request_queue *q)
+{
+	unsigned int lbs_sectors = info->sector_size >> SECTOR_SHIFT;
+
+	blk_queue_logical_block_size(q, info->sector_size);
+	blk_queue_physical_block_size(q, info->physical_sector_size);
+	blk_queue_max_hw_sectors(q, info->max_req_bytes >> SECTOR_SHIFT);
+	blk_queue_max_segments(q, info->max_refs);
+	/* Only the first and last pages may be partial: PRP-like lists. */
+	blk_queue_virt_boundary(q, FIPCBLK_PAGE_BYTES - 1);
+	blk_queue_dma_alignment(q, FIPCBLK_SECTOR_BYTES - 1);
+	blk_queue_write_cache(q, info->flush, info->fua);
+	if (info->discard) {
+		unsigned int max = round_down(U32_MAX >> SECTOR_SHIFT,
+					      lbs_sectors);
+
+		blk_queue_max_discard_sectors(q, max);
+		q->limits.discard_granularity =
+			max(info->discard_granularity, info->sector_size);
+		q->limits.discard_alignment = info->discard_alignment;
+		if (info->secure)
+			blk_queue_max_secure_erase_sectors(q, max);
+	}
+}
+
+/**
+ * xff_disk_create() - create the tag set and gendisk and add the disk
+ * @info: the disk, connected, with its geometry read from the backend
+ *
+ * Return: 0 or a negative errno.
+ */
+int xff_disk_create(struct xff_info *info)
+{
+	struct blk_mq_tag_set *set = &info->tag_set;
+	unsigned int slots = FIPC_RING_SLOTS(info->ring_order);
+	struct gendisk *disk;
+	int err, index;
+
+	index = ida_alloc_range(&xff_index_ida, info->index, info->index,
+				GFP_KERNEL);
+	if (index < 0) {
+		xenbus_dev_fatal(info->xbdev, index,
+				 "disk index %u already in use", info->index);
+		return index;
+	}
+
+	memset(set, 0, sizeof(*set));
+	set->ops = &xff_mq_ops;
+	set->nr_hw_queues = info->nr_chans;
+	/* Every response fits the ring, with a slot to spare for tests. */
+	set->queue_depth = clamp(xff_queue_depth, 1u, slots - 1);
+	set->numa_node = NUMA_NO_NODE;
+	set->flags = BLK_MQ_F_SHOULD_MERGE;
+	set->cmd_size = struct_size((struct xff_rq *)NULL, refs,
+				    info->max_refs);
+	set->driver_data = info;
+	err = blk_mq_alloc_tag_set(set);
+	if (err)
+		goto out_ida;
+
+	disk = blk_mq_alloc_disk(set, info);
+	if (IS_ERR(disk)) {
+		err = PTR_ERR(disk);
+		goto out_set;
+	}
+	disk->major = xff_major;
+	disk->first_minor = info->index * XFF_MINORS;
+	disk->minors = XFF_MINORS;
+	disk->fops = &xff_fops;
+	disk->private_data = info;
+	xff_disk_name(disk->disk_name, info->index);
+	xff_set_limits(info, disk->queue);
+	set_capacity(disk, info->sectors);
+	set_disk_ro(disk, info->ro);
+	info->disk = disk;
+
+	err = device_add_disk(&info->xbdev->dev, disk, NULL);
+	if (err) {
+		info->disk = NULL;
+		put_disk(disk);
+		goto out_set;
+	}
+	return 0;
+
+out_set:
+	blk_mq_free_tag_set(set);
+out_ida:
+	ida_free(&xff_index_ida, info->index);
+	return err;
+}
+
+/**
+ * xff_disk_update() - apply the backend's capacity and mode again
+ * @info: the disk, which exists
+ */
+void xff_disk_update(struct xff_info *info)
+{
+	if (get_capacity(info->disk) != info->sectors) {
+		dev_info(&info->xbdev->dev, "%s: capacity %llu -> %llu sectors\n",
+			 info->disk->disk_name, get_capacity(info->disk),
+			 info->sectors);
+		set_capacity_and_notify(info->disk, info->sectors);
+	}
+	set_disk_ro(info->disk, info->ro);
+}
+
+/**
+ * xff_disk_destroy() - free the disk, its queue and tags
+ * @info: the disk, already deleted with del_gendisk()
+ */
+void xff_disk_destroy(struct xff_info *info)
+{
+	if (!info->disk)
+		return;
+	put_disk(info->disk);
+	info->disk = NULL;
+	blk_mq_free_tag_set(&info->tag_set);
+	ida_free(&xff_index_ida, info->index);
+}
+
+/**
+ * xff_index_check() - decode the disk index from a virtual-device number
+ * @vdevice: the number
+ * @index: the disk index
+ *
+ * Return: 0, or -EINVAL for partitions and non-xvd numbering.
+ */
+int xff_index_check(unsigned int vdevice, unsigned int *index)
+{
+	unsigned int minor;
+
+	if (vdevice & BIT(28)) {
+		minor = vdevice & ~BIT(28);
+		if (minor & 0xff)
+			return -EINVAL;
+		*index = minor >> 8;
+	} else {
+		if ((vdevice >> 8) != 202)
+			return -EINVAL;
+		minor = vdevice & 0xff;
+		if (minor & 0xf)
+			return -EINVAL;
+		*index = minor >> 4;
+	}
+	return *index < XFF_MAX_INDEX ? 0 : -EINVAL;
+}

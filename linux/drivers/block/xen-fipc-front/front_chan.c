@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xen-fipc-front: channel set-up and tear-down.
+ *
+ * Each channel owns a request ring and a response ring of 2^order pages
+ * and one control page, all allocated here and granted to the backend,
+ * and an event channel used only to wake a sleeping poller.
+ */
+#include <linux/slab.h>
+#include <xen/events.h>
+#include <xen/page.h>
+#include "front.h"
+
+static irqreturn_t xff_chan_interrupt(int irq, void *arg)
+{
+	struct xff_chan *chan = arg;
+	struct xff_poller *pl = READ_ONCE(chan->poller);
+	unsigned int eoi = 0;
+
+	atomic64_inc(&chan->notify_recv);
+	if (pl)
+		xff_poller_kick(pl);
+	else
+		eoi = XEN_EOI_FLAG_SPURIOUS;
+	xen_irq_lateeoi(irq, eoi);
+	return IRQ_HANDLED;
+}
+
+/**
+ * xff_chan_notify() - wake the backend's poller if it sleeps
+ * @chan: the channel, with @chan->tx_lock held
+ *
+ * Called after publishing requests.  The full barrier orders our ring
+ * stores before the read of back_sleeping; the backend orders its store
+ * of back_sleeping before its last look at the ring, so either it sees
+ * our request or we see it sleeping.
+ */
+void xff_chan_notify(struct xff_chan *chan)
+{
+	virt_mb();	/* ring stores before the back_sleeping load */
+	if (READ_ONCE(chan->ctrl->back_sleeping)) {
+		notify_remote_via_irq(chan->irq);
+		chan->st[XFF_NOTIFY_SENT]++;
+	}
+}
+
+static void xff_chan_free(struct xff_chan *chan)
+{
+	unsigned int pages = 1u << chan->info->ring_order;
+	void *ctrl = chan->ctrl;
+
+	if (chan->irq > 0)
+		unbind_from_irqhandler(chan->irq, chan);
+	else if (chan->evtchn)
+		xenbus_free_evtchn(chan->info->xbdev, chan->evtchn);
+	chan->irq = 0;
+	chan->evtchn = 0;
+	xenbus_teardown_ring(&chan->req_ring, pages, chan->req_refs);
+	xenbus_teardown_ring(&chan->rsp_ring, pages, chan->rsp_refs);
+	xenbus_teardown_ring(&ctrl, 1, &chan->ctrl_ref);
+	chan->ctrl = NULL;
+}
+
+static int xff_chan_alloc(struct xff_info *info, struct xff_chan *chan)
+{
+	struct xenbus_device *dev = info->xbdev;
+	unsigned int pages = 1u << info->ring_order;
+	void *ctrl = NULL;
+	int err;
+
+	chan->ctrl_ref = INVALID_GRANT_REF;
+	err = xenbus_setup_ring(dev, GFP_KERNEL, &chan->req_ring, pages,
+				chan->req_refs);
+	if (err)
+		return err;
+	err = xenbus_setup_ring(dev, GFP_KERNEL, &chan->rsp_ring, pages,
+				chan->rsp_refs);
+	if (err)
+		goto fail;
+	err = xenbus_setup_ring(dev, GFP_KERNEL, &ctrl, 1, &chan->ctrl_ref);
+	if (err)
+		goto fail;
+	chan->ctrl = ctrl;
+
+	/* Zeroed pages are empty rings; both sides start at sequence 0. */
+	err = fipc_chan_init(&chan->fc, chan->req_ring, chan->rsp_ring,
+			     info->ring_order);
+	if (err)
+		goto fail;
+
+	err = xenbus_alloc_evtchn(dev, &chan->evtchn);
+	if (err)
+		goto fail;
+	err = bind_evtchn_to_irqhandler_lateeoi(chan->evtchn,
+						xff_chan_interrupt, 0,
+						XFF_NAME, chan);
+	if (err <= 0) {
+		xenbus_dev_fatal(dev, err, "binding event channel");
+		err = err ? err : -EINVAL;
+		goto fail;
+	}
+	chan->irq = err;
+	return 0;
+
+fail:
+	xff_chan_free(chan);
+	return err;
+}
+
+/**
+ * xff_chans_setup() - allocate, grant and start polling the channels
+ * @info: the disk, with no channels
+ * @nr_chans: number of channels
+ * @order: ring order
+ *
+ * Return: 0 or a negative errno (nothing left allocated).
+ */
+int xff_chans_setup(struct xff_info *info, unsigned int nr_chans,
+		    unsigned int order)
+{
+	unsigned int i;
+	int err = 0;
+
+	info->chans = kcalloc(nr_chans, sizeof(*info->chans), GFP_KERNEL);
+	if (!info->chans)
+		return -ENOMEM;
+	info->ring_order = order;
+	for (i = 0; i < nr_chans; i++) {
+		struct xff_chan *chan = &info->chans[i];
+
+		chan->info = info;
+		chan->index = i;
+		spin_lock_init(&chan->tx_lock);
+		INIT_LIST_HEAD(&chan->poll_node);
+		atomic64_set(&chan->notify_recv, 0);
+		err = xff_chan_alloc(info, chan);
+		if (err)
+			break;
+		info->nr_chans = i + 1;
+	}
+	if (err) {
+		xff_chans_teardown(info);
+		return err;
+	}
+	for (i = 0; i < nr_chans; i++)
+		xff_poller_attach(&info->chans[i]);
+	return 0;
+}
+
+/**
+ * xff_chans_teardown() - stop polling and free every channel
+ * @info: the disk
+ *
+ * Requests still in flight must have been requeued or failed, and the
+ * backend should have unmapped the rings (a ring page still mapped is
+ * freed only when the backend lets it go, see gnttab_end_foreign_access).
+ */
+void xff_chans_teardown(struct xff_info *info)
+{
+	unsigned int i;
+
+	if (!info->chans)
+		return;
+	for (i = 0; i < info->nr_chans; i++)
+		xff_poller_detach(&info->chans[i]);
+	xff_stats_retire(info);
+	for (i = 0; i < info->nr_chans; i++)
+		xff_chan_free(&info->chans[i]);
+	kfree(info->chans);
+	info->chans = NULL;
+	info->nr_chans = 0;
+}
+
+static int xff_chan_write_keys(struct xenbus_transaction xbt,
+			       struct xff_info *info, struct xff_chan *chan)
+{
+	const char *node = info->xbdev->nodename;
+	unsigned int pages = 1u << info->ring_order;
+	char key[48];
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < pages; i++) {
+		snprintf(key, sizeof(key), "queue-%u/req-ring-ref%u",
+			 chan->index, i);
+		err = xenbus_printf(xbt, node, key, "%u", chan->req_refs[i]);
+		if (err)
+			return err;
+		snprintf(key, sizeof(key), "queue-%u/rsp-ring-ref%u",
+			 chan->index, i);
+		err = xenbus_printf(xbt, node, key, "%u", chan->rsp_refs[i]);
+		if (err)
+			return err;
+	}
+	snprintf(key, sizeof(key), "queue-%u/ctrl-ring-ref", chan->index);
+	err = xenbus_printf(xbt, node, key, "%u", chan->ctrl_ref);
+	if (err)
+		return err;
+	snprintf(key, sizeof(key), "queue-%u/event-channel", chan->index);
+	return xenbus_printf(xbt, node, key, "%u", chan->evtchn);
+}
+
+/**
+ * xff_chans_publish() - write the negotiated values and channel keys
+ * @info: the disk, with its channels set up
+ * @protocol: the protocol version chosen
+ *
+ * Return: 0 or a negative errno (reported with xenbus_dev_fatal()).
+ */
+int xff_chans_publish(struct xff_info *info, unsigned int protocol)
+{
+	struct xenbus_device *dev = info->xbdev;
+	struct xenbus_transaction xbt;
+	const char *what = "starting transaction";
+	unsigned int i;
+	int err;
+
+again:
+	err = xenbus_transaction_start(&xbt);
+	if (err)
+		goto fatal;
+	what = "writing fipc-protocol";
+	err = xenbus_printf(xbt, dev->nodename, "fipc-protocol", "%u",
+			    protocol);
+	if (err)
+		goto abort;
+	what = "writing multi-queue-num-queues";
+	err = xenbus_printf(xbt, dev->nodename, "multi-queue-num-queues",
+			    "%u", info->nr_chans);
+	if (err)
+		goto abort;
+	what = "writing fipc-ring-order";
+	err = xenbus_printf(xbt, dev->nodename, "fipc-ring-order", "%u",
+			    info->ring_order);
+	if (err)
+		goto abort;
+	what = "writing fipc-data-path";
+	err = xenbus_printf(xbt, dev->nodename, "fipc-data-path", "%s",
+			    "grant");
+	if (err)
+		goto abort;
+	what = "writing queue keys";
+	for (i = 0; i < info->nr_chans; i++) {
+		err = xff_chan_write_keys(xbt, info, &info->chans[i]);
+		if (err)
+			goto abort;
+	}
+	err = xenbus_transaction_end(xbt, 0);
+	if (err == -EAGAIN)
+		goto again;
+	what = "completing transaction";
+	if (err)
+		goto fatal;
+	return 0;
+
+abort:
+	xenbus_transaction_end(xbt, 1);
+fatal:
+	xenbus_dev_fatal(dev, err, "%s", what);
+	return err;
+}

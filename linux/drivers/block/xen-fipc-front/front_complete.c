@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xen-fipc-front: responses and completion.
+ *
+ * Runs in the poller threads.  Each response is copied out of the ring
+ * once (fipc_recv_burst) and checked against the request it names: the
+ * hardware queue, tag and generation in its id must match a request in
+ * flight on this channel.  A response that matches nothing means a
+ * broken or hostile backend: the channel is marked broken and the disk
+ * disconnects (and reconnects) like after a ring protocol error.
+ */
+#include <linux/blk-mq.h>
+#include "front.h"
+
+/**
+ * xff_chan_set_sleeping() - publish our poller's sleeping state
+ * @chan: the channel
+ * @sleeping: the new state
+ */
+void xff_chan_set_sleeping(struct xff_chan *chan, bool sleeping)
+{
+	WRITE_ONCE(chan->ctrl->front_sleeping, sleeping ? 1 : 0);
+}
+
+/**
+ * xff_chan_has_work() - does a response wait on this channel
+ * @chan: the channel
+ *
+ * Return: true if the poller should look again before sleeping.
+ */
+bool xff_chan_has_work(struct xff_chan *chan)
+{
+	return !chan->broken && fipc_rx_ready(&chan->fc.rx);
+}
+
+/**
+ * xff_protocol_error() - the backend broke the protocol on a channel
+ * @chan: the channel
+ * @why: for the log
+ *
+ * Marks the channel broken and has the disk disconnect (from a work item:
+ * callers may be in the poller or under locks).
+ */
+void xff_protocol_error(struct xff_chan *chan, const char *why)
+{
+	struct xff_info *info = chan->info;
+
+	if (!chan->broken) {
+		chan->broken = true;
+		dev_err_ratelimited(&info->xbdev->dev,
+				    "queue %u: backend protocol error: %s; disconnecting\n",
+				    chan->index, why);
+	}
+	schedule_work(&info->error_work);
+}
+
+static blk_status_t xff_status(int status)
+{
+	switch (status) {
+	case FIPCBLK_RSP_OKAY:
+		return BLK_STS_OK;
+	case FIPCBLK_RSP_EOPNOTSUPP:
+		return BLK_STS_NOTSUPP;
+	default:
+		return BLK_STS_IOERR;
+	}
+}
+
+static void xff_complete_one(struct xff_chan *chan,
+			     const struct fipcblk_response *rsp)
+{
+	struct xff_info *info = chan->info;
+	unsigned int hwq = (rsp->id >> 16) & 0xffff;
+	unsigned int tag = rsp->id & 0xffff;
+	u32 gen = (rsp->id >> 32) & 0x7fffffff;
+	bool leaked = false;
+	struct request *rq;
+	struct xff_rq *p;
+	blk_status_t sts;
+
+	if (rsp->id & XFF_ID_INJECT) {
+		xff_inject_complete(chan, rsp);
+		return;
+	}
+	if (hwq >= info->tag_set.nr_hw_queues ||
+	    &info->chans[hwq % info->nr_chans] != chan)
+		goto bad;
+	rq = blk_mq_tag_to_rq(info->tag_set.tags[hwq], tag);
+	if (!rq)
+		goto bad;
+	p = blk_mq_rq_to_pdu(rq);
+	if (!READ_ONCE(p->inflight) || p->chan != chan || p->gen != gen)
+		goto bad;
+
+	WRITE_ONCE(p->inflight, false);
+
+	xff_end_grants(p, &leaked);
+	sts = leaked ? BLK_STS_IOERR : xff_status(rsp->status);
+	chan->st[XFF_COMPLETIONS]++;
+	if (sts)
+		chan->st[XFF_ERRORS]++;
+	blk_mq_end_request(rq, sts);
+	if (leaked)
+		xff_protocol_error(chan, "data page still mapped after response");
+	return;
+
+bad:
+	chan->st[XFF_BAD_RESPONSES]++;
+	xff_protocol_error(chan, "response matches no request in flight");
+}
+
+/**
+ * xff_chan_poll() - take the responses waiting on a channel
+ * @chan: the channel
+ *
+ * Return: the number of responses taken (0 if none).
+ */
+int xff_chan_poll(struct xff_chan *chan)
+{
+	struct fipcblk_response rsp;
+	unsigned int budget = READ_ONCE(xff_poll_budget);
+	int done = 0, n, i;
+
+	if (unlikely(chan->broken))
+		return 0;
+	while (done < budget) {
+		n = fipc_recv_burst(&chan->fc.rx, chan->rxbuf, XFF_RSP_BURST);
+		if (n <= 0) {
+			if (n < 0) {
+				xff_protocol_error(chan, "response ring corrupted");
+				break;
+			}
+			/* Empty, or a message of several slots: not ours. */
+			if (fipc_rx_ready(&chan->fc.rx) &&
+			    fipc_recv(&chan->fc.rx, chan->rxbuf, 1) != -EAGAIN)
+				xff_protocol_error(chan, "multi-slot response");
+			break;
+		}
+		for (i = 0; i < n && !chan->broken; i++) {
+			memcpy(&rsp, chan->rxbuf[i].data, sizeof(rsp));
+			xff_complete_one(chan, &rsp);
+		}
+		done += n;
+		if (n < XFF_RSP_BURST || chan->broken)
+			break;
+	}
+	return done;
+}
+
+static bool xff_requeue_one(struct request *rq, void *data)
+{
+	struct xff_info *info = data;
+	struct xff_rq *p = blk_mq_rq_to_pdu(rq);
+	bool leaked = false;
+
+	if (!READ_ONCE(p->inflight))
+		return true;
+	WRITE_ONCE(p->inflight, false);
+	xff_end_grants(p, &leaked);
+	p->chan->st[XFF_REQUEUED]++;
+	if (leaked || info->removing)
+		blk_mq_end_request(rq, BLK_STS_IOERR);
+	else
+		blk_mq_requeue_request(rq, false);
+	return true;
+}
+
+/**
+ * xff_requeue_inflight() - put back every request the backend never answered
+ * @info: the disk, with its queue quiesced and its channels detached
+ *
+ * They are sent again once the disk reconnects, or failed if the disk is
+ * being removed.
+ */
+void xff_requeue_inflight(struct xff_info *info)
+{
+	if (!info->disk)
+		return;
+	blk_mq_tagset_busy_iter(&info->tag_set, xff_requeue_one, info);
+}

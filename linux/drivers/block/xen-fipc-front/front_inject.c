@@ -1,0 +1,347 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xen-fipc-front: hostile-request test mode (debugfs).
+ *
+ *   /sys/kernel/debug/xen-fipc-front/<xenbus device>/inject
+ *
+ * Writing the name of a kind of malformed request sends one such request
+ * on the disk's first channel, next to the normal traffic, and waits (5 s
+ * at most) for the backend's answer; reading the file gives the result of
+ * the last one, "<kind> status <n>" (0 okay, -1 error, -2 not supported)
+ * or "<kind> timeout".  "proto" corrupts the request ring instead, which
+ * must make the backend shut the channel down (the disk then reconnects).
+ * Reading also lists the kinds.  The test request's data page is a page
+ * of our own, never a page of the disk's users.
+ */
+#include <linux/debugfs.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <xen/page.h>
+#include "front.h"
+
+static struct dentry *xff_dbg_root;
+
+enum xff_kind {
+	XK_GOOD_READ, XK_BAD_OP, XK_BAD_FLAGS, XK_ZERO_LEN, XK_TOO_BIG,
+	XK_BAD_LEN, XK_BAD_OFFSET, XK_OFFSET_PAGE, XK_BEYOND_END,
+	XK_STRADDLE_END, XK_OVERFLOW, XK_MISALIGNED, XK_SLOTS_SHORT,
+	XK_SLOTS_LONG, XK_BAD_GREF, XK_UNOWNED_GREF, XK_RO_GRANT_READ,
+	XK_FLUSH_DATA, XK_DISCARD_OFFSET, XK_DISCARD_SECURE, XK_WRITE_RO,
+	XK_PROTO, XK_NR
+};
+
+static const char * const xff_kind_names[XK_NR] = {
+	[XK_GOOD_READ] = "good_read",
+	[XK_BAD_OP] = "bad_op",
+	[XK_BAD_FLAGS] = "bad_flags",
+	[XK_ZERO_LEN] = "zero_len",
+	[XK_TOO_BIG] = "too_big",
+	[XK_BAD_LEN] = "bad_len",
+	[XK_BAD_OFFSET] = "bad_offset",
+	[XK_OFFSET_PAGE] = "offset_page",
+	[XK_BEYOND_END] = "beyond_end",
+	[XK_STRADDLE_END] = "straddle_end",
+	[XK_OVERFLOW] = "overflow",
+	[XK_MISALIGNED] = "misaligned",
+	[XK_SLOTS_SHORT] = "slots_short",
+	[XK_SLOTS_LONG] = "slots_long",
+	[XK_BAD_GREF] = "bad_gref",
+	[XK_UNOWNED_GREF] = "unowned_gref",
+	[XK_RO_GRANT_READ] = "ro_grant_read",
+	[XK_FLUSH_DATA] = "flush_data",
+	[XK_DISCARD_OFFSET] = "discard_offset",
+	[XK_DISCARD_SECURE] = "discard_secure",
+	[XK_WRITE_RO] = "write_ro",
+	[XK_PROTO] = "proto",
+};
+
+/**
+ * xff_inject_complete() - the poller got the answer to a test request
+ * @chan: the channel it came on
+ * @rsp: the response
+ */
+void xff_inject_complete(struct xff_chan *chan,
+			 const struct fipcblk_response *rsp)
+{
+	struct xff_inject *inj = &chan->info->inject;
+
+	if (rsp->id != (XFF_ID_INJECT | READ_ONCE(inj->seq))) {
+		chan->st[XFF_BAD_RESPONSES]++;
+		xff_protocol_error(chan, "answer to no test request");
+		return;
+	}
+	inj->status = rsp->status;
+	inj->op = rsp->op;
+	complete(&inj->done);
+}
+
+/* Fill the head (and slot count) for a kind; sets *ro for the grant. */
+static void xff_inject_build(struct xff_info *info, enum xff_kind kind,
+			     struct fipcblk_request *r, unsigned int *nslots,
+			     bool *ro, u32 be_max)
+{
+	u64 lbs_sectors = info->sector_size >> SECTOR_SHIFT;
+
+	r->op = FIPCBLK_OP_READ;
+	r->nr_bytes = FIPCBLK_PAGE_BYTES;
+	*nslots = 1;
+	*ro = false;
+	switch (kind) {
+	case XK_BAD_OP:
+		r->op = 0x7f;
+		break;
+	case XK_BAD_FLAGS:
+		r->flags = 0x80;
+		break;
+	case XK_ZERO_LEN:
+		r->nr_bytes = 0;
+		break;
+	case XK_TOO_BIG:
+		r->nr_bytes = be_max + FIPCBLK_PAGE_BYTES;
+		break;
+	case XK_BAD_LEN:
+		r->nr_bytes = 100;
+		break;
+	case XK_BAD_OFFSET:
+		r->first_offset = 100;
+		r->nr_bytes = FIPCBLK_SECTOR_BYTES;
+		break;
+	case XK_OFFSET_PAGE:
+		r->first_offset = FIPCBLK_PAGE_BYTES;
+		r->nr_bytes = FIPCBLK_SECTOR_BYTES;
+		break;
+	case XK_BEYOND_END:
+		r->sector = info->sectors;
+		break;
+	case XK_STRADDLE_END:
+		r->sector = info->sectors - lbs_sectors;
+		r->nr_bytes = 2 * FIPCBLK_PAGE_BYTES;
+		*nslots = 1;
+		break;
+	case XK_OVERFLOW:
+		r->sector = U64_MAX - 7;
+		break;
+	case XK_MISALIGNED:
+		r->sector = 1;
+		break;
+	case XK_SLOTS_SHORT:
+		r->nr_bytes = 16 * FIPCBLK_PAGE_BYTES;
+		break;
+	case XK_SLOTS_LONG:
+		*nslots = 2;
+		break;
+	case XK_BAD_GREF:
+		break;
+	case XK_RO_GRANT_READ:
+		*ro = true;
+		break;
+	case XK_FLUSH_DATA:
+		r->op = FIPCBLK_OP_FLUSH;
+		break;
+	case XK_DISCARD_OFFSET:
+		r->op = FIPCBLK_OP_DISCARD;
+		r->first_offset = FIPCBLK_SECTOR_BYTES;
+		r->sector = info->sectors - FIPCBLK_PAGE_BYTES / 512;
+		break;
+	case XK_DISCARD_SECURE:
+		r->op = FIPCBLK_OP_DISCARD;
+		r->flags = FIPCBLK_F_SECURE;
+		r->sector = info->sectors - FIPCBLK_PAGE_BYTES / 512;
+		break;
+	case XK_WRITE_RO:
+		r->op = FIPCBLK_OP_WRITE;
+		r->sector = info->sectors - FIPCBLK_PAGE_BYTES / 512;
+		*ro = true;
+		break;
+	default:
+		break;
+	}
+}
+
+static int xff_inject_send(struct xff_info *info, enum xff_kind kind,
+			   struct page *page, grant_ref_t *gref,
+			   grant_ref_t *unowned)
+{
+	struct xff_chan *chan = &info->chans[0];
+	domid_t domid = info->xbdev->otherend_id;
+	struct fipcblk_request r = { 0 };
+	unsigned int nslots;
+	grant_ref_t head;
+	u32 be_max;
+	bool ro;
+	int err;
+
+	be_max = xenbus_read_unsigned(info->xbdev->otherend,
+				      "fipc-max-request-bytes", 0);
+	xff_inject_build(info, kind, &r, &nslots, &ro, be_max);
+
+	err = gnttab_grant_foreign_access(domid, xen_page_to_gfn(page), ro);
+	if (err < 0)
+		return err;
+	*gref = err;
+	r.refs[0] = *gref;
+	if (kind == XK_BAD_GREF) {
+		r.refs[0] = 0xfffffff0;
+	} else if (kind == XK_UNOWNED_GREF) {
+		if (gnttab_alloc_grant_references(1, &head))
+			return -ENOSPC;
+		*unowned = gnttab_claim_grant_reference(&head);
+		r.refs[0] = *unowned;
+	}
+
+	spin_lock(&chan->tx_lock);
+	if (kind == XK_PROTO) {
+		struct fipc_ring *tx = &chan->fc.tx;
+
+		/* A flag no sender may ever write, where the next one goes. */
+		WRITE_ONCE(tx->slots[tx->seq & tx->mask].flag, 0x5a5a5a5a);
+		err = 0;
+	} else {
+		info->inject.seq++;
+		r.id = XFF_ID_INJECT | info->inject.seq;
+		memset(chan->txbuf, 0, nslots * sizeof(chan->txbuf[0]));
+		memcpy(chan->txbuf[0].data, &r, sizeof(r));
+		reinit_completion(&info->inject.done);
+		err = fipc_send(&chan->fc.tx, chan->txbuf, nslots);
+	}
+	xff_chan_notify(chan);
+	spin_unlock(&chan->tx_lock);
+	return err;
+}
+
+static int xff_inject_run(struct xff_info *info, enum xff_kind kind)
+{
+	struct xff_inject *inj = &info->inject;
+	grant_ref_t gref = INVALID_GRANT_REF, unowned = INVALID_GRANT_REF;
+	struct page *page;
+	long left;
+	int err;
+
+	page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	if (!page)
+		return -ENOMEM;
+	mutex_lock(&info->mutex);
+	if (info->link != XFF_UP || !info->chans || info->chans[0].broken)
+		err = -ENOTCONN;
+	else
+		err = xff_inject_send(info, kind, page, &gref, &unowned);
+	mutex_unlock(&info->mutex);
+
+	if (!err && kind == XK_PROTO) {
+		snprintf(inj->last, sizeof(inj->last), "%s sent\n",
+			 xff_kind_names[kind]);
+	} else if (!err) {
+		left = wait_for_completion_timeout(&inj->done, 5 * HZ);
+		if (left)
+			snprintf(inj->last, sizeof(inj->last),
+				 "%s status %d op %d\n", xff_kind_names[kind],
+				 inj->status, inj->op);
+		else
+			snprintf(inj->last, sizeof(inj->last), "%s timeout\n",
+				 xff_kind_names[kind]);
+	} else {
+		snprintf(inj->last, sizeof(inj->last), "%s failed %d\n",
+			 xff_kind_names[kind], err);
+	}
+
+	if (unowned != INVALID_GRANT_REF)
+		gnttab_free_grant_reference(unowned);
+	if (gref != INVALID_GRANT_REF)
+		/* Frees the page now, or once the backend lets it go. */
+		gnttab_end_foreign_access(gref, page);
+	else
+		__free_page(page);
+	return err;
+}
+
+static ssize_t xff_inject_write(struct file *file, const char __user *ubuf,
+				size_t len, loff_t *ppos)
+{
+	struct xff_info *info = file->private_data;
+	char buf[32];
+	int kind, err;
+
+	if (len >= sizeof(buf))
+		return -EINVAL;
+	if (copy_from_user(buf, ubuf, len))
+		return -EFAULT;
+	buf[len] = '\0';
+	kind = match_string(xff_kind_names, XK_NR, strim(buf));
+	if (kind < 0)
+		return -EINVAL;
+	mutex_lock(&info->inject.lock);
+	err = xff_inject_run(info, kind);
+	mutex_unlock(&info->inject.lock);
+	return err ? err : len;
+}
+
+static ssize_t xff_inject_read(struct file *file, char __user *ubuf,
+			       size_t len, loff_t *ppos)
+{
+	struct xff_info *info = file->private_data;
+	char *buf;
+	int i, n;
+	ssize_t ret;
+
+	buf = kzalloc(PAGE_SIZE, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	mutex_lock(&info->inject.lock);
+	n = scnprintf(buf, PAGE_SIZE, "%s", info->inject.last);
+	mutex_unlock(&info->inject.lock);
+	n += scnprintf(buf + n, PAGE_SIZE - n, "kinds:");
+	for (i = 0; i < XK_NR; i++)
+		n += scnprintf(buf + n, PAGE_SIZE - n, " %s",
+			       xff_kind_names[i]);
+	n += scnprintf(buf + n, PAGE_SIZE - n, "\n");
+	ret = simple_read_from_buffer(ubuf, len, ppos, buf, n);
+	kfree(buf);
+	return ret;
+}
+
+static const struct file_operations xff_inject_fops = {
+	.owner = THIS_MODULE,
+	.open = simple_open,
+	.read = xff_inject_read,
+	.write = xff_inject_write,
+	.llseek = default_llseek,
+};
+
+/**
+ * xff_debugfs_init() - create our debugfs directory
+ */
+void xff_debugfs_init(void)
+{
+	xff_dbg_root = debugfs_create_dir(XFF_NAME, NULL);
+}
+
+/**
+ * xff_debugfs_exit() - remove our debugfs directory
+ */
+void xff_debugfs_exit(void)
+{
+	debugfs_remove_recursive(xff_dbg_root);
+	xff_dbg_root = NULL;
+}
+
+/**
+ * xff_inject_add() - create a disk's test-mode file
+ * @info: the disk
+ */
+void xff_inject_add(struct xff_info *info)
+{
+	info->dbg = debugfs_create_dir(dev_name(&info->xbdev->dev),
+				       xff_dbg_root);
+	debugfs_create_file("inject", 0600, info->dbg, info,
+			    &xff_inject_fops);
+}
+
+/**
+ * xff_inject_remove() - remove it, waiting for a running injection
+ * @info: the disk
+ */
+void xff_inject_remove(struct xff_info *info)
+{
+	debugfs_remove_recursive(info->dbg);
+	info->dbg = NULL;
+}

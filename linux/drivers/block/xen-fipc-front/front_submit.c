@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xen-fipc-front: request submission.
+ *
+ * Each data page of a request is granted to the backend for the life of
+ * the request (no persistent grants): read-only for writes, writable for
+ * reads.  The queue's virtual boundary is the page size, so the data is
+ * one run that starts at first_offset in its first page and continues
+ * through whole pages, and the references form a PRP-like list: the
+ * first FIPCBLK_HEAD_REFS in the head slot, then FIPCBLK_CONT_REFS per
+ * continuation slot.
+ */
+#include <linux/blk-mq.h>
+#include <xen/events.h>
+#include <xen/page.h>
+#include "front.h"
+
+/**
+ * xff_end_grants() - take the data pages of a request back from the backend
+ * @p: the request's data
+ * @leaked: set to true if the backend still maps a page
+ *
+ * A page the backend still maps cannot be taken back: its reference is
+ * left granted (leaked) and the caller fails the request.
+ */
+void xff_end_grants(struct xff_rq *p, bool *leaked)
+{
+	unsigned int i;
+
+	for (i = 0; i < p->nrefs; i++) {
+		if (!gnttab_try_end_foreign_access(p->refs[i])) {
+			pr_alert_ratelimited(XFF_NAME ": backend still maps grant %u of a finished request\n",
+					     p->refs[i]);
+			*leaked = true;
+		}
+	}
+	p->nrefs = 0;
+}
+
+/* Number of slots a request with nrefs references takes. */
+static unsigned int xff_slots(unsigned int nrefs)
+{
+	if (nrefs <= FIPCBLK_HEAD_REFS)
+		return 1;
+	return 1 + DIV_ROUND_UP(nrefs - FIPCBLK_HEAD_REFS, FIPCBLK_CONT_REFS);
+}
+
+static void xff_put_ref(struct fipc_msg *msgs, unsigned int i, u32 ref)
+{
+	struct fipcblk_request *head = (void *)msgs[0].data;
+	unsigned int slot, pos;
+
+	if (i < FIPCBLK_HEAD_REFS) {
+		head->refs[i] = ref;
+		return;
+	}
+	slot = 1 + (i - FIPCBLK_HEAD_REFS) / FIPCBLK_CONT_REFS;
+	pos = (i - FIPCBLK_HEAD_REFS) % FIPCBLK_CONT_REFS;
+	((struct fipcblk_request_cont *)msgs[slot].data)->refs[pos] = ref;
+}
+
+/*
+ * Grant the pages of a data request.  Returns the first page offset, or
+ * a negative errno (-ENOSPC: out of grant references, try later; -EIO:
+ * the block layer broke the page-boundary promise).
+ */
+static int xff_grant_data(struct xff_info *info, struct request *rq,
+			  struct xff_rq *p, unsigned int nrefs, bool ro)
+{
+	domid_t domid = info->xbdev->otherend_id;
+	unsigned int first, prev_end = 0, i = 0;
+	struct req_iterator iter;
+	grant_ref_t head;
+	struct bio_vec bv;
+	u32 bytes = 0;
+
+	if (gnttab_alloc_grant_references(nrefs, &head))
+		return -ENOSPC;
+
+	first = bio_iter_iovec(rq->bio, rq->bio->bi_iter).bv_offset;
+	rq_for_each_segment(bv, rq, iter) {
+		if (i >= nrefs || (i && (bv.bv_offset || prev_end != PAGE_SIZE)))
+			goto bad;
+		p->refs[i] = gnttab_claim_grant_reference(&head);
+		gnttab_page_grant_foreign_access_ref_one(p->refs[i], domid,
+							 bv.bv_page, ro);
+		p->nrefs = ++i;
+		prev_end = bv.bv_offset + bv.bv_len;
+		bytes += bv.bv_len;
+	}
+	if (i != nrefs || bytes != blk_rq_bytes(rq))
+		goto bad;
+	gnttab_free_grant_references(head);
+	return first;
+
+bad:
+	pr_err_ratelimited(XFF_NAME ": %s: request breaks the page-boundary layout\n",
+			   info->disk->disk_name);
+	gnttab_free_grant_references(head);
+	return -EIO;
+}
+
+static blk_status_t xff_prepare(struct xff_info *info, struct request *rq,
+				struct xff_rq *p, struct fipcblk_request *r,
+				unsigned int *nslots)
+{
+	unsigned int nrefs = 0;
+	bool leaked = false;
+	int first = 0;
+
+	memset(r, 0, sizeof(*r));
+	r->sector = blk_rq_pos(rq);
+	switch (req_op(rq)) {
+	case REQ_OP_READ:
+		r->op = FIPCBLK_OP_READ;
+		break;
+	case REQ_OP_WRITE:
+		r->op = FIPCBLK_OP_WRITE;
+		if (rq->cmd_flags & REQ_FUA)
+			r->flags |= FIPCBLK_F_FUA;
+		break;
+	case REQ_OP_FLUSH:
+		r->op = FIPCBLK_OP_FLUSH;
+		r->sector = 0;
+		break;
+	case REQ_OP_SECURE_ERASE:
+		r->flags |= FIPCBLK_F_SECURE;
+		fallthrough;
+	case REQ_OP_DISCARD:
+		r->op = FIPCBLK_OP_DISCARD;
+		r->nr_bytes = blk_rq_bytes(rq);
+		break;
+	default:
+		return BLK_STS_NOTSUPP;
+	}
+	p->nrefs = 0;
+	if (r->op == FIPCBLK_OP_READ || r->op == FIPCBLK_OP_WRITE) {
+		r->nr_bytes = blk_rq_bytes(rq);
+		first = bio_iter_iovec(rq->bio, rq->bio->bi_iter).bv_offset;
+		nrefs = DIV_ROUND_UP(first + r->nr_bytes, FIPCBLK_PAGE_BYTES);
+		if (!r->nr_bytes || nrefs > info->max_refs)
+			return BLK_STS_IOERR;
+		first = xff_grant_data(info, rq, p, nrefs,
+				       r->op == FIPCBLK_OP_WRITE);
+		if (first < 0) {
+			xff_end_grants(p, &leaked);
+			return first == -ENOSPC ? BLK_STS_RESOURCE :
+						  BLK_STS_IOERR;
+		}
+		r->first_offset = first;
+	}
+	*nslots = xff_slots(nrefs);
+	return BLK_STS_OK;
+}
+
+static blk_status_t xff_queue_rq(struct blk_mq_hw_ctx *hctx,
+				 const struct blk_mq_queue_data *bd)
+{
+	struct xff_info *info = hctx->queue->queuedata;
+	struct request *rq = bd->rq;
+	struct xff_rq *p = blk_mq_rq_to_pdu(rq);
+	struct fipcblk_request head;
+	struct xff_poller *pl;
+	struct xff_chan *chan;
+	unsigned int i, nslots = 1;
+	bool leaked = false;
+	blk_status_t sts;
+	int err;
+
+	if (unlikely(READ_ONCE(info->removing)))
+		return BLK_STS_IOERR;
+	if (unlikely(READ_ONCE(info->link) != XFF_UP))
+		return BLK_STS_RESOURCE;
+	chan = &info->chans[hctx->queue_num % info->nr_chans];
+
+	blk_mq_start_request(rq);
+	sts = xff_prepare(info, rq, p, &head, &nslots);
+	if (sts)
+		return sts;
+
+	spin_lock(&chan->tx_lock);
+	if (unlikely(chan->broken)) {
+		err = -EPROTO;
+		goto fail;
+	}
+	p->gen = (p->gen + 1) & 0x7fffffff;
+	head.id = (u64)p->gen << 32 | hctx->queue_num << 16 | rq->tag;
+	memcpy(chan->txbuf[0].data, &head, sizeof(head));
+	for (i = 0; i < p->nrefs; i++)
+		xff_put_ref(chan->txbuf, i, p->refs[i]);
+	p->chan = chan;
+	/* Before the backend can see the request and answer it. */
+	WRITE_ONCE(p->inflight, true);
+	err = fipc_send(&chan->fc.tx, chan->txbuf, nslots);
+	if (unlikely(err)) {
+		WRITE_ONCE(p->inflight, false);
+		goto fail;
+	}
+	chan->st[XFF_REQUESTS]++;
+	if (bd->last)
+		xff_chan_notify(chan);
+	spin_unlock(&chan->tx_lock);
+
+	/* Answers come sooner if our own poller is awake to take them. */
+	pl = READ_ONCE(chan->poller);
+	if (pl && READ_ONCE(pl->asleep)) {
+		chan->st[XFF_LOCAL_KICKS]++;
+		xff_poller_kick(pl);
+	}
+	return BLK_STS_OK;
+
+fail:
+	if (err == -EAGAIN) {
+		/* Request ring full: any completion restarts the queue. */
+		xff_chan_notify(chan);
+	}
+	spin_unlock(&chan->tx_lock);
+	xff_end_grants(p, &leaked);
+	if (err == -EPROTO)
+		xff_protocol_error(chan, "request ring corrupted");
+	return err == -EAGAIN || err == -EPROTO ? BLK_STS_RESOURCE :
+						  BLK_STS_IOERR;
+}
+
+static void xff_commit_rqs(struct blk_mq_hw_ctx *hctx)
+{
+	struct xff_info *info = hctx->queue->queuedata;
+	struct xff_chan *chan;
+
+	if (READ_ONCE(info->link) != XFF_UP)
+		return;
+	chan = &info->chans[hctx->queue_num % info->nr_chans];
+	spin_lock(&chan->tx_lock);
+	xff_chan_notify(chan);
+	spin_unlock(&chan->tx_lock);
+}
+
+/*
+ * The backend may hold a request for as long as it likes (its pages stay
+ * granted until it answers or disconnects), so never complete one here.
+ */
+static enum blk_eh_timer_return xff_timeout(struct request *rq)
+{
+	return BLK_EH_RESET_TIMER;
+}
+
+const struct blk_mq_ops xff_mq_ops = {
+	.queue_rq	= xff_queue_rq,
+	.commit_rqs	= xff_commit_rqs,
+	.timeout	= xff_timeout,
+};

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xen-fipc-front: statistics in sysfs, on the xenbus device
+ * (/sys/bus/xen/devices/fipcblk-<id>/statistics/).  Counters survive
+ * reconnections: those of torn-down channels are kept in info->retired.
+ */
+#include <linux/device.h>
+#include <linux/sysfs.h>
+#include "front.h"
+
+static const char * const xff_stat_names[XFF_NR_STATS] = {
+	[XFF_REQUESTS] = "requests",
+	[XFF_COMPLETIONS] = "completions",
+	[XFF_ERRORS] = "errors",
+	[XFF_NOTIFY_SENT] = "notify_sent",
+	[XFF_LOCAL_KICKS] = "local_kicks",
+	[XFF_REQUEUED] = "requeued",
+	[XFF_BAD_RESPONSES] = "bad_responses",
+};
+
+/**
+ * xff_stats_retire() - keep the counters of channels about to be freed
+ * @info: the disk, its channels detached from the pollers
+ */
+void xff_stats_retire(struct xff_info *info)
+{
+	unsigned int i, k;
+
+	for (i = 0; i < info->nr_chans; i++) {
+		struct xff_chan *c = &info->chans[i];
+
+		for (k = 0; k < XFF_NR_STATS; k++)
+			info->retired[k] += c->st[k];
+		info->retired_notify_recv += atomic64_read(&c->notify_recv);
+		memset(c->st, 0, sizeof(c->st));
+		atomic64_set(&c->notify_recv, 0);
+	}
+}
+
+struct xff_stat_attr {
+	struct device_attribute da;
+	unsigned int idx;
+};
+
+static ssize_t xff_stat_show(struct device *d, struct device_attribute *da,
+			     char *buf)
+{
+	struct xff_stat_attr *a = container_of(da, struct xff_stat_attr, da);
+	struct xff_info *info = dev_get_drvdata(d);
+	unsigned int i;
+	u64 sum;
+
+	if (!info)
+		return -ENODEV;
+	mutex_lock(&info->mutex);
+	sum = info->retired[a->idx];
+	for (i = 0; i < info->nr_chans; i++)
+		sum += READ_ONCE(info->chans[i].st[a->idx]);
+	mutex_unlock(&info->mutex);
+	return sysfs_emit(buf, "%llu\n", sum);
+}
+
+static ssize_t notify_recv_show(struct device *d,
+				struct device_attribute *attr, char *buf)
+{
+	struct xff_info *info = dev_get_drvdata(d);
+	unsigned int i;
+	u64 sum;
+
+	if (!info)
+		return -ENODEV;
+	mutex_lock(&info->mutex);
+	sum = info->retired_notify_recv;
+	for (i = 0; i < info->nr_chans; i++)
+		sum += atomic64_read(&info->chans[i].notify_recv);
+	mutex_unlock(&info->mutex);
+	return sysfs_emit(buf, "%llu\n", sum);
+}
+static DEVICE_ATTR_RO(notify_recv);
+
+static ssize_t queues_show(struct device *d, struct device_attribute *attr,
+			   char *buf)
+{
+	struct xff_info *info = dev_get_drvdata(d);
+
+	return info ? sysfs_emit(buf, "%u\n", READ_ONCE(info->nr_chans)) :
+		      -ENODEV;
+}
+static DEVICE_ATTR_RO(queues);
+
+static ssize_t ring_order_show(struct device *d,
+			       struct device_attribute *attr, char *buf)
+{
+	struct xff_info *info = dev_get_drvdata(d);
+
+	return info ? sysfs_emit(buf, "%u\n", READ_ONCE(info->ring_order)) :
+		      -ENODEV;
+}
+static DEVICE_ATTR_RO(ring_order);
+
+static struct xff_stat_attr xff_stat_attrs[XFF_NR_STATS];
+static struct attribute *xff_attrs[XFF_NR_STATS + 4];
+
+static const struct attribute_group xff_stat_group = {
+	.name = "statistics",
+	.attrs = xff_attrs,
+};
+
+const struct attribute_group *xff_groups[] = {
+	&xff_stat_group,
+	NULL
+};
+
+/**
+ * xff_sysfs_init() - fill the statistics attributes, before registering
+ */
+void xff_sysfs_init(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < XFF_NR_STATS; i++) {
+		struct xff_stat_attr *a = &xff_stat_attrs[i];
+
+		sysfs_attr_init(&a->da.attr);
+		a->da.attr.name = xff_stat_names[i];
+		a->da.attr.mode = 0444;
+		a->da.show = xff_stat_show;
+		a->idx = i;
+		xff_attrs[i] = &a->da.attr;
+	}
+	xff_attrs[i++] = &dev_attr_notify_recv.attr;
+	xff_attrs[i++] = &dev_attr_queues.attr;
+	xff_attrs[i++] = &dev_attr_ring_order.attr;
+	xff_attrs[i] = NULL;
+}
