@@ -941,7 +941,7 @@ static void fipc_test_waiter(struct kunit *test)
  * kernel each runs while the other waits.  A watchdog fails the test
  * rather than hang.
  */
-#define FIPC_STRESS_MSGS	8388608u
+#define FIPC_STRESS_MSGS	4194304u
 #define FIPC_STRESS_BURST	16u
 #define FIPC_STRESS_INFLIGHT	4096u	/* producer's window, power of 2 */
 #define FIPC_STRESS_SPIN	64u
