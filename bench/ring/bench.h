@@ -19,6 +19,7 @@
 #define BENCH_RING_SLOTS	64u	/* slots per ring, one fipc page */
 #define BENCH_MAX_BURST		64u
 #define BENCH_STOP_SEQ		(~0ull)
+#define BENCH_CHUNK		4096u	/* streamed messages per timed chunk */
 
 /**
  * struct bench_msg - the payload carried by every ring
@@ -110,7 +111,8 @@ enum bench_srv_mode {
  *	into @cycles (NULL: no timing); returns the number of bad replies
  * @stream: client: send @n messages one way (filling each whole if
  *	@check, else only its sequence number), then STOP and wait for its
- *	reply; returns the TSC cycles taken
+ *	reply; returns the TSC cycles taken, and those of each chunk of
+ *	BENCH_CHUNK messages into @chunks unless it is NULL
  * @stop: client: send STOP and wait for its reply (ends an echo server)
  * @server: the server loop in @mode until STOP; returns bad requests
  * @has_burst: false for the floor, which only has a round trip
@@ -122,7 +124,7 @@ struct bench_ring {
 	u64 (*rtt)(u64 first, unsigned int n, u64 *cycles);
 	u64 (*burst)(u64 first, unsigned int size, unsigned int n,
 		     u64 *cycles);
-	u64 (*stream)(u64 first, u64 n, bool check);
+	u64 (*stream)(u64 first, u64 n, bool check, u64 *chunks);
 	void (*stop)(void);
 	u64 (*server)(enum bench_srv_mode mode, bool check);
 	bool has_burst;
@@ -130,6 +132,7 @@ struct bench_ring {
 
 extern const struct bench_ring bench_ring_floor;
 extern const struct bench_ring bench_ring_fipc;
+extern const struct bench_ring bench_ring_fipc_rb16;
 extern const struct bench_ring bench_ring_xen;
 extern const struct bench_ring bench_ring_packed;
 extern const struct bench_ring bench_ring_ptr;

@@ -102,13 +102,14 @@ static void ring_stop(void)
 	} while (b.msg.seq != BENCH_STOP_SEQ);
 }
 
-static u64 ring_stream(u64 first, u64 n, bool check)
+static u64 ring_stream(u64 first, u64 n, bool check, u64 *chunks)
 {
 	struct bench_buf b;
-	u64 i, t0, t1;
+	u64 i, t0, t1, tc;
 
 	bench_msg_fill(&b.msg, first);
 	t0 = bench_tsc_start();
+	tc = t0;
 	for (i = 0; i < n; i++) {
 		if (check)
 			bench_msg_fill(&b.msg, first + i);
@@ -120,6 +121,11 @@ static u64 ring_stream(u64 first, u64 n, bool check)
 			bench_relax();
 		}
 		cli_flush();
+		if (chunks && (i + 1) % BENCH_CHUNK == 0) {
+			t1 = bench_tsc_stop();
+			chunks[i / BENCH_CHUNK] = t1 - tc;
+			tc = t1;
+		}
 	}
 	ring_stop();
 	t1 = bench_tsc_stop();

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fipc, the library as it is: one order-0 ring (64 slots) each way, the
- * default release batch, fipc_send() and fipc_recv() one message at a time.
+ * fipc, the library as it is: one order-0 ring (64 slots) each way,
+ * fipc_send() and fipc_recv() one message at a time, with the default
+ * release batch (1: every slot is freed as soon as it is copied out) or,
+ * as "fipc_rb16", with fipc_ring_set_release_batch(16) on both receiving
+ * rings (freed 16 at a time, or whenever a ring is found empty).
  */
 #include <stdlib.h>
 #include <fipc/fipc.h>
@@ -49,7 +52,7 @@ static inline bool srv_complete(const struct bench_buf *b)
 
 #include "loops.h"
 
-static int fr_setup(void)
+static int fr_setup_batch(unsigned int batch)
 {
 	fr_req_mem = bench_alloc(FIPC_RING_BYTES(0));
 	fr_rsp_mem = bench_alloc(FIPC_RING_BYTES(0));
@@ -63,7 +66,21 @@ static int fr_setup(void)
 	if (fipc_chan_init(fr_cli, fr_req_mem, fr_rsp_mem, 0) ||
 	    fipc_chan_init(fr_srv, fr_rsp_mem, fr_req_mem, 0))
 		return -EINVAL;
+	if (batch > 1 &&
+	    (fipc_ring_set_release_batch(&fr_cli->rx, batch) ||
+	     fipc_ring_set_release_batch(&fr_srv->rx, batch)))
+		return -EINVAL;
 	return 0;
+}
+
+static int fr_setup(void)
+{
+	return fr_setup_batch(1);
+}
+
+static int fr_setup_rb16(void)
+{
+	return fr_setup_batch(16);
 }
 
 static void fr_teardown(void)
@@ -77,6 +94,18 @@ static void fr_teardown(void)
 const struct bench_ring bench_ring_fipc = {
 	.name = "fipc",
 	.setup = fr_setup,
+	.teardown = fr_teardown,
+	.rtt = ring_rtt,
+	.burst = ring_burst,
+	.stream = ring_stream,
+	.stop = ring_stop,
+	.server = ring_server,
+	.has_burst = true,
+};
+
+const struct bench_ring bench_ring_fipc_rb16 = {
+	.name = "fipc_rb16",
+	.setup = fr_setup_rb16,
 	.teardown = fr_teardown,
 	.rtt = ring_rtt,
 	.burst = ring_burst,
