@@ -371,6 +371,48 @@ static double stream_rate(const struct result *res, unsigned int rounds,
 	return (double)n * tsc_hz / (double)v[0];
 }
 
+/* Index of the ring (not the floor) with the lowest v, or the highest. */
+static unsigned int best_ring(const struct opts *o, const double *v,
+			      bool highest)
+{
+	unsigned int i, b = 0;
+
+	for (i = 1; i < NR_RINGS; i++) {
+		if (!(o->rings & (1u << i)))
+			continue;
+		if (!b || (highest ? v[i] > v[b] : v[i] < v[b]))
+			b = i;
+	}
+	return b;
+}
+
+/* The figures the project's targets are about, for a quick look. */
+static void summary(FILE *j, const struct opts *o, const u64 *rtt_p50,
+		    u64 (*burst_p50)[NR_BURSTS], const double *oneway)
+{
+	double v[NR_RINGS];
+	unsigned int i, k;
+
+	fprintf(j, "  \"summary\": {\n");
+	if (rtt_p50[0] && (o->rings & 2))
+		fprintf(j, "    \"fipc_rtt_p50_over_floor\": %.3f,\n",
+			(double)rtt_p50[1] / rtt_p50[0]);
+	for (i = 0; i < NR_RINGS; i++)
+		v[i] = rtt_p50[i];
+	fprintf(j, "    \"fastest_rtt_p50\": \"%s\",\n",
+		all_rings[best_ring(o, v, false)]->name);
+	fprintf(j, "    \"fastest_burst\": {");
+	for (k = 0; k < NR_BURSTS; k++) {
+		for (i = 0; i < NR_RINGS; i++)
+			v[i] = burst_p50[i][k];
+		fprintf(j, "%s \"%u\": \"%s\"", k ? "," : "",
+			burst_sizes[k],
+			all_rings[best_ring(o, v, false)]->name);
+	}
+	fprintf(j, " },\n    \"fastest_oneway\": \"%s\"\n  }\n",
+		all_rings[best_ring(o, oneway, true)]->name);
+}
+
 static void report(const struct opts *o, struct result *res,
 		   const char *load0, const char *load1, const char *date)
 {
@@ -378,7 +420,9 @@ static void report(const struct opts *o, struct result *res,
 	struct utsname u;
 	unsigned int i, k;
 	FILE *j = stdout;
-	u64 floor_p50 = 0;
+	u64 floor_p50 = 0, rtt_p50[NR_RINGS] = { 0 };
+	u64 burst_p50[NR_RINGS][NR_BURSTS] = { { 0 } };
+	double oneway[NR_RINGS] = { 0 };
 
 	read_line("/proc/cpuinfo", "model name", model, sizeof(model));
 	snprintf(kernel, sizeof(kernel), "unknown");
@@ -413,13 +457,9 @@ static void report(const struct opts *o, struct result *res,
 	for (i = 0; i < NR_RINGS; i++) {
 		const struct bench_ring *ring = all_rings[i];
 		struct result *rs = &res[i];
-		bool last = true;
 
 		if (!(o->rings & (1u << i)))
 			continue;
-		for (k = i + 1; k < NR_RINGS; k++)
-			if (o->rings & (1u << k))
-				last = false;
 		fprintf(j, "  \"%s\": {\n    \"rtt_p50_cycles_by_round\": [",
 			ring->name);
 		for (k = 0; k < o->rounds; k++)
@@ -427,14 +467,18 @@ static void report(const struct opts *o, struct result *res,
 				(unsigned long long)rs->rtt_p50[k]);
 		fprintf(j, "],\n");
 		print_stats("rtt", rs->rtt, rs->nrtt, j, !ring->has_burst);
+		rtt_p50[i] = pct(rs->rtt, rs->nrtt, 50);
 		if (i == 0)
 			floor_p50 = pct(rs->rtt, rs->nrtt, 50);
 		if (!ring->has_burst) {
-			fprintf(j, "  }%s\n", last ? "" : ",");
+			fprintf(j, "  },\n");
 			continue;
 		}
-		for (k = 0; k < NR_BURSTS; k++)
+		for (k = 0; k < NR_BURSTS; k++) {
 			qsort(rs->burst[k], rs->nburst, sizeof(u64), cmp_u64);
+			burst_p50[i][k] = pct(rs->burst[k], rs->nburst, 50);
+		}
+		oneway[i] = stream_rate(rs, o->rounds, o->stream_n, false);
 		fprintf(j, "    \"burst_cycles_per_msg\": {");
 		for (k = 0; k < NR_BURSTS; k++)
 			fprintf(j, "%s \"%u\": %.1f", k ? "," : "",
@@ -456,10 +500,10 @@ static void report(const struct opts *o, struct result *res,
 		fprintf(j, "{ \"median_chunk\": %.0f, \"best_round\": %.0f },\n",
 			stream_rate(rs, o->rounds, o->stream_n, false),
 			stream_rate(rs, o->rounds, o->stream_n, true));
-		fprintf(j, "    \"oneway_cycles_per_msg\": %.1f\n  }%s\n",
-			tsc_hz / stream_rate(rs, o->rounds, o->stream_n,
-					     false), last ? "" : ",");
+		fprintf(j, "    \"oneway_cycles_per_msg\": %.1f\n  },\n",
+			tsc_hz / oneway[i]);
 	}
+	summary(j, o, rtt_p50, burst_p50, oneway);
 	fprintf(j, "}\n");
 	if (j != stdout)
 		fclose(j);
@@ -596,9 +640,10 @@ static unsigned int parse_rings(char *list)
 	for (tok = strtok(list, ","); tok; tok = strtok(NULL, ",")) {
 		for (i = 0; i < NR_RINGS; i++)
 			if (!strcmp(tok, all_rings[i]->name))
-				mask |= 1u << i;
-		if (!mask)
+				break;
+		if (i == NR_RINGS)
 			help();
+		mask |= 1u << i;
 	}
 	return mask | 1u;	/* the floor is always measured */
 }
