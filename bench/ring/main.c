@@ -387,8 +387,9 @@ static unsigned int best_ring(const struct opts *o, const double *v,
 }
 
 /* The figures the project's targets are about, for a quick look. */
-static void summary(FILE *j, const struct opts *o, const u64 *rtt_p50,
-		    u64 (*burst_p50)[NR_BURSTS], const double *oneway)
+static void write_targets(FILE *j, const struct opts *o, const u64 *rtt_p50,
+			  u64 (*burst_p50)[NR_BURSTS],
+			  const double *oneway)
 {
 	double v[NR_RINGS];
 	unsigned int i, k;
@@ -503,7 +504,7 @@ static void report(const struct opts *o, struct result *res,
 		fprintf(j, "    \"oneway_cycles_per_msg\": %.1f\n  },\n",
 			tsc_hz / oneway[i]);
 	}
-	summary(j, o, rtt_p50, burst_p50, oneway);
+	write_targets(j, o, rtt_p50, burst_p50, oneway);
 	fprintf(j, "}\n");
 	if (j != stdout)
 		fclose(j);
