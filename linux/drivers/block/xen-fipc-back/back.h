@@ -1,0 +1,319 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * xen-fipc-back: shared definitions of the fipc block backend.
+ *
+ * A backend device (struct xfb_be) serves one guest disk over one or
+ * more fipc channels.  Everything that touches a channel's rings runs in
+ * the poller thread the channel is attached to (back_poll.c): taking
+ * requests, mapping grants, submitting bios, and, once the bios end
+ * (their end_io only queues the request on the channel's done list),
+ * unmapping and answering.  The frontend is untrusted: every request is
+ * copied out of the ring once and validated (back_validate.c) before use.
+ */
+#ifndef _XEN_FIPC_BACK_H
+#define _XEN_FIPC_BACK_H
+
+#include <linux/bio.h>
+#include <linux/blkdev.h>
+#include <linux/list.h>
+#include <linux/llist.h>
+#include <linux/mutex.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+#include <xen/grant_table.h>
+#include <xen/xenbus.h>
+#include <fipc/fipc.h>
+#include <public/io/fipcblk.h>
+
+static_assert(sizeof(struct fipcblk_request) == FIPC_SLOT_PAYLOAD);
+static_assert(sizeof(struct fipcblk_request_cont) == FIPC_SLOT_PAYLOAD);
+static_assert(sizeof(struct fipcblk_response) == FIPC_SLOT_PAYLOAD);
+
+#define XFB_NAME		"xen-fipc-back"
+#define XFB_MAX_POLLERS		8
+#define XFB_MAX_RING_PAGES	BIT(FIPC_MAX_ORDER)
+/* Largest number of page references one message can carry. */
+#define XFB_MAX_MSG_REFS	(FIPCBLK_HEAD_REFS + \
+				 (FIPC_MSG_MAX_SLOTS - 1) * FIPCBLK_CONT_REFS)
+
+/* xenbus states as numbered in xenstore (public ABI), kernel-style. */
+#define XS_UNKNOWN		((enum xenbus_state)0)
+#define XS_INITIALISING		((enum xenbus_state)1)
+#define XS_INITWAIT		((enum xenbus_state)2)
+#define XS_INITIALISED		((enum xenbus_state)3)
+#define XS_CONNECTED		((enum xenbus_state)4)
+#define XS_CLOSING		((enum xenbus_state)5)
+#define XS_CLOSED		((enum xenbus_state)6)
+
+/* Module parameters (back_main.c). */
+extern unsigned int xfb_max_queues;
+extern unsigned int xfb_max_ring_order;
+extern unsigned int xfb_max_request_bytes;
+extern unsigned int xfb_max_inflight;
+extern unsigned int xfb_nr_pollers;
+extern unsigned int xfb_poll_idle_us;
+extern unsigned int xfb_poll_budget;
+extern unsigned int xfb_max_buffer_pages;
+extern bool xfb_poll_fifo;
+
+/**
+ * enum xfb_stat - per-channel counters, written by the channel's poller
+ * @XFB_OO_REQ: times requests waited because all request slots were busy
+ * @XFB_RD_REQ: reads
+ * @XFB_WR_REQ: writes
+ * @XFB_F_REQ: flushes and FUA writes
+ * @XFB_DS_REQ: discards
+ * @XFB_RD_SECT: sectors read
+ * @XFB_WR_SECT: sectors written
+ * @XFB_POLL_LOOPS: times the channel was polled
+ * @XFB_EMPTY_POLLS: polls that found nothing to do
+ * @XFB_NOTIFY_SENT: event-channel notifications to the frontend
+ * @XFB_GRANT_OPS: grant map and unmap operations
+ * @XFB_HYPERCALLS: grant-table and event-channel hypercalls
+ * @XFB_INVALID_REQ: requests refused by validation
+ * @XFB_GRANT_ERRORS: requests whose grants could not be mapped
+ * @XFB_IO_ERRORS: requests failed by the block device
+ * @XFB_PROTO_ERRORS: ring-level protocol errors
+ * @XFB_NR_STATS: number of counters
+ */
+enum xfb_stat {
+	XFB_OO_REQ,
+	XFB_RD_REQ,
+	XFB_WR_REQ,
+	XFB_F_REQ,
+	XFB_DS_REQ,
+	XFB_RD_SECT,
+	XFB_WR_SECT,
+	XFB_POLL_LOOPS,
+	XFB_EMPTY_POLLS,
+	XFB_NOTIFY_SENT,
+	XFB_GRANT_OPS,
+	XFB_HYPERCALLS,
+	XFB_INVALID_REQ,
+	XFB_GRANT_ERRORS,
+	XFB_IO_ERRORS,
+	XFB_PROTO_ERRORS,
+	XFB_NR_STATS,
+};
+
+/**
+ * struct xfb_poller - a pinned thread serving many channels in turn
+ * @task: the thread
+ * @index: number of this poller
+ * @cpu: CPU it is bound to
+ * @lock: protects @chans against attach/detach while polling
+ * @chans: channels served
+ * @nr_chans: length of @chans
+ * @wq: where the thread sleeps when idle
+ * @kicked: set by whoever wakes the thread
+ * @asleep: the thread is (about to be) sleeping
+ * @waiter: fipc wait strategy, used when one channel is served
+ * @loops: statistics: polling rounds
+ * @empty: statistics: rounds that found nothing
+ * @sleeps: statistics: times the thread slept
+ */
+struct xfb_poller {
+	struct task_struct *task;
+	unsigned int index;
+	int cpu;
+	struct mutex lock;		/* protects chans */
+	struct list_head chans;
+	unsigned int nr_chans;
+	wait_queue_head_t wq;
+	atomic_t kicked;
+	bool asleep;
+	struct fipc_waiter waiter;
+	u64 loops;
+	u64 empty;
+	u64 sleeps;
+};
+
+struct xfb_chan;
+
+/**
+ * struct xfb_req - one request taken from a ring, until it is answered
+ * @node: on the channel's free or answer-pending list
+ * @done: on the channel's done list once its bio ended
+ * @chan: the channel
+ * @id: the frontend's id, echoed
+ * @op: the request's op, echoed
+ * @status: the status to answer with
+ * @nrefs: number of mapped pages
+ * @bio_status: outcome of the bio
+ * @bio: the bio, embedded (one per request, split by the block layer)
+ * @pages: the pages the grants are mapped on
+ * @handles: grant handles of the mappings
+ * @bvecs: the bio's vectors
+ */
+struct xfb_req {
+	struct list_head node;
+	struct llist_node done;
+	struct xfb_chan *chan;
+	u64 id;
+	u8 op;
+	s16 status;
+	unsigned int nrefs;
+	blk_status_t bio_status;
+	struct bio bio;
+	struct page **pages;
+	grant_handle_t *handles;
+	struct bio_vec *bvecs;
+};
+
+struct xfb_be;
+
+/**
+ * struct xfb_chan - one channel of a backend device
+ * @be: the device
+ * @index: number of the channel (queue-<index>)
+ * @fc: the two rings, seen from our side
+ * @req_ring: the mapped request ring (we receive)
+ * @rsp_ring: the mapped response ring (we send)
+ * @ctrl: the mapped control page
+ * @irq: irq of the event channel, or 0
+ * @poller: the poller serving us, NULL while detached
+ * @poll_node: entry in @poller's list
+ * @broken: the frontend broke the ring protocol
+ * @reqs: the request pool
+ * @nr_reqs: size of @reqs
+ * @free_reqs: unused requests
+ * @answer_pending: finished requests waiting for room in the response ring
+ * @done: requests whose bio ended (filled by end_io)
+ * @inflight: requests with a bio in flight
+ * @page_cache: pages to map grants on
+ * @map_ops: scratch for mapping
+ * @unmap_ops: scratch for unmapping
+ * @unmap_pages: scratch for unmapping
+ * @msgbuf: private copy of the request being handled
+ * @answered: responses sent since the last notification check
+ * @st: counters
+ */
+struct xfb_chan {
+	struct xfb_be *be;
+	unsigned int index;
+	struct fipc_chan fc;
+	void *req_ring;
+	void *rsp_ring;
+	struct fipcblk_ctrl *ctrl;
+	int irq;
+	struct xfb_poller *poller;
+	struct list_head poll_node;
+	bool broken;
+	struct xfb_req *reqs;
+	unsigned int nr_reqs;
+	struct list_head free_reqs;
+	struct list_head answer_pending;
+	struct llist_head done;
+	atomic_t inflight;
+	struct gnttab_page_cache page_cache;
+	struct gnttab_map_grant_ref *map_ops;
+	struct gnttab_unmap_grant_ref *unmap_ops;
+	struct page **unmap_pages;
+	struct fipc_msg msgbuf[FIPC_MSG_MAX_SLOTS];
+	unsigned int answered;
+	u64 st[XFB_NR_STATS];
+};
+
+/**
+ * struct xfb_limits - what a valid request must respect
+ * @sectors: device capacity in 512-byte sectors
+ * @lbs: logical block size in bytes
+ * @max_bytes: largest data length
+ * @ro: read-only device
+ * @discard: DISCARD supported
+ * @secure: secure DISCARD supported
+ */
+struct xfb_limits {
+	u64 sectors;
+	u32 lbs;
+	u32 max_bytes;
+	bool ro;
+	bool discard;
+	bool secure;
+};
+
+/**
+ * struct xfb_be - one backend device
+ * @dev: our xenbus device
+ * @mutex: serialises state changes
+ * @devt: the physical device, once known
+ * @bdev: the opened block device
+ * @mode: how @bdev was opened
+ * @lim: validation limits (@lim.sectors may change on resize)
+ * @pbs: physical block size
+ * @discard_granularity: from the device
+ * @discard_alignment: from the device
+ * @physdev_watch: watch on our physical-device node
+ * @watching: @physdev_watch is registered
+ * @chans: the channels while connected
+ * @nr_chans: number of channels
+ * @ring_order: log2 of ring pages
+ * @max_refs: page references per request at most
+ * @proto_work: closes the device after a protocol error
+ * @resize_work: checks the device size and trims the page caches
+ * @poller_cpus: CPUs allowed for this device's pollers (toolstack key)
+ * @retired: counters of channels already torn down
+ */
+struct xfb_be {
+	struct xenbus_device *dev;
+	struct mutex mutex;		/* serialises state changes */
+	dev_t devt;
+	struct block_device *bdev;
+	fmode_t mode;
+	struct xfb_limits lim;
+	unsigned int pbs;
+	unsigned int discard_granularity;
+	unsigned int discard_alignment;
+	struct xenbus_watch physdev_watch;
+	bool watching;
+	struct xfb_chan *chans;
+	unsigned int nr_chans;
+	unsigned int ring_order;
+	unsigned int max_refs;
+	struct work_struct proto_work;
+	struct delayed_work resize_work;
+	cpumask_var_t poller_cpus;
+	u64 retired[XFB_NR_STATS];
+};
+
+/* back_poll.c */
+int xfb_pollers_start(void);
+void xfb_pollers_stop(void);
+void xfb_poller_attach(struct xfb_chan *chan, const struct cpumask *cpus);
+void xfb_poller_detach(struct xfb_chan *chan);
+void xfb_poller_kick(struct xfb_poller *pl);
+int xfb_pollers_show(char *buf);
+int xfb_pollers_repin(const char *list);
+
+/* back_chan.c */
+int xfb_chans_connect(struct xfb_be *be, unsigned int nr, unsigned int order);
+void xfb_chans_disconnect(struct xfb_be *be);
+
+/* back_io.c */
+int xfb_chan_poll(struct xfb_chan *chan);
+bool xfb_chan_has_work(struct xfb_chan *chan);
+void xfb_chan_set_sleeping(struct xfb_chan *chan, bool sleeping);
+void xfb_chan_drain(struct xfb_chan *chan);
+
+/* back_validate.c */
+int xfb_validate(const struct xfb_limits *lim,
+		 const struct fipcblk_request *req, unsigned int nslots,
+		 unsigned int *nrefs, const char **why);
+u32 xfb_ref_at(const struct fipc_msg *msgs, unsigned int i);
+
+/* back_vbd.c */
+int xfb_vbd_open(struct xfb_be *be, dev_t devt);
+void xfb_vbd_close(struct xfb_be *be);
+int xfb_vbd_write_info(struct xfb_be *be);
+void xfb_vbd_resize_work(struct work_struct *work);
+
+/* back_xenbus.c */
+int xfb_xenbus_register(void);
+void xfb_xenbus_unregister(void);
+
+/* back_sysfs.c */
+extern const struct attribute_group *xfb_groups[];
+void xfb_sysfs_init(void);
+void xfb_stats_retire(struct xfb_be *be);
+
+#endif /* _XEN_FIPC_BACK_H */

@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xen-fipc-back: mapping and unmapping the frontend's channels.
+ *
+ * For each queue-<q> the frontend wrote the grant references of its
+ * request ring, response ring and control page and an event channel.
+ * The references are the frontend's word: a mapping that fails is an
+ * error reported in xenstore, never a crash.  Each channel also gets a
+ * pool of request slots (bounded memory whatever the frontend does).
+ */
+#include <linux/slab.h>
+#include <linux/mm.h>
+#include <xen/events.h>
+#include "back.h"
+
+static irqreturn_t xfb_chan_interrupt(int irq, void *arg)
+{
+	struct xfb_chan *chan = arg;
+	struct xfb_poller *pl = READ_ONCE(chan->poller);
+	unsigned int eoi = XEN_EOI_FLAG_SPURIOUS;
+
+	/* Only a sleeping poller has a reason to be notified. */
+	if (pl && READ_ONCE(pl->asleep)) {
+		xfb_poller_kick(pl);
+		eoi = 0;
+	}
+	xen_irq_lateeoi(irq, eoi);
+	return IRQ_HANDLED;
+}
+
+static int xfb_read_refs(struct xfb_be *be, unsigned int q, const char *name,
+			 unsigned int n, bool indexed, grant_ref_t *refs)
+{
+	char key[48];
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (!indexed)
+			snprintf(key, sizeof(key), "queue-%u/%s", q, name);
+		else
+			snprintf(key, sizeof(key), "queue-%u/%s%u", q, name, i);
+		if (xenbus_scanf(XBT_NIL, be->dev->otherend, key, "%u",
+				 &refs[i]) != 1) {
+			xenbus_dev_fatal(be->dev, -EINVAL, "reading %s/%s",
+					 be->dev->otherend, key);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static void xfb_chan_free(struct xfb_be *be, struct xfb_chan *chan)
+{
+	if (chan->irq > 0)
+		unbind_from_irqhandler(chan->irq, chan);
+	chan->irq = 0;
+	if (chan->req_ring)
+		xenbus_unmap_ring_vfree(be->dev, chan->req_ring);
+	if (chan->rsp_ring)
+		xenbus_unmap_ring_vfree(be->dev, chan->rsp_ring);
+	if (chan->ctrl)
+		xenbus_unmap_ring_vfree(be->dev, chan->ctrl);
+	chan->req_ring = NULL;
+	chan->rsp_ring = NULL;
+	chan->ctrl = NULL;
+	gnttab_page_cache_shrink(&chan->page_cache, 0);
+	if (chan->reqs) {
+		kvfree(chan->reqs[0].pages);
+		kvfree(chan->reqs[0].handles);
+		kvfree(chan->reqs[0].bvecs);
+	}
+	kvfree(chan->reqs);
+	kvfree(chan->map_ops);
+	kvfree(chan->unmap_ops);
+	kvfree(chan->unmap_pages);
+	chan->reqs = NULL;
+}
+
+static int xfb_chan_pool(struct xfb_be *be, struct xfb_chan *chan)
+{
+	unsigned int n = chan->nr_reqs, m = be->max_refs, i;
+	struct page **pages;
+	grant_handle_t *handles;
+	struct bio_vec *bvecs;
+
+	chan->reqs = kvcalloc(n, sizeof(*chan->reqs), GFP_KERNEL);
+	chan->map_ops = kvcalloc(m, sizeof(*chan->map_ops), GFP_KERNEL);
+	chan->unmap_ops = kvcalloc(m, sizeof(*chan->unmap_ops), GFP_KERNEL);
+	chan->unmap_pages = kvcalloc(m, sizeof(*chan->unmap_pages),
+				     GFP_KERNEL);
+	if (!chan->reqs || !chan->map_ops || !chan->unmap_ops ||
+	    !chan->unmap_pages)
+		return -ENOMEM;
+	pages = kvcalloc(n * m, sizeof(*pages), GFP_KERNEL);
+	handles = kvcalloc(n * m, sizeof(*handles), GFP_KERNEL);
+	bvecs = kvcalloc(n * m, sizeof(*bvecs), GFP_KERNEL);
+	/* reqs[0] owns the arrays, see xfb_chan_free(). */
+	chan->reqs[0].pages = pages;
+	chan->reqs[0].handles = handles;
+	chan->reqs[0].bvecs = bvecs;
+	if (!pages || !handles || !bvecs)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		struct xfb_req *req = &chan->reqs[i];
+
+		req->chan = chan;
+		req->pages = pages + i * m;
+		req->handles = handles + i * m;
+		req->bvecs = bvecs + i * m;
+		list_add_tail(&req->node, &chan->free_reqs);
+	}
+	return 0;
+}
+
+static int xfb_chan_map(struct xfb_be *be, struct xfb_chan *chan,
+			unsigned int order)
+{
+	struct xenbus_device *dev = be->dev;
+	unsigned int pages = 1u << order, evtchn;
+	grant_ref_t refs[XFB_MAX_RING_PAGES];
+	void *addr;
+	char key[32];
+	int err;
+
+	err = xfb_read_refs(be, chan->index, "req-ring-ref", pages, true, refs);
+	if (err)
+		return err;
+	err = xenbus_map_ring_valloc(dev, refs, pages, &chan->req_ring);
+	if (err)
+		return err;
+	err = xfb_read_refs(be, chan->index, "rsp-ring-ref", pages, true, refs);
+	if (err)
+		return err;
+	err = xenbus_map_ring_valloc(dev, refs, pages, &chan->rsp_ring);
+	if (err)
+		return err;
+	err = xfb_read_refs(be, chan->index, "ctrl-ring-ref", 1, false, refs);
+	if (err)
+		return err;
+	err = xenbus_map_ring_valloc(dev, refs, 1, &addr);
+	if (err)
+		return err;
+	chan->ctrl = addr;
+
+	/* We receive on the request ring and send on the response ring. */
+	err = fipc_chan_init(&chan->fc, chan->rsp_ring, chan->req_ring, order);
+	if (err)
+		return err;
+	err = fipc_ring_set_release_batch(&chan->fc.rx, 8);
+	if (err)
+		return err;
+
+	snprintf(key, sizeof(key), "queue-%u/event-channel", chan->index);
+	if (xenbus_scanf(XBT_NIL, dev->otherend, key, "%u", &evtchn) != 1) {
+		xenbus_dev_fatal(dev, -EINVAL, "reading %s", key);
+		return -EINVAL;
+	}
+	err = bind_interdomain_evtchn_to_irqhandler_lateeoi(dev, evtchn,
+							    xfb_chan_interrupt,
+							    0, XFB_NAME, chan);
+	if (err <= 0) {
+		xenbus_dev_fatal(dev, err, "binding event channel %u", evtchn);
+		return err ? err : -EINVAL;
+	}
+	chan->irq = err;
+
+	chan->nr_reqs = clamp(xfb_max_inflight, 1u, FIPC_RING_SLOTS(order));
+	err = xfb_chan_pool(be, chan);
+	if (err)
+		xenbus_dev_fatal(dev, err, "allocating the request pool");
+	return err;
+}
+
+/**
+ * xfb_chans_connect() - map every channel and start polling them
+ * @be: the device, with its block device open and no channels
+ * @nr: number of channels the frontend set up
+ * @order: their ring order
+ *
+ * Return: 0 or a negative errno (reported, nothing left mapped).
+ */
+int xfb_chans_connect(struct xfb_be *be, unsigned int nr, unsigned int order)
+{
+	unsigned int i;
+	int err = 0;
+
+	be->chans = kcalloc(nr, sizeof(*be->chans), GFP_KERNEL);
+	if (!be->chans)
+		return -ENOMEM;
+	be->ring_order = order;
+	for (i = 0; i < nr; i++) {
+		struct xfb_chan *chan = &be->chans[i];
+
+		chan->be = be;
+		chan->index = i;
+		INIT_LIST_HEAD(&chan->poll_node);
+		INIT_LIST_HEAD(&chan->free_reqs);
+		INIT_LIST_HEAD(&chan->answer_pending);
+		init_llist_head(&chan->done);
+		atomic_set(&chan->inflight, 0);
+		gnttab_page_cache_init(&chan->page_cache);
+		be->nr_chans = i + 1;
+		err = xfb_chan_map(be, chan, order);
+		if (err)
+			break;
+	}
+	if (err) {
+		for (i = 0; i < be->nr_chans; i++)
+			xfb_chan_free(be, &be->chans[i]);
+		kfree(be->chans);
+		be->chans = NULL;
+		be->nr_chans = 0;
+		return err;
+	}
+	for (i = 0; i < nr; i++)
+		xfb_poller_attach(&be->chans[i], be->poller_cpus);
+	return 0;
+}
+
+/**
+ * xfb_chans_disconnect() - stop, drain and unmap every channel
+ * @be: the device
+ *
+ * Waits for the bios in flight, unmaps every grant they used, then the
+ * rings.  On return nothing of the frontend's is mapped.
+ */
+void xfb_chans_disconnect(struct xfb_be *be)
+{
+	unsigned int i;
+
+	if (!be->chans)
+		return;
+	for (i = 0; i < be->nr_chans; i++)
+		xfb_poller_detach(&be->chans[i]);
+	for (i = 0; i < be->nr_chans; i++)
+		xfb_chan_drain(&be->chans[i]);
+	xfb_stats_retire(be);
+	for (i = 0; i < be->nr_chans; i++)
+		xfb_chan_free(be, &be->chans[i]);
+	kfree(be->chans);
+	be->chans = NULL;
+	be->nr_chans = 0;
+}

@@ -1,0 +1,407 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xen-fipc-back: the data path, run by the channel's poller.
+ *
+ *   poll: answer finished requests (unmap their grants first), then take
+ *         new requests, up to poll_budget, while request slots are free
+ *   request: validate, map its grants in one batch, build one bio over
+ *         the mapped pages, submit
+ *   end_io: (any context) put the request on the channel's done list and
+ *         wake the poller
+ *
+ * A request the frontend got wrong is answered FIPCBLK_RSP_ERROR (or
+ * EOPNOTSUPP) with a rate-limited log line; a corrupted ring (-EPROTO)
+ * breaks the channel and has the device closed (back_xenbus.c).
+ */
+#include <linux/bio.h>
+#include <xen/events.h>
+#include <xen/page.h>
+#include "back.h"
+
+/*
+ * Where disconnects wait for the bios of their channels.  Not in the
+ * channel: once the in-flight count drops to 0 the channel may be freed,
+ * and the last end_io still has to wake the waiter.
+ */
+static DECLARE_WAIT_QUEUE_HEAD(xfb_drain_wq);
+
+/**
+ * xfb_chan_set_sleeping() - publish our poller's sleeping state
+ * @chan: the channel
+ * @sleeping: the new state
+ */
+void xfb_chan_set_sleeping(struct xfb_chan *chan, bool sleeping)
+{
+	WRITE_ONCE(chan->ctrl->back_sleeping, sleeping ? 1 : 0);
+}
+
+/**
+ * xfb_chan_has_work() - does anything wait on this channel
+ * @chan: the channel
+ *
+ * Return: true if the poller should look again before sleeping.
+ */
+bool xfb_chan_has_work(struct xfb_chan *chan)
+{
+	if (!llist_empty(&chan->done))
+		return true;
+	if (chan->broken)
+		return false;
+	return !list_empty(&chan->answer_pending) ||
+	       fipc_rx_ready(&chan->fc.rx);
+}
+
+static void xfb_proto_error(struct xfb_chan *chan, const char *why)
+{
+	struct xfb_be *be = chan->be;
+
+	if (chan->broken)
+		return;
+	chan->broken = true;
+	chan->st[XFB_PROTO_ERRORS]++;
+	dev_err_ratelimited(&be->dev->dev,
+			    "queue %u: frontend protocol error: %s; closing\n",
+			    chan->index, why);
+	schedule_work(&be->proto_work);
+}
+
+static void xfb_notify(struct xfb_chan *chan)
+{
+	if (!chan->answered)
+		return;
+	chan->answered = 0;
+	virt_mb();	/* our responses before the front_sleeping load */
+	if (READ_ONCE(chan->ctrl->front_sleeping)) {
+		notify_remote_via_irq(chan->irq);
+		chan->st[XFB_NOTIFY_SENT]++;
+		chan->st[XFB_HYPERCALLS]++;
+	}
+}
+
+static void xfb_req_free(struct xfb_chan *chan, struct xfb_req *req)
+{
+	list_add(&req->node, &chan->free_reqs);
+}
+
+/* Send a response; false if the ring is full (try again later). */
+static bool xfb_send_answer(struct xfb_chan *chan, struct xfb_req *req)
+{
+	struct fipc_msg msg;
+	struct fipcblk_response rsp;
+	int err;
+
+	if (chan->broken)
+		return true;
+	memset(&rsp, 0, sizeof(rsp));
+	rsp.id = req->id;
+	rsp.status = req->status;
+	rsp.op = req->op;
+	memcpy(msg.data, &rsp, sizeof(rsp));
+	err = fipc_send(&chan->fc.tx, &msg, 1);
+	if (err == -EAGAIN)
+		return false;
+	if (err)
+		xfb_proto_error(chan, "response ring corrupted");
+	else
+		chan->answered++;
+	return true;
+}
+
+static void xfb_answer(struct xfb_chan *chan, struct xfb_req *req)
+{
+	if (list_empty(&chan->answer_pending) && xfb_send_answer(chan, req)) {
+		xfb_req_free(chan, req);
+		return;
+	}
+	list_add_tail(&req->node, &chan->answer_pending);
+}
+
+static int xfb_flush_answers(struct xfb_chan *chan)
+{
+	struct xfb_req *req, *tmp;
+	int n = 0;
+
+	list_for_each_entry_safe(req, tmp, &chan->answer_pending, node) {
+		if (!xfb_send_answer(chan, req))
+			break;
+		list_del(&req->node);
+		xfb_req_free(chan, req);
+		n++;
+	}
+	return n;
+}
+
+static void xfb_unmap(struct xfb_chan *chan, struct xfb_req *req)
+{
+	unsigned int i, n = 0;
+	int err;
+
+	for (i = 0; i < req->nrefs; i++) {
+		if (req->handles[i] == INVALID_GRANT_HANDLE)
+			continue;
+		gnttab_set_unmap_op(&chan->unmap_ops[n],
+				    (unsigned long)page_address(req->pages[i]),
+				    GNTMAP_host_map, req->handles[i]);
+		chan->unmap_pages[n++] = req->pages[i];
+		req->handles[i] = INVALID_GRANT_HANDLE;
+	}
+	if (n) {
+		err = gnttab_unmap_refs(chan->unmap_ops, NULL, chan->unmap_pages,
+					n);
+		chan->st[XFB_GRANT_OPS] += n;
+		chan->st[XFB_HYPERCALLS]++;
+		for (i = 0; i < n && !err; i++)
+			if (chan->unmap_ops[i].status != GNTST_okay)
+				err = -EIO;
+		if (err) {
+			/* Keep the pages out of use rather than reuse them. */
+			dev_err_ratelimited(&chan->be->dev->dev,
+					    "grant unmap failed (%d), leaking %u pages\n",
+					    err, n);
+			req->nrefs = 0;
+			return;
+		}
+	}
+	gnttab_page_cache_put(&chan->page_cache, req->pages, req->nrefs);
+	req->nrefs = 0;
+}
+
+/* Unmap and answer the requests whose bio has ended. */
+static int xfb_reap(struct xfb_chan *chan)
+{
+	struct llist_node *list = llist_del_all(&chan->done);
+	struct xfb_req *req, *tmp;
+	int n = 0;
+
+	list = llist_reverse_order(list);
+	llist_for_each_entry_safe(req, tmp, list, done) {
+		xfb_unmap(chan, req);
+		if (req->bio_status) {
+			req->status = FIPCBLK_RSP_ERROR;
+			chan->st[XFB_IO_ERRORS]++;
+		}
+		xfb_answer(chan, req);
+		n++;
+	}
+	return n;
+}
+
+static void xfb_bio_end(struct bio *bio)
+{
+	struct xfb_req *req = bio->bi_private;
+	struct xfb_chan *chan = req->chan;
+	struct xfb_poller *pl;
+
+	req->bio_status = bio->bi_status;
+	bio_uninit(bio);
+	llist_add(&req->done, &chan->done);
+	pl = READ_ONCE(chan->poller);
+	if (pl && READ_ONCE(pl->asleep))
+		xfb_poller_kick(pl);
+	/* The last access to the channel: it may be freed right after. */
+	if (atomic_dec_and_test(&chan->inflight))
+		wake_up(&xfb_drain_wq);
+}
+
+/* Map the request's grants in one batch; false (all undone) on failure. */
+static bool xfb_map(struct xfb_chan *chan, struct xfb_req *req,
+		    const struct fipc_msg *msgs, unsigned int nrefs)
+{
+	domid_t domid = chan->be->dev->otherend_id;
+	u32 flags = GNTMAP_host_map;
+	unsigned int i;
+	bool ok = true;
+	int err;
+
+	/* The device reads the guest's pages for a write. */
+	if (req->op == FIPCBLK_OP_WRITE)
+		flags |= GNTMAP_readonly;
+	req->nrefs = 0;
+	for (i = 0; i < nrefs; i++) {
+		if (gnttab_page_cache_get(&chan->page_cache, &req->pages[i])) {
+			gnttab_page_cache_put(&chan->page_cache, req->pages, i);
+			return false;
+		}
+		req->handles[i] = INVALID_GRANT_HANDLE;
+		gnttab_set_map_op(&chan->map_ops[i],
+				  (unsigned long)page_address(req->pages[i]),
+				  flags, xfb_ref_at(msgs, i), domid);
+		chan->map_ops[i].status = GNTST_general_error;
+		chan->map_ops[i].handle = INVALID_GRANT_HANDLE;
+	}
+	req->nrefs = nrefs;
+	err = gnttab_map_refs(chan->map_ops, NULL, req->pages, nrefs);
+	chan->st[XFB_GRANT_OPS] += nrefs;
+	chan->st[XFB_HYPERCALLS]++;
+	if (err)
+		ok = false;
+	/* Whatever the call returned, keep every mapping that was made. */
+	for (i = 0; i < nrefs; i++) {
+		if (chan->map_ops[i].status == GNTST_okay)
+			req->handles[i] = chan->map_ops[i].handle;
+		else
+			ok = false;
+	}
+	if (!ok)
+		xfb_unmap(chan, req);
+	return ok;
+}
+
+static void xfb_submit(struct xfb_chan *chan, struct xfb_req *req,
+		       const struct fipcblk_request *r)
+{
+	struct xfb_be *be = chan->be;
+	struct bio *bio = &req->bio;
+	u32 left = r->nr_bytes, off = r->first_offset;
+	blk_opf_t opf;
+	unsigned int i;
+
+	switch (r->op) {
+	case FIPCBLK_OP_READ:
+		opf = REQ_OP_READ;
+		chan->st[XFB_RD_REQ]++;
+		chan->st[XFB_RD_SECT] += r->nr_bytes >> SECTOR_SHIFT;
+		break;
+	case FIPCBLK_OP_WRITE:
+		opf = REQ_OP_WRITE | REQ_SYNC;
+		if (r->flags & FIPCBLK_F_FUA) {
+			opf |= REQ_FUA;
+			chan->st[XFB_F_REQ]++;
+		}
+		chan->st[XFB_WR_REQ]++;
+		chan->st[XFB_WR_SECT] += r->nr_bytes >> SECTOR_SHIFT;
+		break;
+	case FIPCBLK_OP_FLUSH:
+		opf = REQ_OP_WRITE | REQ_PREFLUSH;
+		chan->st[XFB_F_REQ]++;
+		break;
+	default:
+		opf = r->flags & FIPCBLK_F_SECURE ? REQ_OP_SECURE_ERASE :
+						    REQ_OP_DISCARD;
+		chan->st[XFB_DS_REQ]++;
+		break;
+	}
+
+	bio_init(bio, be->bdev, req->bvecs, req->nrefs, opf);
+	bio->bi_iter.bi_sector = r->sector;
+	bio->bi_end_io = xfb_bio_end;
+	bio->bi_private = req;
+	if (r->op == FIPCBLK_OP_DISCARD) {
+		bio->bi_iter.bi_size = r->nr_bytes;
+	} else if (r->op != FIPCBLK_OP_FLUSH) {
+		for (i = 0; i < req->nrefs; i++) {
+			u32 len = min_t(u32, left, FIPCBLK_PAGE_BYTES - off);
+
+			__bio_add_page(bio, req->pages[i], len, off);
+			left -= len;
+			off = 0;
+		}
+	}
+	req->bio_status = BLK_STS_OK;
+	atomic_inc(&chan->inflight);
+	submit_bio(bio);
+}
+
+static void xfb_handle(struct xfb_chan *chan, const struct fipc_msg *msgs,
+		       unsigned int nslots)
+{
+	struct xfb_be *be = chan->be;
+	struct fipcblk_request r;
+	struct xfb_limits lim;
+	struct xfb_req *req;
+	const char *why = "";
+	unsigned int nrefs;
+
+	req = list_first_entry(&chan->free_reqs, struct xfb_req, node);
+	list_del(&req->node);
+	memcpy(&r, msgs[0].data, sizeof(r));
+	req->id = r.id;
+	req->op = r.op;
+	req->nrefs = 0;
+	req->status = FIPCBLK_RSP_OKAY;
+
+	lim = be->lim;
+	lim.sectors = READ_ONCE(be->lim.sectors);
+	req->status = xfb_validate(&lim, &r, nslots, &nrefs, &why);
+	if (req->status) {
+		chan->st[XFB_INVALID_REQ]++;
+		dev_warn_ratelimited(&be->dev->dev,
+				     "queue %u: bad request (op %u flags %#x sector %llu bytes %u offset %u slots %u): %s\n",
+				     chan->index, r.op, r.flags, r.sector,
+				     r.nr_bytes, r.first_offset, nslots, why);
+		xfb_answer(chan, req);
+		return;
+	}
+	if (nrefs && !xfb_map(chan, req, msgs, nrefs)) {
+		chan->st[XFB_GRANT_ERRORS]++;
+		dev_warn_ratelimited(&be->dev->dev,
+				     "queue %u: cannot map the %u grants of a request\n",
+				     chan->index, nrefs);
+		req->status = FIPCBLK_RSP_ERROR;
+		xfb_answer(chan, req);
+		return;
+	}
+	xfb_submit(chan, req, &r);
+}
+
+/**
+ * xfb_chan_poll() - do what waits on a channel
+ * @chan: the channel
+ *
+ * Return: the amount of work done (0 if none).
+ */
+int xfb_chan_poll(struct xfb_chan *chan)
+{
+	unsigned int budget = READ_ONCE(xfb_poll_budget);
+	int work, n;
+
+	chan->st[XFB_POLL_LOOPS]++;
+	work = xfb_reap(chan);
+	if (!chan->broken)
+		work += xfb_flush_answers(chan);
+
+	while (!chan->broken && budget--) {
+		if (list_empty(&chan->free_reqs)) {
+			if (fipc_rx_ready(&chan->fc.rx))
+				chan->st[XFB_OO_REQ]++;
+			break;
+		}
+		n = fipc_recv(&chan->fc.rx, chan->msgbuf, FIPC_MSG_MAX_SLOTS);
+		if (n == -EAGAIN)
+			break;
+		if (n < 0) {
+			xfb_proto_error(chan, "request ring corrupted");
+			break;
+		}
+		xfb_handle(chan, chan->msgbuf, n);
+		work++;
+	}
+	if (!chan->broken)
+		xfb_notify(chan);
+	if (!work)
+		chan->st[XFB_EMPTY_POLLS]++;
+	return work;
+}
+
+/**
+ * xfb_chan_drain() - wait for every bio of a detached channel and unmap
+ * @chan: the channel, no longer attached to a poller
+ *
+ * No response is sent: the channel is going away.
+ */
+void xfb_chan_drain(struct xfb_chan *chan)
+{
+	struct xfb_req *req, *tmp;
+
+	while (!wait_event_timeout(xfb_drain_wq,
+				   !atomic_read(&chan->inflight), 10 * HZ))
+		dev_warn(&chan->be->dev->dev,
+			 "queue %u: still waiting for %d requests of the device\n",
+			 chan->index, atomic_read(&chan->inflight));
+	chan->broken = true;
+	xfb_reap(chan);
+	list_for_each_entry_safe(req, tmp, &chan->answer_pending, node) {
+		list_del(&req->node);
+		xfb_req_free(chan, req);
+	}
+}

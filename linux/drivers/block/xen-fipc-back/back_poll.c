@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xen-fipc-back: polling threads.
+ *
+ * A small, fixed set of kthreads, each bound to one CPU and (by default)
+ * at SCHED_FIFO, serves the channels attached to it in turn, whatever
+ * device and guest they belong to: it answers finished requests and takes
+ * new ones.  A poller that has found nothing for poll_idle_us goes to
+ * sleep with the control page protocol of fipcblk.h: it sets
+ * back_sleeping on each of its channels, issues a full barrier, looks at
+ * every ring (and done list) once more, and only then sleeps.  The
+ * frontend notifies the event channel only when it sees the word set, and
+ * bio completions wake the thread directly, so a busy poller costs no
+ * notification at all.
+ */
+#include <linux/cpumask.h>
+#include <linux/delay.h>
+#include <linux/kthread.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include "back.h"
+
+static struct xfb_poller xfb_pollers[XFB_MAX_POLLERS];
+static unsigned int xfb_pollers_running;
+static atomic_t xfb_next_poller = ATOMIC_INIT(0);
+static DEFINE_MUTEX(xfb_pollers_mutex);
+
+/* Default placement: the highest online CPUs, leaving CPU 0 to the rest. */
+static int xfb_default_cpu(unsigned int index)
+{
+	unsigned int n = num_online_cpus();
+	int cpu, i = 0, want;
+
+	want = n - 1 - (index % n);
+	for_each_online_cpu(cpu) {
+		if (i++ == want)
+			return cpu;
+	}
+	return cpumask_first(cpu_online_mask);
+}
+
+/**
+ * xfb_poller_kick() - wake a poller that may be sleeping
+ * @pl: the poller
+ *
+ * Safe from any context, including hard irq.
+ */
+void xfb_poller_kick(struct xfb_poller *pl)
+{
+	atomic_set(&pl->kicked, 1);
+	wake_up(&pl->wq);
+}
+
+static int xfb_poll_round(struct xfb_poller *pl)
+{
+	struct xfb_chan *chan;
+	int work = 0;
+
+	mutex_lock(&pl->lock);
+	list_for_each_entry(chan, &pl->chans, poll_node)
+		work += xfb_chan_poll(chan);
+	mutex_unlock(&pl->lock);
+	return work;
+}
+
+/*
+ * Wait a little before the next round: with one channel, the fipc wait
+ * strategy (MWAITX/UMWAIT where the CPU has them, else PAUSE); with
+ * several, the spin-loop hint.
+ */
+static void xfb_poll_pause(struct xfb_poller *pl)
+{
+	struct xfb_chan *chan;
+
+	if (pl->nr_chans == 1 && mutex_trylock(&pl->lock)) {
+		chan = list_first_entry_or_null(&pl->chans, struct xfb_chan,
+						poll_node);
+		if (chan)
+			fipc_wait_rx(&chan->fc.rx, &pl->waiter);
+		mutex_unlock(&pl->lock);
+		return;
+	}
+	cpu_relax();
+}
+
+/* The sleep hook of pl->waiter: one hardware wait is enough, go back. */
+static int xfb_poll_wait_done(void *arg)
+{
+	return -EAGAIN;
+}
+
+static void xfb_poller_sleep(struct xfb_poller *pl)
+{
+	struct xfb_chan *chan;
+	bool busy = false;
+
+	atomic_set(&pl->kicked, 0);
+	mutex_lock(&pl->lock);
+	WRITE_ONCE(pl->asleep, true);
+	list_for_each_entry(chan, &pl->chans, poll_node)
+		xfb_chan_set_sleeping(chan, true);
+	/* Our sleeping words before our last look at the rings. */
+	virt_mb();
+	list_for_each_entry(chan, &pl->chans, poll_node)
+		busy |= xfb_chan_has_work(chan);
+	mutex_unlock(&pl->lock);
+
+	if (!busy) {
+		pl->sleeps++;
+		wait_event_idle(pl->wq,
+				atomic_read(&pl->kicked) || kthread_should_stop());
+	}
+
+	mutex_lock(&pl->lock);
+	list_for_each_entry(chan, &pl->chans, poll_node)
+		xfb_chan_set_sleeping(chan, false);
+	WRITE_ONCE(pl->asleep, false);
+	mutex_unlock(&pl->lock);
+}
+
+static int xfb_poller_fn(void *arg)
+{
+	struct xfb_poller *pl = arg;
+	u64 last_work = ktime_get_ns();
+
+	while (!kthread_should_stop()) {
+		u64 now;
+
+		pl->loops++;
+		if (xfb_poll_round(pl)) {
+			last_work = ktime_get_ns();
+			cond_resched();
+			continue;
+		}
+		pl->empty++;
+		now = ktime_get_ns();
+		if (now - last_work >=
+		    (u64)READ_ONCE(xfb_poll_idle_us) * NSEC_PER_USEC) {
+			xfb_poller_sleep(pl);
+			last_work = ktime_get_ns();
+			continue;
+		}
+		xfb_poll_pause(pl);
+		cond_resched();
+	}
+	return 0;
+}
+
+/**
+ * xfb_poller_attach() - hand a channel to a poller
+ * @chan: the channel, with its rings ready
+ * @cpus: CPUs the toolstack allows for this device (fipc-poller-cpus),
+ *	or NULL: any poller
+ *
+ * Round robin over the pollers bound to an allowed CPU, or over all of
+ * them when none is.
+ */
+void xfb_poller_attach(struct xfb_chan *chan, const struct cpumask *cpus)
+{
+	unsigned int start = atomic_inc_return(&xfb_next_poller), i;
+	struct xfb_poller *pl = NULL;
+
+	for (i = 0; cpus && i < xfb_pollers_running; i++) {
+		struct xfb_poller *p =
+			&xfb_pollers[(start + i) % xfb_pollers_running];
+
+		if (cpumask_test_cpu(p->cpu, cpus)) {
+			pl = p;
+			break;
+		}
+	}
+	if (!pl)
+		pl = &xfb_pollers[start % xfb_pollers_running];
+
+	mutex_lock(&pl->lock);
+	list_add_tail(&chan->poll_node, &pl->chans);
+	pl->nr_chans++;
+	WRITE_ONCE(chan->poller, pl);
+	mutex_unlock(&pl->lock);
+	xfb_poller_kick(pl);
+}
+
+/**
+ * xfb_poller_detach() - take a channel away from its poller
+ * @chan: the channel
+ *
+ * On return the poller no longer looks at the channel.
+ */
+void xfb_poller_detach(struct xfb_chan *chan)
+{
+	struct xfb_poller *pl = chan->poller;
+
+	if (!pl)
+		return;
+	mutex_lock(&pl->lock);
+	list_del_init(&chan->poll_node);
+	pl->nr_chans--;
+	xfb_chan_set_sleeping(chan, false);
+	mutex_unlock(&pl->lock);
+	WRITE_ONCE(chan->poller, NULL);
+}
+
+/* Parse a CPU list into the CPUs for each poller; NULL/empty: defaults. */
+static int xfb_pollers_cpus(const char *list, int *cpus)
+{
+	cpumask_var_t mask;
+	unsigned int i;
+	int cpu, err;
+
+	if (!list || !*list || !strcmp(list, "\n")) {
+		for (i = 0; i < XFB_MAX_POLLERS; i++)
+			cpus[i] = xfb_default_cpu(i);
+		return 0;
+	}
+	if (!zalloc_cpumask_var(&mask, GFP_KERNEL))
+		return -ENOMEM;
+	err = cpulist_parse(list, mask);
+	if (!err && !cpumask_intersects(mask, cpu_online_mask))
+		err = -EINVAL;
+	if (!err) {
+		cpu = -1;
+		for (i = 0; i < XFB_MAX_POLLERS; i++) {
+			cpu = cpumask_next_and(cpu, mask, cpu_online_mask);
+			if (cpu >= nr_cpu_ids)
+				cpu = cpumask_first_and(mask, cpu_online_mask);
+			cpus[i] = cpu;
+		}
+	}
+	free_cpumask_var(mask);
+	return err;
+}
+
+/**
+ * xfb_pollers_repin() - move the pollers to the CPUs of a list
+ * @list: CPU list; poller i goes to the i-th online CPU of it (cycling)
+ *
+ * Return: 0 or a negative errno for a bad list.
+ */
+int xfb_pollers_repin(const char *list)
+{
+	int cpus[XFB_MAX_POLLERS];
+	unsigned int i;
+	int err;
+
+	err = xfb_pollers_cpus(list, cpus);
+	if (err)
+		return err;
+	mutex_lock(&xfb_pollers_mutex);
+	for (i = 0; i < xfb_pollers_running; i++) {
+		struct xfb_poller *pl = &xfb_pollers[i];
+
+		err = set_cpus_allowed_ptr(pl->task, cpumask_of(cpus[i]));
+		if (err)
+			break;
+		pl->cpu = cpus[i];
+	}
+	mutex_unlock(&xfb_pollers_mutex);
+	return err;
+}
+
+/**
+ * xfb_pollers_show() - describe the pollers for sysfs
+ * @buf: a PAGE_SIZE buffer
+ *
+ * Return: bytes written.
+ */
+int xfb_pollers_show(char *buf)
+{
+	unsigned int i;
+	int n = 0;
+
+	mutex_lock(&xfb_pollers_mutex);
+	for (i = 0; i < xfb_pollers_running; i++) {
+		struct xfb_poller *pl = &xfb_pollers[i];
+
+		n += scnprintf(buf + n, PAGE_SIZE - n,
+			       "poller %u cpu %d channels %u loops %llu empty %llu sleeps %llu wait %s\n",
+			       i, pl->cpu, READ_ONCE(pl->nr_chans),
+			       READ_ONCE(pl->loops), READ_ONCE(pl->empty),
+			       READ_ONCE(pl->sleeps),
+			       fipc_wait_method_name(pl->waiter.method));
+	}
+	mutex_unlock(&xfb_pollers_mutex);
+	return n;
+}
+
+/**
+ * xfb_pollers_start() - create and start the polling threads
+ *
+ * Return: 0 or a negative errno.
+ */
+int xfb_pollers_start(void)
+{
+	int cpus[XFB_MAX_POLLERS];
+	unsigned int i;
+	int err;
+
+	err = xfb_pollers_cpus(NULL, cpus);
+	if (err)
+		return err;
+	mutex_lock(&xfb_pollers_mutex);
+	for (i = 0; i < xfb_nr_pollers; i++) {
+		struct xfb_poller *pl = &xfb_pollers[i];
+		struct task_struct *t;
+
+		memset(pl, 0, sizeof(*pl));
+		pl->index = i;
+		pl->cpu = cpus[i];
+		mutex_init(&pl->lock);
+		INIT_LIST_HEAD(&pl->chans);
+		init_waitqueue_head(&pl->wq);
+		fipc_waiter_init(&pl->waiter, fipc_wait_best_method(), 2,
+				 xfb_poll_wait_done, pl);
+		t = kthread_create(xfb_poller_fn, pl, "xfb-poll/%u", i);
+		if (IS_ERR(t)) {
+			err = PTR_ERR(t);
+			break;
+		}
+		kthread_bind(t, pl->cpu);
+		if (xfb_poll_fifo)
+			sched_set_fifo(t);
+		pl->task = t;
+		wake_up_process(t);
+		xfb_pollers_running++;
+	}
+	mutex_unlock(&xfb_pollers_mutex);
+	if (err)
+		xfb_pollers_stop();
+	return err;
+}
+
+/**
+ * xfb_pollers_stop() - stop every polling thread
+ *
+ * Channels must all be detached.
+ */
+void xfb_pollers_stop(void)
+{
+	unsigned int i;
+
+	mutex_lock(&xfb_pollers_mutex);
+	for (i = 0; i < xfb_pollers_running; i++) {
+		WARN_ON(!list_empty(&xfb_pollers[i].chans));
+		kthread_stop(xfb_pollers[i].task);
+		xfb_pollers[i].task = NULL;
+	}
+	xfb_pollers_running = 0;
+	mutex_unlock(&xfb_pollers_mutex);
+}

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xen-fipc-back: statistics in sysfs, on the backend xenbus device
+ * (/sys/bus/xen-backend/devices/fipcblk-<domid>-<devid>/statistics/),
+ * named like blkback's where they mean the same.  Counters survive
+ * reconnections: those of torn-down channels are kept in be->retired.
+ */
+#include <linux/device.h>
+#include <linux/sysfs.h>
+#include "back.h"
+
+static const char * const xfb_stat_names[XFB_NR_STATS] = {
+	[XFB_OO_REQ] = "oo_req",
+	[XFB_RD_REQ] = "rd_req",
+	[XFB_WR_REQ] = "wr_req",
+	[XFB_F_REQ] = "f_req",
+	[XFB_DS_REQ] = "ds_req",
+	[XFB_RD_SECT] = "rd_sect",
+	[XFB_WR_SECT] = "wr_sect",
+	[XFB_POLL_LOOPS] = "poll_loops",
+	[XFB_EMPTY_POLLS] = "empty_polls",
+	[XFB_NOTIFY_SENT] = "notify_sent",
+	[XFB_GRANT_OPS] = "grant_ops",
+	[XFB_HYPERCALLS] = "hypercalls",
+	[XFB_INVALID_REQ] = "invalid_req",
+	[XFB_GRANT_ERRORS] = "grant_errors",
+	[XFB_IO_ERRORS] = "io_errors",
+	[XFB_PROTO_ERRORS] = "proto_errors",
+};
+
+/**
+ * xfb_stats_retire() - keep the counters of channels about to be freed
+ * @be: the device, its channels detached from the pollers
+ */
+void xfb_stats_retire(struct xfb_be *be)
+{
+	unsigned int i, k;
+
+	for (i = 0; i < be->nr_chans; i++) {
+		for (k = 0; k < XFB_NR_STATS; k++)
+			be->retired[k] += be->chans[i].st[k];
+		memset(be->chans[i].st, 0, sizeof(be->chans[i].st));
+	}
+}
+
+struct xfb_stat_attr {
+	struct device_attribute da;
+	unsigned int idx;
+};
+
+static ssize_t xfb_stat_show(struct device *d, struct device_attribute *da,
+			     char *buf)
+{
+	struct xfb_stat_attr *a = container_of(da, struct xfb_stat_attr, da);
+	struct xfb_be *be = dev_get_drvdata(d);
+	unsigned int i;
+	u64 sum;
+
+	if (!be)
+		return -ENODEV;
+	mutex_lock(&be->mutex);
+	sum = be->retired[a->idx];
+	for (i = 0; i < be->nr_chans; i++)
+		sum += READ_ONCE(be->chans[i].st[a->idx]);
+	mutex_unlock(&be->mutex);
+	return sysfs_emit(buf, "%llu\n", sum);
+}
+
+static ssize_t queues_show(struct device *d, struct device_attribute *attr,
+			   char *buf)
+{
+	struct xfb_be *be = dev_get_drvdata(d);
+
+	return be ? sysfs_emit(buf, "%u\n", READ_ONCE(be->nr_chans)) :
+		    -ENODEV;
+}
+static DEVICE_ATTR_RO(queues);
+
+static ssize_t inflight_show(struct device *d, struct device_attribute *attr,
+			     char *buf)
+{
+	struct xfb_be *be = dev_get_drvdata(d);
+	unsigned int i;
+	int n = 0;
+
+	if (!be)
+		return -ENODEV;
+	mutex_lock(&be->mutex);
+	for (i = 0; i < be->nr_chans; i++)
+		n += atomic_read(&be->chans[i].inflight);
+	mutex_unlock(&be->mutex);
+	return sysfs_emit(buf, "%d\n", n);
+}
+static DEVICE_ATTR_RO(inflight);
+
+static struct xfb_stat_attr xfb_stat_attrs[XFB_NR_STATS];
+static struct attribute *xfb_attrs[XFB_NR_STATS + 3];
+
+static const struct attribute_group xfb_stat_group = {
+	.name = "statistics",
+	.attrs = xfb_attrs,
+};
+
+const struct attribute_group *xfb_groups[] = {
+	&xfb_stat_group,
+	NULL
+};
+
+/**
+ * xfb_sysfs_init() - fill the statistics attributes, before registering
+ */
+void xfb_sysfs_init(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < XFB_NR_STATS; i++) {
+		struct xfb_stat_attr *a = &xfb_stat_attrs[i];
+
+		sysfs_attr_init(&a->da.attr);
+		a->da.attr.name = xfb_stat_names[i];
+		a->da.attr.mode = 0444;
+		a->da.show = xfb_stat_show;
+		a->idx = i;
+		xfb_attrs[i] = &a->da.attr;
+	}
+	xfb_attrs[i++] = &dev_attr_queues.attr;
+	xfb_attrs[i++] = &dev_attr_inflight.attr;
+	xfb_attrs[i] = NULL;
+}

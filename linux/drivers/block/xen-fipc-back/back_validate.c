@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xen-fipc-back: request validation.
+ *
+ * Works only on our private copy of the request (fipc_recv() copied it
+ * out of the ring once), so the frontend cannot change a field between
+ * its check and its use.  Everything a request names is checked here:
+ * op and flags, length, page offset, sector range (overflow included),
+ * alignment to the logical block size, the device's mode and features,
+ * and that the message has exactly the slots its references need.
+ */
+#include <asm/unaligned.h>
+#include "back.h"
+
+/**
+ * xfb_ref_at() - the i-th page reference of a request message
+ * @msgs: the message, head slot first
+ * @i: index of the reference; the caller checked it against the slots
+ *
+ * Return: the reference.
+ */
+u32 xfb_ref_at(const struct fipc_msg *msgs, unsigned int i)
+{
+	unsigned int slot, pos;
+
+	if (i < FIPCBLK_HEAD_REFS)
+		return get_unaligned_le32(msgs[0].data +
+					  offsetof(struct fipcblk_request, refs) +
+					  4 * i);
+	slot = 1 + (i - FIPCBLK_HEAD_REFS) / FIPCBLK_CONT_REFS;
+	pos = (i - FIPCBLK_HEAD_REFS) % FIPCBLK_CONT_REFS;
+	return get_unaligned_le32(msgs[slot].data + 4 * pos);
+}
+
+/* Slots a message with nrefs references must have. */
+static unsigned int xfb_slots_for(unsigned int nrefs)
+{
+	if (nrefs <= FIPCBLK_HEAD_REFS)
+		return 1;
+	return 1 + DIV_ROUND_UP(nrefs - FIPCBLK_HEAD_REFS, FIPCBLK_CONT_REFS);
+}
+
+/* Is [sector, sector + bytes) inside the device and block aligned? */
+static int xfb_check_range(const struct xfb_limits *lim, u64 sector,
+			   u32 bytes, const char **why)
+{
+	u64 lbs_sectors = lim->lbs >> SECTOR_SHIFT;
+	u64 nr = bytes >> SECTOR_SHIFT;
+
+	if (!bytes) {
+		*why = "zero length";
+		return FIPCBLK_RSP_ERROR;
+	}
+	if (bytes % lim->lbs) {
+		*why = "length not a multiple of the logical block size";
+		return FIPCBLK_RSP_ERROR;
+	}
+	if (sector & (lbs_sectors - 1)) {
+		*why = "sector not aligned to the logical block size";
+		return FIPCBLK_RSP_ERROR;
+	}
+	/* Written so that nothing can overflow. */
+	if (sector > lim->sectors || nr > lim->sectors - sector) {
+		*why = "sector range outside the device";
+		return FIPCBLK_RSP_ERROR;
+	}
+	return FIPCBLK_RSP_OKAY;
+}
+
+/**
+ * xfb_validate() - check a request before anything acts on it
+ * @lim: the device's limits
+ * @req: private copy of the head slot
+ * @nslots: number of slots the message had
+ * @nrefs: set to the number of page references the request carries
+ * @why: set to a reason when the request is refused
+ *
+ * Return: FIPCBLK_RSP_OKAY, or the status to answer with
+ * (FIPCBLK_RSP_ERROR or FIPCBLK_RSP_EOPNOTSUPP).
+ */
+int xfb_validate(const struct xfb_limits *lim,
+		 const struct fipcblk_request *req, unsigned int nslots,
+		 unsigned int *nrefs, const char **why)
+{
+	u32 bytes = req->nr_bytes;
+	int ret;
+
+	*nrefs = 0;
+	switch (req->op) {
+	case FIPCBLK_OP_READ:
+	case FIPCBLK_OP_WRITE:
+		if (req->flags & ~(req->op == FIPCBLK_OP_WRITE ?
+				   FIPCBLK_F_FUA : 0)) {
+			*why = "unknown flags";
+			return FIPCBLK_RSP_ERROR;
+		}
+		if (req->op == FIPCBLK_OP_WRITE && lim->ro) {
+			*why = "write to a read-only device";
+			return FIPCBLK_RSP_ERROR;
+		}
+		if (bytes > lim->max_bytes) {
+			*why = "request larger than fipc-max-request-bytes";
+			return FIPCBLK_RSP_ERROR;
+		}
+		if (req->first_offset >= FIPCBLK_PAGE_BYTES ||
+		    req->first_offset % FIPCBLK_SECTOR_BYTES) {
+			*why = "bad first_offset";
+			return FIPCBLK_RSP_ERROR;
+		}
+		ret = xfb_check_range(lim, req->sector, bytes, why);
+		if (ret)
+			return ret;
+		*nrefs = DIV_ROUND_UP(req->first_offset + bytes,
+				      FIPCBLK_PAGE_BYTES);
+		if (nslots != xfb_slots_for(*nrefs)) {
+			*why = "slot count does not match the page references";
+			return FIPCBLK_RSP_ERROR;
+		}
+		return FIPCBLK_RSP_OKAY;
+
+	case FIPCBLK_OP_FLUSH:
+		if (req->flags || bytes || req->first_offset || nslots != 1) {
+			*why = "flush with flags, data or extra slots";
+			return FIPCBLK_RSP_ERROR;
+		}
+		return FIPCBLK_RSP_OKAY;
+
+	case FIPCBLK_OP_DISCARD:
+		if (req->flags & ~FIPCBLK_F_SECURE) {
+			*why = "unknown flags";
+			return FIPCBLK_RSP_ERROR;
+		}
+		if (!lim->discard ||
+		    ((req->flags & FIPCBLK_F_SECURE) && !lim->secure)) {
+			*why = "discard not supported";
+			return FIPCBLK_RSP_EOPNOTSUPP;
+		}
+		if (lim->ro) {
+			*why = "discard on a read-only device";
+			return FIPCBLK_RSP_ERROR;
+		}
+		if (req->first_offset || nslots != 1) {
+			*why = "discard with a page offset or extra slots";
+			return FIPCBLK_RSP_ERROR;
+		}
+		return xfb_check_range(lim, req->sector, bytes, why);
+
+	default:
+		*why = "unknown operation";
+		return FIPCBLK_RSP_EOPNOTSUPP;
+	}
+}

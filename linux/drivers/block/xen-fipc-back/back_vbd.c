@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xen-fipc-back: the physical block device behind a fipc disk.
+ *
+ * Opened from physical-device (major:minor in hex, written by the
+ * hotplug script or by hand) or, failing that, from the path in params.
+ * Its geometry and features are what the frontend is told and what each
+ * request is validated against.  A periodic check follows resizes (the
+ * new size goes to "sectors", which the frontend watches) and trims the
+ * channels' caches of grant-mapping pages.
+ */
+#include <linux/blkdev.h>
+#include <linux/slab.h>
+#include "back.h"
+
+#define XFB_VDISK_READONLY	4	/* blkif's VDISK_READONLY bit */
+
+/**
+ * xfb_vbd_open() - open the device and record its limits
+ * @be: the backend device
+ * @devt: the block device number
+ *
+ * Return: 0 or a negative errno (reported in xenstore).
+ */
+int xfb_vbd_open(struct xfb_be *be, dev_t devt)
+{
+	struct xenbus_device *dev = be->dev;
+	struct block_device *bdev;
+	struct xfb_limits *lim = &be->lim;
+	fmode_t mode = FMODE_READ;
+	char *access;
+	u32 max;
+
+	access = xenbus_read(XBT_NIL, dev->nodename, "mode", NULL);
+	if (!IS_ERR(access)) {
+		if (strchr(access, 'w'))
+			mode |= FMODE_WRITE;
+		kfree(access);
+	}
+	bdev = blkdev_get_by_dev(devt, mode, be);
+	if (IS_ERR(bdev)) {
+		xenbus_dev_fatal(dev, PTR_ERR(bdev), "opening device %u:%u",
+				 MAJOR(devt), MINOR(devt));
+		return PTR_ERR(bdev);
+	}
+	lim->lbs = bdev_logical_block_size(bdev);
+	if (lim->lbs != 512 && lim->lbs != 4096) {
+		xenbus_dev_fatal(dev, -EINVAL,
+				 "logical block size %u is not 512 or 4096",
+				 lim->lbs);
+		blkdev_put(bdev, mode);
+		return -EINVAL;
+	}
+	be->bdev = bdev;
+	be->mode = mode;
+	be->devt = devt;
+	lim->sectors = bdev_nr_sectors(bdev);
+	lim->ro = !(mode & FMODE_WRITE) || bdev_read_only(bdev);
+	max = clamp(xfb_max_request_bytes, FIPCBLK_PAGE_BYTES,
+		    (XFB_MAX_MSG_REFS - 1) * FIPCBLK_PAGE_BYTES);
+	lim->max_bytes = round_down(max, FIPCBLK_PAGE_BYTES);
+	lim->discard = bdev_max_discard_sectors(bdev) > 0;
+	lim->secure = lim->discard && bdev_max_secure_erase_sectors(bdev) > 0;
+	be->pbs = bdev_physical_block_size(bdev);
+	be->discard_granularity = bdev_discard_granularity(bdev);
+	be->discard_alignment = bdev_discard_alignment(bdev);
+	/* An unaligned first page adds one reference. */
+	be->max_refs = lim->max_bytes / FIPCBLK_PAGE_BYTES + 1;
+	dev_info(&dev->dev, "device %u:%u, %llu sectors of %u bytes%s%s\n",
+		 MAJOR(devt), MINOR(devt), lim->sectors, lim->lbs,
+		 lim->ro ? ", read-only" : "",
+		 lim->discard ? ", discard" : "");
+	return 0;
+}
+
+/**
+ * xfb_vbd_close() - close the device
+ * @be: the backend device, with no channel connected
+ */
+void xfb_vbd_close(struct xfb_be *be)
+{
+	if (!be->bdev)
+		return;
+	blkdev_put(be->bdev, be->mode);
+	be->bdev = NULL;
+}
+
+/**
+ * xfb_vbd_write_info() - tell the frontend about the device
+ * @be: the backend device, with its device open
+ *
+ * Flush and FUA are always offered: the block layer turns them into
+ * nothing on a device without a volatile cache.
+ *
+ * Return: 0 or a negative errno (reported in xenstore).
+ */
+int xfb_vbd_write_info(struct xfb_be *be)
+{
+	struct xenbus_device *dev = be->dev;
+	const char *node = dev->nodename;
+	struct xenbus_transaction xbt;
+	int err;
+
+again:
+	err = xenbus_transaction_start(&xbt);
+	if (err) {
+		xenbus_dev_fatal(dev, err, "starting transaction");
+		return err;
+	}
+	err = xenbus_printf(xbt, node, "sectors", "%llu", be->lim.sectors) ?:
+	      xenbus_printf(xbt, node, "info", "%u",
+			    be->lim.ro ? XFB_VDISK_READONLY : 0) ?:
+	      xenbus_printf(xbt, node, "sector-size", "%u", be->lim.lbs) ?:
+	      xenbus_printf(xbt, node, "physical-sector-size", "%u",
+			    be->pbs) ?:
+	      xenbus_printf(xbt, node, "feature-flush-cache", "%d", 1) ?:
+	      xenbus_printf(xbt, node, "feature-fua", "%d", 1) ?:
+	      xenbus_printf(xbt, node, "feature-discard", "%d",
+			    be->lim.discard) ?:
+	      xenbus_printf(xbt, node, "discard-granularity", "%u",
+			    be->discard_granularity) ?:
+	      xenbus_printf(xbt, node, "discard-alignment", "%u",
+			    be->discard_alignment) ?:
+	      xenbus_printf(xbt, node, "discard-secure", "%d",
+			    be->lim.secure);
+	if (err) {
+		xenbus_transaction_end(xbt, 1);
+		xenbus_dev_fatal(dev, err, "writing the device's features");
+		return err;
+	}
+	err = xenbus_transaction_end(xbt, 0);
+	if (err == -EAGAIN)
+		goto again;
+	if (err)
+		xenbus_dev_fatal(dev, err, "ending transaction");
+	return err;
+}
+
+/**
+ * xfb_vbd_resize_work() - follow the device's size, trim page caches
+ * @work: the backend device's resize_work
+ *
+ * Runs every second while connected.
+ */
+void xfb_vbd_resize_work(struct work_struct *work)
+{
+	struct xfb_be *be = container_of(to_delayed_work(work), struct xfb_be,
+					 resize_work);
+	unsigned int i;
+	u64 sectors;
+
+	if (!mutex_trylock(&be->mutex))
+		goto again;
+	if (!be->chans || !be->bdev) {
+		mutex_unlock(&be->mutex);
+		return;
+	}
+	sectors = bdev_nr_sectors(be->bdev);
+	if (sectors != be->lim.sectors) {
+		dev_info(&be->dev->dev, "device size %llu -> %llu sectors\n",
+			 be->lim.sectors, sectors);
+		WRITE_ONCE(be->lim.sectors, sectors);
+		if (xenbus_printf(XBT_NIL, be->dev->nodename, "sectors",
+				  "%llu", sectors))
+			dev_warn(&be->dev->dev, "cannot write the new size\n");
+	}
+	for (i = 0; i < be->nr_chans; i++)
+		gnttab_page_cache_shrink(&be->chans[i].page_cache,
+					 xfb_max_buffer_pages);
+	mutex_unlock(&be->mutex);
+again:
+	schedule_delayed_work(&be->resize_work, HZ);
+}

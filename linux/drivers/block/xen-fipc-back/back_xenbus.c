@@ -1,0 +1,366 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xen-fipc-back: xenbus backend driver and state machine.
+ *
+ *   probe               -> advertise versions and limits, go InitWait
+ *   physical-device     -> open the block device
+ *   frontend Initialised-> check its choices, map its channels, write the
+ *                          geometry, go Connected
+ *   frontend Closing    -> go Closing, drain and unmap everything, go
+ *                          Closed (the frontend may then free its pages)
+ *   frontend Closed     -> same; then, if the toolstack still wants the
+ *                          device (online), go InitWait for a reconnect,
+ *                          else unregister
+ *   ring protocol error -> go Closing (the frontend closes, and may come
+ *                          back)
+ *
+ * A reconnecting frontend (after a protocol error, or our module being
+ * reloaded) goes through the same steps.
+ */
+#include <linux/blkdev.h>
+#include <linux/slab.h>
+#include <xen/xenbus.h>
+#include "back.h"
+
+static u32 xfb_request_bytes(void)
+{
+	u32 max = clamp(xfb_max_request_bytes, FIPCBLK_PAGE_BYTES,
+			(XFB_MAX_MSG_REFS - 1) * FIPCBLK_PAGE_BYTES);
+
+	return round_down(max, FIPCBLK_PAGE_BYTES);
+}
+
+static unsigned int xfb_queues_offered(struct xfb_be *be)
+{
+	unsigned int n = min(xfb_max_queues, num_online_cpus());
+	unsigned int cap = xenbus_read_unsigned(be->dev->nodename,
+						"fipc-max-queues", 0);
+
+	if (cap)
+		n = min(n, cap);
+	return clamp(n, 1u, 256u);
+}
+
+static void xfb_disconnect(struct xfb_be *be)
+{
+	if (!be->chans)
+		return;
+	cancel_delayed_work_sync(&be->resize_work);
+	xenbus_switch_state(be->dev, XS_CLOSING);
+	xfb_chans_disconnect(be);
+	dev_info(&be->dev->dev, "disconnected\n");
+}
+
+/* No physical-device: try the path in params (no hotplug script). */
+static void xfb_open_from_params(struct xfb_be *be)
+{
+	char *params, *path;
+	dev_t devt;
+
+	params = xenbus_read(XBT_NIL, be->dev->nodename, "params", NULL);
+	if (IS_ERR(params))
+		return;
+	path = params[0] == '/' ? kstrdup(params, GFP_KERNEL) :
+				  kasprintf(GFP_KERNEL, "/dev/%s", params);
+	if (path && !lookup_bdev(path, &devt))
+		xfb_vbd_open(be, devt);
+	kfree(path);
+	kfree(params);
+}
+
+static int xfb_read_choices(struct xfb_be *be, unsigned int *nr,
+			    unsigned int *order)
+{
+	struct xenbus_device *dev = be->dev;
+	const char *fe = dev->otherend;
+	unsigned int version;
+	char *path;
+	int ok;
+
+	version = xenbus_read_unsigned(fe, "fipc-protocol", 0);
+	if (version != FIPCBLK_PROTOCOL_VERSION) {
+		xenbus_dev_error(dev, -EPROTONOSUPPORT,
+				 "frontend chose protocol version %u", version);
+		return -EPROTONOSUPPORT;
+	}
+	*nr = xenbus_read_unsigned(fe, "multi-queue-num-queues", 1);
+	if (!*nr || *nr > xfb_queues_offered(be)) {
+		xenbus_dev_error(dev, -EINVAL, "bad multi-queue-num-queues %u",
+				 *nr);
+		return -EINVAL;
+	}
+	*order = xenbus_read_unsigned(fe, "fipc-ring-order", 0);
+	if (*order > min_t(unsigned int, xfb_max_ring_order,
+			   FIPC_MAX_ORDER)) {
+		xenbus_dev_error(dev, -EINVAL, "bad fipc-ring-order %u",
+				 *order);
+		return -EINVAL;
+	}
+	path = xenbus_read(XBT_NIL, fe, "fipc-data-path", NULL);
+	if (IS_ERR(path))
+		return 0;	/* grant is the default */
+	ok = !strcmp(path, "grant");
+	kfree(path);
+	if (!ok) {
+		xenbus_dev_error(dev, -EOPNOTSUPP,
+				 "only the grant data path is implemented");
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+static void xfb_connect(struct xfb_be *be)
+{
+	struct xenbus_device *dev = be->dev;
+	unsigned int nr, order;
+	int err;
+
+	if (be->chans || dev->state != XS_INITWAIT)
+		return;
+	if (!be->bdev)
+		xfb_open_from_params(be);
+	if (!be->bdev)
+		return;	/* physical-device will call us again */
+	if (xfb_read_choices(be, &nr, &order))
+		return;
+	err = xfb_chans_connect(be, nr, order);
+	if (err) {
+		xenbus_dev_error(dev, err, "connecting %u channels", nr);
+		return;
+	}
+	if (xfb_vbd_write_info(be)) {
+		xfb_chans_disconnect(be);
+		return;
+	}
+	xenbus_switch_state(dev, XS_CONNECTED);
+	schedule_delayed_work(&be->resize_work, HZ);
+	dev_info(&dev->dev, "connected: %u queue(s), ring order %u\n", nr,
+		 order);
+}
+
+static void xfb_physdev_changed(struct xenbus_watch *watch, const char *path,
+				const char *token)
+{
+	struct xfb_be *be = container_of(watch, struct xfb_be, physdev_watch);
+	struct xenbus_device *dev = be->dev;
+	unsigned int major, minor;
+	enum xenbus_state fe;
+
+	if (xenbus_scanf(XBT_NIL, dev->nodename, "physical-device", "%x:%x",
+			 &major, &minor) != 2)
+		return;
+	mutex_lock(&be->mutex);
+	if (be->bdev) {
+		if (be->devt != MKDEV(major, minor))
+			dev_warn(&dev->dev, "physical-device changed to %x:%x; ignored\n",
+				 major, minor);
+		goto out;
+	}
+	if (xfb_vbd_open(be, MKDEV(major, minor)))
+		goto out;
+	fe = xenbus_read_driver_state(dev->otherend);
+	if (fe == XS_INITIALISED || fe == XS_CONNECTED)
+		xfb_connect(be);
+out:
+	mutex_unlock(&be->mutex);
+}
+
+static void xfb_frontend_changed(struct xenbus_device *dev,
+				 enum xenbus_state fe)
+{
+	struct xfb_be *be = dev_get_drvdata(&dev->dev);
+
+	dev_dbg(&dev->dev, "frontend %s, we are %s\n", xenbus_strstate(fe),
+		xenbus_strstate(dev->state));
+	mutex_lock(&be->mutex);
+	switch (fe) {
+	case XS_INITIALISING:
+		if (dev->state == XS_CLOSED) {
+			dev_info(&dev->dev, "frontend reconnecting\n");
+			xenbus_switch_state(dev, XS_INITWAIT);
+		}
+		break;
+	case XS_INITIALISED:
+	case XS_CONNECTED:
+		xfb_connect(be);
+		break;
+	case XS_CLOSING:
+		xfb_disconnect(be);
+		xenbus_switch_state(dev, XS_CLOSED);
+		break;
+	case XS_CLOSED:
+		xfb_disconnect(be);
+		if (!xenbus_dev_is_online(dev)) {
+			xenbus_switch_state(dev, XS_CLOSED);
+			mutex_unlock(&be->mutex);
+			device_unregister(&dev->dev);
+			return;
+		}
+		if (dev->state != XS_INITWAIT) {
+			xenbus_switch_state(dev, XS_CLOSED);
+			/* Still wanted: ready for the frontend to come back. */
+			xenbus_switch_state(dev, XS_INITWAIT);
+		}
+		break;
+	case XS_UNKNOWN:
+		xfb_disconnect(be);
+		xenbus_switch_state(dev, XS_CLOSED);
+		mutex_unlock(&be->mutex);
+		device_unregister(&dev->dev);
+		return;
+	default:
+		break;
+	}
+	mutex_unlock(&be->mutex);
+}
+
+static void xfb_proto_work(struct work_struct *work)
+{
+	struct xfb_be *be = container_of(work, struct xfb_be, proto_work);
+
+	mutex_lock(&be->mutex);
+	if (be->chans && be->dev->state == XS_CONNECTED) {
+		xenbus_dev_error(be->dev, -EPROTO,
+				 "frontend broke the ring protocol");
+		xenbus_switch_state(be->dev, XS_CLOSING);
+	}
+	mutex_unlock(&be->mutex);
+}
+
+static int xfb_write_offer(struct xfb_be *be)
+{
+	struct xenbus_device *dev = be->dev;
+	const char *node = dev->nodename;
+
+	return xenbus_printf(XBT_NIL, node, "fipc-protocol-versions", "%u",
+			     FIPCBLK_PROTOCOL_VERSION) ?:
+	       xenbus_printf(XBT_NIL, node, "multi-queue-max-queues", "%u",
+			     xfb_queues_offered(be)) ?:
+	       xenbus_printf(XBT_NIL, node, "fipc-max-ring-order", "%u",
+			     min_t(unsigned int, xfb_max_ring_order,
+				   FIPC_MAX_ORDER)) ?:
+	       xenbus_printf(XBT_NIL, node, "fipc-max-request-bytes", "%u",
+			     xfb_request_bytes()) ?:
+	       xenbus_printf(XBT_NIL, node, "fipc-data-paths", "%s", "grant");
+}
+
+static void xfb_read_poller_cpus(struct xfb_be *be)
+{
+	char *list;
+
+	list = xenbus_read(XBT_NIL, be->dev->nodename, "fipc-poller-cpus",
+			   NULL);
+	if (IS_ERR(list))
+		return;
+	if (cpulist_parse(list, be->poller_cpus) ||
+	    !cpumask_intersects(be->poller_cpus, cpu_online_mask)) {
+		dev_warn(&be->dev->dev, "ignoring fipc-poller-cpus \"%s\"\n",
+			 list);
+		cpumask_clear(be->poller_cpus);
+	}
+	kfree(list);
+}
+
+static void xfb_free(struct xfb_be *be)
+{
+	free_cpumask_var(be->poller_cpus);
+	kfree(be);
+}
+
+static int xfb_probe(struct xenbus_device *dev,
+		     const struct xenbus_device_id *id)
+{
+	struct xfb_be *be;
+	int err;
+
+	be = kzalloc(sizeof(*be), GFP_KERNEL);
+	if (!be)
+		return -ENOMEM;
+	if (!zalloc_cpumask_var(&be->poller_cpus, GFP_KERNEL)) {
+		kfree(be);
+		return -ENOMEM;
+	}
+	be->dev = dev;
+	mutex_init(&be->mutex);
+	INIT_WORK(&be->proto_work, xfb_proto_work);
+	INIT_DELAYED_WORK(&be->resize_work, xfb_vbd_resize_work);
+	dev_set_drvdata(&dev->dev, be);
+	xfb_read_poller_cpus(be);
+
+	err = xfb_write_offer(be);
+	if (err) {
+		xenbus_dev_fatal(dev, err, "writing fipc limits");
+		goto fail;
+	}
+	err = xenbus_watch_pathfmt(dev, &be->physdev_watch, NULL,
+				   xfb_physdev_changed, "%s/physical-device",
+				   dev->nodename);
+	if (err)
+		goto fail;
+	be->watching = true;
+	err = xenbus_switch_state(dev, XS_INITWAIT);
+	if (err)
+		goto fail;
+	return 0;
+
+fail:
+	if (be->watching) {
+		unregister_xenbus_watch(&be->physdev_watch);
+		kfree(be->physdev_watch.node);
+	}
+	dev_set_drvdata(&dev->dev, NULL);
+	xfb_free(be);
+	return err;
+}
+
+static void xfb_remove(struct xenbus_device *dev)
+{
+	struct xfb_be *be = dev_get_drvdata(&dev->dev);
+
+	if (be->watching) {
+		unregister_xenbus_watch(&be->physdev_watch);
+		kfree(be->physdev_watch.node);
+		be->watching = false;
+	}
+	cancel_work_sync(&be->proto_work);
+	mutex_lock(&be->mutex);
+	xfb_disconnect(be);
+	xfb_vbd_close(be);
+	mutex_unlock(&be->mutex);
+	cancel_delayed_work_sync(&be->resize_work);
+	xenbus_switch_state(dev, XS_CLOSED);
+	dev_set_drvdata(&dev->dev, NULL);
+	xfb_free(be);
+}
+
+static const struct xenbus_device_id xfb_ids[] = {
+	{ "fipcblk" },
+	{ "" }
+};
+
+static struct xenbus_driver xfb_driver = {
+	.ids = xfb_ids,
+	.probe = xfb_probe,
+	.remove = xfb_remove,
+	.otherend_changed = xfb_frontend_changed,
+};
+
+/**
+ * xfb_xenbus_register() - register the backend driver
+ *
+ * Return: 0 or a negative errno.
+ */
+int xfb_xenbus_register(void)
+{
+	xfb_sysfs_init();
+	xfb_driver.driver.dev_groups = xfb_groups;
+	return xenbus_register_backend(&xfb_driver);
+}
+
+/**
+ * xfb_xenbus_unregister() - disconnect every device and unregister
+ */
+void xfb_xenbus_unregister(void)
+{
+	xenbus_unregister_driver(&xfb_driver);
+}
