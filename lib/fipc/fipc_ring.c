@@ -79,14 +79,18 @@ EXPORT_SYMBOL_GPL(fipc_ring_set_release_batch);
  *
  * The peer calls this with the two memories swapped.
  *
- * Return: 0, or -EINVAL as fipc_ring_init().
+ * Return: 0, or -EINVAL as fipc_ring_init() or if the rings overlap.
  */
 int fipc_chan_init(struct fipc_chan *chan, void *tx_mem, void *rx_mem,
 		   unsigned int order)
 {
+	uintptr_t tx = (uintptr_t)tx_mem, rx = (uintptr_t)rx_mem;
 	int err;
 
-	if (tx_mem == rx_mem)
+	if (order > FIPC_MAX_ORDER)
+		return -EINVAL;
+	/* The two rings of a channel must not overlap. */
+	if (tx < rx + FIPC_RING_BYTES(order) && rx < tx + FIPC_RING_BYTES(order))
 		return -EINVAL;
 	err = fipc_ring_init(&chan->tx, tx_mem, order);
 	if (err)

@@ -31,8 +31,7 @@ static int fipc_rx_head(struct fipc_ring *rx)
 	if (unlikely((flag & ~FIPC_FLAG_LEN_MASK) != fipc_ready_flag(seq, 0)))
 		return fipc_ring_fail(rx);
 	len = (flag & FIPC_FLAG_LEN_MASK) >> FIPC_FLAG_LEN_SHIFT;
-	if (unlikely(!len || len > FIPC_MSG_MAX_SLOTS ||
-		     len > fipc_ring_slots(rx)))
+	if (unlikely(!len || len > FIPC_MSG_MAX_SLOTS))
 		return fipc_ring_fail(rx);
 	return len;
 }
@@ -136,6 +135,8 @@ int fipc_recv_burst(struct fipc_ring *rx, struct fipc_msg *bufs,
 
 	if (unlikely(rx->error))
 		return rx->error;
+	if (!count)
+		return 0;
 
 	while (got < count) {
 		len = fipc_rx_head(rx);

@@ -23,7 +23,9 @@ static int fipc_tx_slot_check(struct fipc_ring *tx, u32 seq)
 	if (likely(flag == FIPC_FLAG_FREE))
 		return 0;
 	if ((flag & ~FIPC_FLAG_LEN_MASK) ==
-	    (FIPC_FLAG_READY | (lap_ago & FIPC_FLAG_SEQ_MASK)))
+	    (FIPC_FLAG_READY | (lap_ago & FIPC_FLAG_SEQ_MASK)) &&
+	    (flag & FIPC_FLAG_LEN_MASK) >> FIPC_FLAG_LEN_SHIFT <=
+	    FIPC_MSG_MAX_SLOTS)
 		return -EAGAIN;
 	return fipc_ring_fail(tx);
 }
@@ -56,8 +58,7 @@ int fipc_send(struct fipc_ring *tx, const struct fipc_msg *msg,
 
 	if (unlikely(tx->error))
 		return tx->error;
-	if (unlikely(!nslots || nslots > FIPC_MSG_MAX_SLOTS ||
-		     nslots > fipc_ring_slots(tx)))
+	if (unlikely(!nslots || nslots > FIPC_MSG_MAX_SLOTS))
 		return -EINVAL;
 
 	for (i = 0; i < nslots; i++) {

@@ -28,6 +28,10 @@
 /* Largest message, in slots (a multi-slot message is contiguous). */
 #define FIPC_MSG_MAX_SLOTS	32u
 
+/* Any message fits in any ring, so lengths need no per-ring check. */
+static_assert(FIPC_RING_SLOTS(FIPC_MIN_ORDER) >= FIPC_MSG_MAX_SLOTS,
+	      "a maximal message fits in the smallest ring");
+
 /*
  * Slot flag word.  FREE is all zero, so zeroed memory is an empty ring.
  * A ready slot holds FIPC_FLAG_READY in bits 31..24, the message length
@@ -53,8 +57,9 @@ struct fipc_slot {
 };
 
 /*
- * Exactly one cache line.  The ring memory is page aligned (checked by
- * fipc_ring_init()), so every slot starts on a cache-line boundary.
+ * Exactly one cache line.  fipc_ring_init() checks that the ring memory
+ * is slot aligned (it is page aligned in practice), so every slot starts
+ * on a cache-line boundary.
  */
 static_assert(sizeof(struct fipc_slot) == FIPC_SLOT_BYTES,
 	      "a fipc slot is one 64-byte cache line");
