@@ -15,6 +15,13 @@ LIBFIPC := $(BUILD)/user/libfipc.a
 .PHONY: all deps lib modules check checkpatch kunit bench-ring testbed \
 	testbed-smoke e2e demo test clean
 
+# Extra options for the testbed runs of `e2e` and `demo`, e.g.
+# TESTBED_ARGS="--timeout-scale 2" on a slow or loaded host.
+TESTBED_ARGS ?=
+# The demo's fio run time per job (seconds) and scenario options.
+DEMO_RUNTIME ?= 5
+DEMO_ARGS ?= --domu-vcpus 2 -o FIO_RUNTIME=$(DEMO_RUNTIME)
+
 all: deps lib modules
 
 deps:
@@ -45,6 +52,22 @@ testbed:
 
 testbed-smoke: modules
 	@tests/testbed/fipc-testbed run classic
+
+# Every testbed scenario, one boot each.
+e2e: modules
+	@set -e; for s in $$(tests/testbed/fipc-testbed list | cut -d' ' -f1); do \
+		echo "=== e2e: $$s"; \
+		tests/testbed/fipc-testbed run $$s $(TESTBED_ARGS); \
+	done
+
+# The main job: build, boot the emulated testbed, run the fio harness on
+# every configuration, print the tables (labelled emulated).
+demo: all
+	@echo "=== demo: fio harness on the emulated Xen testbed (figures are emulated)"
+	tests/testbed/fipc-testbed run bench $(DEMO_ARGS) $(TESTBED_ARGS)
+	@/usr/bin/python3 bench/fio/report.py $(BUILD)/testbed/results/bench \
+		--out $(BUILD)/bench --emulated
+	@echo "=== demo: tables in build/bench/fio.md, data in build/bench/fio.json"
 
 test:
 	@scripts/test-all.sh

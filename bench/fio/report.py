@@ -60,9 +60,13 @@ def collect(resdir):
             continue
         jobs = {}
         for name in sorted(os.listdir(cdir)):
-            if name.endswith(".json") and name != "counters.json" \
+            if name.endswith(".json") and not name.endswith("counters.json") \
                     and not name.startswith("verify-"):
-                jobs[name[:-5]] = load_fio(os.path.join(cdir, name))
+                try:
+                    jobs[name[:-5]] = load_fio(os.path.join(cdir, name))
+                except (ValueError, KeyError, IndexError) as e:
+                    print(f"report: {cfg}/{name}: not fio output ({e!r}), ignored",
+                          file=sys.stderr)
         entry = {"jobs": jobs}
         cpath = os.path.join(cdir, "counters.json")
         if os.path.exists(cpath):
@@ -88,7 +92,7 @@ def fmt(v, digits=0):
     return f"{v:,.{digits}f}"
 
 
-def tables(res, emulated):
+def tables(res, emulated, skipped=()):
     label = " (emulated: QEMU TCG testbed, functional evidence only)" \
         if emulated else ""
     cfgs = [c for c in CONFIGS if c in res] + \
@@ -154,6 +158,8 @@ def tables(res, emulated):
             out.append("| " + k + " | " + " | ".join(
                 fmt(res[c].get("per_io", {}).get(k), 3) for c in cfgs) + " |")
         out.append("")
+    if skipped:
+        out.append("Not run: " + "; ".join(skipped) + "\n")
     return "\n".join(out)
 
 
@@ -198,6 +204,11 @@ def main():
     ap.add_argument("--meta", help="JSON file with extra facts (machine, sizes) to embed")
     args = ap.parse_args()
     res = collect(args.results)
+    skipped = []
+    spath = os.path.join(args.results, "skipped.txt")
+    if os.path.exists(spath):
+        with open(spath) as f:
+            skipped = [ln.strip() for ln in f if ln.strip()]
     if not res:
         print(f"report: no fio results under {args.results}", file=sys.stderr)
         return 1
@@ -208,9 +219,10 @@ def main():
             doc["meta"] = json.load(f)
     doc.update(res)
     doc["configs"] = [c for c in CONFIGS if c in res]
+    doc["skipped"] = skipped
     with open(os.path.join(args.out, "fio.json"), "w") as f:
         json.dump(doc, f, indent=2, sort_keys=True)
-    md = tables(res, args.emulated)
+    md = tables(res, args.emulated, skipped)
     with open(os.path.join(args.out, "fio.md"), "w") as f:
         f.write(md + "\n")
     print(md)

@@ -1,0 +1,42 @@
+#!/bin/sh
+# Scenario "bench" (domU side, busybox sh): the timed fio jobs on xvda with
+# event-channel counts around them, then a crc32c verification pass on xvdb.
+. /fipc/lib.sh
+perf=/dev/xvda
+verify=/dev/xvdb
+for d in $perf $verify; do
+	[ -b "$d" ] || { echo "bench: no $d in the guest"; exit 1; }
+done
+
+# Interrupts of our disk's event channels, as the frontend sees them.
+evtchn_irqs() {
+	awk -v pat="$FIPC_OPT_IRQ_PATTERN" '$0 ~ pat {
+		for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i } END { print s + 0 }' \
+		/proc/interrupts
+}
+cpu_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $6 + $7 + $8 }' /proc/stat; }
+
+export FIO_RUNTIME=$(fipc_opt FIO_RUNTIME 5)
+export FIO_RAMP=$(fipc_opt FIO_RAMP 1)
+export FIO_NUMJOBS=$(grep -c ^processor /proc/cpuinfo)
+export FIO_LAT_CPU=0
+[ -n "$(fipc_opt FIO_JOBS '')" ] && export FIO_JOBS="$(fipc_opt FIO_JOBS '')"
+
+i0=$(evtchn_irqs)
+c0=$(cpu_ticks)
+echo "@@FIPC-BENCH timed-start"
+rc=0
+sh /fipc/scenario/run-fio.sh $perf /fipc/out || rc=1
+echo "@@FIPC-BENCH timed-done"
+i1=$(evtchn_irqs)
+c1=$(cpu_ticks)
+hz=100
+printf '{"evtchn_to_front": %d, "guest_cpu_seconds": %s}\n' $((i1 - i0)) \
+	"$(awk -v t=$((c1 - c0)) -v hz=$hz 'BEGIN { printf "%.2f", t / hz }')" \
+	> /fipc/out/front-counters.json
+
+echo "bench: verification pass on $verify"
+mkdir -p /fipc/out/verify
+FIO_VERIFY=1 FIO_VERIFY_SIZE=$(fipc_opt VERIFY_SIZE 4m) \
+	sh /fipc/scenario/run-fio.sh $verify /fipc/out/verify || rc=1
+exit $rc

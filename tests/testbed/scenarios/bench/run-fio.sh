@@ -1,0 +1,1 @@
+../../../../bench/fio/run-fio.sh

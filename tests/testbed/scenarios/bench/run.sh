@@ -1,0 +1,144 @@
+#!/bin/bash
+# Scenario "bench" (dom0 side): the fio harness of the Fip-see report's
+# tables (bench/fio/run-fio.sh) on one boot, every configuration on the
+# same null_blk device:
+#   dom0            native, in dom0
+#   phy             a domU over classic xen-blkback/xen-blkfront
+#   phy1-grant      a domU over xen-fipc-back/front, grant data path
+#   phy1-memshare   the same with memshare
+# The phy1 configurations run only where our drivers are built (they are
+# reported as skipped otherwise).  Each domU also verifies data (crc32c)
+# on a memory-backed null_blk, separately from the timed jobs.
+# Results: $FIPC_RESULTS/<config>/<job>.json and counters.json, turned into
+# tables by bench/fio/report.py.  Runs the same on a real Xen dom0:
+#   tests/testbed/scenarios/bench/run.sh --results /tmp/r \
+#       --domu-ramdisk domU.cpio [--backing /dev/nvme0n1  # DESTROYS its data]
+set -u
+. "${FIPC_LIB:-$(dirname "$0")/../../lib}/fipc-scenario.sh"
+fipc_parse_args "$@"
+here=$(cd "$(dirname "$0")" && pwd)
+export FIPC_DOMU_LOAD=""
+
+# The report's null_blk: fastest mode, one submit queue per CPU, plus a
+# memory-backed device for verification, both through configfs so each
+# gets its own settings.
+bench_null_blk() {
+	local cfs=/sys/kernel/config/nullb d
+	if [ -d /sys/module/null_blk ]; then
+		modprobe -r null_blk || { fipc_fail "null_blk busy"; return 1; }
+	fi
+	fipc_load_module null_blk nr_devices=0 || return 1
+	mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
+	[ -d $cfs ] || { fipc_fail "null_blk has no configfs"; return 1; }
+	for d in nullb0 nullb1; do
+		mkdir -p $cfs/$d || return 1
+		echo 2 > $cfs/$d/queue_mode
+		echo 0 > $cfs/$d/irqmode
+		echo 64 > $cfs/$d/hw_queue_depth
+		nproc > $cfs/$d/submit_queues
+		echo 512 > $cfs/$d/blocksize
+	done
+	echo "$(fipc_opt PERF_GB 4)" | awk '{ print $1 * 1024 }' > $cfs/nullb0/size
+	echo 1 > $cfs/nullb1/memory_backed
+	echo "$(fipc_opt VERIFY_MB 64)" > $cfs/nullb1/size
+	echo 1 > $cfs/nullb0/power && echo 1 > $cfs/nullb1/power || return 1
+	for d in nullb0 nullb1; do
+		local i=0
+		while [ ! -b /dev/$d ]; do
+			i=$((i + 1))
+			[ $i -ge 100 ] && { fipc_fail "/dev/$d did not appear"; return 1; }
+			sleep 0.1
+		done
+	done
+	fipc_log "null_blk: nullb0 (timed, no backing store), nullb1 (memory backed)"
+}
+
+# Sum of the interrupt counts of every /proc/interrupts line matching $1.
+irq_sum() {
+	awk -v pat="$1" '$0 ~ pat { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i }
+		END { print s + 0 }' /proc/interrupts
+}
+
+# CPU seconds of a domain so far, from xl list.
+dom_cpu() { xl list "$1" 2>/dev/null | awk 'NR == 2 { print $6 }'; }
+
+# bench_domu CONFIG DISKTYPE BACKEND_IRQ FRONT_IRQ: one domU configuration.
+# dom0 follows the guest's console for the markers around its timed jobs,
+# so its own counters cover the same window as the guest's.
+bench_domu() {
+	local cfg=$1 disktype=$2 back_irq=$3 front_irq=$4 con r watcher
+	r=$FIPC_RESULTS/$cfg
+	mkdir -p "$r"
+	con=/var/log/xen/console/guest-$cfg.log
+	rm -f "$con"
+	export FIPC_OPT_IRQ_PATTERN=$front_irq
+	fipc_domu_start "$cfg" "$here/domU.cfg" \
+		"$here/guest.sh" DISKTYPE="$disktype" PERFDEV="$PERFDEV" \
+		VERIFYDEV=/dev/nullb1 || return 1
+	(
+		state=wait
+		while xl domid "$cfg" >/dev/null 2>&1; do
+			if [ $state = wait ] && grep -q '@@FIPC-BENCH timed-start' "$con" 2>/dev/null; then
+				b0=$(irq_sum "$back_irq"); d0=$(dom_cpu Domain-0); g0=$(dom_cpu "$cfg")
+				state=run
+			elif [ $state = run ] && grep -q '@@FIPC-BENCH timed-done' "$con" 2>/dev/null; then
+				b1=$(irq_sum "$back_irq"); d1=$(dom_cpu Domain-0); g1=$(dom_cpu "$cfg")
+				awk -v b=$((b1 - b0)) -v d0="$d0" -v d1="$d1" -v g0="$g0" -v g1="$g1" \
+					'BEGIN { printf "{\"evtchn_to_back\": %d, \"dom0_cpu_seconds\": %.1f, \"domU_cpu_seconds\": %.1f}\n", b, d1 - d0, g1 - g0 }' \
+					> "$FIPC_WORK/$cfg-back-counters.json"
+				break
+			fi
+			sleep 0.2
+		done
+	) &
+	watcher=$!
+	fipc_domu_wait "$cfg" "$(fipc_opt DOMU_TIMEOUT 900)"
+	local rc=$?
+	kill $watcher 2>/dev/null
+	wait $watcher 2>/dev/null
+	# counters.json: both ends' counts over the timed window (one-line
+	# JSON objects, merged without needing python in dom0).
+	local front back
+	front=$(cat "$r/front-counters.json" 2>/dev/null) ||
+		{ fipc_fail "$cfg: guest wrote no counters"; rc=1; }
+	back=$(cat "$FIPC_WORK/$cfg-back-counters.json" 2>/dev/null) ||
+		{ fipc_fail "$cfg: dom0 saw no timed-start/timed-done markers"; rc=1; }
+	if [ $rc -eq 0 ]; then
+		local nf nb
+		nf=$(echo "$front" | sed -n 's/.*"evtchn_to_front": \([0-9]*\).*/\1/p')
+		nb=$(echo "$back" | sed -n 's/.*"evtchn_to_back": \([0-9]*\).*/\1/p')
+		echo "{${front#\{}" | sed "s/}\$/, ${back#\{}/" |
+			sed "s/}\$/, \"evtchn_notifications\": $((nf + nb))}/" > "$r/counters.json"
+	fi
+	return $rc
+}
+
+dom0_native() {
+	mkdir -p "$FIPC_RESULTS/dom0"
+	FIO_RUNTIME=$(fipc_opt FIO_RUNTIME 5) FIO_RAMP=$(fipc_opt FIO_RAMP 1) \
+		FIO_NUMJOBS=$(fipc_opt DOM0_NUMJOBS "$FIPC_DOMU_VCPUS") \
+		FIO_JOBS=$(fipc_opt FIO_JOBS "") \
+		"$here/run-fio.sh" "$PERFDEV" "$FIPC_RESULTS/dom0"
+}
+export -f bench_null_blk irq_sum dom_cpu bench_domu dom0_native
+
+fipc_step null-blk 60 bench_null_blk || exit 1
+PERFDEV=${FIPC_BACKING:-/dev/nullb0}
+export PERFDEV here
+[ -n "$(fipc_opt FIO_JOBS '')" ] || unset FIPC_OPT_FIO_JOBS
+
+rc=0
+fipc_step bench-dom0 600 dom0_native || rc=1
+modprobe xen-blkback
+fipc_step bench-phy 1200 bench_domu phy phy 'blkif-backend' 'blkif' || rc=1
+
+have_fipc() { [ -n "$FIPC_MODULES" ] && find "$FIPC_MODULES" -name 'xen-fipc-back.ko' | grep -q .; }
+if have_fipc && [ "$(fipc_opt PHY1 1)" = 1 ]; then
+	fipc_log "phy1 configurations: our drivers are built but not wired into this scenario yet"
+	echo "phy1-grant skipped: scenario support pending" >> "$FIPC_RESULTS/skipped.txt"
+	echo "phy1-memshare skipped: scenario support pending" >> "$FIPC_RESULTS/skipped.txt"
+else
+	echo "phy1-grant skipped: xen-fipc-back.ko not built" >> "$FIPC_RESULTS/skipped.txt"
+	echo "phy1-memshare skipped: xen-fipc-back.ko not built" >> "$FIPC_RESULTS/skipped.txt"
+fi
+exit $rc
