@@ -43,12 +43,16 @@ apt_install() {
 }
 
 ensure_packages() {
-    local missing=() p
+    local missing=() pkgs=() p
     while read -r p; do
         case $p in ''|'#'*) continue ;; esac
-        dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
-            grep -q 'install ok installed' || missing+=("$p")
+        pkgs+=("$p")
     done < "$pkgs_file"
+    # One dpkg-query for all: this runs on every (cached) build.
+    mapfile -t missing < <(
+        { dpkg-query -W -f='${Package} ${Status}\n' "${pkgs[@]}" 2>/dev/null |
+              awk '$NF == "installed" { print $1 }'
+          printf '%s\n' "${pkgs[@]}"; } | sed 's/:.*//' | sort | uniq -u)
     [ ${#missing[@]} -eq 0 ] && return 0
     apt_install "${missing[@]}" || {
         as_root apt-get -o DPkg::Lock::Timeout=900 update >&2
@@ -100,10 +104,22 @@ wanted_version() {
     fi
     v=$(dpkg-query -W -f='${Status} ${Version}' xen-utils-4.17 2>/dev/null |
         sed -n 's/^install ok installed //p')
-    [ -n "$v" ] || v=$(apt-cache policy xen-utils-4.17 2>/dev/null |
-                       sed -n 's/^ *Candidate: //p')
-    [ -n "$v" ] && [ "$v" != "(none)" ] || v=$(apt-cache showsrc xen |
-        sed -n 's/^Version: //p' | sort -V | tail -n1)
+    if [ -z "$v" ]; then
+        # apt-cache policy is slow; reuse its answer until apt's cache changes.
+        local memo=$cache_root/src/.candidate
+        if [ -s "$memo" ] && [ "$memo" -nt /var/cache/apt/pkgcache.bin ]; then
+            v=$(cat "$memo")
+        else
+            v=$(apt-cache policy xen-utils-4.17 2>/dev/null |
+                sed -n 's/^ *Candidate: //p')
+            mkdir -p "$cache_root/src"
+            [ -n "$v" ] && echo "$v" > "$memo"
+        fi
+    fi
+    if [ -z "$v" ] || [ "$v" = "(none)" ]; then
+        ensure_deb_src
+        v=$(apt-cache showsrc xen | sed -n 's/^Version: //p' | sort -V | tail -n1)
+    fi
     [ -n "$v" ] || die "cannot tell which xen source version to build"
     echo "$v"
 }
@@ -117,6 +133,7 @@ fetch_source() {
     if [ -s "$dir/version" ] && [ -e "$dir/$(cat "$dir/version").ok" ]; then
         return 0
     fi
+    ensure_deb_src
     mkdir -p "$cache_root/src"
     tmp=$(mktemp -d "$cache_root/src/.dl.XXXXXX")
     chmod 755 "$tmp"
@@ -146,7 +163,6 @@ flock 9
 [ -r "$hotplug" ] || die "missing $hotplug"
 
 ensure_packages
-ensure_deb_src
 wanted=$(wanted_version)
 fetch_source "$wanted"
 srcdir=$cache_root/src/$wanted
@@ -249,5 +265,9 @@ gzip -9n "$inst/usr/share/man/man5/xl-disk-configuration.5"
 rm -rf stubdom tools/firmware tools/qemu-xen* .git
 
 touch "$out/.complete"
+
+# Keep the three newest builds.
+ls -1dt "$cache_root"/*/.complete 2>/dev/null | tail -n +4 |
+    while read -r done; do rm -rf "${done%/.complete}"; done
 log "built xen $version + phy1 in $(( $(date +%s) - start ))s"
 echo "$out"
