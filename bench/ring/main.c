@@ -77,6 +77,8 @@ struct ctl {
  * @rtt: round-trip samples, all rounds
  * @nrtt: samples in @rtt
  * @rtt_p50: the p50 of each round
+ * @pair_ratio: each round's p50 over that of a short floor series run
+ *	just before it (robust to the VM's vCPUs moving between rounds)
  * @burst: batch round trips per burst size, all rounds
  * @nburst: samples in each @burst
  * @stream_cycles: cycles of each round's stream
@@ -87,6 +89,7 @@ struct result {
 	u64 *rtt;
 	size_t nrtt;
 	u64 *rtt_p50;
+	double *pair_ratio;
 	u64 *burst[NR_BURSTS];
 	size_t nburst;
 	u64 *stream_cycles;
@@ -223,13 +226,56 @@ static void read_line(const char *path, const char *key, char *buf,
 	fclose(f);
 }
 
+/*
+ * A short floor series, run just before a ring's round-trip series: the
+ * VM's vCPUs can move on the host between rounds, which moves every
+ * figure; a ratio to a floor taken moments before does not move much.
+ */
+static u64 paired_floor_p50(const struct opts *o)
+{
+	const struct bench_ring *fl = &bench_ring_floor;
+	unsigned int n = o->rtt_n / 10 + 1000;
+	u64 *c = malloc(n * sizeof(*c)), p50 = 0;
+
+	if (!c || fl->setup()) {
+		free(c);
+		return 0;
+	}
+	phase_start(fl, BENCH_SRV_ECHO, false);
+	fl->rtt(0, o->warm, NULL);
+	fl->rtt(o->warm, n, c);
+	fl->stop();
+	phase_end();
+	fl->teardown();
+	qsort(c, n, sizeof(*c), cmp_u64);
+	p50 = pct(c, n, 50);
+	free(c);
+	return p50;
+}
+
+/* The median of n samples, without reordering them. */
+static u64 median_of(const u64 *v, size_t n)
+{
+	u64 *c = malloc(n * sizeof(*c)), m;
+
+	if (!c)
+		return 0;
+	memcpy(c, v, n * sizeof(*c));
+	qsort(c, n, sizeof(*c), cmp_u64);
+	m = pct(c, n, 50);
+	free(c);
+	return m;
+}
+
 /* One round of one ring: every phase, samples stored at round r. */
 static int run_ring(const struct bench_ring *ring, const struct opts *o,
 		    struct result *res, unsigned int r)
 {
-	u64 seq = 0, bad = 0, *s;
+	u64 seq = 0, bad = 0, *s, floor_p50 = 0;
 	unsigned int i;
 
+	if (ring != &bench_ring_floor)
+		floor_p50 = paired_floor_p50(o);
 	if (ring->setup())
 		return -1;
 	phase_start(ring, BENCH_SRV_ECHO, false);
@@ -238,6 +284,9 @@ static int run_ring(const struct bench_ring *ring, const struct opts *o,
 	s = res->rtt + (size_t)r * o->rtt_n;
 	bad += ring->rtt(seq, o->rtt_n, s);
 	seq += o->rtt_n;
+	res->rtt_p50[r] = median_of(s, o->rtt_n);
+	res->pair_ratio[r] = floor_p50 ?
+		(double)res->rtt_p50[r] / floor_p50 : 1.0;
 	if (ring->has_burst) {
 		for (i = 0; i < NR_BURSTS; i++) {
 			unsigned int sz = burst_sizes[i];
@@ -371,6 +420,24 @@ static double stream_rate(const struct result *res, unsigned int rounds,
 	return (double)n * tsc_hz / (double)v[0];
 }
 
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double median_dbl(const double *v, unsigned int n)
+{
+	double c[64];
+	unsigned int i;
+
+	for (i = 0; i < n && i < ARRAY_SIZE(c); i++)
+		c[i] = v[i];
+	qsort(c, i, sizeof(*c), cmp_dbl);
+	return i ? c[i / 2] : 0;
+}
+
 /* Index of the ring (not the floor) with the lowest v, or the highest. */
 static unsigned int best_ring(const struct opts *o, const double *v,
 			      bool highest)
@@ -388,7 +455,7 @@ static unsigned int best_ring(const struct opts *o, const double *v,
 
 /* The figures the project's targets are about, for a quick look. */
 static void write_targets(FILE *j, const struct opts *o, const u64 *rtt_p50,
-			  u64 (*burst_p50)[NR_BURSTS],
+			  const double *pair, u64 (*burst_p50)[NR_BURSTS],
 			  const double *oneway)
 {
 	double v[NR_RINGS];
@@ -398,6 +465,9 @@ static void write_targets(FILE *j, const struct opts *o, const u64 *rtt_p50,
 	if (rtt_p50[0] && (o->rings & 2))
 		fprintf(j, "    \"fipc_rtt_p50_over_floor\": %.3f,\n",
 			(double)rtt_p50[1] / rtt_p50[0]);
+	if (o->rings & 2)
+		fprintf(j, "    \"fipc_rtt_p50_over_paired_floor\": %.3f,\n",
+			pair[1]);
 	for (i = 0; i < NR_RINGS; i++)
 		v[i] = rtt_p50[i];
 	fprintf(j, "    \"fastest_rtt_p50\": \"%s\",\n",
@@ -422,6 +492,7 @@ static void report(const struct opts *o, struct result *res,
 	unsigned int i, k;
 	FILE *j = stdout;
 	u64 floor_p50 = 0, rtt_p50[NR_RINGS] = { 0 };
+	double pair[NR_RINGS] = { 0 };
 	u64 burst_p50[NR_RINGS][NR_BURSTS] = { { 0 } };
 	double oneway[NR_RINGS] = { 0 };
 
@@ -466,7 +537,11 @@ static void report(const struct opts *o, struct result *res,
 		for (k = 0; k < o->rounds; k++)
 			fprintf(j, "%s%llu", k ? ", " : "",
 				(unsigned long long)rs->rtt_p50[k]);
-		fprintf(j, "],\n");
+		fprintf(j, "],\n    \"rtt_p50_over_paired_floor\": { \"by_round\": [");
+		for (k = 0; k < o->rounds; k++)
+			fprintf(j, "%s%.3f", k ? ", " : "", rs->pair_ratio[k]);
+		pair[i] = median_dbl(rs->pair_ratio, o->rounds);
+		fprintf(j, "], \"median\": %.3f },\n", pair[i]);
 		print_stats("rtt", rs->rtt, rs->nrtt, j, !ring->has_burst);
 		rtt_p50[i] = pct(rs->rtt, rs->nrtt, 50);
 		if (i == 0)
@@ -504,7 +579,7 @@ static void report(const struct opts *o, struct result *res,
 		fprintf(j, "    \"oneway_cycles_per_msg\": %.1f\n  },\n",
 			tsc_hz / oneway[i]);
 	}
-	write_targets(j, o, rtt_p50, burst_p50, oneway);
+	write_targets(j, o, rtt_p50, pair, burst_p50, oneway);
 	fprintf(j, "}\n");
 	if (j != stdout)
 		fclose(j);
@@ -515,10 +590,10 @@ static void report(const struct opts *o, struct result *res,
 	printf("%u rounds x %u round trips, %u batches per burst size, %llu streamed messages\n\n",
 	       o->rounds, o->rtt_n, o->batches,
 	       (unsigned long long)o->stream_n);
-	printf("%-9s %-22s %-7s %-40s %s\n", "", "round trip, cycles", "p50",
+	printf("%-9s %-22s %-13s %-40s %s\n", "", "round trip, cycles", "p50",
 	       "cycles per message, burst of", "one-way");
-	printf("%-9s %6s %6s %7s %7s %5s", "ring", "min", "p50", "p99", "ns",
-	       "/flr");
+	printf("%-9s %6s %6s %7s %7s %5s %5s", "ring", "min", "p50", "p99",
+	       "ns", "/flr", "/pair");
 	for (k = 0; k < NR_BURSTS; k++)
 		printf(" %5u", burst_sizes[k]);
 	printf(" %8s\n", "Mmsg/s");
@@ -530,11 +605,12 @@ static void report(const struct opts *o, struct result *res,
 		if (!(o->rings & (1u << i)))
 			continue;
 		p50 = pct(rs->rtt, rs->nrtt, 50);
-		printf("%-9s %6llu %6llu %7llu %7.1f %5.2f", ring->name,
+		printf("%-9s %6llu %6llu %7llu %7.1f %5.2f %5.2f", ring->name,
 		       (unsigned long long)rs->rtt[0],
 		       (unsigned long long)p50,
 		       (unsigned long long)pct(rs->rtt, rs->nrtt, 99),
-		       to_ns(p50), floor_p50 ? (double)p50 / floor_p50 : 0);
+		       to_ns(p50), floor_p50 ? (double)p50 / floor_p50 : 0,
+		       median_dbl(rs->pair_ratio, o->rounds));
 		for (k = 0; ring->has_burst && k < NR_BURSTS; k++)
 			printf(" %5.0f", (double)pct(rs->burst[k], rs->nburst,
 						     50) / burst_sizes[k]);
@@ -545,20 +621,6 @@ static void report(const struct opts *o, struct result *res,
 	}
 	if (o->json)
 		printf("\nwrote %s\n", o->json);
-}
-
-/* The median of n samples, without reordering them. */
-static u64 median_of(const u64 *v, size_t n)
-{
-	u64 *c = malloc(n * sizeof(*c)), m;
-
-	if (!c)
-		return 0;
-	memcpy(c, v, n * sizeof(*c));
-	qsort(c, n, sizeof(*c), cmp_u64);
-	m = pct(c, n, 50);
-	free(c);
-	return m;
 }
 
 static int bench(const struct opts *o)
@@ -574,6 +636,9 @@ static int bench(const struct opts *o)
 		res[i].nrtt = (size_t)o->rtt_n * o->rounds;
 		res[i].rtt = calloc(res[i].nrtt, sizeof(u64));
 		res[i].rtt_p50 = calloc(o->rounds, sizeof(u64));
+		res[i].pair_ratio = calloc(o->rounds, sizeof(double));
+		if (!res[i].pair_ratio)
+			return 1;
 		res[i].stream_cycles = calloc(o->rounds, sizeof(u64));
 		res[i].nburst = (size_t)o->batches * o->rounds;
 		res[i].nchunks = (size_t)(o->stream_n / BENCH_CHUNK) * o->rounds;
@@ -596,9 +661,6 @@ static int bench(const struct opts *o)
 				continue;
 			if (run_ring(all_rings[i], o, &res[i], r))
 				return 1;
-			res[i].rtt_p50[r] = median_of(res[i].rtt +
-						      (size_t)r * o->rtt_n,
-						      o->rtt_n);
 		}
 	}
 	read_line("/proc/loadavg", NULL, load1, sizeof(load1));
