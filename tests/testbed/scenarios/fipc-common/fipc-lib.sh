@@ -1,0 +1,143 @@
+# fipc block driver scenario helpers, dom0 side (bash).  Sourced by the
+# fipc-* scenarios after lib/fipc-scenario.sh.  Not a scenario itself (no
+# run.sh).  Until the toolstack's phy1 disks are available everywhere, disks
+# are created here with xenstore-write, with the keys and permissions libxl
+# writes (xen/include/public/io/fipcblk.h, docs/drivers.md).
+
+FIPC_BE_SYSFS=/sys/bus/xen-backend/devices
+
+# fipc_modules_load [FRONT]: load fipc.ko and the backend (and the frontend
+# if FRONT=1, for dom0 loopback disks) from --modules.  Poller parameters
+# come from scenario options (-o POLL_IDLE_US=..., -o POLLERS=...).
+fipc_modules_load() {
+    local idle pollers
+    idle=$(fipc_opt POLL_IDLE_US 100)
+    pollers=$(fipc_opt POLLERS 1)
+    fipc_load_module fipc || return 1
+    fipc_load_module xen-fipc-back poll_idle_us="$idle" pollers="$pollers" || return 1
+    if [ "${1:-0}" = 1 ]; then
+        fipc_load_module xen-fipc-front poll_idle_us="$idle" pollers="$pollers" || return 1
+    fi
+}
+
+# fipc_blk_attach FRONT_DOMID VDEV DEVICE MODE [KEY=VALUE...]
+#   Create a fipcblk disk: backend in dom0 serving DEVICE, frontend in
+#   FRONT_DOMID as virtual-device VDEV (51728 = xvdb).  MODE is w or r.
+#   Extra KEY=VALUE pairs go to the backend directory (fipc-max-queues...).
+#   physical-device is written as the hotplug script would.
+fipc_blk_attach() {
+    local fd=$1 vdev=$2 dev=$3 mode=$4 be fe mm kv
+    shift 4
+    be=/local/domain/0/backend/fipcblk/$fd/$vdev
+    fe=/local/domain/$fd/device/fipcblk/$vdev
+    mm=$(stat -L -c '%t:%T' "$dev") || { fipc_fail "cannot stat $dev"; return 1; }
+    xenstore-rm "$be" 2>/dev/null
+    xenstore-rm "$fe" 2>/dev/null
+    xenstore-write "$be/frontend" "$fe" "$be/frontend-id" "$fd" \
+        "$be/online" 1 "$be/removable" 0 "$be/bootable" 1 "$be/dev" "$vdev" \
+        "$be/type" phy "$be/mode" "$mode" "$be/params" "$dev" \
+        "$be/device-type" disk "$be/fipc-memshare-allowed" 0 || return 1
+    for kv in "$@"; do
+        xenstore-write "$be/${kv%%=*}" "${kv#*=}" || return 1
+    done
+    xenstore-write "$fe/backend" "$be" "$fe/backend-id" 0 \
+        "$fe/virtual-device" "$vdev" "$fe/device-type" disk \
+        "$fe/fipc-memshare" 0 || return 1
+    # libxl's permissions: backend owned by dom0, readable by the guest;
+    # frontend owned by the guest, readable by dom0.
+    xenstore-chmod -r "/local/domain/0/backend/fipcblk/$fd" n0 "r$fd"
+    xenstore-chmod "/local/domain/$fd/device/fipcblk" "n$fd" r0
+    xenstore-chmod -r "$fe" "n$fd" r0
+    # State last: the xenbus buses probe a device when it is Initialising.
+    xenstore-write "$be/state" 1 "$fe/state" 1 || return 1
+    xenstore-write "$be/physical-device" "$mm" "$be/hotplug-status" connected
+}
+
+# fipc_blk_state FRONT_DOMID VDEV back|front: the xenbus state (number).
+fipc_blk_state() {
+    if [ "$3" = back ]; then
+        xenstore-read "/local/domain/0/backend/fipcblk/$1/$2/state" 2>/dev/null
+    else
+        xenstore-read "/local/domain/$1/device/fipcblk/$2/state" 2>/dev/null
+    fi
+}
+
+# fipc_blk_wait_connected FRONT_DOMID VDEV TIMEOUT: both ends Connected.
+fipc_blk_wait_connected() {
+    local i=0 n=$(($3 * 10))
+    while [ "$(fipc_blk_state "$1" "$2" back)" != 4 ] ||
+          [ "$(fipc_blk_state "$1" "$2" front)" != 4 ]; do
+        i=$((i + 1))
+        if [ $i -ge $n ]; then
+            fipc_fail "fipcblk $1/$2 not connected after $3 s (back $(fipc_blk_state "$1" "$2" back), front $(fipc_blk_state "$1" "$2" front))"
+            xenstore-ls -f "/local/domain/0/backend/fipcblk/$1/$2" 2>&1 | grep -E 'error|state' | head
+            return 1
+        fi
+        sleep 0.1
+    done
+}
+
+# fipc_blk_detach FRONT_DOMID VDEV: as libxl does: online=0, Closing, wait
+# for the backend to be Closed (10 s), then remove both directories.
+fipc_blk_detach() {
+    local fd=$1 vdev=$2 be fe i=0 s
+    be=/local/domain/0/backend/fipcblk/$fd/$vdev
+    fe=/local/domain/$fd/device/fipcblk/$vdev
+    xenstore-write "$be/online" 0 "$be/state" 5
+    while s=$(xenstore-read "$be/state" 2>/dev/null) && [ "$s" != 6 ]; do
+        i=$((i + 1))
+        if [ $i -ge 100 ]; then
+            fipc_fail "fipcblk $fd/$vdev: backend not Closed 10 s after detach (state $s)"
+            break
+        fi
+        sleep 0.1
+    done
+    xenstore-rm "$fe" 2>/dev/null
+    xenstore-rm "$be" 2>/dev/null
+    [ "$s" = 6 ] || [ -z "$s" ]
+}
+
+# fipc_be_stat FRONT_DOMID VDEV NAME: a backend statistics counter.
+fipc_be_stat() {
+    cat "$FIPC_BE_SYSFS/fipcblk-$1-$2/statistics/$3" 2>/dev/null || echo -1
+}
+
+# fipc_be_stats_json FRONT_DOMID VDEV FILE: all backend counters as JSON.
+fipc_be_stats_json() {
+    local d="$FIPC_BE_SYSFS/fipcblk-$1-$2/statistics" f sep=""
+    {
+        printf '{'
+        for f in "$d"/*; do
+            [ -f "$f" ] || continue
+            printf '%s"%s": %s' "$sep" "$(basename "$f")" "$(cat "$f")"
+            sep=", "
+        done
+        printf '}\n'
+    } > "$3"
+}
+
+# fipc_dmesg_mark: remember where the kernel log is now.
+fipc_dmesg_mark() { dmesg | wc -l > "$FIPC_WORK/dmesg.mark"; }
+
+# fipc_health NAME: dom0 health check: no oops/WARN/BUG/grant leak in the
+# kernel log since fipc_dmesg_mark, no poller threads left once the modules
+# are gone.  Writes $FIPC_RESULTS/health-NAME.txt.
+fipc_health() {
+    local name=$1 from bad out=$FIPC_RESULTS/health-$1.txt
+    from=$(cat "$FIPC_WORK/dmesg.mark" 2>/dev/null || echo 0)
+    dmesg | tail -n +"$((from + 1))" > "$out"
+    bad=$(grep -E 'Oops|BUG[: ]|WARNING:|Call Trace|general protection|still in use|leaking|lockdep|hung_task|soft lockup|RCU stall' "$out")
+    if [ -n "$bad" ]; then
+        fipc_fail "dom0 health ($name): kernel log has: $(echo "$bad" | head -n 3 | tr '\n' '|')"
+        return 1
+    fi
+    if [ ! -d /sys/module/xen_fipc_back ] && [ ! -d /sys/module/xen_fipc_front ] &&
+       ps -e -o comm= | grep -qE '^xf[bf]-poll'; then
+        fipc_fail "dom0 health ($name): poller threads left after unload"
+        return 1
+    fi
+    fipc_log "dom0 health ($name): ok"
+}
+
+export -f fipc_modules_load fipc_blk_attach fipc_blk_state fipc_blk_wait_connected \
+    fipc_blk_detach fipc_be_stat fipc_be_stats_json fipc_dmesg_mark fipc_health

@@ -1,0 +1,32 @@
+#!/bin/sh
+# fipc-basic, domU side: verify, hostile requests and measure on the fipc
+# disks dom0 attached: xvdb (null_blk, 512 B blocks, one queue per vCPU) and
+# xvdc (null_blk, single queue).
+. /fipc/lib.sh
+. /fipc/scenario/guest-lib.sh
+. /fipc/scenario/hostile.sh
+export FIPC_SZ_SMALL=$(fipc_opt SZ_SMALL 2m) FIPC_SZ_BIG=$(fipc_opt SZ_BIG 16m)
+export FIPC_PERF_RUNTIME=$(fipc_opt PERF_RUNTIME 5)
+rc=0
+fipc_wait_disk xvdb 120 || exit 1
+fipc_wait_disk xvdc 120 || exit 1
+echo "fipc-basic: xvdb $(cat /sys/block/xvdb/size) sectors," \
+    "$(cat /sys/bus/xen/devices/fipcblk-51728/statistics/queues) queue(s);" \
+    "xvdc $(cat /sys/bus/xen/devices/fipcblk-51744/statistics/queues) queue(s)"
+FIPC_DEV=/dev/xvdb FIPC_BS_MIN=512 fipc_fio verify-xvdb /fipc/scenario/verify.fio || rc=1
+FIPC_DEV=/dev/xvdc FIPC_BS_MIN=512 FIPC_SZ_BIG=4m fipc_fio verify-xvdc /fipc/scenario/verify.fio || rc=1
+fipc_front_stats 51728 /fipc/out/front-before-perf.json
+FIPC_DEV=/dev/xvdb fipc_fio perf /fipc/scenario/perf.fio || rc=1
+fipc_front_stats 51728 /fipc/out/front-after-perf.json
+# Flush: the backend's f_req is checked by dom0.
+blockdev --flushbufs /dev/xvdb 2>/dev/null || sync
+fipc_hostile fipcblk-51728 good_read=0 bad_op=-2 bad_flags=-1 zero_len=-1 \
+    too_big=-1 bad_len=-1 bad_offset=-1 offset_page=-1 beyond_end=-1 \
+    straddle_end=-1 overflow=-1 misaligned=0 slots_short=-1 slots_long=-1 \
+    bad_gref=-1 unowned_gref=-1 ro_grant_read=-1 flush_data=-1 \
+    discard_offset=-2 discard_secure=-2 > /fipc/out/hostile.txt 2>&1 || rc=1
+cat /fipc/out/hostile.txt
+fipc_front_stats 51728 /fipc/out/front-final.json
+fipc_front_stats 51744 /fipc/out/front-xvdc-final.json
+cat /sys/module/xen_fipc_front/parameters/poller_cpus
+exit $rc

@@ -1,0 +1,32 @@
+# Guest-side helpers of the fipc scenarios (busybox sh).
+
+# fipc_wait_disk NAME SECONDS: wait for /sys/block/NAME, create /dev/NAME.
+fipc_wait_disk() {
+    i=0
+    while [ ! -e "/sys/block/$1" ]; do
+        i=$((i + 1))
+        if [ $i -ge $(($2 * 10)) ]; then
+            echo "no disk $1 after $2 s"
+            return 1
+        fi
+        sleep 0.1
+    done
+    if [ ! -b "/dev/$1" ]; then
+        mm=$(cat "/sys/block/$1/dev")
+        mknod "/dev/$1" b "${mm%%:*}" "${mm##*:}"
+    fi
+}
+
+# fipc_front_stats DEVID FILE: the frontend's counters as JSON.
+fipc_front_stats() {
+    d=/sys/bus/xen/devices/fipcblk-$1/statistics
+    sep=""
+    {
+        printf '{'
+        for f in "$d"/*; do
+            printf '%s"%s": %s' "$sep" "$(basename "$f")" "$(cat "$f")"
+            sep=", "
+        done
+        printf '}\n'
+    } > "$2"
+}
