@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * Host-side tests of the phy1 (fipc) disk specs: drives libxlutil's
  * xlu_disk_parse() from the patched, built libxlutil and checks every
@@ -17,355 +18,590 @@
 #include <libxl.h>
 #include <libxlutil.h>
 
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
 #ifdef WITH_DEVNUM
 /* Hidden in libxenlight.so, reachable in libxenlight.a. */
 int libxl__device_disk_dev_number(const char *virtpath, int *pdisk,
-                                  int *ppartition);
+				  int *ppartition);
 #endif
 
-#define UNSET (-2)          /* memshare not given */
+#define UNSET (-2) /* memshare not given */
 #define ANY_SCRIPT ((const char *)1)
 
 struct good {
-    const char *name;
-    const char *specs[4];
-    libxl_disk_backend backend;
-    const char *target;
-    const char *vdev;
-    int readwrite;
-    libxl_disk_format format;
-    const char *backend_domname;
-    const char *script;
-    int memshare;           /* UNSET, 0 or 1 */
-    int queues;
-    const char *poller_cpus;
-    int is_cdrom;
+	const char *name;
+	const char *specs[4];
+	libxl_disk_backend backend;
+	const char *target;
+	const char *vdev;
+	int readwrite;
+	libxl_disk_format format;
+	const char *backend_domname;
+	const char *script;
+	int memshare; /* UNSET, 0 or 1 */
+	int queues;
+	const char *poller_cpus;
+	int is_cdrom;
 };
 
 struct bad {
-    const char *name;
-    const char *specs[4];
-    const char *error;      /* expected in the error report */
+	const char *name;
+	const char *specs[4];
+	const char *error; /* expected in the error report */
 };
 
 #define PHY1 LIBXL_DISK_BACKEND_PHY1
 #define RAW LIBXL_DISK_FORMAT_RAW
 
 static const struct good goods[] = {
-    { "positional phy1:TARGET,VDEV,MODE",
-      { "phy1:/dev/nullb0,xvdb,w" },
-      PHY1, "/dev/nullb0", "xvdb", 1, RAW, NULL, NULL, UNSET, 0, NULL, 0 },
-    { "positional read-only",
-      { "phy1:/dev/vg/guest,xvdc,r" },
-      PHY1, "/dev/vg/guest", "xvdc", 0, RAW, NULL, NULL, UNSET, 0, NULL, 0 },
-    { "positional mode ro and rw aliases",
-      { "phy1:/dev/sdb,xvdd,ro" },
-      PHY1, "/dev/sdb", "xvdd", 0, RAW, NULL, NULL, UNSET, 0, NULL, 0 },
-    { "positional mode omitted means rw",
-      { "phy1:/dev/sdb,xvdd" },
-      PHY1, "/dev/sdb", "xvdd", 1, RAW, NULL, NULL, UNSET, 0, NULL, 0 },
-    { "report example keeps its vdev string",
-      { "phy1:/dev/nullb0,fipc15,w" },
-      PHY1, "/dev/nullb0", "fipc15", 1, RAW, NULL, NULL, UNSET, 0, NULL, 0 },
-    { "keyword form",
-      { "backendtype=phy1,vdev=xvdb,access=rw,target=/dev/nullb0" },
-      PHY1, "/dev/nullb0", "xvdb", 1, RAW, NULL, NULL, UNSET, 0, NULL, 0 },
-    { "keyword form, spaces, format=raw",
-      { "format=raw, vdev=xvde, access=ro, backendtype=phy1, target=/dev/sdc" },
-      PHY1, "/dev/sdc", "xvde", 0, RAW, NULL, NULL, UNSET, 0, NULL, 0 },
-    { "keyword backendtype with positional target",
-      { "backendtype=phy1,/dev/sdd,raw,xvdf,w" },
-      PHY1, "/dev/sdd", "xvdf", 1, RAW, NULL, NULL, UNSET, 0, NULL, 0 },
-    { "all fipc options",
-      { "phy1:/dev/nullb1,xvdg,r,memshare=on,queues=4,poller-cpus=0-1:4" },
-      PHY1, "/dev/nullb1", "xvdg", 0, RAW, NULL, NULL, 1, 4, "0-1,4", 0 },
-    { "options before positional parameters",
-      { "memshare=off,queues=256,poller-cpus=7,phy1:/dev/nullb1,xvdh,w" },
-      PHY1, "/dev/nullb1", "xvdh", 1, RAW, NULL, NULL, 0, 256, "7", 0 },
-    { "queues=1 and a multi-range CPU list",
-      { "phy1:/dev/nullb1,xvdi,w,queues=1,poller-cpus=0:2-3:8-15" },
-      PHY1, "/dev/nullb1", "xvdi", 1, RAW, NULL, NULL, UNSET, 1, "0,2-3,8-15", 0 },
-    { "driver domain backend=",
-      { "phy1:/dev/sdb,xvdj,w,backend=storage-dom" },
-      PHY1, "/dev/sdb", "xvdj", 1, RAW, "storage-dom", NULL, UNSET, 0, NULL, 0 },
-    { "driver domain, keyword form",
-      { "backend=3,backendtype=phy1,vdev=xvdk,target=/dev/xvdb" },
-      PHY1, "/dev/xvdb", "xvdk", 1, RAW, "3", NULL, UNSET, 0, NULL, 0 },
-    { "script override",
-      { "script=block-fipc-test,phy1:/dev/sdb,xvdl,w" },
-      PHY1, "/dev/sdb", "xvdl", 1, RAW, NULL, "block-fipc-test", UNSET, 0, NULL, 0 },
-    { "xl block-attach style: one spec per argument",
-      { "phy1:/dev/nullb0", "xvdm", "w", "memshare=on" },
-      PHY1, "/dev/nullb0", "xvdm", 1, RAW, NULL, NULL, 1, 0, NULL, 0 },
-    /* Classic disks are unchanged. */
-    { "classic phy: prefix is still ignored",
-      { "phy:/dev/sda,xvda,w" },
-      LIBXL_DISK_BACKEND_UNKNOWN, "/dev/sda", "xvda", 1, RAW, NULL, NULL,
-      UNSET, 0, NULL, 0 },
-    { "classic backendtype=phy",
-      { "backendtype=phy,vdev=xvda,target=/dev/sda" },
-      LIBXL_DISK_BACKEND_PHY, "/dev/sda", "xvda", 1, RAW, NULL, NULL,
-      UNSET, 0, NULL, 0 },
-    { "classic positional with format",
-      { "/dev/vg/guest-volume,qcow2,hda,ro" },
-      LIBXL_DISK_BACKEND_UNKNOWN, "/dev/vg/guest-volume", "hda", 0,
-      LIBXL_DISK_FORMAT_QCOW2, NULL, NULL, UNSET, 0, NULL, 0 },
-    { "classic cdrom",
-      { "/root/image.iso,,hdc,cdrom" },
-      LIBXL_DISK_BACKEND_UNKNOWN, "/root/image.iso", "hdc", 0, RAW, NULL, NULL,
-      UNSET, 0, NULL, 1 },
+	{ "positional phy1:TARGET,VDEV,MODE",
+	  { "phy1:/dev/nullb0,xvdb,w" },
+	  PHY1,
+	  "/dev/nullb0",
+	  "xvdb",
+	  1,
+	  RAW,
+	  NULL,
+	  NULL,
+	  UNSET,
+	  0,
+	  NULL,
+	  0 },
+	{ "positional read-only",
+	  { "phy1:/dev/vg/guest,xvdc,r" },
+	  PHY1,
+	  "/dev/vg/guest",
+	  "xvdc",
+	  0,
+	  RAW,
+	  NULL,
+	  NULL,
+	  UNSET,
+	  0,
+	  NULL,
+	  0 },
+	{ "positional mode ro and rw aliases",
+	  { "phy1:/dev/sdb,xvdd,ro" },
+	  PHY1,
+	  "/dev/sdb",
+	  "xvdd",
+	  0,
+	  RAW,
+	  NULL,
+	  NULL,
+	  UNSET,
+	  0,
+	  NULL,
+	  0 },
+	{ "positional mode omitted means rw",
+	  { "phy1:/dev/sdb,xvdd" },
+	  PHY1,
+	  "/dev/sdb",
+	  "xvdd",
+	  1,
+	  RAW,
+	  NULL,
+	  NULL,
+	  UNSET,
+	  0,
+	  NULL,
+	  0 },
+	{ "report example keeps its vdev string",
+	  { "phy1:/dev/nullb0,fipc15,w" },
+	  PHY1,
+	  "/dev/nullb0",
+	  "fipc15",
+	  1,
+	  RAW,
+	  NULL,
+	  NULL,
+	  UNSET,
+	  0,
+	  NULL,
+	  0 },
+	{ "keyword form",
+	  { "backendtype=phy1,vdev=xvdb,access=rw,target=/dev/nullb0" },
+	  PHY1,
+	  "/dev/nullb0",
+	  "xvdb",
+	  1,
+	  RAW,
+	  NULL,
+	  NULL,
+	  UNSET,
+	  0,
+	  NULL,
+	  0 },
+	{ "keyword form, spaces, format=raw",
+	  { "format=raw, vdev=xvde, access=ro, backendtype=phy1, target=/dev/sdc" },
+	  PHY1,
+	  "/dev/sdc",
+	  "xvde",
+	  0,
+	  RAW,
+	  NULL,
+	  NULL,
+	  UNSET,
+	  0,
+	  NULL,
+	  0 },
+	{ "keyword backendtype with positional target",
+	  { "backendtype=phy1,/dev/sdd,raw,xvdf,w" },
+	  PHY1,
+	  "/dev/sdd",
+	  "xvdf",
+	  1,
+	  RAW,
+	  NULL,
+	  NULL,
+	  UNSET,
+	  0,
+	  NULL,
+	  0 },
+	{ "all fipc options",
+	  { "phy1:/dev/nullb1,xvdg,r,memshare=on,queues=4,poller-cpus=0-1:4" },
+	  PHY1,
+	  "/dev/nullb1",
+	  "xvdg",
+	  0,
+	  RAW,
+	  NULL,
+	  NULL,
+	  1,
+	  4,
+	  "0-1,4",
+	  0 },
+	{ "options before positional parameters",
+	  { "memshare=off,queues=256,poller-cpus=7,phy1:/dev/nullb1,xvdh,w" },
+	  PHY1,
+	  "/dev/nullb1",
+	  "xvdh",
+	  1,
+	  RAW,
+	  NULL,
+	  NULL,
+	  0,
+	  256,
+	  "7",
+	  0 },
+	{ "queues=1 and a multi-range CPU list",
+	  { "phy1:/dev/nullb1,xvdi,w,queues=1,poller-cpus=0:2-3:8-15" },
+	  PHY1,
+	  "/dev/nullb1",
+	  "xvdi",
+	  1,
+	  RAW,
+	  NULL,
+	  NULL,
+	  UNSET,
+	  1,
+	  "0,2-3,8-15",
+	  0 },
+	{ "driver domain backend=",
+	  { "phy1:/dev/sdb,xvdj,w,backend=storage-dom" },
+	  PHY1,
+	  "/dev/sdb",
+	  "xvdj",
+	  1,
+	  RAW,
+	  "storage-dom",
+	  NULL,
+	  UNSET,
+	  0,
+	  NULL,
+	  0 },
+	{ "driver domain, keyword form",
+	  { "backend=3,backendtype=phy1,vdev=xvdk,target=/dev/xvdb" },
+	  PHY1,
+	  "/dev/xvdb",
+	  "xvdk",
+	  1,
+	  RAW,
+	  "3",
+	  NULL,
+	  UNSET,
+	  0,
+	  NULL,
+	  0 },
+	{ "script override",
+	  { "script=block-fipc-test,phy1:/dev/sdb,xvdl,w" },
+	  PHY1,
+	  "/dev/sdb",
+	  "xvdl",
+	  1,
+	  RAW,
+	  NULL,
+	  "block-fipc-test",
+	  UNSET,
+	  0,
+	  NULL,
+	  0 },
+	{ "xl block-attach style: one spec per argument",
+	  { "phy1:/dev/nullb0", "xvdm", "w", "memshare=on" },
+	  PHY1,
+	  "/dev/nullb0",
+	  "xvdm",
+	  1,
+	  RAW,
+	  NULL,
+	  NULL,
+	  1,
+	  0,
+	  NULL,
+	  0 },
+	/* Classic disks are unchanged. */
+	{ "classic phy: prefix is still ignored",
+	  { "phy:/dev/sda,xvda,w" },
+	  LIBXL_DISK_BACKEND_UNKNOWN,
+	  "/dev/sda",
+	  "xvda",
+	  1,
+	  RAW,
+	  NULL,
+	  NULL,
+	  UNSET,
+	  0,
+	  NULL,
+	  0 },
+	{ "classic backendtype=phy",
+	  { "backendtype=phy,vdev=xvda,target=/dev/sda" },
+	  LIBXL_DISK_BACKEND_PHY,
+	  "/dev/sda",
+	  "xvda",
+	  1,
+	  RAW,
+	  NULL,
+	  NULL,
+	  UNSET,
+	  0,
+	  NULL,
+	  0 },
+	{ "classic positional with format",
+	  { "/dev/vg/guest-volume,qcow2,hda,ro" },
+	  LIBXL_DISK_BACKEND_UNKNOWN,
+	  "/dev/vg/guest-volume",
+	  "hda",
+	  0,
+	  LIBXL_DISK_FORMAT_QCOW2,
+	  NULL,
+	  NULL,
+	  UNSET,
+	  0,
+	  NULL,
+	  0 },
+	{ "classic cdrom",
+	  { "/root/image.iso,,hdc,cdrom" },
+	  LIBXL_DISK_BACKEND_UNKNOWN,
+	  "/root/image.iso",
+	  "hdc",
+	  0,
+	  RAW,
+	  NULL,
+	  NULL,
+	  UNSET,
+	  0,
+	  NULL,
+	  1 },
 };
 
 static const struct bad bads[] = {
-    { "unknown mode", { "phy1:/dev/nullb0,xvdb,x" },
-      "unknown value for access" },
-    { "unknown access= value", { "phy1:/dev/nullb0,xvdb,access=rwx" },
-      "unknown value for access" },
-    { "no vdev", { "phy1:/dev/nullb0" }, "no vdev specified" },
-    { "no target", { "backendtype=phy1,vdev=xvdb" },
-      "no target specified" },
-    { "empty target", { "phy1:,xvdb,w" }, "backendtype phy1 needs a target" },
-    { "unknown backendtype", { "backendtype=phy2,target=/dev/sda,vdev=xvdb" },
-      "unknown value for backendtype" },
-    { "backendtype respecified", { "phy1:/dev/sda,xvdb,w,backendtype=phy" },
-      "backend respecified" },
-    { "format positional after phy1:", { "phy1:/dev/sda,raw,xvdb,w" },
-      "unknown value for access" },
-    { "format other than raw", { "phy1:/dev/sda,xvdb,w,format=qcow2" },
-      "backendtype phy1 supports only format raw" },
-    { "cdrom", { "phy1:/dev/sr0,xvdb:cdrom,r" },
-      "backendtype phy1 does not support cdrom" },
-    { "unknown parameter", { "phy1:/dev/sda,xvdb,w,memshared=on" },
-      "unknown parameter" },
-    { "memshare=yes", { "phy1:/dev/sda,xvdb,w,memshare=yes" },
-      "unknown value for memshare" },
-    { "memshare empty", { "phy1:/dev/sda,xvdb,w,memshare=" },
-      "unknown value for memshare" },
-    { "queues=0", { "phy1:/dev/sda,xvdb,w,queues=0" },
-      "bad value for queues" },
-    { "queues=257", { "phy1:/dev/sda,xvdb,w,queues=257" },
-      "bad value for queues" },
-    { "queues=-1", { "phy1:/dev/sda,xvdb,w,queues=-1" },
-      "bad value for queues" },
-    { "queues=4x", { "phy1:/dev/sda,xvdb,w,queues=4x" },
-      "bad value for queues" },
-    { "queues huge", { "phy1:/dev/sda,xvdb,w,queues=99999999999999999999" },
-      "bad value for queues" },
-    { "poller-cpus descending", { "phy1:/dev/sda,xvdb,w,poller-cpus=3-1" },
-      "bad value for poller-cpus" },
-    { "poller-cpus letters", { "phy1:/dev/sda,xvdb,w,poller-cpus=all" },
-      "bad value for poller-cpus" },
-    { "poller-cpus open range", { "phy1:/dev/sda,xvdb,w,poller-cpus=1-" },
-      "bad value for poller-cpus" },
-    { "poller-cpus empty item", { "phy1:/dev/sda,xvdb,w,poller-cpus=1::2" },
-      "bad value for poller-cpus" },
-    { "poller-cpus trailing colon", { "phy1:/dev/sda,xvdb,w,poller-cpus=1:" },
-      "bad value for poller-cpus" },
-    { "poller-cpus too high", { "phy1:/dev/sda,xvdb,w,poller-cpus=65536" },
-      "bad value for poller-cpus" },
-    { "poller-cpus respecified",
-      { "phy1:/dev/sda,xvdb,w,poller-cpus=1,poller-cpus=2" },
-      "poller-cpus respecified" },
-    { "fipc option on a classic disk", { "/dev/sda,raw,xvda,w,memshare=on" },
-      "need backendtype phy1" },
-    { "fipc option with backendtype=phy",
-      { "backendtype=phy,vdev=xvda,queues=2,target=/dev/sda" },
-      "need backendtype phy1" },
+	{ "unknown mode",
+	  { "phy1:/dev/nullb0,xvdb,x" },
+	  "unknown value for access" },
+	{ "unknown access= value",
+	  { "phy1:/dev/nullb0,xvdb,access=rwx" },
+	  "unknown value for access" },
+	{ "no vdev", { "phy1:/dev/nullb0" }, "no vdev specified" },
+	{ "no target", { "backendtype=phy1,vdev=xvdb" }, "no target specified" },
+	{ "empty target",
+	  { "phy1:,xvdb,w" },
+	  "backendtype phy1 needs a target" },
+	{ "unknown backendtype",
+	  { "backendtype=phy2,target=/dev/sda,vdev=xvdb" },
+	  "unknown value for backendtype" },
+	{ "backendtype respecified",
+	  { "phy1:/dev/sda,xvdb,w,backendtype=phy" },
+	  "backend respecified" },
+	{ "format positional after phy1:",
+	  { "phy1:/dev/sda,raw,xvdb,w" },
+	  "unknown value for access" },
+	{ "format other than raw",
+	  { "phy1:/dev/sda,xvdb,w,format=qcow2" },
+	  "backendtype phy1 supports only format raw" },
+	{ "cdrom",
+	  { "phy1:/dev/sr0,xvdb:cdrom,r" },
+	  "backendtype phy1 does not support cdrom" },
+	{ "unknown parameter",
+	  { "phy1:/dev/sda,xvdb,w,memshared=on" },
+	  "unknown parameter" },
+	{ "memshare=yes",
+	  { "phy1:/dev/sda,xvdb,w,memshare=yes" },
+	  "unknown value for memshare" },
+	{ "memshare empty",
+	  { "phy1:/dev/sda,xvdb,w,memshare=" },
+	  "unknown value for memshare" },
+	{ "queues=0",
+	  { "phy1:/dev/sda,xvdb,w,queues=0" },
+	  "bad value for queues" },
+	{ "queues=257",
+	  { "phy1:/dev/sda,xvdb,w,queues=257" },
+	  "bad value for queues" },
+	{ "queues=-1",
+	  { "phy1:/dev/sda,xvdb,w,queues=-1" },
+	  "bad value for queues" },
+	{ "queues=4x",
+	  { "phy1:/dev/sda,xvdb,w,queues=4x" },
+	  "bad value for queues" },
+	{ "queues huge",
+	  { "phy1:/dev/sda,xvdb,w,queues=99999999999999999999" },
+	  "bad value for queues" },
+	{ "poller-cpus descending",
+	  { "phy1:/dev/sda,xvdb,w,poller-cpus=3-1" },
+	  "bad value for poller-cpus" },
+	{ "poller-cpus letters",
+	  { "phy1:/dev/sda,xvdb,w,poller-cpus=all" },
+	  "bad value for poller-cpus" },
+	{ "poller-cpus open range",
+	  { "phy1:/dev/sda,xvdb,w,poller-cpus=1-" },
+	  "bad value for poller-cpus" },
+	{ "poller-cpus empty item",
+	  { "phy1:/dev/sda,xvdb,w,poller-cpus=1::2" },
+	  "bad value for poller-cpus" },
+	{ "poller-cpus trailing colon",
+	  { "phy1:/dev/sda,xvdb,w,poller-cpus=1:" },
+	  "bad value for poller-cpus" },
+	{ "poller-cpus too high",
+	  { "phy1:/dev/sda,xvdb,w,poller-cpus=65536" },
+	  "bad value for poller-cpus" },
+	{ "poller-cpus respecified",
+	  { "phy1:/dev/sda,xvdb,w,poller-cpus=1,poller-cpus=2" },
+	  "poller-cpus respecified" },
+	{ "fipc option on a classic disk",
+	  { "/dev/sda,raw,xvda,w,memshare=on" },
+	  "need backendtype phy1" },
+	{ "fipc option with backendtype=phy",
+	  { "backendtype=phy,vdev=xvda,queues=2,target=/dev/sda" },
+	  "need backendtype phy1" },
 };
 
 static int failures;
 
 static void result(const char *name, const char *why)
 {
-    if (why) {
-        printf("FAIL parse: %s: %s\n", name, why);
-        failures++;
-    } else {
-        printf("PASS parse: %s\n", name);
-    }
+	if (why) {
+		printf("FAIL parse: %s: %s\n", name, why);
+		failures++;
+	} else {
+		printf("PASS parse: %s\n", name);
+	}
 }
 
 static int nspecs(const char *const *specs)
 {
-    int n = 0;
+	int n = 0;
 
-    while (n < 4 && specs[n])
-        n++;
-    return n;
+	while (n < 4 && specs[n])
+		n++;
+	return n;
 }
 
 static bool streq(const char *a, const char *b)
 {
-    return a == b || (a && b && !strcmp(a, b));
+	return a == b || (a && b && !strcmp(a, b));
 }
 
 /* Parses specs; returns the parser's result and its report in *report. */
 static int parse(const char *const *specs, libxl_device_disk *disk,
-                 char **report)
+		 char **report)
 {
-    size_t len;
-    FILE *f = open_memstream(report, &len);
-    XLU_Config *cfg;
-    int rc;
+	size_t len;
+	FILE *f = open_memstream(report, &len);
+	XLU_Config *cfg;
+	int rc;
 
-    if (!f) { perror("open_memstream"); exit(2); }
-    cfg = xlu_cfg_init(f, "test.cfg");
-    if (!cfg) { perror("xlu_cfg_init"); exit(2); }
-    libxl_device_disk_init(disk);
-    rc = xlu_disk_parse(cfg, nspecs(specs), specs, disk);
-    xlu_cfg_destroy(cfg);
-    fclose(f);
-    return rc;
+	if (!f) {
+		perror("open_memstream");
+		exit(2);
+	}
+	cfg = xlu_cfg_init(f, "test.cfg");
+	if (!cfg) {
+		perror("xlu_cfg_init");
+		exit(2);
+	}
+	libxl_device_disk_init(disk);
+	rc = xlu_disk_parse(cfg, nspecs(specs), specs, disk);
+	xlu_cfg_destroy(cfg);
+	fclose(f);
+	return rc;
 }
 
-#define CHECK(cond, ...) do {                                           \
-        if (!(cond) && !why) {                                          \
-            snprintf(buf, sizeof(buf), __VA_ARGS__);                    \
-            why = buf;                                                  \
-        }                                                               \
-    } while (0)
+#define CHECK(cond, ...)                                         \
+	do {                                                     \
+		if (!(cond) && !why) {                           \
+			snprintf(buf, sizeof(buf), __VA_ARGS__); \
+			why = buf;                               \
+		}                                                \
+	} while (0)
 
 static void test_good(const struct good *t)
 {
-    libxl_device_disk d;
-    char *report = NULL, buf[512];
-    const char *why = NULL;
-    int rc = parse(t->specs, &d, &report);
-    int memshare = libxl_defbool_is_default(d.fipc_memshare) ? UNSET :
-                   libxl_defbool_val(d.fipc_memshare);
+	libxl_device_disk d;
+	char *report = NULL, buf[512];
+	const char *why = NULL;
+	int rc = parse(t->specs, &d, &report);
+	int memshare = libxl_defbool_is_default(d.fipc_memshare) ?
+			       UNSET :
+			       libxl_defbool_val(d.fipc_memshare);
 
-    CHECK(rc == 0, "parse failed (%d): %s", rc, report);
-    CHECK(d.backend == t->backend, "backend %s, expected %s",
-          libxl_disk_backend_to_string(d.backend),
-          libxl_disk_backend_to_string(t->backend));
-    CHECK(streq(d.pdev_path, t->target), "target %s, expected %s",
-          d.pdev_path, t->target);
-    CHECK(streq(d.vdev, t->vdev), "vdev %s, expected %s", d.vdev, t->vdev);
-    CHECK(d.readwrite == t->readwrite, "readwrite %d, expected %d",
-          d.readwrite, t->readwrite);
-    CHECK(d.format == t->format, "format %s, expected %s",
-          libxl_disk_format_to_string(d.format),
-          libxl_disk_format_to_string(t->format));
-    CHECK(streq(d.backend_domname, t->backend_domname),
-          "backend domain %s, expected %s", d.backend_domname,
-          t->backend_domname);
-    CHECK(streq(d.script, t->script), "script %s, expected %s", d.script,
-          t->script);
-    CHECK(memshare == t->memshare, "memshare %d, expected %d", memshare,
-          t->memshare);
-    CHECK(d.fipc_max_queues == t->queues, "queues %d, expected %d",
-          d.fipc_max_queues, t->queues);
-    CHECK(streq(d.fipc_poller_cpus, t->poller_cpus),
-          "poller cpus %s, expected %s", d.fipc_poller_cpus, t->poller_cpus);
-    CHECK(d.is_cdrom == t->is_cdrom, "is_cdrom %d, expected %d", d.is_cdrom,
-          t->is_cdrom);
-    CHECK(d.specification == LIBXL_DISK_SPECIFICATION_UNKNOWN,
-          "specification %s", libxl_disk_specification_to_string(
-              d.specification));
-    result(t->name, why);
-    libxl_device_disk_dispose(&d);
-    free(report);
+	CHECK(rc == 0, "parse failed (%d): %s", rc, report);
+	CHECK(d.backend == t->backend, "backend %s, expected %s",
+	      libxl_disk_backend_to_string(d.backend),
+	      libxl_disk_backend_to_string(t->backend));
+	CHECK(streq(d.pdev_path, t->target), "target %s, expected %s",
+	      d.pdev_path, t->target);
+	CHECK(streq(d.vdev, t->vdev), "vdev %s, expected %s", d.vdev, t->vdev);
+	CHECK(d.readwrite == t->readwrite, "readwrite %d, expected %d",
+	      d.readwrite, t->readwrite);
+	CHECK(d.format == t->format, "format %s, expected %s",
+	      libxl_disk_format_to_string(d.format),
+	      libxl_disk_format_to_string(t->format));
+	CHECK(streq(d.backend_domname, t->backend_domname),
+	      "backend domain %s, expected %s", d.backend_domname,
+	      t->backend_domname);
+	CHECK(streq(d.script, t->script), "script %s, expected %s", d.script,
+	      t->script);
+	CHECK(memshare == t->memshare, "memshare %d, expected %d", memshare,
+	      t->memshare);
+	CHECK(d.fipc_max_queues == t->queues, "queues %d, expected %d",
+	      d.fipc_max_queues, t->queues);
+	CHECK(streq(d.fipc_poller_cpus, t->poller_cpus),
+	      "poller cpus %s, expected %s", d.fipc_poller_cpus,
+	      t->poller_cpus);
+	CHECK(d.is_cdrom == t->is_cdrom, "is_cdrom %d, expected %d", d.is_cdrom,
+	      t->is_cdrom);
+	CHECK(d.specification == LIBXL_DISK_SPECIFICATION_UNKNOWN,
+	      "specification %s",
+	      libxl_disk_specification_to_string(d.specification));
+	result(t->name, why);
+	libxl_device_disk_dispose(&d);
+	free(report);
 }
 
 static void test_bad(const struct bad *t)
 {
-    libxl_device_disk d;
-    char *report = NULL, buf[512];
-    const char *why = NULL;
-    int rc = parse(t->specs, &d, &report);
+	libxl_device_disk d;
+	char *report = NULL, buf[512];
+	const char *why = NULL;
+	int rc = parse(t->specs, &d, &report);
 
-    CHECK(rc != 0, "accepted (backend %s, target %s, vdev %s)",
-          libxl_disk_backend_to_string(d.backend), d.pdev_path, d.vdev);
-    CHECK(strstr(report, t->error), "error report lacks \"%s\": %s",
-          t->error, report);
-    CHECK(strstr(report, "test.cfg: config parsing error in disk"),
-          "error report has no source prefix: %s", report);
-    result(t->name, why);
-    libxl_device_disk_dispose(&d);
-    free(report);
+	CHECK(rc != 0, "accepted (backend %s, target %s, vdev %s)",
+	      libxl_disk_backend_to_string(d.backend), d.pdev_path, d.vdev);
+	CHECK(strstr(report, t->error), "error report lacks \"%s\": %s",
+	      t->error, report);
+	CHECK(strstr(report, "test.cfg: config parsing error in disk"),
+	      "error report has no source prefix: %s", report);
+	result(t->name, why);
+	libxl_device_disk_dispose(&d);
+	free(report);
 }
 
 /* The JSON form of a parsed disk, as "xl block-attach -n" prints it. */
 static void test_json(void)
 {
-    const char *specs[] = {
-        "phy1:/dev/nullb0,xvdb,w,memshare=on,queues=2,poller-cpus=1-2", NULL
-    };
-    libxl_device_disk d;
-    char *report = NULL, *json, buf[512];
-    const char *why = NULL;
-    int rc = parse(specs, &d, &report);
+	static const char * const specs[] = {
+		"phy1:/dev/nullb0,xvdb,w,memshare=on,queues=2,poller-cpus=1-2",
+		NULL
+	};
+	libxl_device_disk d;
+	char *report = NULL, *json, buf[512];
+	const char *why = NULL;
+	int rc = parse(specs, &d, &report);
 
-    CHECK(rc == 0, "parse failed: %s", report);
-    json = libxl_device_disk_to_json(NULL, &d);
-    CHECK(json && strstr(json, "\"backend\": \"phy1\""),
-          "JSON lacks backend phy1: %s", json);
-    CHECK(json && strstr(json, "\"fipc_memshare\": \"True\""),
-          "JSON lacks fipc_memshare: %s", json);
-    CHECK(json && strstr(json, "\"fipc_max_queues\": 2"),
-          "JSON lacks fipc_max_queues: %s", json);
-    CHECK(json && strstr(json, "\"fipc_poller_cpus\": \"1-2\""),
-          "JSON lacks fipc_poller_cpus: %s", json);
-    /* (Parsing JSON back needs a libxl_ctx, hence a running Xen.) */
-    result("JSON of a phy1 disk (domain config, xl block-attach -n)", why);
-    libxl_device_disk_dispose(&d);
-    free(json);
-    free(report);
+	CHECK(rc == 0, "parse failed: %s", report);
+	json = libxl_device_disk_to_json(NULL, &d);
+	CHECK(json && strstr(json, "\"backend\": \"phy1\""),
+	      "JSON lacks backend phy1: %s", json);
+	CHECK(json && strstr(json, "\"fipc_memshare\": \"True\""),
+	      "JSON lacks fipc_memshare: %s", json);
+	CHECK(json && strstr(json, "\"fipc_max_queues\": 2"),
+	      "JSON lacks fipc_max_queues: %s", json);
+	CHECK(json && strstr(json, "\"fipc_poller_cpus\": \"1-2\""),
+	      "JSON lacks fipc_poller_cpus: %s", json);
+	/* (Parsing JSON back needs a libxl_ctx, hence a running Xen.) */
+	result("JSON of a phy1 disk (domain config, xl block-attach -n)", why);
+	libxl_device_disk_dispose(&d);
+	free(json);
+	free(report);
 }
 
 static void test_backend_strings(void)
 {
-    libxl_disk_backend b;
-    char buf[512];
-    const char *why = NULL;
+	libxl_disk_backend b;
+	char buf[512];
+	const char *why = NULL;
 
-    CHECK(!strcmp(libxl_disk_backend_to_string(LIBXL_DISK_BACKEND_PHY1),
-                  "phy1"), "to_string: %s",
-          libxl_disk_backend_to_string(LIBXL_DISK_BACKEND_PHY1));
-    CHECK(!libxl_disk_backend_from_string("phy1", &b) &&
-          b == LIBXL_DISK_BACKEND_PHY1, "from_string(phy1) -> %d", b);
-    CHECK(!libxl_disk_backend_from_string("phy", &b) &&
-          b == LIBXL_DISK_BACKEND_PHY, "from_string(phy) -> %d", b);
-    result("libxl_disk_backend phy1 <-> string", why);
+	CHECK(!strcmp(libxl_disk_backend_to_string(LIBXL_DISK_BACKEND_PHY1),
+		      "phy1"),
+	      "to_string: %s",
+	      libxl_disk_backend_to_string(LIBXL_DISK_BACKEND_PHY1));
+	CHECK(!libxl_disk_backend_from_string("phy1", &b) &&
+	      b == LIBXL_DISK_BACKEND_PHY1,
+	      "from_string(phy1) -> %d", b);
+	CHECK(!libxl_disk_backend_from_string("phy", &b) &&
+	      b == LIBXL_DISK_BACKEND_PHY,
+	      "from_string(phy) -> %d", b);
+	result("libxl_disk_backend phy1 <-> string", why);
 }
 
 #ifdef WITH_DEVNUM
 static void test_devnum(void)
 {
-    static const struct { const char *vdev; int devid; } t[] = {
-        { "xvda", 51712 }, { "xvdb", 51728 }, { "xvdb1", 51729 },
-        { "xvdp", 51952 }, { "xvdq", (1 << 28) | (16 << 8) },
-        { "hda", 768 }, { "sdb", 2064 }, { "d1p0", 51728 },
-        { "51728", 51728 }, { "fipc15", -1 }, { "xvdb0", -1 },
-        { "xvdb256", -1 }, { "vda", -1 },
-    };
-    char name[64], buf[128];
-    unsigned i;
+	static const struct {
+		const char *vdev;
+		int devid;
+	} t[] = {
+		{ "xvda", 51712 },
+		{ "xvdb", 51728 },
+		{ "xvdb1", 51729 },
+		{ "xvdp", 51952 },
+		{ "xvdq", (1 << 28) | (16 << 8) },
+		{ "hda", 768 },
+		{ "sdb", 2064 },
+		{ "d1p0", 51728 },
+		{ "51728", 51728 },
+		{ "fipc15", -1 },
+		{ "xvdb0", -1 },
+		{ "xvdb256", -1 },
+		{ "vda", -1 },
+	};
+	char name[64], buf[128];
+	unsigned int i;
 
-    for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-        int got = libxl__device_disk_dev_number(t[i].vdev, NULL, NULL);
-        const char *why = NULL;
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		int got = libxl__device_disk_dev_number(t[i].vdev, NULL, NULL);
+		const char *why = NULL;
 
-        snprintf(name, sizeof(name), "vdev %s -> devid %d", t[i].vdev,
-                 t[i].devid);
-        CHECK(got == t[i].devid, "got %d", got);
-        result(name, why);
-    }
+		snprintf(name, sizeof(name), "vdev %s -> devid %d", t[i].vdev,
+			 t[i].devid);
+		CHECK(got == t[i].devid, "got %d", got);
+		result(name, why);
+	}
 }
 #endif
 
 int main(void)
 {
-    unsigned i;
+	unsigned int i;
 
-    for (i = 0; i < sizeof(goods) / sizeof(goods[0]); i++)
-        test_good(&goods[i]);
-    for (i = 0; i < sizeof(bads) / sizeof(bads[0]); i++)
-        test_bad(&bads[i]);
-    test_json();
-    test_backend_strings();
+	for (i = 0; i < ARRAY_SIZE(goods); i++)
+		test_good(&goods[i]);
+	for (i = 0; i < ARRAY_SIZE(bads); i++)
+		test_bad(&bads[i]);
+	test_json();
+	test_backend_strings();
 #ifdef WITH_DEVNUM
-    test_devnum();
+	test_devnum();
 #endif
-    return failures ? 1 : 0;
+	return failures ? 1 : 0;
 }
