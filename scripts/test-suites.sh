@@ -8,7 +8,7 @@ suites+=(
 	"fuzz|make -s check-fuzz"
 	"bench-ring-selftest|make -s check-bench-ring"
 	"fio-report|python3 -m pytest -q tests/bench"
-	"xl-parser|tests/xl/run-tests.sh"
+	"xl-parser|make -s check-xl"
 	"kunit|tests/kunit/run.sh"
 	"testbed-smoke|make -s testbed-smoke"
 )
