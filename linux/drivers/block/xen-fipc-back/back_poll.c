@@ -142,12 +142,7 @@ static int xfb_poller_fn(void *arg)
 			continue;
 		}
 		xfb_poll_pause(pl);
-		/*
-		 * Let another poller bound to this CPU (at the same FIFO
-		 * priority, e.g. a frontend and a backend in one domain) run
-		 * while we have nothing to do; returns at once otherwise.
-		 */
-		yield();
+		cond_resched();
 	}
 	return 0;
 }

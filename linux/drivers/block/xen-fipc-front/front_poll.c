@@ -140,12 +140,7 @@ static int xff_poller_fn(void *arg)
 			continue;
 		}
 		xff_poll_pause(pl);
-		/*
-		 * Let another poller bound to this CPU (at the same FIFO
-		 * priority, e.g. a frontend and a backend in one domain) run
-		 * while we have nothing to do; returns at once otherwise.
-		 */
-		yield();
+		cond_resched();
 	}
 	return 0;
 }

@@ -17,6 +17,12 @@ fipc_modules_load() {
     fipc_load_module xen-fipc-back poll_idle_us="$idle" pollers="$pollers" || return 1
     if [ "${1:-0}" = 1 ]; then
         fipc_load_module xen-fipc-front poll_idle_us="$idle" pollers="$pollers" || return 1
+        # Both sides in one domain: keep the two FIFO pollers off each
+        # other's CPU (same priority, they would not preempt each other).
+        if [ "$(nproc)" -gt 1 ]; then
+            echo 0 > /sys/module/xen_fipc_front/parameters/poller_cpus
+            echo $(($(nproc) - 1)) > /sys/module/xen_fipc_back/parameters/poller_cpus
+        fi
     fi
 }
 
