@@ -670,9 +670,9 @@ static int bench(const struct opts *o)
 
 static void on_alarm(int sig)
 {
-	static const char msg[] = "ring-bench: timed out (a ring hangs)\n";
+	static const char msg[] = "FAIL self-test timed out (a ring hangs)\n";
 
-	if (write(2, msg, sizeof(msg) - 1) < 0)
+	if (write(1, msg, sizeof(msg) - 1) < 0)
 		_exit(3);
 	_exit(2);
 }
@@ -773,6 +773,8 @@ int main(int argc, char **argv)
 	if (pthread_create(&srv, NULL, server_main, &o.cpu[1]))
 		return 1;
 	if (o.selftest) {
+		/* One line per test even into a pipe, and before a hang. */
+		setvbuf(stdout, NULL, _IOLBF, 0);
 		signal(SIGALRM, on_alarm);
 		alarm(60);
 		err = self_test();
