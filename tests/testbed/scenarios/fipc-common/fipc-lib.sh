@@ -4,7 +4,7 @@
 # are created here with xenstore-write, with the keys and permissions libxl
 # writes (xen/include/public/io/fipcblk.h, docs/drivers.md).
 
-FIPC_BE_SYSFS=/sys/bus/xen-backend/devices
+export FIPC_BE_SYSFS=/sys/bus/xen-backend/devices
 
 # fipc_modules_load [FRONT]: load fipc.ko and the backend (and the frontend
 # if FRONT=1, for dom0 loopback disks) from --modules.  Poller parameters

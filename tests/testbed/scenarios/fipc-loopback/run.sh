@@ -74,8 +74,10 @@ flush_discard() {
         { fipc_fail "blkdiscard failed"; rc=1; }
     [ "$(fipc_be_stat 0 51744 ds_req)" -gt "$d0" ] ||
         { fipc_fail "discard: ds_req did not move"; rc=1; }
-    cmp -n $((4 << 20)) <(dd if=/dev/xvdc bs=1M count=4 skip=200 iflag=direct 2>/dev/null) /dev/zero ||
+    dd if=/dev/xvdc of=/run/fipc/discarded bs=1M count=4 skip=200 iflag=direct 2>/dev/null
+    cmp -n $((4 << 20)) /run/fipc/discarded /dev/zero ||
         { fipc_fail "discard: range does not read back as zeroes"; rc=1; }
+    rm -f /run/fipc/discarded
     # Read-only disk: writes fail, reads work.
     dd if=/dev/xvdd of=/dev/null bs=4k count=16 iflag=direct 2>/dev/null ||
         { fipc_fail "read-only disk: read failed"; rc=1; }
@@ -124,10 +126,15 @@ reload() {
     local pid rc=0 i=0
     FIPC_DEV=/dev/xvdb fipc_fio dom0 reload "$common/reload.fio" &
     pid=$!
-    while [ "$(fipc_be_stat 0 51728 wr_req)" -lt 200 ] && [ $i -lt 300 ]; do
+    while [ "$(fipc_be_stat 0 51728 wr_req)" -lt 200 ] && [ $i -lt 100 ]; do
         sleep 0.1; i=$((i + 1))
     done
-    fipc_log "rmmod xen-fipc-back under I/O (wr_req $(fipc_be_stat 0 51728 wr_req))"
+    fipc_log "unbinding the backend devices and rmmod xen-fipc-back under I/O (wr_req $(fipc_be_stat 0 51728 wr_req))"
+    # Each bound xenbus device holds a module reference (as with blkback):
+    # unbind them first; the new module binds them again.
+    for d in /sys/bus/xen-backend/drivers/fipcblk/fipcblk-*; do
+        [ -e "$d" ] && basename "$d" > /sys/bus/xen-backend/drivers/fipcblk/unbind
+    done
     rmmod xen-fipc-back || { fipc_fail "rmmod xen-fipc-back failed"; rc=1; }
     sleep 1
     fipc_load_module xen-fipc-back poll_idle_us="$(fipc_opt POLL_IDLE_US 100)" || rc=1
