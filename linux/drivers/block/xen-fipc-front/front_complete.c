@@ -125,15 +125,22 @@ int xff_chan_poll(struct xff_chan *chan)
 		return 0;
 	while (done < budget) {
 		n = fipc_recv_burst(&chan->fc.rx, chan->rxbuf, XFF_RSP_BURST);
-		if (n <= 0) {
-			if (n < 0) {
-				xff_protocol_error(chan, "response ring corrupted");
+		if (!n) {
+			/*
+			 * Empty, or a multi-slot message (never a response).
+			 * A one-slot response may also have landed since the
+			 * burst looked: fipc_recv() tells them apart.
+			 */
+			n = fipc_recv(&chan->fc.rx, chan->rxbuf, 1);
+			if (n == -EAGAIN)
+				break;
+			if (n == -EMSGSIZE) {
+				xff_protocol_error(chan, "multi-slot response");
 				break;
 			}
-			/* Empty, or a message of several slots: not ours. */
-			if (fipc_rx_ready(&chan->fc.rx) &&
-			    fipc_recv(&chan->fc.rx, chan->rxbuf, 1) != -EAGAIN)
-				xff_protocol_error(chan, "multi-slot response");
+		}
+		if (n < 0) {
+			xff_protocol_error(chan, "response ring corrupted");
 			break;
 		}
 		for (i = 0; i < n && !chan->broken; i++) {
