@@ -123,7 +123,8 @@ hostile() {
 }
 
 reload() {
-    local pid rc=0 i=0
+    local pid rc=0 i=0 pe0
+    pe0=$(dmesg | grep -c 'protocol error')
     FIPC_DEV=/dev/xvdb fipc_fio dom0 reload "$common/reload.fio" &
     pid=$!
     while [ "$(fipc_be_stat 0 51728 wr_req)" -lt 200 ] && [ $i -lt 100 ]; do
@@ -141,6 +142,8 @@ reload() {
     fipc_blk_wait_connected 0 51728 60 || rc=1
     wait $pid || { fipc_fail "verified I/O across the backend reload failed"; rc=1; }
     fipc_log "requeued by the frontend: $(cat /sys/bus/xen/devices/fipcblk-51728/statistics/requeued)"
+    [ "$(dmesg | grep -c 'protocol error')" = "$pe0" ] ||
+        { fipc_fail "reload: a protocol error was reported"; rc=1; }
     return $rc
 }
 
