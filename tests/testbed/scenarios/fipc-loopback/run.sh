@@ -125,9 +125,12 @@ hostile() {
 reload() {
     local pid rc=0 i=0 pe0
     pe0=$(dmesg | grep -c 'protocol error')
+    local w0
+    w0=$(fipc_be_stat 0 51728 wr_req)
     FIPC_DEV=/dev/xvdb fipc_fio dom0 reload "$common/reload.fio" &
     pid=$!
-    while [ "$(fipc_be_stat 0 51728 wr_req)" -lt 200 ] && [ $i -lt 100 ]; do
+    # Unplug in the middle of the writes, not before they start.
+    while [ "$(fipc_be_stat 0 51728 wr_req)" -lt $((w0 + 300)) ] && [ $i -lt 600 ]; do
         sleep 0.1; i=$((i + 1))
     done
     fipc_log "unbinding the backend devices and rmmod xen-fipc-back under I/O (wr_req $(fipc_be_stat 0 51728 wr_req))"
