@@ -1,0 +1,131 @@
+#!/bin/bash
+# dom0 boot script of the EMULATED testbed (PID 1, exec'd by the dom0 image's
+# /init once the 9p shares are mounted):
+#   /fipc/stage   (ro)  this repo's testbed scripts, our modules, params.env
+#   /fipc/results (rw)  build/testbed/results/<scenario>/ on the host
+#   /fipc/cache   (ro)  the artifact cache (domU kernel and ramdisk)
+# It does what systemd and Debian's xen init scripts do on a real host
+# (mount /run, load the Xen modules, start xenstored/xenconsoled), then runs
+# the scenario (or a shell) and powers the machine off.  The host runner
+# (fipc-testbed) follows the @@FIPC markers on the serial console.
+set -u
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root TERM=${TERM:-vt100}
+S=/fipc/stage
+R=/fipc/results
+XENBIN=/usr/lib/xen-4.17/bin
+export S R XENBIN
+# shellcheck source=/dev/null
+. "$S/params.env"
+export FIPC_RESULTS=$R FIPC_TIMEOUT_SCALE
+. "$S/testbed/lib/fipc-scenario.sh"
+
+power_off() {
+    sync
+    umount /fipc/results 2>/dev/null
+    echo o > /proc/sysrq-trigger
+    sleep 30
+}
+
+tb_setup() {
+    set -e
+    # /var/run is a symlink to /run: the tmpfs must be there before libxl's
+    # lock and pid files are created.
+    mount -t tmpfs -o mode=0755,nosuid,nodev tmpfs /run
+    mkdir -p /run/xen /run/lock /run/fipc /var/log/xen/console /var/lib/xen /dev/pts /dev/shm
+    mount -t devpts devpts /dev/pts
+    mount -t tmpfs tmpfs /dev/shm
+    hostname fipc-dom0
+    modprobe -a xen-evtchn xen-gntdev xen-gntalloc xen-privcmd xenfs xen-blkback loop
+    mount -t xenfs xenfs /proc/xen
+    # Files from build/dom0-overlay/ (e.g. a patched xl) replace the image's.
+    if [ -d "$S/overlay" ]; then cp -a "$S/overlay/." /; fi
+    # libxl kills hotplug scripts after 10 s; Debian's block script is too
+    # slow under TCG.  Testbed only: see lib/block-fipc.
+    install -m 0755 "$S/testbed/lib/block-fipc" /etc/xen/scripts/block
+    # dom0 memory is fixed by dom0_mem=; no ballooning.
+    sed -i 's/^#\?autoballoon=.*/autoballoon="off"/' /etc/xen/xl.conf
+    grep -q '^autoballoon=' /etc/xen/xl.conf || echo 'autoballoon="off"' >> /etc/xen/xl.conf
+    # libxc mmaps the domU kernel and ramdisk; page faults over 9p are one
+    # small round trip each (minutes for 150 MB under TCG), a plain copy
+    # into tmpfs takes a second.
+    mkdir -p /run/fipc/boot
+    cp "$FIPC_DOMU_KERNEL" /run/fipc/boot/vmlinux
+    cp "$FIPC_DOMU_RAMDISK" /run/fipc/boot/domU.cpio
+    # The scenario library and tools for interactive use.
+    ln -sf "$S/testbed/dom0/fipc-scenario" /usr/local/bin/fipc-scenario
+    # Guest consoles (xenconsoled --log=guest) straight into the results
+    # share: the host can follow them live and keeps them.
+    mkdir -p "$R/consoles"
+    rm -rf /var/log/xen/console
+    ln -s "$R/consoles" /var/log/xen/console
+}
+
+tb_daemons() {
+    set -e
+    "$XENBIN/xenstored" --pid-file /run/xen/xenstored.pid
+    local i=0
+    until xenstore-read / >/dev/null 2>&1 || xenstore-ls / >/dev/null 2>&1; do
+        i=$((i + 1)); [ $i -lt 200 ] || { echo "xenstored did not come up"; return 1; }
+        sleep 0.1
+    done
+    "$XENBIN/xen-init-dom0"
+    "$XENBIN/xenconsoled" --pid-file=/run/xen/xenconsoled.pid --log=guest \
+        --log-dir=/var/log/xen/console
+    xl info | grep -E '^(xen_version|nr_cpus|total_memory|free_memory|xen_commandline)'
+    xl list
+}
+
+run_scenario() {
+    local dir=$S/testbed/scenarios/$FIPC_SCENARIO rc
+    local script=$dir/run.sh
+    [ -x "$script" ] || { fipc_fail "scenario $FIPC_SCENARIO has no executable run.sh"; return 1; }
+    echo "@@FIPC-PHASE start scenario $FIPC_SCENARIO_TIMEOUT"
+    set -o pipefail
+    timeout -k 10 "$FIPC_SCENARIO_TIMEOUT" "$script" --results "$R" "${FIPC_SCENARIO_ARGS[@]}" \
+        --domu-kernel /run/fipc/boot/vmlinux --domu-ramdisk /run/fipc/boot/domU.cpio \
+        </dev/null 2>&1 | tee "$R/scenario.log"
+    rc=$?
+    set +o pipefail
+    [ $rc -eq 124 ] && fipc_fail "scenario $FIPC_SCENARIO timed out after ${FIPC_SCENARIO_TIMEOUT}s"
+    echo $rc > "$R/scenario.rc"
+    echo "@@FIPC-PHASE end scenario $rc"
+    return $rc
+}
+
+interactive_shell() {
+    cat <<EOF
+
+==== fipc testbed: dom0 shell ====
+  Xen daemons are running.  Useful: xl list, xl dmesg, xl console <dom>
+  Run a scenario:   fipc-scenario ${FIPC_SCENARIO:-classic}      (results -> /fipc/results)
+  Scenarios/lib:    $S/testbed/scenarios, $S/testbed/lib
+  Our modules:      $S/modules      domU kernel/ramdisk: \$FIPC_DOMU_KERNEL, \$FIPC_DOMU_RAMDISK
+  Leave with "exit" (powers off).  QEMU: Ctrl-] x quits at once.
+  Xen console: Ctrl-a three times switches input between Xen and dom0.
+EOF
+    export FIPC_DOMU_KERNEL FIPC_DOMU_RAMDISK FIPC_SCENARIO
+    # A real controlling tty (hvc0) so that job control and Ctrl-C work.
+    setsid -c -w bash -l </dev/hvc0 >/dev/hvc0 2>&1
+}
+
+# fipc_step runs its command in a child bash: export our functions.
+export -f tb_setup tb_daemons
+export FIPC_DOMU_KERNEL FIPC_DOMU_RAMDISK
+rc=0
+if ! fipc_step dom0-setup 60 tb_setup; then
+    rc=1
+elif ! fipc_step xen-daemons 90 tb_daemons; then
+    rc=1
+elif [ "$FIPC_MODE" = shell ]; then
+    interactive_shell
+else
+    run_scenario
+    rc=$?
+    if [ "${FIPC_SHELL_AFTER:-0}" = 1 ]; then
+        interactive_shell
+    fi
+fi
+sync
+echo "@@FIPC-DONE rc=$rc"
+power_off

@@ -1,0 +1,44 @@
+#!/bin/bash
+# Build the cached domU initramfs: busybox + fio (with its libraries) + a few
+# stock modules + a tiny /init.  Binaries come from the dom0 root tree, so the
+# domU runs exactly the same fio as dom0.
+#
+# Usage: build-domU.sh DOM0_ROOT KDIR KVER MODLIST INIT OUTDIR
+# Output: OUTDIR/domU.cpio (uncompressed newc; Xen PV guests load it as ramdisk)
+set -euo pipefail
+src=$1 kdir=$2 kver=$3 modlist=$4 init=$5 out=$6
+t=$out/tree
+rm -rf "$t"
+mkdir -p "$t"/{bin,sbin,usr/bin,usr/sbin,lib64,proc,sys,dev,tmp,run,fipc,etc}
+
+copy() { # copy a file from the dom0 tree to the same path, following symlinks
+    mkdir -p "$t$(dirname "$2")"
+    cp -L "$src$1" "$t$2"
+}
+copy /usr/bin/busybox /bin/busybox
+copy /usr/bin/fio /usr/bin/fio
+# fio's shared libraries (Debian's fio links ceph, gluster, rdma...: ~85 MB).
+for lib in $(chroot "$src" ldd /usr/bin/fio | awk '/=>/ {print $3} /^\t\/lib/ {print $1}'); do
+    copy "$lib" "$lib"
+done
+
+# Stock modules and their dependencies.
+mdst=$t/lib/modules/$kver
+msrc=$kdir/lib/modules/$kver
+mkdir -p "$mdst"
+cp "$msrc"/modules.order "$msrc"/modules.builtin* "$mdst/"
+for m in $(sed 's/#.*//' "$modlist"); do
+    for f in $(modprobe -d "$kdir" -S "$kver" --show-depends "$m" | awk '$1 == "insmod" {print $2}'); do
+        rel=${f#"$kdir"}
+        mkdir -p "$t$(dirname "$rel")"
+        cp "$f" "$t$rel"
+    done
+done
+depmod -b "$t" "$kver"
+
+install -m 0755 "$init" "$t/init"
+echo fipc-domU > "$t/etc/hostname"
+(cd "$t" && find . | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) > "$out/domU.cpio.tmp"
+mv "$out/domU.cpio.tmp" "$out/domU.cpio"
+rm -rf "$t"
+echo "build-domU: done: $(du -sh "$out/domU.cpio" | cut -f1)"

@@ -1,0 +1,285 @@
+# fipc scenario library, dom0 side (bash).  Sourced by scenario scripts
+# (tests/testbed/scenarios/*/run.sh).
+#
+# Nothing here knows about QEMU: the same scenario runs in the emulated
+# testbed and on a real Xen 4.17 dom0.  Needs bash, coreutils, xl, fio,
+# losetup, tar, modprobe.  See docs/testbed.md.
+#
+# Conventions
+#   * Results go to $FIPC_RESULTS (--results): fio JSON per job as
+#     <where>/<job>.json plus <where>/<job>.rc, where <where> is "dom0" or the
+#     domU name.  lib/summarize.py turns a results dir into result.json.
+#   * Progress markers on stdout: "@@FIPC-PHASE start <name> <timeout>",
+#     "@@FIPC-PHASE end <name> <rc>", "@@FIPC-FAIL <message>".  The testbed
+#     host watches them to time phases and to name the failing one.
+
+FIPC_LIB=${FIPC_LIB:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)}
+FIPC_WORK=${FIPC_WORK:-/run/fipc}
+export FIPC_LIB FIPC_WORK
+
+fipc_log() { echo "[fipc $(date +%T)] $*"; }
+fipc_fail() { echo "@@FIPC-FAIL $*"; }
+fipc_die() { fipc_fail "$*"; exit 1; }
+
+fipc_usage() {
+    cat <<EOF
+usage: $0 --results DIR [options]
+  --results DIR        where results (fio JSON, logs) are written (required)
+  --backing DEV        block device to test (default: scenario creates null_blk)
+  --domu-kernel FILE   domU kernel (default /boot/vmlinuz-\$(uname -r))
+  --domu-ramdisk FILE  domU initramfs (the testbed's domU.cpio or equivalent)
+  --domu-vcpus N       vCPUs per domU (default 1)
+  --domu-mem MB        memory per domU (default 512)
+  --domu-cpus LIST     pin domU vCPUs to these pCPUs (xl "cpus=", default all)
+  --domus N            number of domUs, for scenarios that use several (default 1)
+  --modules DIR        our own built kernel modules (*.ko), searched first
+  --timeout-scale F    multiply all step timeouts by F (default 1)
+  -o KEY=VALUE         scenario option, visible as \$FIPC_OPT_KEY (dom0 and domU)
+EOF
+}
+
+# Parse the common scenario options.  Every option may also be preset in the
+# environment under the variable name shown.
+fipc_parse_args() {
+    : "${FIPC_RESULTS:=}" "${FIPC_BACKING:=}" "${FIPC_DOMU_KERNEL:=/boot/vmlinuz-$(uname -r)}"
+    : "${FIPC_DOMU_RAMDISK:=}" "${FIPC_DOMU_VCPUS:=1}" "${FIPC_DOMU_MEM:=512}"
+    : "${FIPC_DOMU_CPUS:=all}" "${FIPC_DOMUS:=1}" "${FIPC_MODULES:=}" "${FIPC_TIMEOUT_SCALE:=1}"
+    while [ $# -gt 0 ]; do
+        case $1 in
+        --results) FIPC_RESULTS=$2; shift ;;
+        --backing) FIPC_BACKING=$2; shift ;;
+        --domu-kernel) FIPC_DOMU_KERNEL=$2; shift ;;
+        --domu-ramdisk) FIPC_DOMU_RAMDISK=$2; shift ;;
+        --domu-vcpus) FIPC_DOMU_VCPUS=$2; shift ;;
+        --domu-mem) FIPC_DOMU_MEM=$2; shift ;;
+        --domu-cpus) FIPC_DOMU_CPUS=$2; shift ;;
+        --domus) FIPC_DOMUS=$2; shift ;;
+        --modules) FIPC_MODULES=$2; shift ;;
+        --timeout-scale) FIPC_TIMEOUT_SCALE=$2; shift ;;
+        -o|--opt)
+            case $2 in *=*) ;; *) fipc_die "bad -o '$2' (want KEY=VALUE)" ;; esac
+            export "FIPC_OPT_${2%%=*}=${2#*=}"; shift ;;
+        -h|--help) fipc_usage; exit 0 ;;
+        *) fipc_usage >&2; fipc_die "unknown option '$1'" ;;
+        esac
+        shift
+    done
+    [ -n "$FIPC_RESULTS" ] || { fipc_usage >&2; fipc_die "--results is required"; }
+    mkdir -p "$FIPC_RESULTS" "$FIPC_WORK" || fipc_die "cannot create $FIPC_RESULTS or $FIPC_WORK"
+    export FIPC_RESULTS FIPC_BACKING FIPC_DOMU_KERNEL FIPC_DOMU_RAMDISK FIPC_DOMU_VCPUS \
+        FIPC_DOMU_MEM FIPC_DOMU_CPUS FIPC_DOMUS FIPC_MODULES FIPC_TIMEOUT_SCALE
+}
+
+# fipc_opt KEY DEFAULT: value of scenario option -o KEY=..., else DEFAULT.
+fipc_opt() { local v="FIPC_OPT_$1"; echo "${!v:-$2}"; }
+
+fipc_scaled() { awk -v t="$1" -v s="${FIPC_TIMEOUT_SCALE:-1}" 'BEGIN { printf "%d", t * s + 0.5 }'; }
+
+# fipc_step NAME TIMEOUT CMD [ARGS...]: run one phase of a scenario under a
+# hard timeout (the command may be a function of this library or of the
+# scenario: it runs in a child bash, so export scenario functions with
+# "export -f").  Prints phase markers, records NAME/rc/elapsed in
+# $FIPC_RESULTS/phases.txt and returns the command's exit status (124 on
+# timeout).
+fipc_step() {
+    local name=$1 to rc t0 t1
+    to=$(fipc_scaled "$2")
+    shift 2
+    echo "@@FIPC-PHASE start $name $to"
+    t0=$(date +%s.%N)
+    timeout -k 10 "$to" bash -c '"$@"' "fipc-step-$name" "$@" </dev/null
+    rc=$?
+    t1=$(date +%s.%N)
+    [ $rc -eq 124 ] || [ $rc -eq 137 ] && fipc_fail "phase $name timed out after ${to}s"
+    [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ $rc -ne 137 ] && fipc_fail "phase $name failed (exit $rc)"
+    echo "$name $rc $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')" >> "$FIPC_RESULTS/phases.txt"
+    echo "@@FIPC-PHASE end $name $rc"
+    return $rc
+}
+
+# fipc_load_module NAME [PARAM=VALUE...]: load our own module from
+# $FIPC_MODULES if it is there (its dependencies first), else the stock one.
+fipc_load_module() {
+    local name=$1 f dep
+    shift
+    [ -d "/sys/module/${name//-/_}" ] && return 0
+    f=
+    [ -n "$FIPC_MODULES" ] && [ -d "$FIPC_MODULES" ] &&
+        f=$(find "$FIPC_MODULES" \( -name "$name.ko" -o -name "${name//-/_}.ko" \) | head -n 1)
+    if [ -n "$f" ]; then
+        for dep in $(modinfo -F depends "$f" | tr ',' ' '); do
+            fipc_load_module "$dep" || return 1
+        done
+        fipc_log "insmod $f $*"
+        insmod "$f" "$@" || { fipc_fail "insmod $f failed"; return 1; }
+    else
+        fipc_log "modprobe $name $*"
+        modprobe "$name" "$@" || { fipc_fail "modprobe $name failed"; return 1; }
+    fi
+}
+
+# fipc_null_blk [GB]: (re)create /dev/nullb0, memory backed so that data
+# verification is meaningful (without memory_backed=1 null_blk drops writes).
+fipc_null_blk() {
+    local gb=${1:-1}
+    if [ -d /sys/module/null_blk ]; then
+        modprobe -r null_blk || { fipc_fail "null_blk is in use, cannot recreate"; return 1; }
+    fi
+    fipc_load_module null_blk nr_devices=1 gb="$gb" memory_backed=1 bs=512 \
+        queue_mode=2 irqmode=0 || return 1
+    local i=0
+    while [ ! -b /dev/nullb0 ]; do
+        i=$((i + 1)); [ $i -ge 100 ] && { fipc_fail "/dev/nullb0 did not appear"; return 1; }
+        sleep 0.1
+    done
+    fipc_log "null_blk: /dev/nullb0 $(blockdev --getsize64 /dev/nullb0) bytes, memory backed"
+}
+
+# fipc_fio WHERE JOB [FIO ARGS...]: run fio in this domain (dom0); the JSON
+# goes to $FIPC_RESULTS/WHERE/JOB.json and the exit status to JOB.rc.
+# Job files may use ${FIPC_DEV} etc.: fio expands environment variables.
+fipc_fio() {
+    local where=$1 job=$2 rc
+    shift 2
+    mkdir -p "$FIPC_RESULTS/$where"
+    fipc_log "fio $job: $*"
+    fio --output-format=json --output="$FIPC_RESULTS/$where/$job.json" "$@"
+    rc=$?
+    echo $rc > "$FIPC_RESULTS/$where/$job.rc"
+    [ $rc -eq 0 ] || fipc_fail "fio $where/$job exited $rc"
+    return $rc
+}
+
+# fipc_domu_start NAME CFG GUEST [KEY=VALUE...]
+#   Start a PV domU running the guest script GUEST (busybox sh, see
+#   lib/guest-lib.sh).  CFG is an xl config template; these placeholders are
+#   filled in:  @NAME@ @KERNEL@ @RAMDISK@ @MEMORY@ @VCPUS@ @CPUS@ @EXTRA@
+#   @XCHG@ (the exchange disk spec, must be in the disk list), and @KEY@ for
+#   every KEY=VALUE argument (e.g. BACKING=/dev/nullb0).
+#   The guest gets, on the exchange disk /dev/xvdz: GUEST as /fipc/guest.sh,
+#   GUEST's directory as /fipc/scenario/, the modules named in
+#   $FIPC_DOMU_LOAD (searched in $FIPC_MODULES; loaded in that order before
+#   GUEST runs) and all FIPC_OPT_* options.  GUEST's results (written to
+#   /fipc/out) come back via the same disk: see fipc_domu_wait.
+fipc_domu_start() {
+    local name=$1 cfg=$2 guest=$3 w x kv k v m f loop size
+    shift 3
+    w=$FIPC_WORK/$name
+    x=$w/xchg
+    [ -f "$cfg" ] || { fipc_fail "no xl config $cfg"; return 1; }
+    [ -f "$guest" ] || { fipc_fail "no guest script $guest"; return 1; }
+    [ -f "$FIPC_DOMU_RAMDISK" ] || { fipc_fail "no domU ramdisk '$FIPC_DOMU_RAMDISK' (--domu-ramdisk)"; return 1; }
+    [ -f "$FIPC_DOMU_KERNEL" ] || { fipc_fail "no domU kernel '$FIPC_DOMU_KERNEL' (--domu-kernel)"; return 1; }
+    xl domid "$name" >/dev/null 2>&1 && { fipc_fail "domain $name already exists"; return 1; }
+    if [ -f "$w/loop" ]; then losetup -d "$(cat "$w/loop")" 2>/dev/null; fi
+    rm -rf "$w"
+    mkdir -p "$x/modules" "$x/scenario"
+    cp "$FIPC_LIB/domU-run.sh" "$x/init"
+    cp "$FIPC_LIB/guest-lib.sh" "$x/lib.sh"
+    cp "$guest" "$x/guest.sh"
+    chmod +x "$x/init" "$x/guest.sh"
+    cp -r "$(dirname "$guest")/." "$x/scenario/"
+    : > "$x/modules/order"
+    for m in ${FIPC_DOMU_LOAD:-}; do
+        f=
+        [ -n "$FIPC_MODULES" ] && f=$(find "$FIPC_MODULES" \( -name "$m.ko" -o -name "${m//-/_}.ko" \) | head -n 1)
+        if [ -n "$f" ]; then
+            cp "$f" "$x/modules/$m.ko"
+        fi
+        echo "$m" >> "$x/modules/order"   # not found here: the guest modprobes a stock one
+    done
+    {
+        echo "FIPC_GUEST_NAME='$name'"
+        env | grep '^FIPC_OPT_' | sed "s/^\([^=]*\)=\(.*\)$/\1='\2'/"
+    } > "$x/params"
+    tar cf "$w/xchg.img" -C "$x" . || return 1
+    size=$(stat -c %s "$w/xchg.img")
+    # Room for the guest's results (written over the input tar).
+    truncate -s 64M "$w/xchg.img"
+    loop=$(losetup -f --show "$w/xchg.img") || { fipc_fail "losetup failed"; return 1; }
+    echo "$loop" > "$w/loop"
+
+    sed -e "s|@NAME@|$name|g" -e "s|@KERNEL@|$FIPC_DOMU_KERNEL|g" \
+        -e "s|@RAMDISK@|$FIPC_DOMU_RAMDISK|g" -e "s|@MEMORY@|$FIPC_DOMU_MEM|g" \
+        -e "s|@VCPUS@|$FIPC_DOMU_VCPUS|g" -e "s|@CPUS@|$FIPC_DOMU_CPUS|g" \
+        -e "s|@EXTRA@|console=hvc0 rdinit=/init quiet loglevel=4 fipc.xchg=$size|g" \
+        -e "s|@XCHG@|phy:$loop,xvdz,w|g" "$cfg" > "$w/$name.cfg"
+    for kv in "$@"; do
+        k=${kv%%=*} v=${kv#*=}
+        sed -i "s|@$k@|$v|g" "$w/$name.cfg"
+    done
+    if grep -q '@[A-Z_]*@' "$w/$name.cfg"; then
+        fipc_fail "unfilled placeholders in $w/$name.cfg: $(grep -o '@[A-Z_]*@' "$w/$name.cfg" | sort -u | xargs)"
+        return 1
+    fi
+    modprobe xen-blkback 2>/dev/null
+    fipc_log "xl create $w/$name.cfg"
+    xl ${FIPC_OPT_XL_VERBOSE:+-vvv} create "$w/$name.cfg" || { fipc_fail "xl create $name failed"; return 1; }
+}
+
+# fipc_domu_console_tail NAME [LINES]: last lines of the guest's console log
+# (written by xenconsoled --log=guest; absent on hosts that do not log).
+fipc_domu_console_tail() {
+    local f=/var/log/xen/console/guest-$1.log
+    if [ -f "$f" ]; then
+        echo "---- console of $1 (last ${2:-40} lines) ----"
+        tail -n "${2:-40}" "$f" | tr -d '\r'
+        echo "---- end of console of $1 ----"
+    fi
+}
+
+# fipc_domu_wait NAME TIMEOUT: wait until the domU powers off, then collect
+# its results into $FIPC_RESULTS/NAME.  Fails (and destroys the domain) if it
+# crashes, runs past TIMEOUT seconds, reports no results or a non-zero guest
+# exit status.
+fipc_domu_wait() {
+    local name=$1 to state waited=0 w=$FIPC_WORK/$1 r=$FIPC_RESULTS/$1 rc
+    to=$(fipc_scaled "$2")
+    while true; do
+        state=$(xl list "$name" 2>/dev/null | awk 'NR == 2 { print $5 }')
+        [ -z "$state" ] && break                       # gone: powered off and destroyed
+        case $state in
+        *c*) fipc_fail "domU $name crashed"; fipc_domu_console_tail "$name"
+             xl destroy "$name"; return 1 ;;
+        *s*) xl destroy "$name" 2>/dev/null; break ;;  # shut down, no xl daemon reaped it
+        esac
+        if [ $waited -ge $((to * 2)) ]; then
+            fipc_fail "domU $name still running after ${to}s"
+            fipc_domu_console_tail "$name"
+            xl destroy "$name"
+            return 124
+        fi
+        sleep 0.5
+        waited=$((waited + 1))
+    done
+    fipc_domu_collect "$name"
+}
+
+# fipc_domu_collect NAME: unpack the guest's results from its exchange disk.
+fipc_domu_collect() {
+    local name=$1 w=$FIPC_WORK/$1 r=$FIPC_RESULTS/$1 rc
+    if [ -f "$w/loop" ]; then losetup -d "$(cat "$w/loop")" 2>/dev/null; rm -f "$w/loop"; fi
+    mkdir -p "$r"
+    [ -f "/var/log/xen/console/guest-$name.log" ] &&
+        tr -d '\r' < "/var/log/xen/console/guest-$name.log" > "$r/console.log"
+    rm -rf "$w/out" && mkdir -p "$w/out"
+    tar xf "$w/xchg.img" -C "$w/out" 2>/dev/null
+    if [ ! -f "$w/out/.fipc-guest-results" ]; then
+        fipc_fail "domU $name wrote no results (guest did not finish)"
+        fipc_domu_console_tail "$name"
+        return 1
+    fi
+    rm -f "$w/out/.fipc-guest-results"
+    cp -r "$w/out/." "$r/"
+    rc=$(cat "$r/guest.rc" 2>/dev/null || echo missing)
+    if [ "$rc" != 0 ]; then
+        fipc_fail "guest script of $name exited $rc"
+        fipc_domu_console_tail "$name"
+        return 1
+    fi
+    fipc_log "domU $name finished, results in $r"
+}
+
+export -f fipc_log fipc_fail fipc_die fipc_usage fipc_opt fipc_scaled fipc_step \
+    fipc_load_module fipc_null_blk fipc_fio fipc_domu_start fipc_domu_console_tail \
+    fipc_domu_wait fipc_domu_collect
