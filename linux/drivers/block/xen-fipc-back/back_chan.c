@@ -17,12 +17,25 @@ static irqreturn_t xfb_chan_interrupt(int irq, void *arg)
 {
 	struct xfb_chan *chan = arg;
 	struct xfb_poller *pl = READ_ONCE(chan->poller);
-	unsigned int eoi = XEN_EOI_FLAG_SPURIOUS;
+	unsigned int eoi = 0;
 
-	/* Only a sleeping poller has a reason to be notified. */
-	if (pl && READ_ONCE(pl->asleep)) {
+	/*
+	 * The frontend notifies only when it saw back_sleeping set, but the
+	 * poller may have woken up (a bio completion, its own last look at
+	 * the rings) before this handler runs: such a notification is part
+	 * of the protocol, not spurious.  Flagging it XEN_EOI_FLAG_SPURIOUS
+	 * made the event core delay the EOI by up to a second after a few
+	 * in a row, leaving the port masked: the next real notification
+	 * then waited for that timer (a lost wake-up rescued by a timer).
+	 * Only a channel with no poller is spurious.
+	 */
+	if (pl) {
+		atomic64_inc(&pl->irqs);
+		if (!READ_ONCE(pl->asleep))
+			atomic64_inc(&pl->irqs_awake);
 		xfb_poller_kick(pl);
-		eoi = 0;
+	} else {
+		eoi = XEN_EOI_FLAG_SPURIOUS;
 	}
 	xen_irq_lateeoi(irq, eoi);
 	return IRQ_HANDLED;

@@ -65,9 +65,15 @@ module_param_named(poll_budget, xfb_poll_budget, uint, 0644);
 MODULE_PARM_DESC(poll_budget,
 		 "Requests taken from one channel before moving to the next (default 32)");
 
-bool xfb_poll_fifo = true;
+/*
+ * SCHED_NORMAL by default: a FIFO poller that never sleeps under load
+ * starves the I/O submitters and softirqs of its CPU and is stopped by RT
+ * throttling (50 ms every second).  FIFO is for CPUs given to the pollers.
+ */
+bool xfb_poll_fifo;
 module_param_named(poll_fifo, xfb_poll_fifo, bool, 0444);
-MODULE_PARM_DESC(poll_fifo, "Run pollers at SCHED_FIFO (default true)");
+MODULE_PARM_DESC(poll_fifo,
+		 "Run pollers at SCHED_FIFO, for CPUs dedicated to them (default false)");
 
 static int __init xfb_init(void)
 {

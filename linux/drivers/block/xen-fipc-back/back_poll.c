@@ -107,9 +107,17 @@ static void xfb_poller_sleep(struct xfb_poller *pl)
 	mutex_unlock(&pl->lock);
 
 	if (!busy) {
+		u64 t0 = ktime_get_ns(), dt;
+
 		pl->sleeps++;
 		wait_event_idle(pl->wq,
 				atomic_read(&pl->kicked) || kthread_should_stop());
+		dt = ktime_get_ns() - t0;
+		if (atomic_read(&pl->kicked))
+			pl->wakeups++;
+		pl->slept_ns += dt;
+		if (dt > pl->sleep_max_ns)
+			pl->sleep_max_ns = dt;
 	}
 
 	mutex_lock(&pl->lock);
@@ -275,11 +283,17 @@ int xfb_pollers_show(char *buf)
 		struct xfb_poller *pl = &xfb_pollers[i];
 
 		n += scnprintf(buf + n, PAGE_SIZE - n,
-			       "poller %u cpu %d channels %u loops %llu empty %llu sleeps %llu wait %s\n",
+			       "poller %u cpu %d channels %u loops %llu empty %llu sleeps %llu wait %s wakeups %llu slept_us %llu sleep_max_us %llu irqs %lld irqs_awake %lld\n",
 			       i, pl->cpu, READ_ONCE(pl->nr_chans),
 			       READ_ONCE(pl->loops), READ_ONCE(pl->empty),
 			       READ_ONCE(pl->sleeps),
-			       fipc_wait_method_name(pl->waiter.method));
+			       fipc_wait_method_name(pl->waiter.method),
+			       READ_ONCE(pl->wakeups),
+			       div_u64(READ_ONCE(pl->slept_ns), NSEC_PER_USEC),
+			       div_u64(READ_ONCE(pl->sleep_max_ns),
+				       NSEC_PER_USEC),
+			       (s64)atomic64_read(&pl->irqs),
+			       (s64)atomic64_read(&pl->irqs_awake));
 	}
 	mutex_unlock(&xfb_pollers_mutex);
 	return n;

@@ -78,6 +78,11 @@ struct xff_poller {
 	u64 loops;
 	u64 empty;
 	u64 sleeps;
+	u64 wakeups;
+	u64 slept_ns;
+	u64 sleep_max_ns;
+	atomic64_t irqs;
+	atomic64_t irqs_awake;
 };
 
 /*

@@ -18,10 +18,14 @@ static irqreturn_t xff_chan_interrupt(int irq, void *arg)
 	unsigned int eoi = 0;
 
 	atomic64_inc(&chan->notify_recv);
-	if (pl)
+	if (pl) {
+		atomic64_inc(&pl->irqs);
+		if (!READ_ONCE(pl->asleep))
+			atomic64_inc(&pl->irqs_awake);
 		xff_poller_kick(pl);
-	else
+	} else {
 		eoi = XEN_EOI_FLAG_SPURIOUS;
+	}
 	xen_irq_lateeoi(irq, eoi);
 	return IRQ_HANDLED;
 }

@@ -60,9 +60,15 @@ module_param_named(poll_budget, xff_poll_budget, uint, 0644);
 MODULE_PARM_DESC(poll_budget,
 		 "Responses taken from one channel before moving to the next (default 64)");
 
-bool xff_poll_fifo = true;
+/*
+ * SCHED_NORMAL by default: a FIFO poller that never sleeps under load
+ * starves the I/O submitters and softirqs of its CPU and is stopped by RT
+ * throttling (50 ms every second).  FIFO is for CPUs given to the pollers.
+ */
+bool xff_poll_fifo;
 module_param_named(poll_fifo, xff_poll_fifo, bool, 0444);
-MODULE_PARM_DESC(poll_fifo, "Run pollers at SCHED_FIFO (default true)");
+MODULE_PARM_DESC(poll_fifo,
+		 "Run pollers at SCHED_FIFO, for CPUs dedicated to them (default false)");
 
 static int __init xff_init(void)
 {

@@ -10,13 +10,14 @@ export FIPC_BE_SYSFS=/sys/bus/xen-backend/devices
 # if FRONT=1, for dom0 loopback disks) from --modules.  Poller parameters
 # come from scenario options (-o POLL_IDLE_US=..., -o POLLERS=...).
 fipc_modules_load() {
-    local idle pollers
+    local idle pollers fifo
     idle=$(fipc_opt POLL_IDLE_US 100)
     pollers=$(fipc_opt POLLERS 1)
+    fifo=$(fipc_opt POLL_FIFO N)
     fipc_load_module fipc || return 1
-    fipc_load_module xen-fipc-back poll_idle_us="$idle" pollers="$pollers" || return 1
+    fipc_load_module xen-fipc-back poll_idle_us="$idle" pollers="$pollers" poll_fifo="$fifo" || return 1
     if [ "${1:-0}" = 1 ]; then
-        fipc_load_module xen-fipc-front poll_idle_us="$idle" pollers="$pollers" || return 1
+        fipc_load_module xen-fipc-front poll_idle_us="$idle" pollers="$pollers" poll_fifo="$fifo" || return 1
         # Both sides in one domain: keep the two FIFO pollers off each
         # other's CPU (same priority, they would not preempt each other).
         if [ "$(nproc)" -gt 1 ]; then
@@ -116,6 +117,13 @@ fipc_be_stats_json() {
         for f in "$d"/*; do
             [ -f "$f" ] || continue
             printf '%s"%s": %s' "$sep" "$(basename "$f")" "$(cat "$f")"
+            sep=", "
+        done
+        # The event core's view of the backend's port (lateeoi): events
+        # flagged spurious and the jiffies their EOI was held back.
+        for f in events spurious_events jiffies_eoi_delayed; do
+            [ -f "$d/../$f" ] || continue
+            printf '%s"xenbus_%s": %s' "$sep" "$f" "$(cat "$d/../$f")"
             sep=", "
         done
         printf '}\n'
