@@ -4,7 +4,7 @@
 # fipc_fio JOB [FIO ARGS...]: run fio with JSON output to /fipc/out/JOB.json
 # and its exit status in /fipc/out/JOB.rc.
 fipc_fio() {
-    job=$1
+    local job=$1 rc   # local: callers keep their own $rc
     shift
     echo "@@FIPC-GUEST fio $job start uptime=$(cut -d' ' -f1 /proc/uptime)"
     fio --output-format=json --output="/fipc/out/$job.json" "$@"

@@ -14,5 +14,13 @@ echo "classic: $FIPC_DEV has $(cat /sys/block/xvda/size) sectors," \
     "logical block $(cat /sys/block/xvda/queue/logical_block_size)"
 rc=0
 fipc_fio verify /fipc/scenario/verify.fio || rc=1
+if [ "$(fipc_opt CORRUPT 0)" = 1 ]; then
+    # Self-test of the checks (-o CORRUPT=1): overwrite one block inside the
+    # region verify-seq-4k-qd1 wrote (offset 32 MiB), then re-verify that
+    # region without rewriting it.  This run MUST fail.
+    echo "classic: CORRUPT=1: zeroing one 4 KiB block at 32 MiB + 12 KiB"
+    dd if=/dev/zero of="$FIPC_DEV" bs=4096 count=1 seek=$((32 * 256 + 3)) conv=notrunc,fsync
+    fipc_fio reverify-corrupted --section=verify-seq-4k-qd1 --verify_only /fipc/scenario/verify.fio || rc=1
+fi
 fipc_fio perf /fipc/scenario/perf.fio || rc=1
 exit $rc
