@@ -112,6 +112,23 @@ enum xfb_stat {
  * @empty: statistics: rounds that found nothing
  * @sleeps: statistics: times the thread slept
  */
+#define XFB_NR_LAT 6
+
+/* Latency bucket: <100 us, <1 ms, <4 ms, <16 ms, <64 ms, more. */
+static inline unsigned int xfb_lat_bucket(u64 ns)
+{
+	static const u64 lim[XFB_NR_LAT - 1] = {
+		100 * NSEC_PER_USEC, NSEC_PER_MSEC, 4 * NSEC_PER_MSEC,
+		16 * NSEC_PER_MSEC, 64 * NSEC_PER_MSEC,
+	};
+	unsigned int i;
+
+	for (i = 0; i < XFB_NR_LAT - 1; i++)
+		if (ns < lim[i])
+			break;
+	return i;
+}
+
 struct xfb_poller {
 	struct task_struct *task;
 	unsigned int index;
@@ -131,6 +148,8 @@ struct xfb_poller {
 	u64 sleep_max_ns;
 	atomic64_t irqs;
 	atomic64_t irqs_awake;
+	u64 hdev[XFB_NR_LAT];
+	u64 hreap[XFB_NR_LAT];
 };
 
 struct xfb_chan;
@@ -159,6 +178,8 @@ struct xfb_req {
 	s16 status;
 	unsigned int nrefs;
 	blk_status_t bio_status;
+	u64 t_seen;
+	u64 t_done;
 	struct bio bio;
 	struct page **pages;
 	grant_handle_t *handles;

@@ -170,11 +170,18 @@ static void xfb_unmap(struct xfb_chan *chan, struct xfb_req *req)
 static int xfb_reap(struct xfb_chan *chan)
 {
 	struct llist_node *list = llist_del_all(&chan->done);
+	struct xfb_poller *pl = READ_ONCE(chan->poller);
 	struct xfb_req *req, *tmp;
 	int n = 0;
 
 	list = llist_reverse_order(list);
 	llist_for_each_entry_safe(req, tmp, list, done) {
+		if (pl) {
+			u64 now = ktime_get_ns();
+
+			pl->hdev[xfb_lat_bucket(req->t_done - req->t_seen)]++;
+			pl->hreap[xfb_lat_bucket(now - req->t_done)]++;
+		}
 		xfb_unmap(chan, req);
 		if (req->bio_status) {
 			req->status = FIPCBLK_RSP_ERROR;
@@ -193,6 +200,7 @@ static void xfb_bio_end(struct bio *bio)
 	struct xfb_poller *pl;
 
 	req->bio_status = bio->bi_status;
+	req->t_done = ktime_get_ns();
 	bio_uninit(bio);
 	llist_add(&req->done, &chan->done);
 	pl = READ_ONCE(chan->poller);
@@ -314,6 +322,7 @@ static void xfb_handle(struct xfb_chan *chan, const struct fipc_msg *msgs,
 
 	req = list_first_entry(&chan->free_reqs, struct xfb_req, node);
 	list_del(&req->node);
+	req->t_seen = ktime_get_ns();
 	memcpy(&r, msgs[0].data, sizeof(r));
 	req->id = r.id;
 	req->op = r.op;

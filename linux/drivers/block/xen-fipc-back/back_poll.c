@@ -275,7 +275,7 @@ int xfb_pollers_repin(const char *list)
  */
 int xfb_pollers_show(char *buf)
 {
-	unsigned int i;
+	unsigned int i, j;
 	int n = 0;
 
 	mutex_lock(&xfb_pollers_mutex);
@@ -294,6 +294,16 @@ int xfb_pollers_show(char *buf)
 				       NSEC_PER_USEC),
 			       (s64)atomic64_read(&pl->irqs),
 			       (s64)atomic64_read(&pl->irqs_awake));
+		n += scnprintf(buf + n, PAGE_SIZE - n, "  dev_us<100,<1k,<4k,<16k,<64k,more");
+		for (j = 0; j < XFB_NR_LAT; j++)
+			n += scnprintf(buf + n, PAGE_SIZE - n, " %llu",
+				       READ_ONCE(pl->hdev[j]));
+		n += scnprintf(buf + n, PAGE_SIZE - n, "\n");
+		n += scnprintf(buf + n, PAGE_SIZE - n, "  reap_us<100,<1k,<4k,<16k,<64k,more");
+		for (j = 0; j < XFB_NR_LAT; j++)
+			n += scnprintf(buf + n, PAGE_SIZE - n, " %llu",
+				       READ_ONCE(pl->hreap[j]));
+		n += scnprintf(buf + n, PAGE_SIZE - n, "\n");
 	}
 	mutex_unlock(&xfb_pollers_mutex);
 	return n;

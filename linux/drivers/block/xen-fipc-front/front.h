@@ -64,6 +64,23 @@ extern int xff_major;
  * @empty: statistics: rounds that found nothing
  * @sleeps: statistics: times the thread slept
  */
+#define XFF_NR_LAT 6
+
+/* Latency bucket: <100 us, <1 ms, <4 ms, <16 ms, <64 ms, more. */
+static inline unsigned int xff_lat_bucket(u64 ns)
+{
+	static const u64 lim[XFF_NR_LAT - 1] = {
+		100 * NSEC_PER_USEC, NSEC_PER_MSEC, 4 * NSEC_PER_MSEC,
+		16 * NSEC_PER_MSEC, 64 * NSEC_PER_MSEC,
+	};
+	unsigned int i;
+
+	for (i = 0; i < XFF_NR_LAT - 1; i++)
+		if (ns < lim[i])
+			break;
+	return i;
+}
+
 struct xff_poller {
 	struct task_struct *task;
 	unsigned int index;
@@ -83,6 +100,7 @@ struct xff_poller {
 	u64 sleep_max_ns;
 	atomic64_t irqs;
 	atomic64_t irqs_awake;
+	u64 hlat[XFF_NR_LAT];
 };
 
 /*
@@ -175,6 +193,7 @@ struct xff_chan {
  */
 struct xff_rq {
 	struct xff_chan *chan;
+	u64 t_sub;
 	u32 gen;
 	u16 nrefs;
 	bool inflight;

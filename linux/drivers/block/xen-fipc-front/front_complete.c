@@ -74,6 +74,7 @@ static void xff_complete_one(struct xff_chan *chan,
 	unsigned int tag = rsp->id & 0xffff;
 	u32 gen = (rsp->id >> 32) & 0x7fffffff;
 	bool leaked = false;
+	struct xff_poller *pl;
 	struct request *rq;
 	struct xff_rq *p;
 	blk_status_t sts;
@@ -93,6 +94,9 @@ static void xff_complete_one(struct xff_chan *chan,
 		goto bad;
 
 	WRITE_ONCE(p->inflight, false);
+	pl = READ_ONCE(chan->poller);
+	if (pl)
+		pl->hlat[xff_lat_bucket(ktime_get_ns() - p->t_sub)]++;
 
 	xff_end_grants(p, &leaked);
 	sts = leaked ? BLK_STS_IOERR : xff_status(rsp->status);

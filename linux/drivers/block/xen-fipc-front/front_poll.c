@@ -256,7 +256,7 @@ int xff_pollers_repin(const char *list)
  */
 int xff_pollers_show(char *buf)
 {
-	unsigned int i;
+	unsigned int i, j;
 	int n = 0;
 
 	mutex_lock(&xff_pollers_mutex);
@@ -275,6 +275,11 @@ int xff_pollers_show(char *buf)
 				       NSEC_PER_USEC),
 			       (s64)atomic64_read(&pl->irqs),
 			       (s64)atomic64_read(&pl->irqs_awake));
+		n += scnprintf(buf + n, PAGE_SIZE - n, "  lat_us<100,<1k,<4k,<16k,<64k,more");
+		for (j = 0; j < XFF_NR_LAT; j++)
+			n += scnprintf(buf + n, PAGE_SIZE - n, " %llu",
+				       READ_ONCE(pl->hlat[j]));
+		n += scnprintf(buf + n, PAGE_SIZE - n, "\n");
 	}
 	mutex_unlock(&xff_pollers_mutex);
 	return n;

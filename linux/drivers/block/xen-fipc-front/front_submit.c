@@ -189,6 +189,7 @@ static blk_status_t xff_queue_rq(struct blk_mq_hw_ctx *hctx,
 	for (i = 0; i < p->nrefs; i++)
 		xff_put_ref(chan->txbuf, i, p->refs[i]);
 	p->chan = chan;
+	p->t_sub = ktime_get_ns();
 	/* Before the backend can see the request and answer it. */
 	WRITE_ONCE(p->inflight, true);
 	err = fipc_send(&chan->fc.tx, chan->txbuf, nslots);
