@@ -223,7 +223,7 @@ fipc_domu_console_tail() {
     local f=/var/log/xen/console/guest-$1.log
     if [ -f "$f" ]; then
         echo "---- console of $1 (last ${2:-40} lines) ----"
-        tail -n "${2:-40}" "$f" | tr -d '\r'
+        tail -n "${2:-40}" "$f" | tr -d '\r' | sed 's/^/| /'
         echo "---- end of console of $1 ----"
     fi
 }

@@ -12,6 +12,11 @@ if [ ! -b "$FIPC_DEV" ]; then
 fi
 echo "classic: $FIPC_DEV has $(cat /sys/block/xvda/size) sectors," \
     "logical block $(cat /sys/block/xvda/queue/logical_block_size)"
+if [ "$(fipc_opt CRASH 0)" = 1 ]; then
+    # Self-test (-o CRASH=1): the guest kernel panics; the run MUST fail
+    # naming phase domU-fio, with the guest's console tail.
+    echo c > /proc/sysrq-trigger
+fi
 rc=0
 fipc_fio verify /fipc/scenario/verify.fio || rc=1
 if [ "$(fipc_opt CORRUPT 0)" = 1 ]; then
