@@ -14,6 +14,7 @@
  * breaks the channel and has the device closed (back_xenbus.c).
  */
 #include <linux/bio.h>
+#include <linux/blkdev.h>
 #include <xen/events.h>
 #include <xen/page.h>
 #include "back.h"
@@ -362,6 +363,7 @@ static void xfb_handle(struct xfb_chan *chan, const struct fipc_msg *msgs,
 int xfb_chan_poll(struct xfb_chan *chan)
 {
 	unsigned int budget = READ_ONCE(xfb_poll_budget);
+	struct blk_plug plug;
 	int work, n;
 
 	chan->st[XFB_POLL_LOOPS]++;
@@ -369,6 +371,13 @@ int xfb_chan_poll(struct xfb_chan *chan)
 	if (!chan->broken)
 		work += xfb_flush_answers(chan);
 
+	/*
+	 * Without a plug, a bio for a device with an I/O scheduler (any
+	 * single-queue device: mq-deadline) is only inserted and its queue
+	 * run from kblockd, one more thread to wake per request; flushing
+	 * the plug here dispatches the batch from the poller itself.
+	 */
+	blk_start_plug(&plug);
 	while (!chan->broken && budget--) {
 		if (list_empty(&chan->free_reqs)) {
 			if (fipc_rx_ready(&chan->fc.rx))
@@ -385,6 +394,7 @@ int xfb_chan_poll(struct xfb_chan *chan)
 		xfb_handle(chan, chan->msgbuf, n);
 		work++;
 	}
+	blk_finish_plug(&plug);
 	if (!chan->broken)
 		xfb_notify(chan);
 	if (!work)
