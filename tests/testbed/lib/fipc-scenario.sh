@@ -118,21 +118,24 @@ fipc_load_module() {
     fi
 }
 
-# fipc_null_blk [GB]: (re)create /dev/nullb0, memory backed so that data
-# verification is meaningful (without memory_backed=1 null_blk drops writes).
+# fipc_null_blk [GB] [COUNT]: (re)create /dev/nullb0..COUNT-1, memory backed
+# so that data verification is meaningful (without memory_backed=1 null_blk
+# drops writes).
 fipc_null_blk() {
-    local gb=${1:-1}
+    local gb=${1:-1} n=${2:-1} i d
     if [ -d /sys/module/null_blk ]; then
         modprobe -r null_blk || { fipc_fail "null_blk is in use, cannot recreate"; return 1; }
     fi
-    fipc_load_module null_blk nr_devices=1 gb="$gb" memory_backed=1 bs=512 \
+    fipc_load_module null_blk nr_devices="$n" gb="$gb" memory_backed=1 bs=512 \
         queue_mode=2 irqmode=0 || return 1
-    local i=0
-    while [ ! -b /dev/nullb0 ]; do
-        i=$((i + 1)); [ $i -ge 100 ] && { fipc_fail "/dev/nullb0 did not appear"; return 1; }
-        sleep 0.1
+    for d in $(seq 0 $((n - 1))); do
+        i=0
+        while [ ! -b "/dev/nullb$d" ]; do
+            i=$((i + 1)); [ $i -ge 100 ] && { fipc_fail "/dev/nullb$d did not appear"; return 1; }
+            sleep 0.1
+        done
+        fipc_log "null_blk: /dev/nullb$d $(blockdev --getsize64 "/dev/nullb$d") bytes, memory backed"
     done
-    fipc_log "null_blk: /dev/nullb0 $(blockdev --getsize64 /dev/nullb0) bytes, memory backed"
 }
 
 # fipc_fio WHERE JOB [FIO ARGS...]: run fio in this domain (dom0); the JSON
@@ -233,8 +236,9 @@ fipc_domu_console_tail() {
 # crashes, runs past TIMEOUT seconds, reports no results or a non-zero guest
 # exit status.
 fipc_domu_wait() {
-    local name=$1 to state waited=0 w=$FIPC_WORK/$1 r=$FIPC_RESULTS/$1 rc
+    local name=$1 to state deadline
     to=$(fipc_scaled "$2")
+    deadline=$(($(date +%s) + to))
     while true; do
         state=$(xl list "$name" 2>/dev/null | awk 'NR == 2 { print $5 }')
         [ -z "$state" ] && break                       # gone: powered off and destroyed
@@ -243,14 +247,13 @@ fipc_domu_wait() {
              xl destroy "$name"; return 1 ;;
         *s*) xl destroy "$name" 2>/dev/null; break ;;  # shut down, no xl daemon reaped it
         esac
-        if [ $waited -ge $((to * 2)) ]; then
+        if [ "$(date +%s)" -ge "$deadline" ]; then
             fipc_fail "domU $name still running after ${to}s"
             fipc_domu_console_tail "$name"
             xl destroy "$name"
             return 124
         fi
         sleep 0.5
-        waited=$((waited + 1))
     done
     fipc_domu_collect "$name"
 }

@@ -13,15 +13,37 @@ fipc_parse_args "$@"
 here=$(cd "$(dirname "$0")" && pwd)
 export FIPC_DOMU_LOAD=""     # stock xen-blkfront is part of the domU image
 
+# One backing device per domU (--domus N: several domUs at once, each with
+# its own null_blk device; --backing DEV: exactly one domU on DEV).
+n=$FIPC_DOMUS
+[ "$n" -ge 1 ] || fipc_die "classic needs at least one domU"
 if [ -z "$FIPC_BACKING" ]; then
-    fipc_step null-blk 60 fipc_null_blk 1 || exit 1
+    fipc_step null-blk 60 fipc_null_blk 1 "$n" || exit 1
     FIPC_BACKING=/dev/nullb0
+elif [ "$n" -ne 1 ]; then
+    fipc_die "--backing takes exactly one domU"
 fi
-export FIPC_BACKING
-fipc_step domU-create 120 fipc_domu_start domU1 "$here/domU.cfg" "$here/guest.sh" \
-    BACKING="$FIPC_BACKING" || exit 1
-# Boot + verify + perf inside the guest, then collect its results.
-fipc_step domU-fio 900 fipc_domu_wait domU1 840 || exit 1
+export FIPC_BACKING here n
+
+backing_of() { [ "$n" -eq 1 ] && echo "$FIPC_BACKING" || echo "/dev/nullb$(($1 - 1))"; }
+create_all() {
+    local i
+    for i in $(seq 1 "$n"); do
+        fipc_domu_start "domU$i" "$here/domU.cfg" "$here/guest.sh" \
+            BACKING="$(backing_of "$i")" || return 1
+    done
+}
+wait_all() {   # all domUs run at the same time; collect every one of them
+    local i rc=0
+    for i in $(seq 1 "$n"); do
+        fipc_domu_wait "domU$i" 840 || rc=1
+    done
+    return $rc
+}
+export -f backing_of create_all wait_all
+fipc_step domU-create $((120 * n)) create_all || exit 1
+# Boot + verify + perf inside the guest(s), then collect their results.
+fipc_step domU-fio 900 wait_all || exit 1
 
 export FIPC_DEV=$FIPC_BACKING
 export FIPC_PERF_RUNTIME=$(fipc_opt PERF_RUNTIME 5)
