@@ -32,7 +32,11 @@ start() {
         while xl domid domU1 >/dev/null 2>&1; do
             for v in 51728:xvdb 51744:xvdc; do
                 [ -d "$FIPC_BE_SYSFS/fipcblk-$id-${v%%:*}" ] || continue
+                # A device going away mid-read leaves empty values: keep
+                # the previous, complete snapshot then.
                 fipc_be_stats_json "$id" "${v%%:*}" "$FIPC_WORK/be-${v#*:}.tmp" &&
+                    grep -q '"proto_errors": [0-9]' "$FIPC_WORK/be-${v#*:}.tmp" &&
+                    ! grep -q '": [,}]' "$FIPC_WORK/be-${v#*:}.tmp" &&
                     mv "$FIPC_WORK/be-${v#*:}.tmp" "$FIPC_WORK/be-${v#*:}.json"
             done
             cat /sys/module/xen_fipc_back/parameters/poller_cpus > "$FIPC_WORK/pollers.tmp" &&
