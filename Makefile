@@ -20,7 +20,7 @@ LIBFIPC := $(BUILD)/user/libfipc.a
 TESTBED_ARGS ?=
 # The demo's fio run time per job (seconds) and scenario options.
 DEMO_RUNTIME ?= 5
-DEMO_ARGS ?= --domu-vcpus 2 -o FIO_RUNTIME=$(DEMO_RUNTIME)
+DEMO_ARGS ?= -o FIO_RUNTIME=$(DEMO_RUNTIME)
 
 all: deps lib modules
 

@@ -11,4 +11,5 @@ suites+=(
 	"xl-parser|make -s check-xl"
 	"kunit|tests/kunit/run.sh"
 	"testbed-smoke|make -s testbed-smoke"
+	"e2e-fipc-loopback|tests/testbed/fipc-testbed run fipc-loopback"
 )

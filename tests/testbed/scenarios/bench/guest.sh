@@ -37,6 +37,7 @@ printf '{"evtchn_to_front": %d, "guest_cpu_seconds": %s}\n' $((i1 - i0)) \
 
 echo "bench: verification pass on $verify"
 mkdir -p /fipc/out/verify
-FIO_VERIFY=1 FIO_VERIFY_SIZE=$(fipc_opt VERIFY_SIZE 4m) \
+FIO_VERIFY=1 FIO_VERIFY_SIZE=$(fipc_opt VERIFY_SIZE 2m) \
+	FIO_VERIFY_SIZE_512=$(fipc_opt VERIFY_SIZE_512 256k) \
 	sh /fipc/scenario/run-fio.sh $verify /fipc/out/verify || rc=1
 exit $rc
