@@ -35,6 +35,7 @@ mkdir -p "$out"
 
 common="--filename=$dev --direct=1 --output-format=json --lat_percentiles=1"
 
+set +e
 if [ "${FIO_VERIFY:-0}" = 1 ]; then
 	# Data checks (needs a backing store that keeps data, e.g. null_blk
 	# memory_backed=1): write then read back, random and sequential,
@@ -57,7 +58,10 @@ if [ "${FIO_VERIFY:-0}" = 1 ]; then
 					--size="$size" \
 					--verify=crc32c --do_verify=1 \
 					--verify_fatal=1 \
-					>"$out/$name.json" || rc=1
+					>"$out/$name.json"
+				r=$?
+				echo $r >"$out/$name.rc"
+				[ $r -eq 0 ] || rc=1
 			done
 		done
 	done
@@ -86,5 +90,8 @@ for job in $jobs; do
 	# shellcheck disable=SC2086
 	fio --name="$job" $common "$@" --bs="$bs" --rw="$rw" \
 		--time_based --runtime="$runtime" --ramp_time="$ramp" \
-		>"$out/$job.json"
+		>"$out/$job.json" || status=$?
+	# The exit status beside the JSON (the testbed's summarizer reads it).
+	echo "${status:-0}" >"$out/$job.rc"
+	[ "${status:-0}" -eq 0 ] || exit "$status"
 done
