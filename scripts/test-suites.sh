@@ -12,4 +12,5 @@ suites+=(
 	"kunit|tests/kunit/run.sh"
 	"testbed-smoke|make -s testbed-smoke"
 	"e2e-fipc-loopback|tests/testbed/fipc-testbed run fipc-loopback"
+	"e2e-fipc-destroy|tests/testbed/fipc-testbed run fipc-destroy"
 )
