@@ -270,6 +270,8 @@ static void op_recv_burst(unsigned int count)
 	got = fipc_recv_burst(&w.rx, buf, count);
 	if (w.m.err) {
 		want = w.m.err;
+	} else if (!count) {
+		want = 0;	/* a burst of nothing touches nothing */
 	} else {
 		while (n < count) {
 			len = model_head();
