@@ -17,7 +17,7 @@
 # IOPS jobs (report tables 8, 10, 12): libaio, iodepth 64, submit and
 # complete in batches of 64, direct I/O, one job per vCPU, sequential.
 # Latency jobs (tables 9, 11, 13): sync engine, one job pinned to a CPU.
-set -eu
+set -u
 
 dev=${1:?usage: run-fio.sh DEVICE OUTDIR}
 out=${2:?usage: run-fio.sh DEVICE OUTDIR}
@@ -31,11 +31,20 @@ jobs=${FIO_JOBS:-$all}
 
 [ -b "$dev" ] || { echo "run-fio: $dev is not a block device" >&2; exit 1; }
 command -v fio >/dev/null || { echo "run-fio: fio not installed" >&2; exit 1; }
-mkdir -p "$out"
+mkdir -p "$out" || exit 1
 
-common="--filename=$dev --direct=1 --output-format=json --lat_percentiles=1"
+# run_job NAME FIO-ARGS...: one fio job; its JSON goes to NAME.json and
+# its exit status, which it returns, to NAME.rc (the testbed reads both).
+run_job() {
+	name=$1
+	shift
+	fio --name="$name" --filename="$dev" --direct=1 --output-format=json \
+		--lat_percentiles=1 "$@" >"$out/$name.json"
+	status=$?
+	echo $status >"$out/$name.rc"
+	return $status
+}
 
-set +e
 if [ "${FIO_VERIFY:-0}" = 1 ]; then
 	# Data checks (needs a backing store that keeps data, e.g. null_blk
 	# memory_backed=1): write then read back, random and sequential,
@@ -52,16 +61,11 @@ if [ "${FIO_VERIFY:-0}" = 1 ]; then
 			for qd in 1 32; do
 				name=verify-$bs-$rw-qd$qd
 				echo "run-fio: $name on $dev"
-				# shellcheck disable=SC2086
-				fio --name="$name" $common --ioengine=libaio \
+				run_job "$name" --ioengine=libaio \
 					--iodepth="$qd" --bs="$bs" --rw="$rw" \
 					--size="$size" \
 					--verify=crc32c --do_verify=1 \
-					--verify_fatal=1 \
-					>"$out/$name.json"
-				r=$?
-				echo $r >"$out/$name.rc"
-				[ $r -eq 0 ] || rc=1
+					--verify_fatal=1 || rc=1
 			done
 		done
 	done
@@ -87,11 +91,6 @@ for job in $jobs; do
 		;;
 	esac
 	echo "run-fio: $job on $dev (${runtime}s)"
-	# shellcheck disable=SC2086
-	fio --name="$job" $common "$@" --bs="$bs" --rw="$rw" \
-		--time_based --runtime="$runtime" --ramp_time="$ramp" \
-		>"$out/$job.json" || status=$?
-	# The exit status beside the JSON (the testbed's summarizer reads it).
-	echo "${status:-0}" >"$out/$job.rc"
-	[ "${status:-0}" -eq 0 ] || exit "$status"
+	run_job "$job" "$@" --bs="$bs" --rw="$rw" --time_based \
+		--runtime="$runtime" --ramp_time="$ramp" || exit
 done
