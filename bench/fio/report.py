@@ -15,19 +15,18 @@ import json
 import os
 import sys
 
+# fio output parsing is shared with the testbed's result summarizer.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "tests", "testbed", "lib"))
+from summarize import load_fio_json  # noqa: E402
+
 CONFIGS = ["dom0", "phy", "phy1-grant", "phy1-memshare"]
 HOST, CLASSIC = "dom0", "phy"
 
 
 def load_fio(path):
     """Parse one fio JSON output (tolerating text fio prints before it)."""
-    with open(path, encoding="utf-8", errors="replace") as f:
-        text = f.read()
-    start = text.find("{")
-    if start < 0:
-        raise ValueError(f"{path}: no JSON in fio output")
-    data = json.loads(text[start:])
-    job = data["jobs"][0]
+    job = load_fio_json(path)["jobs"][0]
     rw = "write" if job["write"]["total_ios"] > job["read"]["total_ios"] else "read"
     sec = job[rw]
     lat = sec.get("lat_ns", {})

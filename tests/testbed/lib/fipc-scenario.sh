@@ -118,22 +118,27 @@ fipc_load_module() {
     fi
 }
 
+# fipc_wait_blockdev DEV: wait up to 10 s for block device DEV to appear.
+fipc_wait_blockdev() {
+    local i=0
+    while [ ! -b "$1" ]; do
+        i=$((i + 1)); [ $i -ge 100 ] && { fipc_fail "$1 did not appear"; return 1; }
+        sleep 0.1
+    done
+}
+
 # fipc_null_blk [GB] [COUNT]: (re)create /dev/nullb0..COUNT-1, memory backed
 # so that data verification is meaningful (without memory_backed=1 null_blk
 # drops writes).
 fipc_null_blk() {
-    local gb=${1:-1} n=${2:-1} i d
+    local gb=${1:-1} n=${2:-1} d
     if [ -d /sys/module/null_blk ]; then
         modprobe -r null_blk || { fipc_fail "null_blk is in use, cannot recreate"; return 1; }
     fi
     fipc_load_module null_blk nr_devices="$n" gb="$gb" memory_backed=1 bs=512 \
         queue_mode=2 irqmode=0 || return 1
     for d in $(seq 0 $((n - 1))); do
-        i=0
-        while [ ! -b "/dev/nullb$d" ]; do
-            i=$((i + 1)); [ $i -ge 100 ] && { fipc_fail "/dev/nullb$d did not appear"; return 1; }
-            sleep 0.1
-        done
+        fipc_wait_blockdev "/dev/nullb$d" || return 1
         fipc_log "null_blk: /dev/nullb$d $(blockdev --getsize64 "/dev/nullb$d") bytes, memory backed"
     done
 }
@@ -284,5 +289,6 @@ fipc_domu_collect() {
 }
 
 export -f fipc_log fipc_fail fipc_die fipc_usage fipc_opt fipc_scaled fipc_step \
+    fipc_wait_blockdev \
     fipc_load_module fipc_null_blk fipc_fio fipc_domu_start fipc_domu_console_tail \
     fipc_domu_wait fipc_domu_collect

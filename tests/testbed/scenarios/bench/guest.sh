@@ -9,11 +9,7 @@ for d in $perf $verify; do
 done
 
 # Interrupts of our disk's event channels, as the frontend sees them.
-evtchn_irqs() {
-	awk -v pat="$FIPC_OPT_IRQ_PATTERN" '$0 ~ pat {
-		for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i } END { print s + 0 }' \
-		/proc/interrupts
-}
+. /fipc/scenario/irqs.sh
 cpu_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $6 + $7 + $8 }' /proc/stat; }
 
 export FIO_RUNTIME=$(fipc_opt FIO_RUNTIME 5)
@@ -22,13 +18,13 @@ export FIO_NUMJOBS=$(grep -c ^processor /proc/cpuinfo)
 export FIO_LAT_CPU=0
 [ -n "$(fipc_opt FIO_JOBS '')" ] && export FIO_JOBS="$(fipc_opt FIO_JOBS '')"
 
-i0=$(evtchn_irqs)
+i0=$(irq_sum "$FIPC_OPT_IRQ_PATTERN")
 c0=$(cpu_ticks)
 echo "@@FIPC-BENCH timed-start"
 rc=0
 sh /fipc/scenario/run-fio.sh $perf /fipc/out || rc=1
 echo "@@FIPC-BENCH timed-done"
-i1=$(evtchn_irqs)
+i1=$(irq_sum "$FIPC_OPT_IRQ_PATTERN")
 c1=$(cpu_ticks)
 hz=100
 printf '{"evtchn_to_front": %d, "guest_cpu_seconds": %s}\n' $((i1 - i0)) \

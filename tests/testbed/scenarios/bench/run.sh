@@ -42,22 +42,11 @@ bench_null_blk() {
 	echo 1 > $cfs/nullb1/memory_backed
 	echo "$(fipc_opt VERIFY_MB 64)" > $cfs/nullb1/size
 	echo 1 > $cfs/nullb0/power && echo 1 > $cfs/nullb1/power || return 1
-	for d in nullb0 nullb1; do
-		local i=0
-		while [ ! -b /dev/$d ]; do
-			i=$((i + 1))
-			[ $i -ge 100 ] && { fipc_fail "/dev/$d did not appear"; return 1; }
-			sleep 0.1
-		done
-	done
+	fipc_wait_blockdev /dev/nullb0 && fipc_wait_blockdev /dev/nullb1 || return 1
 	fipc_log "null_blk: nullb0 (timed, no backing store), nullb1 (memory backed)"
 }
 
-# Sum of the interrupt counts of every /proc/interrupts line matching $1.
-irq_sum() {
-	awk -v pat="$1" '$0 ~ pat { for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i }
-		END { print s + 0 }' /proc/interrupts
-}
+. "$here/irqs.sh"
 
 # CPU seconds of a domain so far, from xl list.
 dom_cpu() { xl list "$1" 2>/dev/null | awk 'NR == 2 { print $6 }'; }
