@@ -65,7 +65,7 @@ if [ "${FIO_VERIFY:-0}" = 1 ]; then
 					--iodepth="$qd" --bs="$bs" --rw="$rw" \
 					--size="$size" \
 					--verify=crc32c --do_verify=1 \
-					--verify_fatal=1 || rc=1
+					--verify_fatal=1 --verify_state_save=0 || rc=1
 			done
 		done
 	done
