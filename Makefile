@@ -13,7 +13,7 @@ FIPC_HDRS := $(wildcard lib/fipc/*.h lib/fipc/include/fipc/*.h)
 LIBFIPC := $(BUILD)/user/libfipc.a
 
 .PHONY: all deps lib modules check checkpatch kunit bench-ring testbed \
-	testbed-smoke e2e demo test clean
+	testbed-smoke e2e demo test clean dom0-overlay
 
 # Extra options for the testbed runs of `e2e` and `demo`, e.g.
 # TESTBED_ARGS="--timeout-scale 2" on a slow or loaded host.
@@ -50,11 +50,16 @@ kunit:
 testbed:
 	@tests/testbed/fipc-testbed build
 
-testbed-smoke: modules
+# The patched toolstack (phy1: disks) for the testbed's dom0, see
+# scripts/dom0-overlay.sh; every testbed run below boots with it.
+dom0-overlay:
+	@scripts/dom0-overlay.sh
+
+testbed-smoke: modules dom0-overlay
 	@tests/testbed/fipc-testbed run classic
 
 # Every testbed scenario, one boot each.
-e2e: modules
+e2e: modules dom0-overlay
 	@set -e; for s in $$(tests/testbed/fipc-testbed list | cut -d' ' -f1); do \
 		echo "=== e2e: $$s"; \
 		tests/testbed/fipc-testbed run $$s $(TESTBED_ARGS); \
@@ -62,7 +67,7 @@ e2e: modules
 
 # The main job: build, boot the emulated testbed, run the fio harness on
 # every configuration, print the tables (labelled emulated).
-demo: all
+demo: all dom0-overlay
 	@echo "=== demo: fio harness on the emulated Xen testbed (figures are emulated)"
 	tests/testbed/fipc-testbed run bench $(DEMO_ARGS) $(TESTBED_ARGS)
 	@/usr/bin/python3 bench/fio/report.py $(BUILD)/testbed/results/bench \

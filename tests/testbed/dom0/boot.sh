@@ -39,7 +39,7 @@ tb_setup() {
     modprobe -a xen-evtchn xen-gntdev xen-gntalloc xen-privcmd xenfs xen-blkback loop
     mount -t xenfs xenfs /proc/xen
     # Files from build/dom0-overlay/ (e.g. a patched xl) replace the image's.
-    if [ -d "$S/overlay" ]; then cp -a "$S/overlay/." /; fi
+    if [ -d "$S/overlay" ]; then cp -a "$S/overlay/." /; ldconfig; fi
     # libxl kills hotplug scripts after 10 s; Debian's block script is too
     # slow under TCG.  Testbed only: see lib/block-fipc.
     install -m 0755 "$S/testbed/lib/block-fipc" /etc/xen/scripts/block

@@ -155,3 +155,29 @@ fipc_health() {
 
 export -f fipc_modules_load fipc_blk_attach fipc_blk_state fipc_blk_wait_connected \
     fipc_blk_detach fipc_be_stat fipc_be_stats_json fipc_dmesg_mark fipc_health
+
+# fipc_mailbox_put DEV WORD: write WORD (at most 16 characters) into the
+# last 4 KiB of DEV, where a guest's fipc_mailbox_is reads it.
+fipc_mailbox_put() {
+    local s
+    s=$(blockdev --getsz "$1") || return 1
+    printf '%-16s' "$2" | dd of="$1" bs=4096 seek=$((s / 8 - 1)) count=1 \
+        conv=sync oflag=direct status=none
+}
+
+# fipc_domu_wait_marker NAME MARKER TIMEOUT: wait for a line MARKER on the
+# guest's console (xenconsoled's log).
+fipc_domu_wait_marker() {
+    local con=/var/log/xen/console/guest-$1.log i=0 n=$(($3 * 5))
+    while ! grep -q "^$2" "$con" 2>/dev/null; do
+        i=$((i + 1))
+        if [ $i -ge $n ] || ! xl domid "$1" >/dev/null 2>&1; then
+            fipc_fail "$1: no '$2' on the console after $3 s"
+            fipc_domu_console_tail "$1"
+            return 1
+        fi
+        sleep 0.2
+    done
+}
+
+export -f fipc_mailbox_put fipc_domu_wait_marker

@@ -30,3 +30,13 @@ fipc_front_stats() {
         printf '}\n'
     } > "$2"
 }
+
+# fipc_mailbox_is DEV WORD: does the mailbox (the last 4 KiB of DEV, read
+# with O_DIRECT through the disk's driver) hold WORD?  dom0 writes it with
+# fipc_mailbox_put (fipc-lib.sh) on the device behind DEV.
+fipc_mailbox_is() {
+	s=$(cat "/sys/block/${1##*/}/size")
+	w=$(dd if="$1" bs=4096 skip=$((s / 8 - 1)) count=1 iflag=direct 2>/dev/null |
+		head -c 16 | tr -d ' \000')
+	[ "$w" = "$2" ]
+}
