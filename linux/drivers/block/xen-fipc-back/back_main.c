@@ -10,7 +10,7 @@
 unsigned int xfb_max_queues = 8;
 module_param_named(max_queues, xfb_max_queues, uint, 0644);
 MODULE_PARM_DESC(max_queues,
-		 "Most channels per device offered (multi-queue-max-queues), also capped by our vCPUs (default 8)");
+		 "Most channels per device offered (multi-queue-max-queues; default 8)");
 
 unsigned int xfb_max_ring_order = FIPC_MAX_ORDER;
 module_param_named(max_ring_order, xfb_max_ring_order, uint, 0644);

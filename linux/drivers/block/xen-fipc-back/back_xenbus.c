@@ -30,9 +30,15 @@ static u32 xfb_request_bytes(void)
 	return round_down(max, FIPCBLK_PAGE_BYTES);
 }
 
+/*
+ * Channels offered: max_queues, or the toolstack's fipc-max-queues if
+ * lower.  Not capped by our own vCPUs (blkback is): a channel costs no
+ * thread here, the pollers serve any number of them, and the guest's
+ * parallelism is what a channel per guest vCPU is for.
+ */
 static unsigned int xfb_queues_offered(struct xfb_be *be)
 {
-	unsigned int n = min(xfb_max_queues, num_online_cpus());
+	unsigned int n = xfb_max_queues;
 	unsigned int cap = xenbus_read_unsigned(be->dev->nodename,
 						"fipc-max-queues", 0);
 

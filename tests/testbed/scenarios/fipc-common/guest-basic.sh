@@ -18,8 +18,10 @@ FIPC_DEV=/dev/xvdc FIPC_BS_MIN=512 FIPC_SZ_BIG=4m fipc_fio verify-xvdc /fipc/sce
 fipc_front_stats 51728 /fipc/out/front-before-perf.json
 FIPC_DEV=/dev/xvdb fipc_fio perf /fipc/scenario/perf.fio || rc=1
 fipc_front_stats 51728 /fipc/out/front-after-perf.json
-# Flush: the backend's f_req is checked by dom0.
-blockdev --flushbufs /dev/xvdb 2>/dev/null || sync
+# Flush: fsync on the block device sends a cache flush (the backend's
+# f_req is checked by dom0).
+dd if=/dev/zero of=/dev/xvdb bs=4k count=1 seek=51200 conv=fsync 2>/dev/null ||
+	{ echo "fipc-basic: write + fsync on xvdb failed"; rc=1; }
 fipc_hostile fipcblk-51728 good_read=0 bad_op=-2 bad_flags=-1 zero_len=-1 \
     too_big=-1 bad_len=-1 bad_offset=-1 offset_page=-1 beyond_end=-1 \
     straddle_end=-1 overflow=-1 misaligned=0 slots_short=-1 slots_long=-1 \
@@ -29,4 +31,12 @@ cat /fipc/out/hostile.txt
 fipc_front_stats 51728 /fipc/out/front-final.json
 fipc_front_stats 51744 /fipc/out/front-xvdc-final.json
 cat /sys/module/xen_fipc_front/parameters/poller_cpus
+# dom0 reads the backend's counters while the disks still exist.
+echo "@@FIPC-BASIC counters"
+i=0
+while ! fipc_mailbox_is /dev/xvdb done; do
+	i=$((i + 1))
+	[ $i -lt 600 ] || { echo "fipc-basic: no word from dom0 in 120 s"; rc=1; break; }
+	sleep 0.2
+done
 exit $rc
