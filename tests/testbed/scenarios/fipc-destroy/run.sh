@@ -1,10 +1,11 @@
 #!/bin/bash
 # Scenario "fipc-destroy" (dom0 side): a domU runs endless verified random
-# I/O on a fipc disk (QD 32); once the backend has served a few hundred
-# requests, dom0 runs "xl destroy".  The backend must see the frontend go,
+# I/O on a fipc disk (QD 32, a phy1: disk of its xl config); once the
+# backend has served a few hundred requests, dom0 runs "xl destroy".  The backend must see the frontend go,
 # wait for its bios, unmap every grant and ring, and unregister; the
 # domain must then disappear completely (a domain that lingers as a zombie
-# still has pages mapped by dom0).  Repeated -o ROUNDS=N times (default 2),
+# still has pages mapped by dom0), and libxl must remove the disk's
+# xenstore nodes.  Repeated -o ROUNDS=N times (default 2),
 # then the modules are unloaded and dom0's health checked.
 set -u
 . "${FIPC_LIB:-$(dirname "$0")/../../lib}/fipc-scenario.sh"
@@ -22,9 +23,8 @@ prepare() {
 
 round() {
     local n=$1 id i=0 w
-    fipc_domu_start "domU$n" "$common/domU.cfg" "$common/guest-load.sh" || return 1
+    fipc_domu_start "domU$n" "$here/domU.cfg" "$common/guest-load.sh" || return 1
     id=$(xl domid "domU$n") || return 1
-    fipc_blk_attach "$id" 51728 /dev/nullb0 w || return 1
     while w=$(fipc_be_stat "$id" 51728 wr_req) && [ "$w" -lt 300 ]; do
         i=$((i + 1))
         if [ $i -ge 3000 ]; then
@@ -39,17 +39,16 @@ round() {
     xl destroy "domU$n" || { fipc_fail "xl destroy failed"; return 1; }
     i=0
     while [ -e "/sys/bus/xen-backend/devices/fipcblk-$id-51728" ] ||
+          xenstore-exists "/local/domain/0/backend/fipcblk/$id" ||
           xl list 2>/dev/null | awk 'NR > 1 { print $2 }' | grep -qx "$id"; do
         i=$((i + 1))
         if [ $i -ge 300 ]; then
-            fipc_fail "round $n: backend device or domain $id still there 30 s after destroy"
+            fipc_fail "round $n: backend device, its xenstore nodes or domain $id still there 30 s after destroy"
             xl list
             return 1
         fi
         sleep 0.1
     done
-    # libxl does not know fipcblk disks yet: remove the backend directory.
-    xenstore-rm "/local/domain/0/backend/fipcblk/$id"
     [ -f "$FIPC_WORK/domU$n/loop" ] && losetup -d "$(cat "$FIPC_WORK/domU$n/loop")"
     fipc_log "round $n: domain $id gone, backend clean"
 }
