@@ -1,12 +1,18 @@
 #!/bin/bash
-# Build and run the fipc KUnit suite under UML with kunit.py from Debian's
-# linux-source-6.1 (make kunit, scripts/test-all.sh).
+# Build and run the fipc KUnit suites under UML with kunit.py from Debian's
+# linux-source-6.1 (make kunit, scripts/test-all.sh): "fipc" (the rings,
+# fipc_kunit.c) and "fipcblk_validate" (the backend's request validation,
+# fipcblk_validate_kunit.c).
 #
 # The extracted kernel tree ($FIPC_CACHE/linux-source-<ver>, see
 # scripts/linux-src.sh) stays pristine: a hard-link copy of it made once,
 # $FIPC_CACHE/kunit-<ver>/src, gets our lib/fipc/ (and its headers again
 # as include/fipc/ for <fipc/fipc.h>), tests/kunit/fipc_kunit.c as
-# lib/fipc/fipc_kunit.c, and the lib/Makefile and lib/Kconfig hooks.
+# lib/fipc/fipc_kunit.c, a lib/fipcblk/ made of tests/kunit/fipcblk/
+# (Kconfig, Kbuild), fipcblk_validate_kunit.c, the driver's unchanged
+# back_validate.[ch] and xen/include/public/io/fipcblk.h (as
+# lib/fipcblk/include/public/io/), and the lib/Makefile and lib/Kconfig
+# hooks of both directories.
 # Files are replaced (never written through a hard link) and only when
 # their content changed, so the UML build in $FIPC_CACHE/kunit-<ver>/build
 # stays incremental.
@@ -23,14 +29,20 @@ json="$out/results.json"
 mkdir -p "$out"
 : >"$log"
 
-# The cases the suite declares: any that gives no result counts as failed.
-expected=$(sed -n 's/^[[:space:]]*KUNIT_CASE[A-Z_]*(\([a-z0-9_]*\).*/\1/p' \
-	"$here/fipc_kunit.c")
+# The cases the suites declare, as <suite>.<case>: any that gives no
+# result counts as failed.
+suites="fipc_kunit.c fipcblk_validate_kunit.c"
+expected=$(for f in $suites; do
+	s=$(sed -n 's/^[[:space:]]*\.name = "\([a-z0-9_]*\)",.*/\1/p' \
+		"$here/$f" | head -n 1)
+	sed -n "s/^[[:space:]]*KUNIT_CASE[A-Z_]*(\([a-z0-9_]*\).*/${s:-$f}.\1/p" \
+		"$here/$f"
+done)
 nexpected=$(echo "$expected" | grep -c . || true)
 
 fail_all() {
 	for t in $expected; do
-		echo "FAIL fipc.$t (not run)"
+		echo "FAIL $t (not run)"
 	done
 	echo "0 passed, $nexpected failed"
 	exit 1
@@ -91,16 +103,32 @@ sync_tree() {
 	done >"$want" || return 1
 	put "$here/fipc_kunit.c" "$tree/lib/fipc/fipc_kunit.c" || return 1
 	echo lib/fipc/fipc_kunit.c >>"$want"
-	# Files since removed from lib/fipc go away from the overlay too.
-	(cd "$tree" && find lib/fipc include/fipc -type f) | while read -r f; do
+	# lib/fipcblk/: destination, then source in the repository.
+	while read -r f from; do
+		put "$top/$from" "$tree/lib/fipcblk/$f" || return 1
+		echo "lib/fipcblk/$f"
+	done >>"$want" <<-EOT || return 1
+	Kconfig tests/kunit/fipcblk/Kconfig
+	Kbuild tests/kunit/fipcblk/Kbuild
+	fipcblk_validate_kunit.c tests/kunit/fipcblk_validate_kunit.c
+	back_validate.c linux/drivers/block/xen-fipc-back/back_validate.c
+	back_validate.h linux/drivers/block/xen-fipc-back/back_validate.h
+	include/public/io/fipcblk.h xen/include/public/io/fipcblk.h
+	EOT
+	# Files since removed from the repository go away from the overlay too.
+	(cd "$tree" && find lib/fipc include/fipc lib/fipcblk -type f) |
+	while read -r f; do
 		grep -qxF "$f" "$want" || rm -f "$tree/$f"
 	done
 	rm -f "$want"
 	add_line "$tree/lib/Makefile" 'obj-$(CONFIG_FIPC) += fipc/' &&
-	add_line "$tree/lib/Kconfig" 'source "lib/fipc/Kconfig"'
+	add_line "$tree/lib/Kconfig" 'source "lib/fipc/Kconfig"' &&
+	add_line "$tree/lib/Makefile" \
+		'obj-$(CONFIG_FIPCBLK_VALIDATE_KUNIT_TEST) += fipcblk/' &&
+	add_line "$tree/lib/Kconfig" 'source "lib/fipcblk/Kconfig"'
 }
 sync_tree || {
-	echo "kunit: could not sync lib/fipc into $tree" >&2
+	echo "kunit: could not sync lib/fipc and lib/fipcblk into $tree" >&2
 	fail_all
 }
 
@@ -141,7 +169,7 @@ import sys
 
 with open(sys.argv[1]) as f:
     root = json.load(f)
-expected = sys.argv[2].split()
+expected = sys.argv[2].split()  # <suite>.<case>
 seen = {}
 
 def walk(group, prefix):
@@ -154,8 +182,8 @@ walk(root, "")
 npass = nfail = nskip = 0
 names = list(seen)
 for t in expected:
-    if "fipc." + t not in seen:
-        names.append("fipc." + t)
+    if t not in seen:
+        names.append(t)
 for name in names:
     status = seen.get(name, "NOT RUN")
     if status == "PASS":

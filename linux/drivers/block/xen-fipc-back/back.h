@@ -24,17 +24,11 @@
 #include <xen/xenbus.h>
 #include <fipc/fipc.h>
 #include <public/io/fipcblk.h>
-
-static_assert(sizeof(struct fipcblk_request) == FIPC_SLOT_PAYLOAD);
-static_assert(sizeof(struct fipcblk_request_cont) == FIPC_SLOT_PAYLOAD);
-static_assert(sizeof(struct fipcblk_response) == FIPC_SLOT_PAYLOAD);
+#include "back_validate.h"
 
 #define XFB_NAME		"xen-fipc-back"
 #define XFB_MAX_POLLERS		8
 #define XFB_MAX_RING_PAGES	BIT(FIPC_MAX_ORDER)
-/* Largest number of page references one message can carry. */
-#define XFB_MAX_MSG_REFS	(FIPCBLK_HEAD_REFS + \
-				 (FIPC_MSG_MAX_SLOTS - 1) * FIPCBLK_CONT_REFS)
 
 /* xenbus states as numbered in xenstore (public ABI), kernel-style. */
 #define XS_UNKNOWN		((enum xenbus_state)0)
@@ -241,24 +235,6 @@ struct xfb_chan {
 };
 
 /**
- * struct xfb_limits - what a valid request must respect
- * @sectors: device capacity in 512-byte sectors
- * @lbs: logical block size in bytes
- * @max_bytes: largest data length
- * @ro: read-only device
- * @discard: DISCARD supported
- * @secure: secure DISCARD supported
- */
-struct xfb_limits {
-	u64 sectors;
-	u32 lbs;
-	u32 max_bytes;
-	bool ro;
-	bool discard;
-	bool secure;
-};
-
-/**
  * struct xfb_be - one backend device
  * @dev: our xenbus device
  * @mutex: serialises state changes
@@ -320,12 +296,6 @@ int xfb_chan_poll(struct xfb_chan *chan);
 bool xfb_chan_has_work(struct xfb_chan *chan);
 void xfb_chan_set_sleeping(struct xfb_chan *chan, bool sleeping);
 void xfb_chan_drain(struct xfb_chan *chan);
-
-/* back_validate.c */
-int xfb_validate(const struct xfb_limits *lim,
-		 const struct fipcblk_request *req, unsigned int nslots,
-		 unsigned int *nrefs, const char **why);
-u32 xfb_ref_at(const struct fipc_msg *msgs, unsigned int i);
 
 /* back_vbd.c */
 int xfb_vbd_open(struct xfb_be *be, dev_t devt);

@@ -8,9 +8,14 @@
  * op and flags, length, page offset, sector range (overflow included),
  * alignment to the logical block size, the device's mode and features,
  * and that the message has exactly the slots its references need.
+ *
+ * Needs nothing but back_validate.h (no Xen, no block layer): the KUnit
+ * suite tests/kunit/fipcblk_validate_kunit.c builds this file as is.
  */
+#include <linux/math.h>
+#include <linux/stddef.h>
 #include <asm/unaligned.h>
-#include "back.h"
+#include "back_validate.h"
 
 /**
  * xfb_ref_at() - the i-th page reference of a request message
@@ -44,8 +49,8 @@ static unsigned int xfb_slots_for(unsigned int nrefs)
 static int xfb_check_range(const struct xfb_limits *lim, u64 sector,
 			   u32 bytes, const char **why)
 {
-	u64 lbs_sectors = lim->lbs >> SECTOR_SHIFT;
-	u64 nr = bytes >> SECTOR_SHIFT;
+	u64 lbs_sectors = lim->lbs / FIPCBLK_SECTOR_BYTES;
+	u64 nr = bytes / FIPCBLK_SECTOR_BYTES;
 
 	if (!bytes) {
 		*why = "zero length";

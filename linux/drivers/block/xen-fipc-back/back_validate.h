@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * xen-fipc-back: request validation (back_validate.c).
+ *
+ * Only the wire format (fipcblk.h), the fipc message type and generic
+ * kernel headers: the validator builds without Xen, so the KUnit suite
+ * (tests/kunit/fipcblk_validate_kunit.c) runs it under UML as is.
+ */
+#ifndef _XEN_FIPC_BACK_VALIDATE_H
+#define _XEN_FIPC_BACK_VALIDATE_H
+
+#include <linux/build_bug.h>
+#include <linux/types.h>
+#include <fipc/fipc.h>
+#include <public/io/fipcblk.h>
+
+static_assert(sizeof(struct fipcblk_request) == FIPC_SLOT_PAYLOAD);
+static_assert(sizeof(struct fipcblk_request_cont) == FIPC_SLOT_PAYLOAD);
+static_assert(sizeof(struct fipcblk_response) == FIPC_SLOT_PAYLOAD);
+
+/* Largest number of page references one message can carry. */
+#define XFB_MAX_MSG_REFS	(FIPCBLK_HEAD_REFS + \
+				 (FIPC_MSG_MAX_SLOTS - 1) * FIPCBLK_CONT_REFS)
+
+/**
+ * struct xfb_limits - what a valid request must respect
+ * @sectors: device capacity in 512-byte sectors
+ * @lbs: logical block size in bytes
+ * @max_bytes: largest data length
+ * @ro: read-only device
+ * @discard: DISCARD supported
+ * @secure: secure DISCARD supported
+ */
+struct xfb_limits {
+	u64 sectors;
+	u32 lbs;
+	u32 max_bytes;
+	bool ro;
+	bool discard;
+	bool secure;
+};
+
+int xfb_validate(const struct xfb_limits *lim,
+		 const struct fipcblk_request *req, unsigned int nslots,
+		 unsigned int *nrefs, const char **why);
+u32 xfb_ref_at(const struct fipc_msg *msgs, unsigned int i);
+
+#endif /* _XEN_FIPC_BACK_VALIDATE_H */
