@@ -12,5 +12,7 @@ suites+=(
 	"kunit|tests/kunit/run.sh"
 	"testbed-smoke|make -s testbed-smoke"
 	"e2e-fipc-loopback|tests/testbed/fipc-testbed run fipc-loopback"
+	"e2e-fipc-basic|tests/testbed/fipc-testbed run fipc-basic"
+	"e2e-phy1-xl|tests/testbed/fipc-testbed run phy1-xl"
 	"e2e-fipc-destroy|tests/testbed/fipc-testbed run fipc-destroy"
 )
