@@ -4,8 +4,19 @@
 . /fipc/lib.sh
 perf=/dev/xvda
 verify=/dev/xvdb
+# Classic disks exist at boot; fipc disks once xen-fipc-front (loaded
+# just before this script) has connected them: wait, and make the nodes.
 for d in $perf $verify; do
-	[ -b "$d" ] || { echo "bench: no $d in the guest"; exit 1; }
+	i=0
+	while [ ! -e "/sys/block/${d#/dev/}" ]; do
+		i=$((i + 1))
+		[ $i -lt 600 ] || { echo "bench: no $d in the guest after 60 s"; exit 1; }
+		sleep 0.1
+	done
+	if [ ! -b "$d" ]; then
+		mm=$(cat "/sys/block/${d#/dev/}/dev")
+		mknod "$d" b "${mm%%:*}" "${mm##*:}"
+	fi
 done
 
 # Interrupts of our disk's event channels, as the frontend sees them.

@@ -51,6 +51,17 @@ bench_null_blk() {
 # CPU seconds of a domain so far, from xl list.
 dom_cpu() { xl list "$1" 2>/dev/null | awk 'NR == 2 { print $6 }'; }
 
+# be_stats_json ID: the fipc backend's cost counters of domain ID's timed
+# disk (xvda), as JSON members; nothing for classic disks.
+be_stats_json() {
+	local d=/sys/bus/xen-backend/devices/fipcblk-$1-51712/statistics k sep=""
+	[ -d "$d" ] || return 0
+	for k in grant_ops hypercalls notify_sent poll_loops empty_polls; do
+		printf '%s"%s": %s' "$sep" "$k" "$(cat "$d/$k")"
+		sep=", "
+	done
+}
+
 # bench_domu CONFIG DISKTYPE BACKEND_IRQ FRONT_IRQ: one domU configuration.
 # dom0 follows the guest's console for the markers around its timed jobs,
 # so its own counters cover the same window as the guest's.
@@ -66,15 +77,34 @@ bench_domu() {
 		VERIFYDEV=/dev/nullb1 || return 1
 	(
 		state=wait
+		id=$(xl domid "$cfg")
 		while xl domid "$cfg" >/dev/null 2>&1; do
 			if [ $state = wait ] && grep -q '@@FIPC-BENCH timed-start' "$con" 2>/dev/null; then
 				b0=$(irq_sum "$back_irq"); d0=$(dom_cpu Domain-0); g0=$(dom_cpu "$cfg")
+				s0=$(be_stats_json "$id")
 				state=run
 			elif [ $state = run ] && grep -q '@@FIPC-BENCH timed-done' "$con" 2>/dev/null; then
 				b1=$(irq_sum "$back_irq"); d1=$(dom_cpu Domain-0); g1=$(dom_cpu "$cfg")
+				s1=$(be_stats_json "$id")
 				awk -v b=$((b1 - b0)) -v d0="$d0" -v d1="$d1" -v g0="$g0" -v g1="$g1" \
-					'BEGIN { printf "{\"evtchn_to_back\": %d, \"dom0_cpu_seconds\": %.1f, \"domU_cpu_seconds\": %.1f}\n", b, d1 - d0, g1 - g0 }' \
-					> "$FIPC_WORK/$cfg-back-counters.json"
+					-v s0="$s0" -v s1="$s1" '
+					function members(s, a,   n, i, kv, m) {
+						n = split(s, kv, ", ")
+						for (i = 1; i <= n; i++) {
+							split(kv[i], m, ": ")
+							a[m[1]] = m[2]
+						}
+						return n
+					}
+					BEGIN {
+						printf "{\"evtchn_to_back\": %d, \"dom0_cpu_seconds\": %.1f, \"domU_cpu_seconds\": %.1f", b, d1 - d0, g1 - g0
+						# The fipc backend: its counters over the window,
+						# "back_" + name (grant_ops, hypercalls, ...).
+						if (s1 != "" && members(s0, a0) && members(s1, a1))
+							for (k in a1)
+								printf ", \"back_%s\": %d", substr(k, 2, length(k) - 2), a1[k] - a0[k]
+						printf "}\n"
+					}' > "$FIPC_WORK/$cfg-back-counters.json"
 				break
 			fi
 			sleep 0.2
@@ -109,7 +139,7 @@ dom0_native() {
 		FIO_JOBS=$(fipc_opt FIO_JOBS "") \
 		"$here/run-fio.sh" "$PERFDEV" "$FIPC_RESULTS/dom0"
 }
-export -f bench_null_blk irq_sum dom_cpu bench_domu dom0_native
+export -f bench_null_blk irq_sum dom_cpu be_stats_json bench_domu dom0_native
 
 fipc_step null-blk 60 bench_null_blk || exit 1
 PERFDEV=${FIPC_BACKING:-/dev/nullb0}
@@ -121,11 +151,23 @@ fipc_step bench-dom0 600 dom0_native || rc=1
 modprobe xen-blkback
 fipc_step bench-phy 1200 bench_domu phy phy 'blkif-backend' 'blkif' || rc=1
 
+# The fipc drivers: the disks are phy1: disks of the domU's xl config
+# (xl with tools/libxl-phy1.patch), served by xen-fipc-back's pollers.
+phy1_modules() {
+	fipc_load_module fipc &&
+		fipc_load_module xen-fipc-back poll_idle_us="$(fipc_opt POLL_IDLE_US 200)" \
+			pollers="$(fipc_opt POLLERS 1)"
+}
+export -f phy1_modules
 have_fipc() { [ -n "$FIPC_MODULES" ] && find "$FIPC_MODULES" -name 'xen-fipc-back.ko' | grep -q .; }
-if have_fipc && [ "$(fipc_opt PHY1 1)" = 1 ]; then
-	fipc_log "phy1 configurations: our drivers are built but not wired into this scenario yet"
-	echo "phy1-grant skipped: scenario support pending" >> "$FIPC_RESULTS/skipped.txt"
-	echo "phy1-memshare skipped: scenario support pending" >> "$FIPC_RESULTS/skipped.txt"
+if ! xl -N block-attach 0 phy1:/dev/nullb0,xvdx,w >/dev/null 2>&1; then
+	echo "phy1-grant skipped: this dom0's xl has no phy1 disk type (tools/libxl-phy1.patch)" >> "$FIPC_RESULTS/skipped.txt"
+	echo "phy1-memshare skipped: this dom0's xl has no phy1 disk type" >> "$FIPC_RESULTS/skipped.txt"
+elif have_fipc && [ "$(fipc_opt PHY1 1)" = 1 ]; then
+	export FIPC_DOMU_LOAD="fipc xen-fipc-front"
+	fipc_step phy1-modules 60 phy1_modules || rc=1
+	fipc_step bench-phy1-grant 1200 bench_domu phy1-grant phy1 'xen-fipc-back' 'xen-fipc-front' || rc=1
+	echo "phy1-memshare skipped: the memshare data path is not implemented yet" >> "$FIPC_RESULTS/skipped.txt"
 else
 	echo "phy1-grant skipped: xen-fipc-back.ko not built" >> "$FIPC_RESULTS/skipped.txt"
 	echo "phy1-memshare skipped: xen-fipc-back.ko not built" >> "$FIPC_RESULTS/skipped.txt"
