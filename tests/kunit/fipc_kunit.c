@@ -1,16 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests of the fipc slot rings (lib/fipc).
+ * KUnit tests of the fipc slot rings and pollers (lib/fipc).
  *
  * tests/kunit/run.sh builds this file in-tree, in lib/fipc/.  Most
  * cases drive a sender and a receiver view of the same ring memory from
  * one thread; the corruption cases write flags into the shared memory
  * directly, as a hostile peer would.  The stress case runs a producer
- * and a consumer kthread over two rings (data and echo).
+ * and a consumer kthread over two rings (data and echo).  The poller
+ * cases run a fipc poller set over channels of a test driver whose
+ * sleeping word is a plain variable.
  */
 #include <kunit/test.h>
 #include <kunit/resource.h>
 #include <linux/completion.h>
+#include <linux/cpumask.h>
+#include <linux/delay.h>
 #include <linux/gfp.h>
 #include <linux/jiffies.h>
 #include <linux/kthread.h>
@@ -19,6 +23,7 @@
 #include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <fipc/fipc.h>
+#include <fipc/fipc_poller.h>
 
 /* A ring's memory, test managed: freed when the test case ends. */
 struct fipc_test_pages {
@@ -1378,6 +1383,280 @@ static void fipc_test_stress(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, fipc_rx_ready(&st->echo_rx));
 }
 
+/*
+ * Pollers.  A test channel is one ring whose sender view plays the peer;
+ * its sleeping word is a plain variable, and its last-look hook records
+ * whether the word was already set when it looked.
+ */
+#define FIPC_POLL_TEST_WAIT_MS	5000
+
+struct fipc_poll_test_chan {
+	struct fipc_poll_entry poll;
+	struct fipc_ring tx;	/* the peer */
+	struct fipc_ring rx;
+	int sleeping;
+	bool looked_sleeping;
+	atomic_t looks;
+	atomic_t received;
+	u64 wakeups_seen;
+};
+
+static struct fipc_poll_test_chan *
+fipc_poll_test_chan(struct fipc_poll_entry *entry)
+{
+	return container_of(entry, struct fipc_poll_test_chan, poll);
+}
+
+/* Take up to budget messages; count them in bucket 0 of the histogram. */
+static int fipc_poll_test_poll(struct fipc_poll_entry *entry,
+			       unsigned int budget)
+{
+	struct fipc_poll_test_chan *c = fipc_poll_test_chan(entry);
+	u64 *hist = fipc_poller_priv(fipc_poll_entry_poller(entry));
+	struct fipc_msg msg;
+	int n = 0;
+
+	while (budget-- && fipc_recv(&c->rx, &msg, 1) == 1)
+		n++;
+	hist[fipc_poll_lat_bucket(0)] += n;
+	atomic_add(n, &c->received);
+	return n;
+}
+
+static void fipc_poll_test_set_sleeping(struct fipc_poll_entry *entry,
+					bool sleeping)
+{
+	WRITE_ONCE(fipc_poll_test_chan(entry)->sleeping, sleeping);
+}
+
+static bool fipc_poll_test_has_work(struct fipc_poll_entry *entry)
+{
+	struct fipc_poll_test_chan *c = fipc_poll_test_chan(entry);
+
+	if (READ_ONCE(c->sleeping))
+		c->looked_sleeping = true;
+	atomic_inc(&c->looks);
+	return fipc_rx_ready(&c->rx);
+}
+
+static int fipc_poll_test_show(struct fipc_poller *pl, char *buf,
+			       size_t size)
+{
+	return fipc_poll_lat_show(buf, size, "test_us", fipc_poller_priv(pl));
+}
+
+static const struct fipc_poll_ops fipc_poll_test_ops = {
+	.poll = fipc_poll_test_poll,
+	.set_sleeping = fipc_poll_test_set_sleeping,
+	.has_work = fipc_poll_test_has_work,
+	.show = fipc_poll_test_show,
+};
+
+static struct fipc_poller_set *fipc_poll_test_set(struct kunit *test,
+						  unsigned int nr)
+{
+	struct fipc_poller_set *set = kunit_kzalloc(test, sizeof(*set),
+						    GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, set);
+	set->name = "fipc-test-poll";
+	set->ops = &fipc_poll_test_ops;
+	set->priv_size = FIPC_POLL_LAT_BUCKETS * sizeof(u64);
+	set->nr_pollers = nr;
+	set->idle_us = 1000;
+	set->budget = 4;
+	return set;
+}
+
+/* Test channels on one ring memory of order 0, each with its own views. */
+static struct fipc_poll_test_chan *
+fipc_poll_test_chans(struct kunit *test, unsigned int n)
+{
+	struct fipc_poll_test_chan *c = kunit_kcalloc(test, n, sizeof(*c),
+						      GFP_KERNEL);
+	void *mem = fipc_test_alloc(test, 0);
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	for (i = 0; i < n; i++) {
+		KUNIT_ASSERT_EQ(test, fipc_ring_init(&c[i].tx, mem, 0), 0);
+		KUNIT_ASSERT_EQ(test, fipc_ring_init(&c[i].rx, mem, 0), 0);
+		fipc_poll_entry_init(&c[i].poll, &c[i].rx);
+	}
+	return c;
+}
+
+/* Check a condition every 20 ms; false after FIPC_POLL_TEST_WAIT_MS. */
+static bool fipc_poll_test_until(bool (*cond)(void *arg), void *arg)
+{
+	unsigned int ms;
+
+	for (ms = 0; ms < FIPC_POLL_TEST_WAIT_MS; ms += 20) {
+		if (cond(arg))
+			return true;
+		msleep(20);
+	}
+	return cond(arg);
+}
+
+/* The poller has gone to sleep (or is about to, with nothing to do). */
+static bool fipc_poll_test_idle(void *arg)
+{
+	struct fipc_poller *pl = arg;
+
+	return READ_ONCE(pl->asleep) && READ_ONCE(pl->sleeps) > 0;
+}
+
+/* ... and the channel's sleeping word says so. */
+static bool fipc_poll_test_asleep(void *arg)
+{
+	struct fipc_poll_test_chan *c = arg;
+
+	return READ_ONCE(c->sleeping) &&
+	       fipc_poll_test_idle(fipc_poll_entry_poller(&c->poll));
+}
+
+static bool fipc_poll_test_woken(void *arg)
+{
+	struct fipc_poll_test_chan *c = arg;
+
+	return READ_ONCE(fipc_poll_entry_poller(&c->poll)->wakeups) >
+	       c->wakeups_seen;
+}
+
+static bool fipc_poll_test_got3(void *arg)
+{
+	struct fipc_poll_test_chan *c = arg;
+
+	return atomic_read(&c->received) == 3;
+}
+
+/*
+ * One poller, one channel: it sleeps once idle, with the sleeping word
+ * set before its last look; an interrupt wakes it and it takes what the
+ * peer sent; detached, the word is withdrawn and interrupts are
+ * spurious.  Failures after the start are EXPECTs, so that the set is
+ * always stopped.
+ */
+static void fipc_test_poller_sleep(struct kunit *test)
+{
+	struct fipc_poller_set *set = fipc_poll_test_set(test, 1);
+	struct fipc_poll_test_chan *c = fipc_poll_test_chans(test, 1);
+	char *buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	struct fipc_poller *pl = &set->pollers[0];
+	struct fipc_msg msg = { };
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_ASSERT_EQ(test, fipc_poller_set_start(set), 0);
+	/* Attached to a sleeping poller, so its kick is over once we look. */
+	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_idle, pl));
+	fipc_poller_attach(set, &c->poll, NULL);
+	KUNIT_EXPECT_PTR_EQ(test, fipc_poll_entry_poller(&c->poll), pl);
+	KUNIT_EXPECT_EQ(test, pl->nr_entries, 1u);
+
+	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_asleep, c));
+	KUNIT_EXPECT_TRUE(test, c->looked_sleeping);
+	KUNIT_EXPECT_GT(test, atomic_read(&c->looks), 0);
+
+	/* The peer sends and, seeing the word set, notifies. */
+	c->wakeups_seen = READ_ONCE(pl->wakeups);
+	for (i = 0; i < 3; i++)
+		KUNIT_EXPECT_EQ(test, fipc_send(&c->tx, &msg, 1), 0);
+	KUNIT_EXPECT_TRUE(test, fipc_poll_entry_irq(&c->poll));
+	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_got3, c));
+	KUNIT_EXPECT_EQ(test, atomic64_read(&pl->irqs), 1ll);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&pl->irqs_awake), 0ll);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(pl->wakeups), c->wakeups_seen + 1);
+	KUNIT_EXPECT_GE(test, READ_ONCE(pl->loops), READ_ONCE(pl->empty));
+
+	/* Idle again: a local kick, with no interrupt, wakes it too. */
+	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_asleep, c));
+	c->wakeups_seen = READ_ONCE(pl->wakeups);
+	KUNIT_EXPECT_TRUE(test, fipc_poll_entry_wake(&c->poll));
+	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_woken, c));
+	KUNIT_EXPECT_EQ(test, READ_ONCE(pl->wakeups), c->wakeups_seen + 1);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&pl->irqs), 1ll);
+
+	KUNIT_EXPECT_GT(test, fipc_poller_set_show(set, buf), 0);
+	KUNIT_EXPECT_EQ(test, strncmp(buf, "poller 0 cpu ", 13), 0);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, " channels 1 loops "));
+	KUNIT_EXPECT_NOT_NULL(test,
+			      strstr(buf, "\n  test_us<100,<1k,<4k,<16k,<64k,more 3 0 0 0 0 0\n"));
+
+	fipc_poller_detach(&c->poll);
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(c->sleeping));
+	KUNIT_EXPECT_NULL(test, fipc_poll_entry_poller(&c->poll));
+	KUNIT_EXPECT_EQ(test, pl->nr_entries, 0u);
+	KUNIT_EXPECT_FALSE(test, fipc_poll_entry_irq(&c->poll));
+	KUNIT_EXPECT_FALSE(test, fipc_poll_entry_wake(&c->poll));
+	fipc_poller_detach(&c->poll);
+	fipc_poller_set_stop(set);
+	KUNIT_EXPECT_EQ(test, set->running, 0u);
+	KUNIT_EXPECT_EQ(test, fipc_poller_set_show(set, buf), 0);
+}
+
+/*
+ * Settings, round robin and CPU restriction, repinning, and the
+ * latency buckets.
+ */
+static void fipc_test_poller_set(struct kunit *test)
+{
+	struct fipc_poller_set *set = fipc_poll_test_set(test, 0);
+	struct fipc_poll_test_chan *c = fipc_poll_test_chans(test, 5);
+	char *buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	int cpu0;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	KUNIT_EXPECT_EQ(test, fipc_poll_lat_bucket(0), 0u);
+	KUNIT_EXPECT_EQ(test, fipc_poll_lat_bucket(99999), 0u);
+	KUNIT_EXPECT_EQ(test, fipc_poll_lat_bucket(100000), 1u);
+	KUNIT_EXPECT_EQ(test, fipc_poll_lat_bucket(NSEC_PER_MSEC), 2u);
+	KUNIT_EXPECT_EQ(test, fipc_poll_lat_bucket(4 * NSEC_PER_MSEC), 3u);
+	KUNIT_EXPECT_EQ(test, fipc_poll_lat_bucket(16 * NSEC_PER_MSEC), 4u);
+	KUNIT_EXPECT_EQ(test, fipc_poll_lat_bucket(64 * NSEC_PER_MSEC - 1),
+			4u);
+	KUNIT_EXPECT_EQ(test, fipc_poll_lat_bucket(U64_MAX), 5u);
+
+	KUNIT_EXPECT_EQ(test, fipc_poller_set_start(set), -EINVAL);
+	set->nr_pollers = FIPC_POLLERS_MAX + 1;
+	KUNIT_EXPECT_EQ(test, fipc_poller_set_start(set), -EINVAL);
+	KUNIT_EXPECT_EQ(test, set->running, 0u);
+	set->nr_pollers = 2;
+	KUNIT_ASSERT_EQ(test, fipc_poller_set_start(set), 0);
+	KUNIT_EXPECT_EQ(test, set->running, 2u);
+
+	/* Round robin over both pollers. */
+	for (i = 0; i < 4; i++)
+		fipc_poller_attach(set, &c[i].poll, NULL);
+	KUNIT_EXPECT_EQ(test, set->pollers[0].nr_entries, 2u);
+	KUNIT_EXPECT_EQ(test, set->pollers[1].nr_entries, 2u);
+	KUNIT_EXPECT_PTR_NE(test, fipc_poll_entry_poller(&c[0].poll),
+			    fipc_poll_entry_poller(&c[1].poll));
+
+	/* Restricted to the CPU of poller 0 (both, on one CPU). */
+	cpu0 = set->pollers[0].cpu;
+	fipc_poller_attach(set, &c[4].poll, cpumask_of(cpu0));
+	KUNIT_EXPECT_EQ(test, fipc_poll_entry_poller(&c[4].poll)->cpu, cpu0);
+
+	KUNIT_EXPECT_EQ(test, fipc_poller_set_repin(set, "0"), 0);
+	KUNIT_EXPECT_EQ(test, set->pollers[0].cpu, 0);
+	KUNIT_EXPECT_EQ(test, set->pollers[1].cpu, 0);
+	KUNIT_EXPECT_EQ(test, fipc_poller_set_repin(set, "\n"), 0);
+	KUNIT_EXPECT_LT(test, fipc_poller_set_repin(set, "x"), 0);
+
+	fipc_poller_set_show(set, buf);
+	KUNIT_EXPECT_EQ(test, strncmp(buf, "poller 0 cpu ", 13), 0);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "\npoller 1 cpu "));
+
+	for (i = 0; i < 5; i++)
+		fipc_poller_detach(&c[i].poll);
+	KUNIT_EXPECT_EQ(test, set->pollers[0].nr_entries, 0u);
+	KUNIT_EXPECT_EQ(test, set->pollers[1].nr_entries, 0u);
+	fipc_poller_set_stop(set);
+}
+
 static struct kunit_case fipc_test_cases[] = {
 	KUNIT_CASE(fipc_test_init_args),
 	KUNIT_CASE(fipc_test_empty),
@@ -1394,6 +1673,8 @@ static struct kunit_case fipc_test_cases[] = {
 	KUNIT_CASE(fipc_test_eproto_sticky),
 	KUNIT_CASE(fipc_test_waiter),
 	KUNIT_CASE(fipc_test_stress),
+	KUNIT_CASE(fipc_test_poller_sleep),
+	KUNIT_CASE(fipc_test_poller_set),
 	{}
 };
 
@@ -1404,5 +1685,5 @@ static struct kunit_suite fipc_test_suite = {
 
 kunit_test_suite(fipc_test_suite);
 
-MODULE_DESCRIPTION("KUnit tests of the fipc slot rings");
+MODULE_DESCRIPTION("KUnit tests of the fipc slot rings and pollers");
 MODULE_LICENSE("GPL");

@@ -4,7 +4,8 @@
  *
  * A backend device (struct xfb_be) serves one guest disk over one or
  * more fipc channels.  Everything that touches a channel's rings runs in
- * the poller thread the channel is attached to (back_poll.c): taking
+ * the poller thread the channel is attached to (fipc's pollers,
+ * <fipc/fipc_poller.h>, running xfb_poll_ops of back_io.c): taking
  * requests, mapping grants, submitting bios, and, once the bios end
  * (their end_io only queues the request on the channel's done list),
  * unmapping and answering.  The frontend is untrusted: every request is
@@ -23,11 +24,11 @@
 #include <xen/grant_table.h>
 #include <xen/xenbus.h>
 #include <fipc/fipc.h>
+#include <fipc/fipc_poller.h>
 #include <public/io/fipcblk.h>
 #include "back_validate.h"
 
 #define XFB_NAME		"xen-fipc-back"
-#define XFB_MAX_POLLERS		8
 #define XFB_MAX_RING_PAGES	BIT(FIPC_MAX_ORDER)
 
 /* xenbus states as numbered in xenstore (public ABI), kernel-style. */
@@ -44,11 +45,8 @@ extern unsigned int xfb_max_queues;
 extern unsigned int xfb_max_ring_order;
 extern unsigned int xfb_max_request_bytes;
 extern unsigned int xfb_max_inflight;
-extern unsigned int xfb_nr_pollers;
-extern unsigned int xfb_poll_idle_us;
-extern unsigned int xfb_poll_budget;
 extern unsigned int xfb_max_buffer_pages;
-extern bool xfb_poll_fifo;
+extern struct fipc_poller_set xfb_pollers;
 
 /**
  * enum xfb_stat - per-channel counters, written by the channel's poller
@@ -91,59 +89,15 @@ enum xfb_stat {
 };
 
 /**
- * struct xfb_poller - a pinned thread serving many channels in turn
- * @task: the thread
- * @index: number of this poller
- * @cpu: CPU it is bound to
- * @lock: protects @chans against attach/detach while polling
- * @chans: channels served
- * @nr_chans: length of @chans
- * @wq: where the thread sleeps when idle
- * @kicked: set by whoever wakes the thread
- * @asleep: the thread is (about to be) sleeping
- * @waiter: fipc wait strategy, used when one channel is served
- * @loops: statistics: polling rounds
- * @empty: statistics: rounds that found nothing
- * @sleeps: statistics: times the thread slept
+ * struct xfb_poll_lat - latency histograms of one poller (its private data)
+ * @dev: request taken to bio end
+ * @reap: bio end to response published
+ *
+ * Buckets of fipc_poll_lat_bucket(); written by the poller only.
  */
-#define XFB_NR_LAT 6
-
-/* Latency bucket: <100 us, <1 ms, <4 ms, <16 ms, <64 ms, more. */
-static inline unsigned int xfb_lat_bucket(u64 ns)
-{
-	static const u64 lim[XFB_NR_LAT - 1] = {
-		100 * NSEC_PER_USEC, NSEC_PER_MSEC, 4 * NSEC_PER_MSEC,
-		16 * NSEC_PER_MSEC, 64 * NSEC_PER_MSEC,
-	};
-	unsigned int i;
-
-	for (i = 0; i < XFB_NR_LAT - 1; i++)
-		if (ns < lim[i])
-			break;
-	return i;
-}
-
-struct xfb_poller {
-	struct task_struct *task;
-	unsigned int index;
-	int cpu;
-	struct mutex lock;		/* protects chans */
-	struct list_head chans;
-	unsigned int nr_chans;
-	wait_queue_head_t wq;
-	atomic_t kicked;
-	bool asleep;
-	struct fipc_waiter waiter;
-	u64 loops;
-	u64 empty;
-	u64 sleeps;
-	u64 wakeups;
-	u64 slept_ns;
-	u64 sleep_max_ns;
-	atomic64_t irqs;
-	atomic64_t irqs_awake;
-	u64 hdev[XFB_NR_LAT];
-	u64 hreap[XFB_NR_LAT];
+struct xfb_poll_lat {
+	u64 dev[FIPC_POLL_LAT_BUCKETS];
+	u64 reap[FIPC_POLL_LAT_BUCKETS];
 };
 
 struct xfb_chan;
@@ -191,8 +145,7 @@ struct xfb_be;
  * @rsp_ring: the mapped response ring (we send)
  * @ctrl: the mapped control page
  * @irq: irq of the event channel, or 0
- * @poller: the poller serving us, NULL while detached
- * @poll_node: entry in @poller's list
+ * @poll: our place in a poller of xfb_pollers
  * @broken: the frontend broke the ring protocol
  * @reqs: the request pool
  * @nr_reqs: size of @reqs
@@ -216,8 +169,7 @@ struct xfb_chan {
 	void *rsp_ring;
 	struct fipcblk_ctrl *ctrl;
 	int irq;
-	struct xfb_poller *poller;
-	struct list_head poll_node;
+	struct fipc_poll_entry poll;
 	bool broken;
 	struct xfb_req *reqs;
 	unsigned int nr_reqs;
@@ -278,23 +230,12 @@ struct xfb_be {
 	u64 retired[XFB_NR_STATS];
 };
 
-/* back_poll.c */
-int xfb_pollers_start(void);
-void xfb_pollers_stop(void);
-void xfb_poller_attach(struct xfb_chan *chan, const struct cpumask *cpus);
-void xfb_poller_detach(struct xfb_chan *chan);
-void xfb_poller_kick(struct xfb_poller *pl);
-int xfb_pollers_show(char *buf);
-int xfb_pollers_repin(const char *list);
-
 /* back_chan.c */
 int xfb_chans_connect(struct xfb_be *be, unsigned int nr, unsigned int order);
 void xfb_chans_disconnect(struct xfb_be *be);
 
 /* back_io.c */
-int xfb_chan_poll(struct xfb_chan *chan);
-bool xfb_chan_has_work(struct xfb_chan *chan);
-void xfb_chan_set_sleeping(struct xfb_chan *chan, bool sleeping);
+extern const struct fipc_poll_ops xfb_poll_ops;
 void xfb_chan_drain(struct xfb_chan *chan);
 
 /* back_vbd.c */

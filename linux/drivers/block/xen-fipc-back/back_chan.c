@@ -16,7 +16,6 @@
 static irqreturn_t xfb_chan_interrupt(int irq, void *arg)
 {
 	struct xfb_chan *chan = arg;
-	struct xfb_poller *pl = READ_ONCE(chan->poller);
 	unsigned int eoi = 0;
 
 	/*
@@ -29,14 +28,8 @@ static irqreturn_t xfb_chan_interrupt(int irq, void *arg)
 	 * then waited for that timer (a lost wake-up rescued by a timer).
 	 * Only a channel with no poller is spurious.
 	 */
-	if (pl) {
-		atomic64_inc(&pl->irqs);
-		if (!READ_ONCE(pl->asleep))
-			atomic64_inc(&pl->irqs_awake);
-		xfb_poller_kick(pl);
-	} else {
+	if (!fipc_poll_entry_irq(&chan->poll))
 		eoi = XEN_EOI_FLAG_SPURIOUS;
-	}
 	xen_irq_lateeoi(irq, eoi);
 	return IRQ_HANDLED;
 }
@@ -206,7 +199,7 @@ int xfb_chans_connect(struct xfb_be *be, unsigned int nr, unsigned int order)
 
 		chan->be = be;
 		chan->index = i;
-		INIT_LIST_HEAD(&chan->poll_node);
+		fipc_poll_entry_init(&chan->poll, &chan->fc.rx);
 		INIT_LIST_HEAD(&chan->free_reqs);
 		INIT_LIST_HEAD(&chan->answer_pending);
 		init_llist_head(&chan->done);
@@ -226,7 +219,8 @@ int xfb_chans_connect(struct xfb_be *be, unsigned int nr, unsigned int order)
 		return err;
 	}
 	for (i = 0; i < nr; i++)
-		xfb_poller_attach(&be->chans[i], be->poller_cpus);
+		fipc_poller_attach(&xfb_pollers, &be->chans[i].poll,
+				   be->poller_cpus);
 	return 0;
 }
 
@@ -244,7 +238,7 @@ void xfb_chans_disconnect(struct xfb_be *be)
 	if (!be->chans)
 		return;
 	for (i = 0; i < be->nr_chans; i++)
-		xfb_poller_detach(&be->chans[i]);
+		fipc_poller_detach(&be->chans[i].poll);
 	for (i = 0; i < be->nr_chans; i++)
 		xfb_chan_drain(&be->chans[i]);
 	xfb_stats_retire(be);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * xen-fipc-back: the data path, run by the channel's poller.
+ * xen-fipc-back: the data path, run by the channel's poller (a thread
+ * of xfb_pollers, <fipc/fipc_poller.h>, driven by xfb_poll_ops).
  *
  *   poll: answer finished requests (unmap their grants first), then take
  *         new requests, up to poll_budget, while request slots are free
@@ -26,24 +27,31 @@
  */
 static DECLARE_WAIT_QUEUE_HEAD(xfb_drain_wq);
 
-/**
- * xfb_chan_set_sleeping() - publish our poller's sleeping state
- * @chan: the channel
- * @sleeping: the new state
- */
-void xfb_chan_set_sleeping(struct xfb_chan *chan, bool sleeping)
+static struct xfb_chan *xfb_poll_chan(struct fipc_poll_entry *entry)
 {
-	WRITE_ONCE(chan->ctrl->back_sleeping, sleeping ? 1 : 0);
+	return container_of(entry, struct xfb_chan, poll);
 }
 
 /**
- * xfb_chan_has_work() - does anything wait on this channel
- * @chan: the channel
+ * xfb_set_sleeping() - publish our poller's sleeping state
+ * @entry: the channel's poll entry
+ * @sleeping: the new state
+ */
+static void xfb_set_sleeping(struct fipc_poll_entry *entry, bool sleeping)
+{
+	WRITE_ONCE(xfb_poll_chan(entry)->ctrl->back_sleeping, sleeping ? 1 : 0);
+}
+
+/**
+ * xfb_has_work() - does anything wait on this channel
+ * @entry: the channel's poll entry
  *
  * Return: true if the poller should look again before sleeping.
  */
-bool xfb_chan_has_work(struct xfb_chan *chan)
+static bool xfb_has_work(struct fipc_poll_entry *entry)
 {
+	struct xfb_chan *chan = xfb_poll_chan(entry);
+
 	if (!llist_empty(&chan->done))
 		return true;
 	if (chan->broken)
@@ -171,17 +179,19 @@ static void xfb_unmap(struct xfb_chan *chan, struct xfb_req *req)
 static int xfb_reap(struct xfb_chan *chan)
 {
 	struct llist_node *list = llist_del_all(&chan->done);
-	struct xfb_poller *pl = READ_ONCE(chan->poller);
+	struct fipc_poller *pl = fipc_poll_entry_poller(&chan->poll);
+	struct xfb_poll_lat *lat = pl ? fipc_poller_priv(pl) : NULL;
 	struct xfb_req *req, *tmp;
 	int n = 0;
 
 	list = llist_reverse_order(list);
 	llist_for_each_entry_safe(req, tmp, list, done) {
-		if (pl) {
-			u64 now = ktime_get_ns();
+		if (lat) {
+			u64 dev = req->t_done - req->t_seen;
+			u64 reap = ktime_get_ns() - req->t_done;
 
-			pl->hdev[xfb_lat_bucket(req->t_done - req->t_seen)]++;
-			pl->hreap[xfb_lat_bucket(now - req->t_done)]++;
+			lat->dev[fipc_poll_lat_bucket(dev)]++;
+			lat->reap[fipc_poll_lat_bucket(reap)]++;
 		}
 		xfb_unmap(chan, req);
 		if (req->bio_status) {
@@ -198,15 +208,12 @@ static void xfb_bio_end(struct bio *bio)
 {
 	struct xfb_req *req = bio->bi_private;
 	struct xfb_chan *chan = req->chan;
-	struct xfb_poller *pl;
 
 	req->bio_status = bio->bi_status;
 	req->t_done = ktime_get_ns();
 	bio_uninit(bio);
 	llist_add(&req->done, &chan->done);
-	pl = READ_ONCE(chan->poller);
-	if (pl && READ_ONCE(pl->asleep))
-		xfb_poller_kick(pl);
+	fipc_poll_entry_wake(&chan->poll);
 	/* The last access to the channel: it may be freed right after. */
 	if (atomic_dec_and_test(&chan->inflight))
 		wake_up(&xfb_drain_wq);
@@ -355,14 +362,15 @@ static void xfb_handle(struct xfb_chan *chan, const struct fipc_msg *msgs,
 }
 
 /**
- * xfb_chan_poll() - do what waits on a channel
- * @chan: the channel
+ * xfb_poll() - do what waits on a channel
+ * @entry: the channel's poll entry
+ * @budget: most new requests to take (poll_budget)
  *
  * Return: the amount of work done (0 if none).
  */
-int xfb_chan_poll(struct xfb_chan *chan)
+static int xfb_poll(struct fipc_poll_entry *entry, unsigned int budget)
 {
-	unsigned int budget = READ_ONCE(xfb_poll_budget);
+	struct xfb_chan *chan = xfb_poll_chan(entry);
 	struct blk_plug plug;
 	int work, n;
 
@@ -401,6 +409,25 @@ int xfb_chan_poll(struct xfb_chan *chan)
 		chan->st[XFB_EMPTY_POLLS]++;
 	return work;
 }
+
+/* The latency histograms after each poller's line of poller_cpus. */
+static int xfb_poll_show(struct fipc_poller *pl, char *buf, size_t size)
+{
+	const struct xfb_poll_lat *lat = fipc_poller_priv(pl);
+	int n;
+
+	n = fipc_poll_lat_show(buf, size, "dev_us", lat->dev);
+	n += fipc_poll_lat_show(buf + n, size - n, "reap_us", lat->reap);
+	return n;
+}
+
+/* What the pollers of xfb_pollers do with our channels. */
+const struct fipc_poll_ops xfb_poll_ops = {
+	.poll = xfb_poll,
+	.set_sleeping = xfb_set_sleeping,
+	.has_work = xfb_has_work,
+	.show = xfb_poll_show,
+};
 
 /**
  * xfb_chan_drain() - wait for every bio of a detached channel and unmap

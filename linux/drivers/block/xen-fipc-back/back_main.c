@@ -32,48 +32,22 @@ module_param_named(max_buffer_pages, xfb_max_buffer_pages, uint, 0644);
 MODULE_PARM_DESC(max_buffer_pages,
 		 "Pages for grant mappings kept cached per channel when idle (default 1024)");
 
-static int xfb_set_poller_cpus(const char *val, const struct kernel_param *kp)
-{
-	return xfb_pollers_repin(val);
-}
-
-static int xfb_get_poller_cpus(char *buf, const struct kernel_param *kp)
-{
-	return xfb_pollers_show(buf);
-}
-
-static const struct kernel_param_ops xfb_poller_cpus_ops = {
-	.set = xfb_set_poller_cpus,
-	.get = xfb_get_poller_cpus,
+struct fipc_poller_set xfb_pollers = {
+	.name = "xfb-poll",
+	.ops = &xfb_poll_ops,
+	.priv_size = sizeof(struct xfb_poll_lat),
+	.nr_pollers = FIPC_POLLERS_DEFAULT,
+	.idle_us = FIPC_POLL_IDLE_US_DEFAULT,
+	.budget = 32,
 };
 
-module_param_cb(poller_cpus, &xfb_poller_cpus_ops, NULL, 0644);
-MODULE_PARM_DESC(poller_cpus,
-		 "Read: one line per poller with its CPU and counters. Write a CPU list (e.g. 1,3) to re-pin poller i to the i-th CPU");
-
-unsigned int xfb_nr_pollers = 1;
-module_param_named(pollers, xfb_nr_pollers, uint, 0444);
-MODULE_PARM_DESC(pollers, "Number of polling threads, 1 to 8 (default 1)");
-
-unsigned int xfb_poll_idle_us = 200;
-module_param_named(poll_idle_us, xfb_poll_idle_us, uint, 0644);
-MODULE_PARM_DESC(poll_idle_us,
-		 "Idle time in microseconds after which a poller sleeps on the event channels (default 200)");
-
-unsigned int xfb_poll_budget = 32;
-module_param_named(poll_budget, xfb_poll_budget, uint, 0644);
+FIPC_PARAM_POLLER_CPUS(xfb_pollers);
+FIPC_PARAM_POLLERS(xfb_pollers);
+FIPC_PARAM_POLL_IDLE_US(xfb_pollers);
+FIPC_PARAM_POLL_FIFO(xfb_pollers);
+module_param_named(poll_budget, xfb_pollers.budget, uint, 0644);
 MODULE_PARM_DESC(poll_budget,
 		 "Requests taken from one channel before moving to the next (default 32)");
-
-/*
- * SCHED_NORMAL by default: a FIFO poller that never sleeps under load
- * starves the I/O submitters and softirqs of its CPU and is stopped by RT
- * throttling (50 ms every second).  FIFO is for CPUs given to the pollers.
- */
-bool xfb_poll_fifo;
-module_param_named(poll_fifo, xfb_poll_fifo, bool, 0444);
-MODULE_PARM_DESC(poll_fifo,
-		 "Run pollers at SCHED_FIFO, for CPUs dedicated to them (default false)");
 
 static int __init xfb_init(void)
 {
@@ -81,27 +55,23 @@ static int __init xfb_init(void)
 
 	if (!xen_domain())
 		return -ENODEV;
-	if (!xfb_nr_pollers || xfb_nr_pollers > XFB_MAX_POLLERS) {
-		pr_err(XFB_NAME ": pollers must be 1..%u\n", XFB_MAX_POLLERS);
-		return -EINVAL;
-	}
-	err = xfb_pollers_start();
+	err = fipc_poller_set_start(&xfb_pollers);
 	if (err)
 		return err;
 	err = xfb_xenbus_register();
 	if (err) {
-		xfb_pollers_stop();
+		fipc_poller_set_stop(&xfb_pollers);
 		return err;
 	}
 	pr_info(XFB_NAME ": %u poller(s), requests up to %u bytes\n",
-		xfb_nr_pollers, xfb_max_request_bytes);
+		xfb_pollers.nr_pollers, xfb_max_request_bytes);
 	return 0;
 }
 
 static void __exit xfb_exit(void)
 {
 	xfb_xenbus_unregister();
-	xfb_pollers_stop();
+	fipc_poller_set_stop(&xfb_pollers);
 }
 
 module_init(xfb_init);

@@ -4,8 +4,9 @@
  *
  * A disk (struct xff_info) has one fipc channel per blk-mq hardware
  * queue.  Requests are sent from ->queue_rq() under the channel's send
- * lock; responses are taken by pinned polling threads (front_poll.c),
- * each serving the channels of many disks in turn.
+ * lock; responses are taken by the pinned threads of a fipc poller set
+ * (<fipc/fipc_poller.h>, running xff_poll_ops of front_complete.c), each
+ * serving the channels of many disks in turn.
  */
 #ifndef _XEN_FIPC_FRONT_H
 #define _XEN_FIPC_FRONT_H
@@ -21,6 +22,7 @@
 #include <xen/grant_table.h>
 #include <xen/xenbus.h>
 #include <fipc/fipc.h>
+#include <fipc/fipc_poller.h>
 #include <public/io/fipcblk.h>
 
 static_assert(sizeof(struct fipcblk_request) == FIPC_SLOT_PAYLOAD);
@@ -28,7 +30,6 @@ static_assert(sizeof(struct fipcblk_request_cont) == FIPC_SLOT_PAYLOAD);
 static_assert(sizeof(struct fipcblk_response) == FIPC_SLOT_PAYLOAD);
 
 #define XFF_NAME		"xen-fipc-front"
-#define XFF_MAX_POLLERS		8
 #define XFF_MAX_RING_PAGES	BIT(FIPC_MAX_ORDER)
 /* Largest number of page references one message can carry. */
 #define XFF_MAX_MSG_REFS	(FIPCBLK_HEAD_REFS + \
@@ -42,65 +43,17 @@ extern unsigned int xff_max_queues;
 extern unsigned int xff_ring_order;
 extern unsigned int xff_queue_depth;
 extern unsigned int xff_max_request_kb;
-extern unsigned int xff_nr_pollers;
-extern unsigned int xff_poll_idle_us;
-extern unsigned int xff_poll_budget;
-extern bool xff_poll_fifo;
+extern struct fipc_poller_set xff_pollers;
 extern int xff_major;
 
 /**
- * struct xff_poller - a pinned thread that takes responses of its channels
- * @task: the thread
- * @index: number of this poller
- * @cpu: CPU it is bound to
- * @lock: protects @chans against attach/detach while polling
- * @chans: channels served, in round-robin order
- * @nr_chans: length of @chans
- * @wq: where the thread sleeps when idle
- * @kicked: set by whoever wakes the thread
- * @asleep: the thread is (about to be) sleeping on @wq
- * @waiter: fipc wait strategy, used when one channel is served
- * @loops: statistics: polling rounds
- * @empty: statistics: rounds that found nothing
- * @sleeps: statistics: times the thread slept
+ * struct xff_poll_lat - latency histogram of one poller (its private data)
+ * @lat: request published to response taken, fipc_poll_lat_bucket()
+ *
+ * Written by the poller only.
  */
-#define XFF_NR_LAT 6
-
-/* Latency bucket: <100 us, <1 ms, <4 ms, <16 ms, <64 ms, more. */
-static inline unsigned int xff_lat_bucket(u64 ns)
-{
-	static const u64 lim[XFF_NR_LAT - 1] = {
-		100 * NSEC_PER_USEC, NSEC_PER_MSEC, 4 * NSEC_PER_MSEC,
-		16 * NSEC_PER_MSEC, 64 * NSEC_PER_MSEC,
-	};
-	unsigned int i;
-
-	for (i = 0; i < XFF_NR_LAT - 1; i++)
-		if (ns < lim[i])
-			break;
-	return i;
-}
-
-struct xff_poller {
-	struct task_struct *task;
-	unsigned int index;
-	int cpu;
-	struct mutex lock;		/* protects chans */
-	struct list_head chans;
-	unsigned int nr_chans;
-	wait_queue_head_t wq;
-	atomic_t kicked;
-	bool asleep;
-	struct fipc_waiter waiter;
-	u64 loops;
-	u64 empty;
-	u64 sleeps;
-	u64 wakeups;
-	u64 slept_ns;
-	u64 sleep_max_ns;
-	atomic64_t irqs;
-	atomic64_t irqs_awake;
-	u64 hlat[XFF_NR_LAT];
+struct xff_poll_lat {
+	u64 lat[FIPC_POLL_LAT_BUCKETS];
 };
 
 /*
@@ -153,8 +106,7 @@ struct xff_info;
  * @ctrl_ref: grant reference of @ctrl
  * @evtchn: event channel port
  * @irq: irq bound to @evtchn, or 0
- * @poller: the poller serving us, NULL while detached
- * @poll_node: entry in @poller's list
+ * @poll: our place in a poller of xff_pollers
  * @broken: the backend broke the protocol on this channel
  * @txbuf: message under construction, protected by @tx_lock
  * @rxbuf: responses being taken, used by the poller only
@@ -174,8 +126,7 @@ struct xff_chan {
 	grant_ref_t ctrl_ref;
 	evtchn_port_t evtchn;
 	int irq;
-	struct xff_poller *poller;
-	struct list_head poll_node;
+	struct fipc_poll_entry poll;
 	bool broken;
 	struct fipc_msg txbuf[FIPC_MSG_MAX_SLOTS];
 	struct fipc_msg rxbuf[XFF_RSP_BURST];
@@ -293,15 +244,6 @@ struct xff_info {
 	u64 retired_notify_recv;
 };
 
-/* front_poll.c */
-int xff_pollers_start(void);
-void xff_pollers_stop(void);
-void xff_poller_attach(struct xff_chan *chan);
-void xff_poller_detach(struct xff_chan *chan);
-void xff_poller_kick(struct xff_poller *pl);
-int xff_pollers_show(char *buf);
-int xff_pollers_repin(const char *list);
-
 /* front_chan.c */
 int xff_chans_setup(struct xff_info *info, unsigned int nr_chans,
 		    unsigned int order);
@@ -322,9 +264,7 @@ extern const struct blk_mq_ops xff_mq_ops;
 void xff_end_grants(struct xff_rq *p, bool *leaked);
 
 /* front_complete.c */
-int xff_chan_poll(struct xff_chan *chan);
-bool xff_chan_has_work(struct xff_chan *chan);
-void xff_chan_set_sleeping(struct xff_chan *chan, bool sleeping);
+extern const struct fipc_poll_ops xff_poll_ops;
 void xff_requeue_inflight(struct xff_info *info);
 void xff_protocol_error(struct xff_chan *chan, const char *why);
 

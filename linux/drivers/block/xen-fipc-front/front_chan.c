@@ -14,18 +14,11 @@
 static irqreturn_t xff_chan_interrupt(int irq, void *arg)
 {
 	struct xff_chan *chan = arg;
-	struct xff_poller *pl = READ_ONCE(chan->poller);
 	unsigned int eoi = 0;
 
 	atomic64_inc(&chan->notify_recv);
-	if (pl) {
-		atomic64_inc(&pl->irqs);
-		if (!READ_ONCE(pl->asleep))
-			atomic64_inc(&pl->irqs_awake);
-		xff_poller_kick(pl);
-	} else {
+	if (!fipc_poll_entry_irq(&chan->poll))
 		eoi = XEN_EOI_FLAG_SPURIOUS;
-	}
 	xen_irq_lateeoi(irq, eoi);
 	return IRQ_HANDLED;
 }
@@ -135,7 +128,7 @@ int xff_chans_setup(struct xff_info *info, unsigned int nr_chans,
 		chan->info = info;
 		chan->index = i;
 		spin_lock_init(&chan->tx_lock);
-		INIT_LIST_HEAD(&chan->poll_node);
+		fipc_poll_entry_init(&chan->poll, &chan->fc.rx);
 		atomic64_set(&chan->notify_recv, 0);
 		err = xff_chan_alloc(info, chan);
 		if (err)
@@ -147,7 +140,7 @@ int xff_chans_setup(struct xff_info *info, unsigned int nr_chans,
 		return err;
 	}
 	for (i = 0; i < nr_chans; i++)
-		xff_poller_attach(&info->chans[i]);
+		fipc_poller_attach(&xff_pollers, &info->chans[i].poll, NULL);
 	return 0;
 }
 
@@ -166,7 +159,7 @@ void xff_chans_teardown(struct xff_info *info)
 	if (!info->chans)
 		return;
 	for (i = 0; i < info->nr_chans; i++)
-		xff_poller_detach(&info->chans[i]);
+		fipc_poller_detach(&info->chans[i].poll);
 	xff_stats_retire(info);
 	for (i = 0; i < info->nr_chans; i++)
 		xff_chan_free(&info->chans[i]);

@@ -2,8 +2,9 @@
 /*
  * xen-fipc-front: responses and completion.
  *
- * Runs in the poller threads.  Each response is copied out of the ring
- * once (fipc_recv_burst) and checked against the request it names: the
+ * Runs in the poller threads (xff_pollers, <fipc/fipc_poller.h>, driven
+ * by xff_poll_ops).  Each response is copied out of the ring once
+ * (fipc_recv_burst) and checked against the request it names: the
  * hardware queue, tag and generation in its id must match a request in
  * flight on this channel.  A response that matches nothing means a
  * broken or hostile backend: the channel is marked broken and the disk
@@ -12,24 +13,32 @@
 #include <linux/blk-mq.h>
 #include "front.h"
 
-/**
- * xff_chan_set_sleeping() - publish our poller's sleeping state
- * @chan: the channel
- * @sleeping: the new state
- */
-void xff_chan_set_sleeping(struct xff_chan *chan, bool sleeping)
+static struct xff_chan *xff_poll_chan(struct fipc_poll_entry *entry)
 {
-	WRITE_ONCE(chan->ctrl->front_sleeping, sleeping ? 1 : 0);
+	return container_of(entry, struct xff_chan, poll);
 }
 
 /**
- * xff_chan_has_work() - does a response wait on this channel
- * @chan: the channel
+ * xff_set_sleeping() - publish our poller's sleeping state
+ * @entry: the channel's poll entry
+ * @sleeping: the new state
+ */
+static void xff_set_sleeping(struct fipc_poll_entry *entry, bool sleeping)
+{
+	WRITE_ONCE(xff_poll_chan(entry)->ctrl->front_sleeping,
+		   sleeping ? 1 : 0);
+}
+
+/**
+ * xff_has_work() - does a response wait on this channel
+ * @entry: the channel's poll entry
  *
  * Return: true if the poller should look again before sleeping.
  */
-bool xff_chan_has_work(struct xff_chan *chan)
+static bool xff_has_work(struct fipc_poll_entry *entry)
 {
+	struct xff_chan *chan = xff_poll_chan(entry);
+
 	return !chan->broken && fipc_rx_ready(&chan->fc.rx);
 }
 
@@ -74,7 +83,8 @@ static void xff_complete_one(struct xff_chan *chan,
 	unsigned int tag = rsp->id & 0xffff;
 	u32 gen = (rsp->id >> 32) & 0x7fffffff;
 	bool leaked = false;
-	struct xff_poller *pl;
+	struct fipc_poller *pl;
+	struct xff_poll_lat *lat;
 	struct request *rq;
 	struct xff_rq *p;
 	blk_status_t sts;
@@ -94,9 +104,11 @@ static void xff_complete_one(struct xff_chan *chan,
 		goto bad;
 
 	WRITE_ONCE(p->inflight, false);
-	pl = READ_ONCE(chan->poller);
-	if (pl)
-		pl->hlat[xff_lat_bucket(ktime_get_ns() - p->t_sub)]++;
+	pl = fipc_poll_entry_poller(&chan->poll);
+	if (pl) {
+		lat = fipc_poller_priv(pl);
+		lat->lat[fipc_poll_lat_bucket(ktime_get_ns() - p->t_sub)]++;
+	}
 
 	xff_end_grants(p, &leaked);
 	sts = leaked ? BLK_STS_IOERR : xff_status(rsp->status);
@@ -114,15 +126,16 @@ bad:
 }
 
 /**
- * xff_chan_poll() - take the responses waiting on a channel
- * @chan: the channel
+ * xff_poll() - take the responses waiting on a channel
+ * @entry: the channel's poll entry
+ * @budget: most responses to take (poll_budget)
  *
  * Return: the number of responses taken (0 if none).
  */
-int xff_chan_poll(struct xff_chan *chan)
+static int xff_poll(struct fipc_poll_entry *entry, unsigned int budget)
 {
+	struct xff_chan *chan = xff_poll_chan(entry);
 	struct fipcblk_response rsp;
-	unsigned int budget = READ_ONCE(xff_poll_budget);
 	int done = 0, n, i;
 
 	if (unlikely(chan->broken))
@@ -157,6 +170,22 @@ int xff_chan_poll(struct xff_chan *chan)
 	}
 	return done;
 }
+
+/* The latency histogram after each poller's line of poller_cpus. */
+static int xff_poll_show(struct fipc_poller *pl, char *buf, size_t size)
+{
+	const struct xff_poll_lat *lat = fipc_poller_priv(pl);
+
+	return fipc_poll_lat_show(buf, size, "lat_us", lat->lat);
+}
+
+/* What the pollers of xff_pollers do with our channels. */
+const struct fipc_poll_ops xff_poll_ops = {
+	.poll = xff_poll,
+	.set_sleeping = xff_set_sleeping,
+	.has_work = xff_has_work,
+	.show = xff_poll_show,
+};
 
 static bool xff_requeue_one(struct request *rq, void *data)
 {

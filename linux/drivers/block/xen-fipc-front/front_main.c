@@ -27,48 +27,22 @@ module_param_named(max_request_kb, xff_max_request_kb, uint, 0444);
 MODULE_PARM_DESC(max_request_kb,
 		 "Largest request in KiB, capped by the backend's fipc-max-request-bytes (default 1024)");
 
-static int xff_set_pollers_cpus(const char *val, const struct kernel_param *kp)
-{
-	return xff_pollers_repin(val);
-}
-
-static int xff_get_pollers_cpus(char *buf, const struct kernel_param *kp)
-{
-	return xff_pollers_show(buf);
-}
-
-static const struct kernel_param_ops xff_poller_cpus_ops = {
-	.set = xff_set_pollers_cpus,
-	.get = xff_get_pollers_cpus,
+struct fipc_poller_set xff_pollers = {
+	.name = "xff-poll",
+	.ops = &xff_poll_ops,
+	.priv_size = sizeof(struct xff_poll_lat),
+	.nr_pollers = FIPC_POLLERS_DEFAULT,
+	.idle_us = FIPC_POLL_IDLE_US_DEFAULT,
+	.budget = 64,
 };
 
-module_param_cb(poller_cpus, &xff_poller_cpus_ops, NULL, 0644);
-MODULE_PARM_DESC(poller_cpus,
-		 "Read: one line per poller with its CPU and counters. Write a CPU list (e.g. 1,3) to re-pin poller i to the i-th CPU");
-
-unsigned int xff_nr_pollers = 1;
-module_param_named(pollers, xff_nr_pollers, uint, 0444);
-MODULE_PARM_DESC(pollers, "Number of polling threads, 1 to 8 (default 1)");
-
-unsigned int xff_poll_idle_us = 200;
-module_param_named(poll_idle_us, xff_poll_idle_us, uint, 0644);
-MODULE_PARM_DESC(poll_idle_us,
-		 "Idle time in microseconds after which a poller sleeps on the event channel (default 200)");
-
-unsigned int xff_poll_budget = 64;
-module_param_named(poll_budget, xff_poll_budget, uint, 0644);
+FIPC_PARAM_POLLER_CPUS(xff_pollers);
+FIPC_PARAM_POLLERS(xff_pollers);
+FIPC_PARAM_POLL_IDLE_US(xff_pollers);
+FIPC_PARAM_POLL_FIFO(xff_pollers);
+module_param_named(poll_budget, xff_pollers.budget, uint, 0644);
 MODULE_PARM_DESC(poll_budget,
 		 "Responses taken from one channel before moving to the next (default 64)");
-
-/*
- * SCHED_NORMAL by default: a FIFO poller that never sleeps under load
- * starves the I/O submitters and softirqs of its CPU and is stopped by RT
- * throttling (50 ms every second).  FIFO is for CPUs given to the pollers.
- */
-bool xff_poll_fifo;
-module_param_named(poll_fifo, xff_poll_fifo, bool, 0444);
-MODULE_PARM_DESC(poll_fifo,
-		 "Run pollers at SCHED_FIFO, for CPUs dedicated to them (default false)");
 
 static int __init xff_init(void)
 {
@@ -77,17 +51,13 @@ static int __init xff_init(void)
 	/* dom0 may use fipc disks too (xl block-attach 0 ...). */
 	if (!xen_domain())
 		return -ENODEV;
-	if (!xff_nr_pollers || xff_nr_pollers > XFF_MAX_POLLERS) {
-		pr_err(XFF_NAME ": pollers must be 1..%u\n", XFF_MAX_POLLERS);
-		return -EINVAL;
-	}
 	if (xff_ring_order > FIPC_MAX_ORDER)
 		xff_ring_order = FIPC_MAX_ORDER;
 
 	err = xff_major_register();
 	if (err)
 		return err;
-	err = xff_pollers_start();
+	err = fipc_poller_set_start(&xff_pollers);
 	if (err)
 		goto out_major;
 	xff_debugfs_init();
@@ -95,12 +65,12 @@ static int __init xff_init(void)
 	if (err)
 		goto out_pollers;
 	pr_info(XFF_NAME ": major %d, %u poller(s), ring order %u\n",
-		xff_major, xff_nr_pollers, xff_ring_order);
+		xff_major, xff_pollers.nr_pollers, xff_ring_order);
 	return 0;
 
 out_pollers:
 	xff_debugfs_exit();
-	xff_pollers_stop();
+	fipc_poller_set_stop(&xff_pollers);
 out_major:
 	xff_major_unregister();
 	return err;
@@ -110,7 +80,7 @@ static void __exit xff_exit(void)
 {
 	xff_xenbus_unregister();
 	xff_debugfs_exit();
-	xff_pollers_stop();
+	fipc_poller_set_stop(&xff_pollers);
 	xff_major_unregister();
 }
 

@@ -160,7 +160,6 @@ static blk_status_t xff_queue_rq(struct blk_mq_hw_ctx *hctx,
 	struct request *rq = bd->rq;
 	struct xff_rq *p = blk_mq_rq_to_pdu(rq);
 	struct fipcblk_request head;
-	struct xff_poller *pl;
 	struct xff_chan *chan;
 	unsigned int i, nslots = 1;
 	bool leaked = false;
@@ -203,11 +202,8 @@ static blk_status_t xff_queue_rq(struct blk_mq_hw_ctx *hctx,
 	spin_unlock(&chan->tx_lock);
 
 	/* Answers come sooner if our own poller is awake to take them. */
-	pl = READ_ONCE(chan->poller);
-	if (pl && READ_ONCE(pl->asleep)) {
+	if (fipc_poll_entry_wake(&chan->poll))
 		chan->st[XFF_LOCAL_KICKS]++;
-		xff_poller_kick(pl);
-	}
 	return BLK_STS_OK;
 
 fail:

@@ -271,7 +271,7 @@ static void xff_backend_gone(struct xff_info *info)
 	xff_stop_queue(info);
 	info->link = XFF_DOWN;
 	for (i = 0; i < info->nr_chans; i++)
-		xff_poller_detach(&info->chans[i]);
+		fipc_poller_detach(&info->chans[i].poll);
 	xff_requeue_inflight(info);
 	xff_chans_teardown(info);
 }

@@ -1,0 +1,500 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fipc pollers: pinned kthreads, each serving a list of channels round
+ * robin, whatever device or guest they belong to (kernel only).
+ *
+ * A poller that has found nothing for its set's idle time sleeps with
+ * the sleeping-word protocol described in <fipc/fipc_poller.h>; an
+ * interrupt of one of its channels, or the driver (a bio completion, a
+ * new request), kicks it awake.
+ */
+#include <linux/cpumask.h>
+#include <linux/kthread.h>
+#include <linux/math64.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/printk.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/timekeeping.h>
+#include <fipc/fipc_poller.h>
+
+/* Serialises start, stop, repin and show of every set. */
+static DEFINE_MUTEX(fipc_pollers_mutex);
+
+/* Default placement: the highest online CPUs, leaving CPU 0 to the rest. */
+static int fipc_poller_default_cpu(unsigned int index)
+{
+	unsigned int n = num_online_cpus();
+	int cpu, i = 0, want;
+
+	want = n - 1 - (index % n);
+	for_each_online_cpu(cpu) {
+		if (i++ == want)
+			return cpu;
+	}
+	return cpumask_first(cpu_online_mask);
+}
+
+/**
+ * fipc_poller_kick() - wake a poller that may be sleeping
+ * @pl: the poller
+ *
+ * Safe from any context, including hard irq.
+ */
+void fipc_poller_kick(struct fipc_poller *pl)
+{
+	atomic_set(&pl->kicked, 1);
+	wake_up(&pl->wq);
+}
+EXPORT_SYMBOL_GPL(fipc_poller_kick);
+
+/**
+ * fipc_poll_entry_irq() - a channel's interrupt: wake its poller
+ * @entry: the channel's entry
+ *
+ * Counts the interrupt in the poller's statistics (irqs, and irqs_awake
+ * when the poller was not sleeping) and kicks the poller.  Safe from any
+ * context, including hard irq.
+ *
+ * Return: false if the channel has no poller (the interrupt is spurious).
+ */
+bool fipc_poll_entry_irq(struct fipc_poll_entry *entry)
+{
+	struct fipc_poller *pl = fipc_poll_entry_poller(entry);
+
+	if (!pl)
+		return false;
+	atomic64_inc(&pl->irqs);
+	if (!READ_ONCE(pl->asleep))
+		atomic64_inc(&pl->irqs_awake);
+	fipc_poller_kick(pl);
+	return true;
+}
+EXPORT_SYMBOL_GPL(fipc_poll_entry_irq);
+
+/**
+ * fipc_poll_entry_wake() - kick a channel's poller if it sleeps
+ * @entry: the channel's entry
+ *
+ * For work the peer does not notify, such as a local completion.  Safe
+ * from any context, including hard irq.
+ *
+ * Return: true if the poller was sleeping and has been kicked.
+ */
+bool fipc_poll_entry_wake(struct fipc_poll_entry *entry)
+{
+	struct fipc_poller *pl = fipc_poll_entry_poller(entry);
+
+	if (!pl || !READ_ONCE(pl->asleep))
+		return false;
+	fipc_poller_kick(pl);
+	return true;
+}
+EXPORT_SYMBOL_GPL(fipc_poll_entry_wake);
+
+static int fipc_poll_round(struct fipc_poller *pl)
+{
+	const struct fipc_poll_ops *ops = pl->set->ops;
+	unsigned int budget = READ_ONCE(pl->set->budget);
+	struct fipc_poll_entry *entry;
+	int work = 0;
+
+	mutex_lock(&pl->lock);
+	list_for_each_entry(entry, &pl->entries, node)
+		work += ops->poll(entry, budget);
+	mutex_unlock(&pl->lock);
+	return work;
+}
+
+/*
+ * Wait a little before the next round: with one channel, the fipc wait
+ * strategy (MWAITX/UMWAIT where the CPU has them, else PAUSE); with
+ * several, the spin-loop hint.
+ */
+static void fipc_poll_pause(struct fipc_poller *pl)
+{
+	struct fipc_poll_entry *entry;
+
+	if (pl->nr_entries == 1 && mutex_trylock(&pl->lock)) {
+		entry = list_first_entry_or_null(&pl->entries,
+						 struct fipc_poll_entry, node);
+		if (entry)
+			fipc_wait_rx(entry->rx, &pl->waiter);
+		mutex_unlock(&pl->lock);
+		return;
+	}
+	cpu_relax();
+}
+
+/* The sleep hook of pl->waiter: one hardware wait is enough, go back. */
+static int fipc_poll_wait_done(void *arg)
+{
+	return -EAGAIN;
+}
+
+static void fipc_poller_sleep(struct fipc_poller *pl)
+{
+	const struct fipc_poll_ops *ops = pl->set->ops;
+	struct fipc_poll_entry *entry;
+	bool busy = false;
+
+	atomic_set(&pl->kicked, 0);
+	mutex_lock(&pl->lock);
+	WRITE_ONCE(pl->asleep, true);
+	list_for_each_entry(entry, &pl->entries, node)
+		ops->set_sleeping(entry, true);
+	/* Our sleeping words before our last look at the rings. */
+	virt_mb();
+	list_for_each_entry(entry, &pl->entries, node)
+		busy |= ops->has_work(entry);
+	mutex_unlock(&pl->lock);
+
+	if (!busy) {
+		u64 t0 = ktime_get_ns(), dt;
+
+		pl->sleeps++;
+		wait_event_idle(pl->wq,
+				atomic_read(&pl->kicked) || kthread_should_stop());
+		dt = ktime_get_ns() - t0;
+		if (atomic_read(&pl->kicked))
+			pl->wakeups++;
+		pl->slept_ns += dt;
+		if (dt > pl->sleep_max_ns)
+			pl->sleep_max_ns = dt;
+	}
+
+	mutex_lock(&pl->lock);
+	list_for_each_entry(entry, &pl->entries, node)
+		ops->set_sleeping(entry, false);
+	WRITE_ONCE(pl->asleep, false);
+	mutex_unlock(&pl->lock);
+}
+
+static int fipc_poller_fn(void *arg)
+{
+	struct fipc_poller *pl = arg;
+	u64 last_work = ktime_get_ns();
+
+	while (!kthread_should_stop()) {
+		u64 now;
+
+		pl->loops++;
+		if (fipc_poll_round(pl)) {
+			last_work = ktime_get_ns();
+			cond_resched();
+			continue;
+		}
+		pl->empty++;
+		now = ktime_get_ns();
+		if (now - last_work >=
+		    (u64)READ_ONCE(pl->set->idle_us) * NSEC_PER_USEC) {
+			fipc_poller_sleep(pl);
+			last_work = ktime_get_ns();
+			continue;
+		}
+		fipc_poll_pause(pl);
+		cond_resched();
+	}
+	return 0;
+}
+
+/**
+ * fipc_poller_attach() - hand a channel to a poller of a set
+ * @set: the running set
+ * @entry: the channel's entry, detached, with its rings ready
+ * @cpus: CPUs allowed for this channel's poller, or NULL: any poller
+ *
+ * Round robin over the pollers bound to an allowed CPU, or over all of
+ * them when none is.  The poller is kicked to look at the channel.
+ */
+void fipc_poller_attach(struct fipc_poller_set *set,
+			struct fipc_poll_entry *entry,
+			const struct cpumask *cpus)
+{
+	unsigned int start = atomic_inc_return(&set->next), i;
+	struct fipc_poller *pl = NULL;
+
+	for (i = 0; cpus && i < set->running; i++) {
+		struct fipc_poller *p =
+			&set->pollers[(start + i) % set->running];
+
+		if (cpumask_test_cpu(p->cpu, cpus)) {
+			pl = p;
+			break;
+		}
+	}
+	if (!pl)
+		pl = &set->pollers[start % set->running];
+
+	mutex_lock(&pl->lock);
+	list_add_tail(&entry->node, &pl->entries);
+	pl->nr_entries++;
+	WRITE_ONCE(entry->poller, pl);
+	mutex_unlock(&pl->lock);
+	fipc_poller_kick(pl);
+}
+EXPORT_SYMBOL_GPL(fipc_poller_attach);
+
+/**
+ * fipc_poller_detach() - take a channel away from its poller
+ * @entry: the channel's entry; nothing happens if it is detached
+ *
+ * Withdraws the poller's sleeping word from the channel.  On return the
+ * poller no longer looks at the channel.
+ */
+void fipc_poller_detach(struct fipc_poll_entry *entry)
+{
+	struct fipc_poller *pl = entry->poller;
+
+	if (!pl)
+		return;
+	mutex_lock(&pl->lock);
+	list_del_init(&entry->node);
+	pl->nr_entries--;
+	pl->set->ops->set_sleeping(entry, false);
+	mutex_unlock(&pl->lock);
+	WRITE_ONCE(entry->poller, NULL);
+}
+EXPORT_SYMBOL_GPL(fipc_poller_detach);
+
+/* Parse a CPU list into the CPUs for each poller; NULL/empty: defaults. */
+static int fipc_pollers_cpus(const char *list, int *cpus)
+{
+	cpumask_var_t mask;
+	unsigned int i;
+	int cpu, err;
+
+	if (!list || !*list || !strcmp(list, "\n")) {
+		for (i = 0; i < FIPC_POLLERS_MAX; i++)
+			cpus[i] = fipc_poller_default_cpu(i);
+		return 0;
+	}
+	if (!zalloc_cpumask_var(&mask, GFP_KERNEL))
+		return -ENOMEM;
+	err = cpulist_parse(list, mask);
+	if (!err && !cpumask_intersects(mask, cpu_online_mask))
+		err = -EINVAL;
+	if (!err) {
+		cpu = -1;
+		for (i = 0; i < FIPC_POLLERS_MAX; i++) {
+			cpu = cpumask_next_and(cpu, mask, cpu_online_mask);
+			if (cpu >= nr_cpu_ids)
+				cpu = cpumask_first_and(mask, cpu_online_mask);
+			cpus[i] = cpu;
+		}
+	}
+	free_cpumask_var(mask);
+	return err;
+}
+
+/**
+ * fipc_poller_set_repin() - move a set's pollers to the CPUs of a list
+ * @set: the set
+ * @list: CPU list; poller i goes to the i-th online CPU of it (cycling);
+ *	empty: the default placement
+ *
+ * Return: 0 or a negative errno for a bad list.
+ */
+int fipc_poller_set_repin(struct fipc_poller_set *set, const char *list)
+{
+	int cpus[FIPC_POLLERS_MAX];
+	unsigned int i;
+	int err;
+
+	err = fipc_pollers_cpus(list, cpus);
+	if (err)
+		return err;
+	mutex_lock(&fipc_pollers_mutex);
+	for (i = 0; i < set->running; i++) {
+		struct fipc_poller *pl = &set->pollers[i];
+
+		err = set_cpus_allowed_ptr(pl->task, cpumask_of(cpus[i]));
+		if (err)
+			break;
+		pl->cpu = cpus[i];
+	}
+	mutex_unlock(&fipc_pollers_mutex);
+	return err;
+}
+EXPORT_SYMBOL_GPL(fipc_poller_set_repin);
+
+/**
+ * fipc_poller_set_show() - describe a set's pollers for sysfs
+ * @set: the set
+ * @buf: a PAGE_SIZE buffer
+ *
+ * One "poller N cpu C channels ..." line of counters per poller, each
+ * followed by the text of the set's show hook, if any.
+ *
+ * Return: bytes written.
+ */
+int fipc_poller_set_show(struct fipc_poller_set *set, char *buf)
+{
+	unsigned int i;
+	int n = 0;
+
+	mutex_lock(&fipc_pollers_mutex);
+	for (i = 0; i < set->running; i++) {
+		struct fipc_poller *pl = &set->pollers[i];
+
+		n += scnprintf(buf + n, PAGE_SIZE - n,
+			       "poller %u cpu %d channels %u loops %llu empty %llu sleeps %llu wait %s wakeups %llu slept_us %llu sleep_max_us %llu irqs %lld irqs_awake %lld\n",
+			       i, pl->cpu, READ_ONCE(pl->nr_entries),
+			       READ_ONCE(pl->loops), READ_ONCE(pl->empty),
+			       READ_ONCE(pl->sleeps),
+			       fipc_wait_method_name(pl->waiter.method),
+			       READ_ONCE(pl->wakeups),
+			       div_u64(READ_ONCE(pl->slept_ns), NSEC_PER_USEC),
+			       div_u64(READ_ONCE(pl->sleep_max_ns),
+				       NSEC_PER_USEC),
+			       (s64)atomic64_read(&pl->irqs),
+			       (s64)atomic64_read(&pl->irqs_awake));
+		if (set->ops->show)
+			n += set->ops->show(pl, buf + n, PAGE_SIZE - n);
+	}
+	mutex_unlock(&fipc_pollers_mutex);
+	return n;
+}
+EXPORT_SYMBOL_GPL(fipc_poller_set_show);
+
+/**
+ * fipc_poll_lat_show() - one latency histogram line for a show hook
+ * @buf: where to write
+ * @size: room at @buf
+ * @name: the histogram's name, e.g. "lat_us"
+ * @hist: FIPC_POLL_LAT_BUCKETS counters (fipc_poll_lat_bucket())
+ *
+ * Writes "  <name><100,<1k,<4k,<16k,<64k,more" and the counters.
+ *
+ * Return: bytes written.
+ */
+int fipc_poll_lat_show(char *buf, size_t size, const char *name,
+		       const u64 *hist)
+{
+	unsigned int i;
+	int n;
+
+	n = scnprintf(buf, size, "  %s<100,<1k,<4k,<16k,<64k,more", name);
+	for (i = 0; i < FIPC_POLL_LAT_BUCKETS; i++)
+		n += scnprintf(buf + n, size - n, " %llu", READ_ONCE(hist[i]));
+	n += scnprintf(buf + n, size - n, "\n");
+	return n;
+}
+EXPORT_SYMBOL_GPL(fipc_poll_lat_show);
+
+static int fipc_poller_init(struct fipc_poller_set *set, unsigned int i,
+			    int cpu)
+{
+	struct fipc_poller *pl = &set->pollers[i];
+	struct task_struct *t;
+
+	memset(pl, 0, sizeof(*pl));
+	pl->set = set;
+	pl->index = i;
+	pl->cpu = cpu;
+	mutex_init(&pl->lock);
+	INIT_LIST_HEAD(&pl->entries);
+	init_waitqueue_head(&pl->wq);
+	fipc_waiter_init(&pl->waiter, fipc_wait_best_method(), 2,
+			 fipc_poll_wait_done, pl);
+	if (set->priv_size) {
+		pl->priv = kzalloc(set->priv_size, GFP_KERNEL);
+		if (!pl->priv)
+			return -ENOMEM;
+	}
+	t = kthread_create(fipc_poller_fn, pl, "%s/%u", set->name, i);
+	if (IS_ERR(t)) {
+		kfree(pl->priv);
+		pl->priv = NULL;
+		return PTR_ERR(t);
+	}
+	kthread_bind(t, pl->cpu);
+	if (set->fifo)
+		sched_set_fifo(t);
+	pl->task = t;
+	wake_up_process(t);
+	return 0;
+}
+
+/**
+ * fipc_poller_set_start() - create and start a set's polling threads
+ * @set: the set, with its name, ops and settings filled in
+ *
+ * Starts @set->nr_pollers threads on the default CPUs (the highest
+ * online ones), at SCHED_FIFO if @set->fifo.
+ *
+ * Return: 0, -EINVAL for a bad @set->nr_pollers, or another negative
+ * errno (nothing left running).
+ */
+int fipc_poller_set_start(struct fipc_poller_set *set)
+{
+	int cpus[FIPC_POLLERS_MAX];
+	unsigned int i;
+	int err;
+
+	if (!set->nr_pollers || set->nr_pollers > FIPC_POLLERS_MAX) {
+		pr_err("%s: pollers must be 1..%u\n", set->name,
+		       FIPC_POLLERS_MAX);
+		return -EINVAL;
+	}
+	err = fipc_pollers_cpus(NULL, cpus);
+	if (err)
+		return err;
+	mutex_lock(&fipc_pollers_mutex);
+	for (i = 0; i < set->nr_pollers; i++) {
+		err = fipc_poller_init(set, i, cpus[i]);
+		if (err)
+			break;
+		set->running++;
+	}
+	mutex_unlock(&fipc_pollers_mutex);
+	if (err)
+		fipc_poller_set_stop(set);
+	return err;
+}
+EXPORT_SYMBOL_GPL(fipc_poller_set_start);
+
+/**
+ * fipc_poller_set_stop() - stop every polling thread of a set
+ * @set: the set; its channels must all be detached
+ */
+void fipc_poller_set_stop(struct fipc_poller_set *set)
+{
+	unsigned int i;
+
+	mutex_lock(&fipc_pollers_mutex);
+	for (i = 0; i < set->running; i++) {
+		struct fipc_poller *pl = &set->pollers[i];
+
+		WARN_ON(!list_empty(&pl->entries));
+		kthread_stop(pl->task);
+		pl->task = NULL;
+		kfree(pl->priv);
+		pl->priv = NULL;
+	}
+	set->running = 0;
+	mutex_unlock(&fipc_pollers_mutex);
+}
+EXPORT_SYMBOL_GPL(fipc_poller_set_stop);
+
+static int fipc_poller_cpus_set(const char *val, const struct kernel_param *kp)
+{
+	return fipc_poller_set_repin(kp->arg, val);
+}
+
+static int fipc_poller_cpus_get(char *buf, const struct kernel_param *kp)
+{
+	return fipc_poller_set_show(kp->arg, buf);
+}
+
+/*
+ * The poller_cpus module parameter of FIPC_PARAM_POLLER_CPUS(): its
+ * argument is the struct fipc_poller_set.
+ */
+const struct kernel_param_ops fipc_poller_cpus_param_ops = {
+	.set = fipc_poller_cpus_set,
+	.get = fipc_poller_cpus_get,
+};
+EXPORT_SYMBOL_GPL(fipc_poller_cpus_param_ops);

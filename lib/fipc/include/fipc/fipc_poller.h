@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * fipc pollers: a set of pinned kthreads serving many channels in turn.
+ *
+ * Kernel only (fipc_poller.c, in fipc.ko).  A driver embeds a struct
+ * fipc_poll_entry in each of its channels and supplies a struct
+ * fipc_poll_ops to do the channel's work and to publish the poller's
+ * sleeping state to the peer.  One set serves the channels of any
+ * number of devices and guests.
+ *
+ * A poller that has found no work for the set's idle time sleeps with
+ * the protocol of a "sleeping word" in each channel's control page: it
+ * sets the word of every channel it serves, issues a full barrier, takes
+ * a last look at every channel, and only then sleeps.  The peer notifies
+ * (and the driver's interrupt handler kicks the poller) only when it
+ * sees the word set, so a busy poller costs no notification at all.
+ */
+#ifndef _FIPC_FIPC_POLLER_H
+#define _FIPC_FIPC_POLLER_H
+
+#include <linux/atomic.h>
+#include <linux/list.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/stringify.h>
+#include <linux/time64.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+#include <fipc/fipc.h>
+
+#define FIPC_POLLERS_MAX		8
+#define FIPC_POLLERS_DEFAULT		1
+#define FIPC_POLL_IDLE_US_DEFAULT	200
+
+struct cpumask;
+struct task_struct;
+struct fipc_poller;
+struct fipc_poll_entry;
+
+/**
+ * struct fipc_poll_ops - what a poller does with a driver's channels
+ * @poll: do what waits on the channel, taking at most @budget messages
+ *	from its ring; return the work done, 0 if none
+ * @set_sleeping: publish (or withdraw) the poller's sleeping state in
+ *	the channel's control page
+ * @has_work: the last look before sleeping: true if the channel has
+ *	work, so the poller must not sleep
+ * @show: optional: more text after the poller's line in
+ *	fipc_poller_set_show(), at most @size bytes at @buf; return the
+ *	bytes written
+ *
+ * @poll, @set_sleeping and @has_work run in the poller thread, with the
+ * poller's channel list locked.
+ */
+struct fipc_poll_ops {
+	int (*poll)(struct fipc_poll_entry *entry, unsigned int budget);
+	void (*set_sleeping)(struct fipc_poll_entry *entry, bool sleeping);
+	bool (*has_work)(struct fipc_poll_entry *entry);
+	int (*show)(struct fipc_poller *pl, char *buf, size_t size);
+};
+
+/**
+ * struct fipc_poll_entry - a channel's place in a poller, embedded in it
+ * @node: entry in the poller's list
+ * @poller: the poller serving the channel, NULL while detached
+ * @rx: the channel's receiving ring, watched with the fipc wait strategy
+ *	while the poller serves this channel alone
+ */
+struct fipc_poll_entry {
+	struct list_head node;
+	struct fipc_poller *poller;
+	struct fipc_ring *rx;
+};
+
+/**
+ * struct fipc_poller - a pinned thread serving many channels in turn
+ * @set: the set it belongs to
+ * @task: the thread
+ * @index: number of this poller in @set
+ * @cpu: CPU it is bound to
+ * @lock: protects @entries against attach/detach while polling
+ * @entries: channels served, in round-robin order
+ * @nr_entries: length of @entries
+ * @wq: where the thread sleeps when idle
+ * @kicked: set by whoever wakes the thread
+ * @asleep: the thread is (about to be) sleeping on @wq
+ * @waiter: fipc wait strategy, used when one channel is served
+ * @loops: statistics: polling rounds
+ * @empty: statistics: rounds that found nothing
+ * @sleeps: statistics: times the thread slept
+ * @wakeups: statistics: sleeps ended by a kick
+ * @slept_ns: statistics: time spent sleeping
+ * @sleep_max_ns: statistics: longest sleep
+ * @irqs: statistics: interrupts of the channels served
+ * @irqs_awake: statistics: those that found the poller awake
+ * @priv: the driver's per-poller data, @set->priv_size zeroed bytes
+ */
+struct fipc_poller {
+	struct fipc_poller_set *set;
+	struct task_struct *task;
+	unsigned int index;
+	int cpu;
+	struct mutex lock;		/* protects entries */
+	struct list_head entries;
+	unsigned int nr_entries;
+	wait_queue_head_t wq;
+	atomic_t kicked;
+	bool asleep;
+	struct fipc_waiter waiter;
+	u64 loops;
+	u64 empty;
+	u64 sleeps;
+	u64 wakeups;
+	u64 slept_ns;
+	u64 sleep_max_ns;
+	atomic64_t irqs;
+	atomic64_t irqs_awake;
+	void *priv;
+};
+
+/**
+ * struct fipc_poller_set - a named set of pinned polling threads
+ * @name: thread name prefix: the threads are "<name>/<index>"
+ * @ops: what the pollers do with the channels
+ * @priv_size: bytes of per-poller driver data (fipc_poller_priv())
+ * @nr_pollers: setting: number of threads started, 1 to FIPC_POLLERS_MAX
+ * @idle_us: setting: idle time after which a poller sleeps (live)
+ * @budget: setting: messages taken from one channel at a time (live)
+ * @fifo: setting: threads run at SCHED_FIFO
+ * @pollers: the pollers
+ * @running: number of pollers started
+ * @next: round-robin cursor of fipc_poller_attach()
+ *
+ * The driver fills in @name, @ops, @priv_size and the settings (usually
+ * a static initializer and module parameters, see FIPC_PARAM_POLLERS()
+ * and its siblings); the rest belongs to fipc_poller.c.
+ */
+struct fipc_poller_set {
+	const char *name;
+	const struct fipc_poll_ops *ops;
+	size_t priv_size;
+	unsigned int nr_pollers;
+	unsigned int idle_us;
+	unsigned int budget;
+	bool fifo;
+	struct fipc_poller pollers[FIPC_POLLERS_MAX];
+	unsigned int running;
+	atomic_t next;
+};
+
+int fipc_poller_set_start(struct fipc_poller_set *set);
+void fipc_poller_set_stop(struct fipc_poller_set *set);
+int fipc_poller_set_repin(struct fipc_poller_set *set, const char *list);
+int fipc_poller_set_show(struct fipc_poller_set *set, char *buf);
+
+void fipc_poller_attach(struct fipc_poller_set *set,
+			struct fipc_poll_entry *entry,
+			const struct cpumask *cpus);
+void fipc_poller_detach(struct fipc_poll_entry *entry);
+void fipc_poller_kick(struct fipc_poller *pl);
+bool fipc_poll_entry_irq(struct fipc_poll_entry *entry);
+bool fipc_poll_entry_wake(struct fipc_poll_entry *entry);
+
+/**
+ * fipc_poll_entry_init() - prepare a channel's entry, detached
+ * @entry: the entry
+ * @rx: the channel's receiving ring (its memory may come later)
+ */
+static inline void fipc_poll_entry_init(struct fipc_poll_entry *entry,
+					struct fipc_ring *rx)
+{
+	INIT_LIST_HEAD(&entry->node);
+	entry->poller = NULL;
+	entry->rx = rx;
+}
+
+/**
+ * fipc_poll_entry_poller() - the poller serving a channel
+ * @entry: the channel's entry
+ *
+ * Return: the poller, or NULL while the channel is detached.
+ */
+static inline struct fipc_poller *
+fipc_poll_entry_poller(const struct fipc_poll_entry *entry)
+{
+	return READ_ONCE(entry->poller);
+}
+
+/**
+ * fipc_poller_priv() - the driver's data of a poller
+ * @pl: the poller
+ *
+ * Return: @pl's struct fipc_poller_set.priv_size bytes, zeroed at start.
+ */
+static inline void *fipc_poller_priv(struct fipc_poller *pl)
+{
+	return pl->priv;
+}
+
+/* Latency histograms for the drivers' show hooks. */
+#define FIPC_POLL_LAT_BUCKETS		6
+
+/**
+ * fipc_poll_lat_bucket() - histogram bucket of a latency
+ * @ns: the latency in nanoseconds
+ *
+ * Return: 0 to FIPC_POLL_LAT_BUCKETS - 1 for <100 us, <1 ms, <4 ms,
+ * <16 ms, <64 ms and more.
+ */
+static inline unsigned int fipc_poll_lat_bucket(u64 ns)
+{
+	static const u64 lim[FIPC_POLL_LAT_BUCKETS - 1] = {
+		100 * NSEC_PER_USEC, NSEC_PER_MSEC, 4 * NSEC_PER_MSEC,
+		16 * NSEC_PER_MSEC, 64 * NSEC_PER_MSEC,
+	};
+	unsigned int i;
+
+	for (i = 0; i < FIPC_POLL_LAT_BUCKETS - 1; i++)
+		if (ns < lim[i])
+			break;
+	return i;
+}
+
+int fipc_poll_lat_show(char *buf, size_t size, const char *name,
+		       const u64 *hist);
+
+/*
+ * A poller set's module parameters, one macro each, with the same names
+ * and meaning in every driver: pollers (nr_pollers, at load),
+ * poll_idle_us (idle_us), poll_fifo (fifo, at load) and poller_cpus
+ * (read: fipc_poller_set_show(); write a CPU list:
+ * fipc_poller_set_repin()).  @set is the struct fipc_poller_set itself,
+ * not a pointer.  The budget's meaning and default are the driver's: it
+ * declares that parameter itself.
+ *
+ * SCHED_NORMAL by default: a FIFO poller that never sleeps under load
+ * starves the I/O submitters and softirqs of its CPU and is stopped by
+ * RT throttling (50 ms every second).  FIFO is for CPUs given to the
+ * pollers.
+ */
+extern const struct kernel_param_ops fipc_poller_cpus_param_ops;
+
+#define FIPC_POLLER_CPUS_HELP \
+	"Read: one line per poller with its CPU and counters. Write a CPU list (e.g. 1,3) to re-pin poller i to the i-th CPU"
+#define FIPC_POLLERS_HELP						\
+	"Number of polling threads, 1 to " __stringify(FIPC_POLLERS_MAX) \
+	" (default " __stringify(FIPC_POLLERS_DEFAULT) ")"
+#define FIPC_POLL_IDLE_US_HELP						\
+	"Idle time in microseconds after which a poller sleeps on the event channels (default " \
+	__stringify(FIPC_POLL_IDLE_US_DEFAULT) ")"
+#define FIPC_POLL_FIFO_HELP \
+	"Run pollers at SCHED_FIFO, for CPUs dedicated to them (default false)"
+
+#define FIPC_PARAM_POLLER_CPUS(set)					\
+	module_param_cb(poller_cpus, &fipc_poller_cpus_param_ops, &(set), \
+			0644);						\
+	MODULE_PARM_DESC(poller_cpus, FIPC_POLLER_CPUS_HELP)
+#define FIPC_PARAM_POLLERS(set)						\
+	module_param_named(pollers, (set).nr_pollers, uint, 0444);	\
+	MODULE_PARM_DESC(pollers, FIPC_POLLERS_HELP)
+#define FIPC_PARAM_POLL_IDLE_US(set)					\
+	module_param_named(poll_idle_us, (set).idle_us, uint, 0644);	\
+	MODULE_PARM_DESC(poll_idle_us, FIPC_POLL_IDLE_US_HELP)
+#define FIPC_PARAM_POLL_FIFO(set)					\
+	module_param_named(poll_fifo, (set).fifo, bool, 0444);		\
+	MODULE_PARM_DESC(poll_fifo, FIPC_POLL_FIFO_HELP)
+
+#endif /* _FIPC_FIPC_POLLER_H */
