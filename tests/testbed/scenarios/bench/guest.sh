@@ -27,6 +27,7 @@ export FIO_RUNTIME=$(fipc_opt FIO_RUNTIME 5)
 export FIO_RAMP=$(fipc_opt FIO_RAMP 1)
 export FIO_NUMJOBS=$(grep -c ^processor /proc/cpuinfo)
 export FIO_LAT_CPU=0
+export FIO_COUNTERS_CMD="sh /fipc/scenario/counters.sh" FIPC_OPT_IRQ_PATTERN
 [ -n "$(fipc_opt FIO_JOBS '')" ] && export FIO_JOBS="$(fipc_opt FIO_JOBS '')"
 
 i0=$(irq_sum "$FIPC_OPT_IRQ_PATTERN")
@@ -44,7 +45,7 @@ printf '{"evtchn_to_front": %d, "guest_cpu_seconds": %s}\n' $((i1 - i0)) \
 
 echo "bench: verification pass on $verify"
 mkdir -p /fipc/out/verify
-FIO_VERIFY=1 FIO_VERIFY_SIZE=$(fipc_opt VERIFY_SIZE 2m) \
+FIO_COUNTERS_CMD= FIO_VERIFY=1 FIO_VERIFY_SIZE=$(fipc_opt VERIFY_SIZE 2m) \
 	FIO_VERIFY_SIZE_512=$(fipc_opt VERIFY_SIZE_512 256k) \
 	sh /fipc/scenario/run-fio.sh $verify /fipc/out/verify || rc=1
 exit $rc
