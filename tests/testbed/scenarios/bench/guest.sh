@@ -23,6 +23,13 @@ done
 . /fipc/scenario/irqs.sh
 cpu_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $6 + $7 + $8 }' /proc/stat; }
 
+# -o POLL_IDLE_US=N: the frontend's pollers stay awake N us after their
+# last work, as dom0's (xen-fipc-back) do.
+p=/sys/module/xen_fipc_front/parameters/poll_idle_us
+if [ -n "${FIPC_OPT_POLL_IDLE_US:-}" ] && [ -f $p ]; then
+	echo "$FIPC_OPT_POLL_IDLE_US" > $p
+fi
+
 export FIO_RUNTIME=$(fipc_opt FIO_RUNTIME 5)
 export FIO_RAMP=$(fipc_opt FIO_RAMP 1)
 export FIO_NUMJOBS=$(grep -c ^processor /proc/cpuinfo)
