@@ -62,6 +62,11 @@ be_stats_json() {
 	done
 }
 
+# be_data_path ID: the data path of domain ID's timed fipc disk, if any.
+be_data_path() {
+	cat "/sys/bus/xen-backend/devices/fipcblk-$1-51712/statistics/data_path" 2>/dev/null
+}
+
 # bench_domu CONFIG DISKTYPE BACKEND_IRQ FRONT_IRQ: one domU configuration.
 # dom0 follows the guest's console for the markers around its timed jobs,
 # so its own counters cover the same window as the guest's.
@@ -74,7 +79,7 @@ bench_domu() {
 	export FIPC_OPT_IRQ_PATTERN=$front_irq
 	fipc_domu_start "$cfg" "$here/domU.cfg" \
 		"$here/guest.sh" DISKTYPE="$disktype" PERFDEV="$PERFDEV" \
-		VERIFYDEV=/dev/nullb1 || return 1
+		VERIFYDEV=/dev/nullb1 DISKOPTS="${DISKOPTS:-}" || return 1
 	(
 		state=wait
 		id=$(xl domid "$cfg")
@@ -82,6 +87,7 @@ bench_domu() {
 			if [ $state = wait ] && grep -q '@@FIPC-BENCH timed-start' "$con" 2>/dev/null; then
 				b0=$(irq_sum "$back_irq"); d0=$(dom_cpu Domain-0); g0=$(dom_cpu "$cfg")
 				s0=$(be_stats_json "$id")
+				be_data_path "$id" > "$FIPC_WORK/$cfg-data-path"
 				state=run
 			elif [ $state = run ] && grep -q '@@FIPC-BENCH timed-done' "$con" 2>/dev/null; then
 				b1=$(irq_sum "$back_irq"); d1=$(dom_cpu Domain-0); g1=$(dom_cpu "$cfg")
@@ -122,6 +128,12 @@ bench_domu() {
 		{ fipc_fail "$cfg: guest wrote no counters"; rc=1; }
 	back=$(cat "$FIPC_WORK/$cfg-back-counters.json" 2>/dev/null) ||
 		{ fipc_fail "$cfg: dom0 saw no timed-start/timed-done markers"; rc=1; }
+	# A memshare configuration that fell back to grants is not one.
+	if [ -n "${WANT_DATA_PATH:-}" ] &&
+	   [ "$(cat "$FIPC_WORK/$cfg-data-path" 2>/dev/null)" != "$WANT_DATA_PATH" ]; then
+		fipc_fail "$cfg: the backend's data path was '$(cat "$FIPC_WORK/$cfg-data-path" 2>/dev/null)', want $WANT_DATA_PATH"
+		rc=1
+	fi
 	if [ $rc -eq 0 ]; then
 		local nf nb
 		nf=$(echo "$front" | sed -n 's/.*"evtchn_to_front": \([0-9]*\).*/\1/p')
@@ -139,7 +151,7 @@ dom0_native() {
 		FIO_JOBS=$(fipc_opt FIO_JOBS "") \
 		"$here/run-fio.sh" "$PERFDEV" "$FIPC_RESULTS/dom0"
 }
-export -f bench_null_blk irq_sum dom_cpu be_stats_json bench_domu dom0_native
+export -f bench_null_blk irq_sum dom_cpu be_stats_json be_data_path bench_domu dom0_native
 
 fipc_step null-blk 60 bench_null_blk || exit 1
 PERFDEV=${FIPC_BACKING:-/dev/nullb0}
@@ -166,8 +178,14 @@ if ! xl -N block-attach 0 phy1:/dev/nullb0,xvdx,w >/dev/null 2>&1; then
 elif have_fipc && [ "$(fipc_opt PHY1 1)" = 1 ]; then
 	export FIPC_DOMU_LOAD="fipc xen-fipc-front"
 	fipc_step phy1-modules 60 phy1_modules || rc=1
-	fipc_step bench-phy1-grant 1200 bench_domu phy1-grant phy1 'xen-fipc-back' 'xen-fipc-front' || rc=1
-	echo "phy1-memshare skipped: the memshare data path is not implemented yet" >> "$FIPC_RESULTS/skipped.txt"
+	fipc_step bench-phy1-grant 1200 bench_domu phy1-grant phy1 \
+		'xen-fipc-back' 'xen-fipc-front' || rc=1
+	if modinfo -F parm "$(find "$FIPC_MODULES" -name xen-fipc-back.ko | head -n 1)" | grep -q '^memshare:'; then
+		DISKOPTS=,memshare=on WANT_DATA_PATH=memshare fipc_step bench-phy1-memshare 1200 \
+			bench_domu phy1-memshare phy1 'xen-fipc-back' 'xen-fipc-front' || rc=1
+	else
+		echo "phy1-memshare skipped: this xen-fipc-back has no memshare data path" >> "$FIPC_RESULTS/skipped.txt"
+	fi
 else
 	echo "phy1-grant skipped: xen-fipc-back.ko not built" >> "$FIPC_RESULTS/skipped.txt"
 	echo "phy1-memshare skipped: xen-fipc-back.ko not built" >> "$FIPC_RESULTS/skipped.txt"
