@@ -11,7 +11,12 @@
  * or "<kind> timeout".  "proto" corrupts the request ring instead, which
  * must make the backend shut the channel down (the disk then reconnects).
  * Reading also lists the kinds.  The test request's data page is a page
- * of our own, never a page of the disk's users.
+ * of our own, never a page of the disk's users.  On a memshare channel
+ * the data requests of the grant kinds carry FIPCBLK_F_GRANTREFS, and the
+ * ms_* kinds name pages by pfn: "ms_good_read" our test page (status 0),
+ * "ms_bad_pfn" the first pfn past the shared table and "ms_unshared_pfn"
+ * a pfn in the table that is not shared (both refused, -1).  On a grant
+ * channel the ms_* kinds fail with -EOPNOTSUPP.
  */
 #include <linux/debugfs.h>
 #include <linux/slab.h>
@@ -27,7 +32,7 @@ enum xff_kind {
 	XK_STRADDLE_END, XK_OVERFLOW, XK_MISALIGNED, XK_SLOTS_SHORT,
 	XK_SLOTS_LONG, XK_BAD_GREF, XK_UNOWNED_GREF, XK_RO_GRANT_READ,
 	XK_FLUSH_DATA, XK_DISCARD_OFFSET, XK_DISCARD_SECURE, XK_WRITE_RO,
-	XK_PROTO, XK_NR
+	XK_PROTO, XK_MS_GOOD_READ, XK_MS_BAD_PFN, XK_MS_UNSHARED_PFN, XK_NR
 };
 
 static const char * const xff_kind_names[XK_NR] = {
@@ -53,6 +58,9 @@ static const char * const xff_kind_names[XK_NR] = {
 	[XK_DISCARD_SECURE] = "discard_secure",
 	[XK_WRITE_RO] = "write_ro",
 	[XK_PROTO] = "proto",
+	[XK_MS_GOOD_READ] = "ms_good_read",
+	[XK_MS_BAD_PFN] = "ms_bad_pfn",
+	[XK_MS_UNSHARED_PFN] = "ms_unshared_pfn",
 };
 
 /**
@@ -158,6 +166,42 @@ static void xff_inject_build(struct xff_info *info, enum xff_kind kind,
 	}
 }
 
+/*
+ * On a memshare channel the kinds above carry grant references, so their
+ * data requests get FIPCBLK_F_GRANTREFS; the ms_* kinds name pages by pfn
+ * (our test page, the first pfn past the table, a pfn not shared).
+ */
+static int xff_inject_memshare(struct xff_info *info, enum xff_kind kind,
+			       struct fipcblk_request *r, struct page *page)
+{
+	const struct xff_memshare *ms = info->ms;
+	long pfn;
+
+	if (kind < XK_MS_GOOD_READ) {
+		if (ms && (r->op == FIPCBLK_OP_READ ||
+			   r->op == FIPCBLK_OP_WRITE))
+			r->flags |= FIPCBLK_F_GRANTREFS;
+		return 0;
+	}
+	if (!ms)
+		return -EOPNOTSUPP;
+	switch (kind) {
+	case XK_MS_GOOD_READ:
+		pfn = page_to_pfn(page);
+		break;
+	case XK_MS_BAD_PFN:
+		pfn = ms->npfns;
+		break;
+	default:
+		pfn = xff_memshare_unshared_pfn(ms);
+		if (pfn < 0)
+			return pfn;
+		break;
+	}
+	r->refs[0] = pfn;
+	return 0;
+}
+
 static int xff_inject_send(struct xff_info *info, enum xff_kind kind,
 			   struct page *page, grant_ref_t *gref,
 			   grant_ref_t *unowned)
@@ -188,6 +232,9 @@ static int xff_inject_send(struct xff_info *info, enum xff_kind kind,
 		*unowned = gnttab_claim_grant_reference(&head);
 		r.refs[0] = *unowned;
 	}
+	err = xff_inject_memshare(info, kind, &r, page);
+	if (err)
+		return err;
 
 	spin_lock(&chan->tx_lock);
 	if (kind == XK_PROTO) {

@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xen-fipc-front: the memshare data path (PV guests).
+ *
+ * At connect every RAM page of the guest is granted to the backend once,
+ * writable, and a pfn -> grant reference table is published (fipcblk.h):
+ * table pages of 1024 references, listed in one directory page whose
+ * reference goes in fipc-memshare-dir-ref.  Requests then name their
+ * pages by pfn, with no grant per request.
+ *
+ * A page is named by pfn only if its frame is still the one granted at
+ * connect (ballooning, or a frame exchange for DMA, changes the frame
+ * behind a pfn); otherwise the request is sent with grants of its own and
+ * FIPCBLK_F_GRANTREFS (counted in memshare_fallbacks).  The grants are
+ * revoked at disconnect, after the backend has unmapped them: one still
+ * mapped is left to gnttab_end_foreign_access() to end later.
+ */
+#include <linux/blk-mq.h>
+#include <linux/ioport.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <xen/grant_table.h>
+#include <xen/page.h>
+#include <xen/xen.h>
+#include "front.h"
+
+#define XFF_MS_PER_PAGE		FIPCBLK_MEMSHARE_REFS_PER_PAGE
+/* Grant references left free after sharing, for rings and fallbacks. */
+#define XFF_MS_RESERVE		1024
+
+/* The frame behind a pfn, as the p2m has it (foreign/identity bits kept). */
+static unsigned long xff_ms_frame(unsigned long pfn)
+{
+	return __pfn_to_mfn(pfn);
+}
+
+/* Can this pfn be shared: RAM with a frame of our own? */
+static bool xff_ms_shareable(unsigned long pfn, unsigned long frame)
+{
+	return pfn_valid(pfn) && page_is_ram(pfn) &&
+	       frame != INVALID_P2M_ENTRY &&
+	       !(frame & (FOREIGN_FRAME_BIT | IDENTITY_FRAME_BIT));
+}
+
+static u32 *xff_ms_table(struct xff_memshare *ms, unsigned long pfn)
+{
+	u32 *t = page_address(ms->tables[pfn / XFF_MS_PER_PAGE]);
+
+	return &t[pfn % XFF_MS_PER_PAGE];
+}
+
+static void xff_ms_free(struct xff_memshare *ms)
+{
+	unsigned int t;
+
+	if (ms->tables) {
+		for (t = 0; t < ms->nr_tables; t++)
+			if (ms->tables[t])
+				__free_page(ms->tables[t]);
+	}
+	if (ms->dir)
+		__free_page(ms->dir);
+	kfree(ms->tables);
+	kvfree(ms->frames);
+	kfree(ms);
+}
+
+static struct xff_memshare *xff_ms_alloc(unsigned long npfns)
+{
+	struct xff_memshare *ms;
+	unsigned int t;
+
+	ms = kzalloc(sizeof(*ms), GFP_KERNEL);
+	if (!ms)
+		return NULL;
+	ms->npfns = npfns;
+	ms->nr_tables = DIV_ROUND_UP(npfns, XFF_MS_PER_PAGE);
+	ms->frames = kvcalloc(npfns, sizeof(*ms->frames), GFP_KERNEL);
+	ms->tables = kcalloc(ms->nr_tables, sizeof(*ms->tables), GFP_KERNEL);
+	ms->dir = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	if (!ms->frames || !ms->tables || !ms->dir)
+		goto fail;
+	for (t = 0; t < ms->nr_tables; t++) {
+		ms->tables[t] = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		if (!ms->tables[t])
+			goto fail;
+	}
+	return ms;
+
+fail:
+	xff_ms_free(ms);
+	return NULL;
+}
+
+/*
+ * Take the references: one run for every shared page and the table and
+ * directory pages, and make sure XFF_MS_RESERVE more are still to be had.
+ */
+static int xff_ms_get_refs(struct xff_info *info, unsigned int count,
+			   grant_ref_t *first)
+{
+	grant_ref_t head;
+
+	if (gnttab_alloc_grant_reference_seq(count, first)) {
+		dev_warn(&info->xbdev->dev, "memshare: cannot get %u grant references (the domain's max_grant_frames is %u)\n",
+			 count, gnttab_max_grant_frames());
+		return -ENOSPC;
+	}
+	if (gnttab_alloc_grant_references(XFF_MS_RESERVE, &head)) {
+		dev_warn(&info->xbdev->dev, "memshare: %u grant references leave fewer than %u for rings and fallbacks (max_grant_frames %u)\n",
+			 count, XFF_MS_RESERVE, gnttab_max_grant_frames());
+		gnttab_free_grant_reference_seq(*first, count);
+		return -ENOSPC;
+	}
+	gnttab_free_grant_references(head);
+	return 0;
+}
+
+/**
+ * xff_memshare_setup() - grant all of the guest's memory to the backend
+ * @info: the disk, negotiating (no memshare yet)
+ *
+ * Return: 0 (info->ms set) or a negative errno, logged; the caller then
+ * uses the grant data path.
+ */
+int xff_memshare_setup(struct xff_info *info)
+{
+	domid_t domid = info->xbdev->otherend_id;
+	unsigned long pfn, npfns, shared = 0;
+	struct xff_memshare *ms;
+	grant_ref_t ref;
+	unsigned int t;
+	u32 *dir;
+	int err;
+
+	if (!xen_pv_domain())
+		return -EOPNOTSUPP;
+	npfns = READ_ONCE(xen_p2m_size);
+	if (!npfns || npfns > FIPCBLK_MEMSHARE_MAX_PFNS) {
+		dev_warn(&info->xbdev->dev, "memshare: %lu pfns, at most %u can be shared\n",
+			 npfns, FIPCBLK_MEMSHARE_MAX_PFNS);
+		return -E2BIG;
+	}
+	ms = xff_ms_alloc(npfns);
+	if (!ms)
+		return -ENOMEM;
+	/* One look at the p2m: what is granted is what we compare with. */
+	for (pfn = 0; pfn < npfns; pfn++) {
+		unsigned long frame = xff_ms_frame(pfn);
+
+		if (xff_ms_shareable(pfn, frame)) {
+			ms->frames[pfn] = frame;
+			shared++;
+		} else {
+			ms->frames[pfn] = INVALID_P2M_ENTRY;
+		}
+		if (!(pfn % 4096))
+			cond_resched();
+	}
+	ms->count = shared + ms->nr_tables + 1;
+	err = xff_ms_get_refs(info, ms->count, &ms->first_ref);
+	if (err) {
+		xff_ms_free(ms);
+		return err;
+	}
+	ref = ms->first_ref;
+	for (pfn = 0; pfn < npfns; pfn++) {
+		if (ms->frames[pfn] == INVALID_P2M_ENTRY)
+			continue;
+		gnttab_grant_foreign_access_ref(ref, domid, ms->frames[pfn], 0);
+		*xff_ms_table(ms, pfn) = ref++;
+	}
+	dir = page_address(ms->dir);
+	for (t = 0; t < ms->nr_tables; t++) {
+		gnttab_grant_foreign_access_ref(ref, domid,
+						xen_page_to_gfn(ms->tables[t]),
+						1);
+		dir[t] = ref++;
+	}
+	gnttab_grant_foreign_access_ref(ref, domid, xen_page_to_gfn(ms->dir), 1);
+	ms->dir_ref = ref;
+	ms->shared = shared;
+	info->ms = ms;
+	dev_info(&info->xbdev->dev, "memshare: %lu of %lu pfns granted (%u table pages)\n",
+		 shared, npfns, ms->nr_tables);
+	return 0;
+}
+
+/**
+ * xff_memshare_teardown() - revoke the grants of xff_memshare_setup()
+ * @info: the disk; the backend has closed (it unmapped everything)
+ *
+ * A grant the backend still maps cannot be revoked now: it is ended
+ * later by the grant table's deferred work (and the table pages freed
+ * then).
+ */
+void xff_memshare_teardown(struct xff_info *info)
+{
+	struct xff_memshare *ms = info->ms;
+	unsigned long pfn;
+	unsigned int t;
+	u32 *dir;
+
+	if (!ms)
+		return;
+	info->ms = NULL;
+	for (pfn = 0; pfn < ms->npfns; pfn++) {
+		if (ms->frames[pfn] == INVALID_P2M_ENTRY)
+			continue;
+		gnttab_end_foreign_access(*xff_ms_table(ms, pfn), NULL);
+		if (!(pfn % 4096))
+			cond_resched();
+	}
+	dir = page_address(ms->dir);
+	for (t = 0; t < ms->nr_tables; t++) {
+		/* Frees the table page once the backend lets it go. */
+		gnttab_end_foreign_access(dir[t], ms->tables[t]);
+		ms->tables[t] = NULL;
+	}
+	gnttab_end_foreign_access(ms->dir_ref, ms->dir);
+	ms->dir = NULL;
+	xff_ms_free(ms);
+}
+
+/**
+ * xff_memshare_pfn_ok() - may a page be named by its pfn
+ * @ms: the shared memory
+ * @page: the page
+ *
+ * Return: true if the page's frame is the one granted at connect.
+ */
+static bool xff_memshare_pfn_ok(const struct xff_memshare *ms,
+				struct page *page)
+{
+	unsigned long pfn = page_to_pfn(page);
+
+	return pfn < ms->npfns && ms->frames[pfn] != INVALID_P2M_ENTRY &&
+	       ms->frames[pfn] == xff_ms_frame(pfn);
+}
+
+/**
+ * xff_memshare_refs() - name a request's pages by pfn
+ * @info: the disk, on the memshare path
+ * @rq: the request
+ * @p: its driver data: p->refs filled with pfns, p->nrefs, p->shared set
+ * @nrefs: number of pages the request spans
+ *
+ * Return: the first page offset, -EAGAIN if a page cannot be named by pfn
+ * (send the request with grants), or -EIO if the request breaks the
+ * page-boundary layout.
+ */
+int xff_memshare_refs(struct xff_info *info, struct request *rq,
+		      struct xff_rq *p, unsigned int nrefs)
+{
+	const struct xff_memshare *ms = info->ms;
+	unsigned int first, prev_end = 0, i = 0;
+	struct req_iterator iter;
+	struct bio_vec bv;
+	u32 bytes = 0;
+
+	first = bio_iter_iovec(rq->bio, rq->bio->bi_iter).bv_offset;
+	rq_for_each_segment(bv, rq, iter) {
+		if (i >= nrefs || (i && (bv.bv_offset || prev_end != PAGE_SIZE)))
+			return -EIO;
+		if (!xff_memshare_pfn_ok(ms, bv.bv_page))
+			return -EAGAIN;
+		p->refs[i++] = page_to_pfn(bv.bv_page);
+		prev_end = bv.bv_offset + bv.bv_len;
+		bytes += bv.bv_len;
+	}
+	if (i != nrefs || bytes != blk_rq_bytes(rq))
+		return -EIO;
+	p->nrefs = nrefs;
+	p->shared = true;
+	return first;
+}
+
+/**
+ * xff_memshare_unshared_pfn() - a pfn inside the table that is not shared
+ * @ms: the shared memory
+ *
+ * For the test mode.
+ *
+ * Return: such a pfn, or -ENOENT if every pfn is shared.
+ */
+long xff_memshare_unshared_pfn(const struct xff_memshare *ms)
+{
+	unsigned long pfn;
+
+	for (pfn = 0; pfn < ms->npfns; pfn++)
+		if (ms->frames[pfn] == INVALID_P2M_ENTRY)
+			return pfn;
+	return -ENOENT;
+}
