@@ -175,7 +175,10 @@ struct xff_inject {
 };
 
 /**
- * struct xff_memshare - the guest's memory granted to the backend
+ * struct xff_memshare - the guest's memory granted to a backend domain
+ * @node: on the list of sets, one per backend domain
+ * @domid: the backend domain
+ * @users: disks connected with this set
  * @npfns: pfns covered by the table (fipc-memshare-pfns)
  * @frames: the frame granted for each pfn, INVALID_P2M_ENTRY if none
  * @nr_tables: number of table pages
@@ -187,6 +190,9 @@ struct xff_inject {
  * @shared: pages shared
  */
 struct xff_memshare {
+	struct list_head node;
+	domid_t domid;
+	unsigned int users;
 	unsigned long npfns;
 	unsigned long *frames;
 	unsigned int nr_tables;

@@ -8,6 +8,10 @@
  * reference goes in fipc-memshare-dir-ref.  Requests then name their
  * pages by pfn, with no grant per request.
  *
+ * The grants and the table are made once per backend domain and shared
+ * by every disk that domain serves (refcounted): a guest with several
+ * memshare disks grants its memory once.
+ *
  * A page is named by pfn only if its frame is still the one granted at
  * connect (ballooning, or a frame exchange for DMA, changes the frame
  * behind a pfn); otherwise the request is sent with grants of its own and
@@ -27,6 +31,10 @@
 #define XFF_MS_PER_PAGE		FIPCBLK_MEMSHARE_REFS_PER_PAGE
 /* Grant references left free after sharing, for rings and fallbacks. */
 #define XFF_MS_RESERVE		1024
+
+/* The sets of granted memory, one per backend domain. */
+static DEFINE_MUTEX(xff_ms_mutex);
+static LIST_HEAD(xff_ms_sets);
 
 /* The frame behind a pfn, as the p2m has it (foreign/identity bits kept). */
 static unsigned long xff_ms_frame(unsigned long pfn)
@@ -116,14 +124,8 @@ static int xff_ms_get_refs(struct xff_info *info, unsigned int count,
 	return 0;
 }
 
-/**
- * xff_memshare_setup() - grant all of the guest's memory to the backend
- * @info: the disk, negotiating (no memshare yet)
- *
- * Return: 0 (info->ms set) or a negative errno, logged; the caller then
- * uses the grant data path.
- */
-int xff_memshare_setup(struct xff_info *info)
+/* Grant all of the guest's memory to a backend domain: a new set. */
+static struct xff_memshare *xff_ms_create(struct xff_info *info)
 {
 	domid_t domid = info->xbdev->otherend_id;
 	unsigned long pfn, npfns, shared = 0;
@@ -133,17 +135,16 @@ int xff_memshare_setup(struct xff_info *info)
 	u32 *dir;
 	int err;
 
-	if (!xen_pv_domain())
-		return -EOPNOTSUPP;
 	npfns = READ_ONCE(xen_p2m_size);
 	if (!npfns || npfns > FIPCBLK_MEMSHARE_MAX_PFNS) {
 		dev_warn(&info->xbdev->dev, "memshare: %lu pfns, at most %u can be shared\n",
 			 npfns, FIPCBLK_MEMSHARE_MAX_PFNS);
-		return -E2BIG;
+		return ERR_PTR(-E2BIG);
 	}
 	ms = xff_ms_alloc(npfns);
 	if (!ms)
-		return -ENOMEM;
+		return ERR_PTR(-ENOMEM);
+	ms->domid = domid;
 	/* One look at the p2m: what is granted is what we compare with. */
 	for (pfn = 0; pfn < npfns; pfn++) {
 		unsigned long frame = xff_ms_frame(pfn);
@@ -161,7 +162,7 @@ int xff_memshare_setup(struct xff_info *info)
 	err = xff_ms_get_refs(info, ms->count, &ms->first_ref);
 	if (err) {
 		xff_ms_free(ms);
-		return err;
+		return ERR_PTR(err);
 	}
 	ref = ms->first_ref;
 	for (pfn = 0; pfn < npfns; pfn++) {
@@ -180,19 +181,58 @@ int xff_memshare_setup(struct xff_info *info)
 	gnttab_grant_foreign_access_ref(ref, domid, xen_page_to_gfn(ms->dir), 1);
 	ms->dir_ref = ref;
 	ms->shared = shared;
+	dev_info(&info->xbdev->dev, "memshare: %lu of %lu pfns granted to domain %u (%u table pages)\n",
+		 shared, npfns, domid, ms->nr_tables);
+	return ms;
+}
+
+/**
+ * xff_memshare_setup() - share all of the guest's memory with the backend
+ * @info: the disk, negotiating (no memshare yet)
+ *
+ * Uses the set already granted to the backend's domain for another disk,
+ * or grants a new one.
+ *
+ * Return: 0 (info->ms set) or a negative errno, logged; the caller then
+ * uses the grant data path.
+ */
+int xff_memshare_setup(struct xff_info *info)
+{
+	domid_t domid = info->xbdev->otherend_id;
+	struct xff_memshare *ms;
+
+	if (!xen_pv_domain())
+		return -EOPNOTSUPP;
+	mutex_lock(&xff_ms_mutex);
+	list_for_each_entry(ms, &xff_ms_sets, node) {
+		if (ms->domid == domid) {
+			ms->users++;
+			info->ms = ms;
+			mutex_unlock(&xff_ms_mutex);
+			dev_info(&info->xbdev->dev, "memshare: using the %lu pages already granted to domain %u\n",
+				 ms->shared, domid);
+			return 0;
+		}
+	}
+	ms = xff_ms_create(info);
+	if (IS_ERR(ms)) {
+		mutex_unlock(&xff_ms_mutex);
+		return PTR_ERR(ms);
+	}
+	ms->users = 1;
+	list_add(&ms->node, &xff_ms_sets);
 	info->ms = ms;
-	dev_info(&info->xbdev->dev, "memshare: %lu of %lu pfns granted (%u table pages)\n",
-		 shared, npfns, ms->nr_tables);
+	mutex_unlock(&xff_ms_mutex);
 	return 0;
 }
 
 /**
- * xff_memshare_teardown() - revoke the grants of xff_memshare_setup()
- * @info: the disk; the backend has closed (it unmapped everything)
+ * xff_memshare_teardown() - let go of the memory xff_memshare_setup() shared
+ * @info: the disk; its backend has closed (it unmapped everything)
  *
- * A grant the backend still maps cannot be revoked now: it is ended
- * later by the grant table's deferred work (and the table pages freed
- * then).
+ * The last disk of a backend domain revokes the grants.  A grant a
+ * backend still maps cannot be revoked now: it is ended later by the
+ * grant table's deferred work (and the table pages freed then).
  */
 void xff_memshare_teardown(struct xff_info *info)
 {
@@ -204,6 +244,13 @@ void xff_memshare_teardown(struct xff_info *info)
 	if (!ms)
 		return;
 	info->ms = NULL;
+	mutex_lock(&xff_ms_mutex);
+	if (--ms->users) {
+		mutex_unlock(&xff_ms_mutex);
+		return;
+	}
+	list_del(&ms->node);
+	mutex_unlock(&xff_ms_mutex);
 	for (pfn = 0; pfn < ms->npfns; pfn++) {
 		if (ms->frames[pfn] == INVALID_P2M_ENTRY)
 			continue;

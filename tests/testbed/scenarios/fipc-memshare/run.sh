@@ -1,7 +1,7 @@
 #!/bin/bash
 # Scenario "fipc-memshare" (dom0 side): null_blk (memory backed) in dom0,
 # served by xen-fipc-back on the memshare data path to one PV domU of
-# 256 MiB (phy1: disks with memshare=on):
+# 512 MiB (phy1: disks with memshare=on):
 #   xvdb  one channel per guest vCPU (2)   xvdc  one channel (queues=1)
 # The guest (fipc-common/guest-memshare.sh) verifies both disks, runs a
 # timed job between two mailbox words while dom0 takes the backend's
@@ -24,6 +24,22 @@ export FIPC_DOMU_LOAD="fipc xen-fipc-front"
 
 meminfo() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
 
+# marker NAME MARKER TIMEOUT: fipc_domu_wait_marker, but a guest that
+# crashed (kept by on_crash=preserve) fails at once.
+marker() {
+    local con=/var/log/xen/console/guest-$1.log i=0 n=$(($3 * 5))
+    while ! grep -q "^$2" "$con" 2>/dev/null; do
+        i=$((i + 1))
+        if [ $i -ge $n ] || ! xl domid "$1" >/dev/null 2>&1 ||
+           xl list "$1" 2>/dev/null | awk 'NR == 2 { exit !($5 ~ /c/) }'; then
+            fipc_fail "$1: no '$2' on the console after $((i / 5)) s (or the guest crashed)"
+            fipc_domu_console_tail "$1"
+            return 1
+        fi
+        sleep 0.2
+    done
+}
+
 start() {
     fipc_dmesg_mark
     fipc_null_blk 1 || return 1
@@ -37,14 +53,14 @@ start() {
 timed() {
     local id v
     id=$(cat "$FIPC_WORK/domU1.id")
-    fipc_domu_wait_marker domU1 '@@FIPC-MS timed-ready' 1200 || return 1
+    marker domU1 '@@FIPC-MS timed-ready' 1200 || return 1
     for v in 51728:xvdb 51744:xvdc; do
         fipc_be_stats_json "$id" "${v%%:*}" "$FIPC_RESULTS/dom0/timed-before-${v#*:}.json"
     done
     meminfo MemFree > "$FIPC_WORK/memfree.connected"
     dmesg | grep 'memshare:' > "$FIPC_RESULTS/dom0/memshare-log.txt"
     fipc_mailbox_put /dev/nullb0 go
-    fipc_domu_wait_marker domU1 '@@FIPC-MS timed-done' 600 || return 1
+    marker domU1 '@@FIPC-MS timed-done' 600 || return 1
     for v in 51728:xvdb 51744:xvdc; do
         fipc_be_stats_json "$id" "${v%%:*}" "$FIPC_RESULTS/dom0/timed-after-${v#*:}.json"
     done
@@ -54,7 +70,7 @@ timed() {
 counters() {
     local id v
     id=$(cat "$FIPC_WORK/domU1.id")
-    fipc_domu_wait_marker domU1 '@@FIPC-MS counters' 1200 || return 1
+    marker domU1 '@@FIPC-MS counters' 1200 || return 1
     for v in 51728:xvdb 51744:xvdc; do
         fipc_be_stats_json "$id" "${v%%:*}" "$FIPC_RESULTS/dom0/backend-${v#*:}.json"
     done
@@ -166,7 +182,7 @@ finish() {
     return $rc
 }
 
-export -f meminfo start timed counters snap delta check overhead destroy_round finish
+export -f meminfo marker start timed counters snap delta check overhead destroy_round finish
 mkdir -p "$FIPC_RESULTS/dom0"
 fipc_step fipc-start 180 start || exit 1
 rc=0
