@@ -42,6 +42,31 @@ static unsigned long xff_ms_frame(unsigned long pfn)
 	return __pfn_to_mfn(pfn);
 }
 
+/* walk_iomem_res_desc() callback: the end of the highest RAM range. */
+static int xff_ms_ram_end(struct resource *res, void *arg)
+{
+	u64 *end = arg;
+
+	*end = max_t(u64, *end, res->end);
+	return 0;
+}
+
+/*
+ * Pfns the table covers: up to the highest System RAM (the PV p2m's size
+ * is the p2m's virtual space, far beyond the guest's memory).
+ */
+static unsigned long xff_ms_npfns(void)
+{
+	u64 end = 0;
+
+	walk_iomem_res_desc(IORES_DESC_NONE,
+			    IORESOURCE_SYSTEM_RAM | IORESOURCE_BUSY, 0, U64_MAX,
+			    &end, xff_ms_ram_end);
+	if (!end)
+		return 0;
+	return min_t(unsigned long, PHYS_PFN(end) + 1, READ_ONCE(xen_p2m_size));
+}
+
 /* Can this pfn be shared: RAM with a frame of our own? */
 static bool xff_ms_shareable(unsigned long pfn, unsigned long frame)
 {
@@ -135,7 +160,7 @@ static struct xff_memshare *xff_ms_create(struct xff_info *info)
 	u32 *dir;
 	int err;
 
-	npfns = READ_ONCE(xen_p2m_size);
+	npfns = xff_ms_npfns();
 	if (!npfns || npfns > FIPCBLK_MEMSHARE_MAX_PFNS) {
 		dev_warn(&info->xbdev->dev, "memshare: %lu pfns, at most %u can be shared\n",
 			 npfns, FIPCBLK_MEMSHARE_MAX_PFNS);
