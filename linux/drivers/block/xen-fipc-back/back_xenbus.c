@@ -134,9 +134,14 @@ static void xfb_connect(struct xfb_be *be)
 		return;	/* physical-device will call us again */
 	if (xfb_read_choices(be, &nr, &order, &memshare))
 		return;
-	/* The guest's memory first: the pollers only ever read be->ms. */
-	if (memshare && xfb_memshare_map(be))
+	/*
+	 * The guest's memory first: the pollers only ever read be->ms.  If
+	 * it cannot be mapped, close: the frontend comes back on grant.
+	 */
+	if (memshare && xfb_memshare_map(be)) {
+		xenbus_switch_state(dev, XS_CLOSING);
 		return;
+	}
 	be->lim.memshare = memshare;
 	err = xfb_chans_connect(be, nr, order);
 	if (err) {

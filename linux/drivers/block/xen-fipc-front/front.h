@@ -241,6 +241,8 @@ enum xff_link {
  * @watching: @sectors_watch is registered
  * @error_work: moves the device to Closing after a protocol error
  * @ms: the guest's memory shared with the backend (memshare path), or NULL
+ * @ms_refused: the backend closed before connecting us on memshare: use
+ *	the grant path from now on
  * @dbg: debugfs directory
  * @inject: test-mode state
  * @retired: counters of channels already torn down
@@ -275,6 +277,7 @@ struct xff_info {
 	bool watching;
 	struct work_struct error_work;
 	struct xff_memshare *ms;
+	bool ms_refused;
 	struct dentry *dbg;
 	struct xff_inject inject;
 	u64 retired[XFF_NR_STATS];

@@ -196,14 +196,19 @@ static struct xff_memshare *xff_ms_create(struct xff_info *info)
 		gnttab_grant_foreign_access_ref(ref, domid, ms->frames[pfn], 0);
 		*xff_ms_table(ms, pfn) = ref++;
 	}
+	/*
+	 * Writable like every other page: the backend maps them with
+	 * xenbus_map_ring_valloc(), and could write them through its mapping
+	 * of our memory anyway.  We never read them back.
+	 */
 	dir = page_address(ms->dir);
 	for (t = 0; t < ms->nr_tables; t++) {
 		gnttab_grant_foreign_access_ref(ref, domid,
 						xen_page_to_gfn(ms->tables[t]),
-						1);
+						0);
 		dir[t] = ref++;
 	}
-	gnttab_grant_foreign_access_ref(ref, domid, xen_page_to_gfn(ms->dir), 1);
+	gnttab_grant_foreign_access_ref(ref, domid, xen_page_to_gfn(ms->dir), 0);
 	ms->dir_ref = ref;
 	ms->shared = shared;
 	dev_info(&info->xbdev->dev, "memshare: %lu of %lu pfns granted to domain %u (%u table pages)\n",
@@ -262,9 +267,9 @@ int xff_memshare_setup(struct xff_info *info)
 void xff_memshare_teardown(struct xff_info *info)
 {
 	struct xff_memshare *ms = info->ms;
+	grant_ref_t ref;
 	unsigned long pfn;
 	unsigned int t;
-	u32 *dir;
 
 	if (!ms)
 		return;
@@ -276,17 +281,18 @@ void xff_memshare_teardown(struct xff_info *info)
 	}
 	list_del(&ms->node);
 	mutex_unlock(&xff_ms_mutex);
+	/* The references in the order xff_ms_create() gave them out. */
+	ref = ms->first_ref;
 	for (pfn = 0; pfn < ms->npfns; pfn++) {
 		if (ms->frames[pfn] == INVALID_P2M_ENTRY)
 			continue;
-		gnttab_end_foreign_access(*xff_ms_table(ms, pfn), NULL);
+		gnttab_end_foreign_access(ref++, NULL);
 		if (!(pfn % 4096))
 			cond_resched();
 	}
-	dir = page_address(ms->dir);
 	for (t = 0; t < ms->nr_tables; t++) {
 		/* Frees the table page once the backend lets it go. */
-		gnttab_end_foreign_access(dir[t], ms->tables[t]);
+		gnttab_end_foreign_access(ref++, ms->tables[t]);
 		ms->tables[t] = NULL;
 	}
 	gnttab_end_foreign_access(ms->dir_ref, ms->dir);

@@ -106,6 +106,10 @@ static void xff_pick_data_path(struct xff_info *info)
 
 	if (!xenbus_read_unsigned(dev->nodename, "fipc-memshare", 0))
 		return;
+	if (info->ms_refused) {
+		dev_info(&dev->dev, "memshare: the backend failed to connect on it, using the grant data path\n");
+		return;
+	}
 	if (!strcmp(xff_memshare_mode, "off")) {
 		dev_info(&dev->dev, "memshare: off (module parameter), using the grant data path\n");
 		return;
@@ -172,12 +176,17 @@ static void xff_talk_to_backend(struct xff_info *info)
 		return;
 	}
 
+	/*
+	 * Memory first: its references are one long run, which is easiest
+	 * to find before the rings take references from the free list.
+	 */
+	xff_pick_data_path(info);
 	err = xff_chans_setup(info, nr, order);
 	if (err) {
+		xff_memshare_teardown(info);
 		xenbus_dev_fatal(dev, err, "setting up %u channels", nr);
 		return;
 	}
-	xff_pick_data_path(info);
 	err = xff_chans_publish(info, version);
 	if (err) {
 		xff_chans_teardown(info);
@@ -332,6 +341,11 @@ static void xff_backend_changed(struct xenbus_device *dev,
 			xff_connect(info);
 		break;
 	case XS_CLOSING:
+		if (info->link == XFF_SETUP && info->ms) {
+			/* It could not take our memory: grant next time. */
+			dev_warn(&dev->dev, "memshare: the backend closed while connecting; the grant data path from now on\n");
+			info->ms_refused = true;
+		}
 		if (info->link == XFF_UP || info->link == XFF_SETUP) {
 			xff_stop_queue(info);
 			info->link = XFF_CLOSING;

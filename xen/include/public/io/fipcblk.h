@@ -153,10 +153,10 @@ struct fipcblk_response {
  * grants every RAM page it has (pfn 0 to fipc-memshare-pfns - 1) to the
  * backend once, writable, and publishes a pfn -> grant reference table:
  *
- *   table page t (4 KiB, granted read-only): uint32 refs[1024], the grant
+ *   table page t (4 KiB, granted): uint32 refs[1024], the grant
  *     reference of pfn t * 1024 + i, or 0 where that pfn is not shared
  *     (not RAM, ballooned out, no frame);
- *   directory page (granted read-only, its reference in
+ *   directory page (granted, its reference in
  *     fipc-memshare-dir-ref): uint32 refs[1024], the grant reference of
  *     table page t at index t, for t < DIV_ROUND_UP(pfns, 1024).
  *
