@@ -270,7 +270,7 @@ void xfb_chan_drain(struct xfb_chan *chan);
 int xfb_memshare_map(struct xfb_be *be);
 void xfb_memshare_unmap(struct xfb_be *be);
 unsigned long xfb_memshare_array_bytes(const struct xfb_memshare *ms);
-int xfb_memshare_pages(const struct xfb_memshare *ms,
+int xfb_memshare_pages(const struct xfb_memshare *ms, u8 op,
 		       const struct fipc_msg *msgs, unsigned int nrefs,
 		       struct page **pages, const char **why);
 

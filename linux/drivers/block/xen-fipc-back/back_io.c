@@ -336,9 +336,10 @@ static bool xfb_ms_lookup(struct xfb_chan *chan, struct xfb_req *req,
 	const char *why = "";
 	int err;
 
-	err = xfb_memshare_pages(chan->be->ms, msgs, nrefs, req->pages, &why);
+	err = xfb_memshare_pages(chan->be->ms, req->op, msgs, nrefs,
+				 req->pages, &why);
 	if (err) {
-		chan->st[err == -ERANGE ? XFB_INVALID_REQ : XFB_GRANT_ERRORS]++;
+		chan->st[err == -ENOENT ? XFB_GRANT_ERRORS : XFB_INVALID_REQ]++;
 		dev_warn_ratelimited(&chan->be->dev->dev,
 				     "queue %u: bad memshare request: %s\n",
 				     chan->index, why);

@@ -7,10 +7,17 @@
  * listing table pages of 1024 references each.  We copy the directory and
  * the tables once into private memory (the frontend may rewrite them at
  * any time), then map every listed reference, in batches, on pages of our
- * own (gnttab_alloc_pages), keeping an array pfn -> page.  Requests then
- * name their pages by pfn, and a bio is built on the pages of the array:
- * no grant operation and no hypercall per request.  Everything is
+ * own (gnttab_alloc_pages), keeping an array pfn -> page.  WRITE requests
+ * then name their pages by pfn, and a bio is built on the pages of the
+ * array: no grant operation and no hypercall per request.  Everything is
  * unmapped at disconnect, after the channels' bios have ended.
+ *
+ * The mapping is read-only.  In a PV guest a frame that another domain
+ * maps writable cannot become a page table (Xen's page types): the guest
+ * would fail to pin its next page table on any page we map writable, and
+ * every free page may become one.  So READ requests, whose data we must
+ * write, carry per-request grants (FIPCBLK_F_GRANTREFS); a READ by pfn is
+ * refused.
  *
  * The frontend is untrusted: the pfn count is bounded, a reference that
  * cannot be mapped leaves its pfn unmapped (requests naming it fail),
@@ -117,7 +124,8 @@ static int xfb_ms_map_batch(struct xfb_be *be, struct xfb_memshare *ms,
 		return err;
 	for (i = 0; i < n; i++) {
 		gnttab_set_map_op(&ops[i], (unsigned long)page_address(pages[i]),
-				  GNTMAP_host_map, grefs[pfns[i]], domid);
+				  GNTMAP_host_map | GNTMAP_readonly,
+				  grefs[pfns[i]], domid);
 		ops[i].status = GNTST_general_error;
 		ops[i].handle = INVALID_GRANT_HANDLE;
 	}
@@ -213,7 +221,8 @@ static void xfb_ms_unmap_all(struct xfb_be *be, struct xfb_memshare *ms)
 		if (!page)
 			continue;
 		gnttab_set_unmap_op(&ops[n], (unsigned long)page_address(page),
-				    GNTMAP_host_map, ms->handles[pfn]);
+				    GNTMAP_host_map | GNTMAP_readonly,
+				    ms->handles[pfn]);
 		pages[n++] = page;
 		ms->pages[pfn] = NULL;
 		if (n == XFB_MS_BATCH) {
@@ -322,20 +331,26 @@ unsigned long xfb_memshare_array_bytes(const struct xfb_memshare *ms)
 /**
  * xfb_memshare_pages() - the pages a memshare request names by pfn
  * @ms: the mapping
+ * @op: the request's op
  * @msgs: the request message (private copy)
  * @nrefs: number of pfns it carries (validated)
  * @pages: filled with the pages
  * @why: set to a reason on failure
  *
- * Return: 0, -ERANGE if a pfn is outside the table, -ENOENT if a pfn is
+ * Return: 0, -EACCES if the request is not a WRITE (the mapping is
+ * read-only), -ERANGE if a pfn is outside the table, -ENOENT if a pfn is
  * not mapped (not shared, or its reference could not be mapped).
  */
-int xfb_memshare_pages(const struct xfb_memshare *ms,
+int xfb_memshare_pages(const struct xfb_memshare *ms, u8 op,
 		       const struct fipc_msg *msgs, unsigned int nrefs,
 		       struct page **pages, const char **why)
 {
 	unsigned int i;
 
+	if (op != FIPCBLK_OP_WRITE) {
+		*why = "only WRITE may name pages by pfn (read-only mapping)";
+		return -EACCES;
+	}
 	for (i = 0; i < nrefs; i++) {
 		unsigned long pfn = xfb_ref_at(msgs, i);
 

@@ -78,7 +78,9 @@ struct xff_poll_lat {
  * @XFF_LOCAL_KICKS: times a submitter woke our own sleeping poller
  * @XFF_REQUEUED: requests put back on the queue at a disconnect
  * @XFF_BAD_RESPONSES: responses that matched no request in flight
- * @XFF_MS_FALLBACKS: requests of a memshare channel sent with grants
+ * @XFF_MS_FALLBACKS: WRITEs of a memshare channel sent with grants (a
+ *	page's frame changed since connect)
+ * @XFF_MS_READ_GRANTS: READs of a memshare channel (always with grants)
  * @XFF_NR_STATS: number of counters
  */
 enum xff_stat {
@@ -90,6 +92,7 @@ enum xff_stat {
 	XFF_REQUEUED,
 	XFF_BAD_RESPONSES,
 	XFF_MS_FALLBACKS,
+	XFF_MS_READ_GRANTS,
 	XFF_NR_STATS,
 };
 

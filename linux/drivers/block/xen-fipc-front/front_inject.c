@@ -13,10 +13,12 @@
  * Reading also lists the kinds.  The test request's data page is a page
  * of our own, never a page of the disk's users.  On a memshare channel
  * the data requests of the grant kinds carry FIPCBLK_F_GRANTREFS, and the
- * ms_* kinds name pages by pfn: "ms_good_read" our test page (status 0),
- * "ms_bad_pfn" the first pfn past the shared table and "ms_unshared_pfn"
- * a pfn in the table that is not shared (both refused, -1).  On a grant
- * channel the ms_* kinds fail with -EOPNOTSUPP.
+ * ms_* kinds name pages by pfn: "ms_write" writes our (zeroed) test page
+ * to the disk's second-to-last 4 KiB (status 0), "ms_read" reads by pfn
+ * (refused, -1: the memory is shared read-only), and WRITEs by pfn of the
+ * first pfn past the shared table ("ms_bad_pfn") and of a pfn in the
+ * table that is not shared ("ms_unshared_pfn") are refused (-1).  On a
+ * grant channel the ms_* kinds fail with -EOPNOTSUPP.
  */
 #include <linux/debugfs.h>
 #include <linux/slab.h>
@@ -32,7 +34,8 @@ enum xff_kind {
 	XK_STRADDLE_END, XK_OVERFLOW, XK_MISALIGNED, XK_SLOTS_SHORT,
 	XK_SLOTS_LONG, XK_BAD_GREF, XK_UNOWNED_GREF, XK_RO_GRANT_READ,
 	XK_FLUSH_DATA, XK_DISCARD_OFFSET, XK_DISCARD_SECURE, XK_WRITE_RO,
-	XK_PROTO, XK_MS_GOOD_READ, XK_MS_BAD_PFN, XK_MS_UNSHARED_PFN, XK_NR
+	XK_PROTO, XK_MS_WRITE, XK_MS_READ, XK_MS_BAD_PFN, XK_MS_UNSHARED_PFN,
+	XK_NR
 };
 
 static const char * const xff_kind_names[XK_NR] = {
@@ -58,7 +61,8 @@ static const char * const xff_kind_names[XK_NR] = {
 	[XK_DISCARD_SECURE] = "discard_secure",
 	[XK_WRITE_RO] = "write_ro",
 	[XK_PROTO] = "proto",
-	[XK_MS_GOOD_READ] = "ms_good_read",
+	[XK_MS_WRITE] = "ms_write",
+	[XK_MS_READ] = "ms_read",
 	[XK_MS_BAD_PFN] = "ms_bad_pfn",
 	[XK_MS_UNSHARED_PFN] = "ms_unshared_pfn",
 };
@@ -177,7 +181,7 @@ static int xff_inject_memshare(struct xff_info *info, enum xff_kind kind,
 	const struct xff_memshare *ms = info->ms;
 	long pfn;
 
-	if (kind < XK_MS_GOOD_READ) {
+	if (kind < XK_MS_WRITE) {
 		if (ms && (r->op == FIPCBLK_OP_READ ||
 			   r->op == FIPCBLK_OP_WRITE))
 			r->flags |= FIPCBLK_F_GRANTREFS;
@@ -185,8 +189,13 @@ static int xff_inject_memshare(struct xff_info *info, enum xff_kind kind,
 	}
 	if (!ms)
 		return -EOPNOTSUPP;
+	if (kind != XK_MS_READ) {
+		r->op = FIPCBLK_OP_WRITE;
+		r->sector = info->sectors - 2 * FIPCBLK_PAGE_BYTES / 512;
+	}
 	switch (kind) {
-	case XK_MS_GOOD_READ:
+	case XK_MS_WRITE:
+	case XK_MS_READ:
 		pfn = page_to_pfn(page);
 		break;
 	case XK_MS_BAD_PFN:

@@ -3,10 +3,14 @@
  * xen-fipc-front: the memshare data path (PV guests).
  *
  * At connect every RAM page of the guest is granted to the backend once,
- * writable, and a pfn -> grant reference table is published (fipcblk.h):
+ * read-only, and a pfn -> grant reference table is published (fipcblk.h):
  * table pages of 1024 references, listed in one directory page whose
- * reference goes in fipc-memshare-dir-ref.  Requests then name their
- * pages by pfn, with no grant per request.
+ * reference goes in fipc-memshare-dir-ref.  WRITE requests then name
+ * their pages by pfn, with no grant per request.  READ requests keep
+ * per-request (writable) grants, with FIPCBLK_F_GRANTREFS: in a PV guest
+ * a frame another domain maps writable cannot become a page table, and
+ * any free page may become one, so the whole memory is only ever shared
+ * read-only.
  *
  * The grants and the table are made once per backend domain and shared
  * by every disk that domain serves (refcounted): a guest with several
@@ -193,7 +197,7 @@ static struct xff_memshare *xff_ms_create(struct xff_info *info)
 	for (pfn = 0; pfn < npfns; pfn++) {
 		if (ms->frames[pfn] == INVALID_P2M_ENTRY)
 			continue;
-		gnttab_grant_foreign_access_ref(ref, domid, ms->frames[pfn], 0);
+		gnttab_grant_foreign_access_ref(ref, domid, ms->frames[pfn], 1);
 		*xff_ms_table(ms, pfn) = ref++;
 	}
 	/*

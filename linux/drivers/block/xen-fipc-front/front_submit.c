@@ -8,7 +8,7 @@
  * one run that starts at first_offset in its first page and continues
  * through whole pages, and the references form a PRP-like list: the
  * first FIPCBLK_HEAD_REFS in the head slot, then FIPCBLK_CONT_REFS per
- * continuation slot.  On the memshare path (front_memshare.c) the
+ * continuation slot.  On the memshare path (front_memshare.c) a WRITE's
  * references are the pages' pfns instead, and nothing is granted, unless
  * a page's frame changed since connect.
  */
@@ -150,7 +150,8 @@ static blk_status_t xff_prepare(struct xff_info *info, struct request *rq,
 		if (!r->nr_bytes || nrefs > info->max_refs)
 			return BLK_STS_IOERR;
 		first = -EAGAIN;
-		if (info->ms)
+		/* Shared read-only: only a WRITE's pages go by pfn. */
+		if (info->ms && r->op == FIPCBLK_OP_WRITE)
 			first = xff_memshare_refs(info, rq, p, nrefs);
 		if (first == -EAGAIN) {
 			/* Grants of its own; on memshare, say so. */
@@ -215,7 +216,8 @@ static blk_status_t xff_queue_rq(struct blk_mq_hw_ctx *hctx,
 	}
 	chan->st[XFF_REQUESTS]++;
 	if (head.flags & FIPCBLK_F_GRANTREFS)
-		chan->st[XFF_MS_FALLBACKS]++;
+		chan->st[head.op == FIPCBLK_OP_WRITE ? XFF_MS_FALLBACKS :
+						       XFF_MS_READ_GRANTS]++;
 	if (bd->last)
 		xff_chan_notify(chan);
 	spin_unlock(&chan->tx_lock);

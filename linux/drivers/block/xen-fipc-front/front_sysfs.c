@@ -17,6 +17,7 @@ static const char * const xff_stat_names[XFF_NR_STATS] = {
 	[XFF_REQUEUED] = "requeued",
 	[XFF_BAD_RESPONSES] = "bad_responses",
 	[XFF_MS_FALLBACKS] = "memshare_fallbacks",
+	[XFF_MS_READ_GRANTS] = "memshare_read_grants",
 };
 
 /**

@@ -3,8 +3,9 @@
 # channel), both phy1: disks with memshare=on on the same null_blk.
 #   1. both disks must be on the memshare data path;
 #   2. fio verify (crc32c) 512 B/4 KiB/1 MiB, QD 1/32 on both;
-#   3. a timed run on xvdb between two mailbox words, while dom0 takes the
-#      backend's counters before and after ("@@FIPC-MS timed-ready" ->
+#   3. a timed run of writes on xvdb (READs always carry grants: the
+#      memory is shared read-only) between two mailbox words, while dom0
+#      takes the backend's counters before and after ("@@FIPC-MS timed-ready" ->
 #      dom0 "go", "@@FIPC-MS timed-done" -> dom0 "ack");
 #   4. hostile requests, memshare kinds included;
 #   5. balloon down and back up, then fio verify again (requests whose
@@ -42,7 +43,7 @@ fipc_front_stats 51728 /fipc/out/front-after-verify.json
 echo "@@FIPC-MS timed-ready"
 if wait_word go 300; then
 	fipc_fio timed-xvdb --name=timed --filename=/dev/xvdb --ioengine=libaio \
-		--direct=1 --rw=randrw --bs=4k --iodepth=32 --offset=128m \
+		--direct=1 --rw=randwrite --bs=4k --iodepth=32 --offset=128m \
 		--size=64m --time_based=1 --runtime="$timed" || rc=1
 	echo "@@FIPC-MS timed-done"
 	wait_word ack 300 || rc=1
@@ -54,8 +55,8 @@ fipc_hostile fipcblk-51728 good_read=0 bad_op=-2 bad_flags=-1 zero_len=-1 \
     too_big=-1 bad_len=-1 bad_offset=-1 offset_page=-1 beyond_end=-1 \
     straddle_end=-1 overflow=-1 misaligned=0 slots_short=-1 slots_long=-1 \
     bad_gref=-1 unowned_gref=-1 ro_grant_read=-1 flush_data=-1 \
-    discard_offset=-2 discard_secure=-2 ms_good_read=0 ms_bad_pfn=-1 \
-    ms_unshared_pfn=-1 > /fipc/out/hostile.txt 2>&1 || rc=1
+    discard_offset=-2 discard_secure=-2 ms_write=0 ms_read=-1 \
+    ms_bad_pfn=-1 ms_unshared_pfn=-1 > /fipc/out/hostile.txt 2>&1 || rc=1
 cat /fipc/out/hostile.txt
 
 # Balloon: give back 32 MiB, take it again, then verify once more.

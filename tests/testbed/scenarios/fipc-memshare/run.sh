@@ -4,10 +4,11 @@
 # 512 MiB (phy1: disks with memshare=on):
 #   xvdb  one channel per guest vCPU (2)   xvdc  one channel (queues=1)
 # The guest (fipc-common/guest-memshare.sh) verifies both disks, runs a
-# timed job between two mailbox words while dom0 takes the backend's
-# counters (no grant operation and no grant hypercall may happen, while
-# requests do), sends hostile requests (memshare pfns out of range and
-# not shared must be refused), balloons down and up and verifies again.
+# timed write job between two mailbox words while dom0 takes the
+# backend's counters (no grant operation and no grant hypercall may
+# happen, while requests do; READs always carry grants, the memory being
+# shared read-only), sends hostile requests (a READ by pfn, pfns out of
+# range and not shared must be refused), balloons down and up and verifies again.
 # dom0 then checks the counters, records the connect time and memory
 # overhead (results/dom0/memshare.json), and runs one xl destroy of a
 # second guest under memshare I/O (fipc-common/guest-load.sh): the backend
@@ -107,7 +108,7 @@ check() {
     done
     [ "$(($(delta xvdb rd_req) + $(delta xvdb wr_req)))" -gt 0 ] || { fipc_fail "xvdb: no request during the timed run"; rc=1; }
     v=$(snap backend-xvdb invalid_req)
-    [ "$v" = 16 ] || { fipc_fail "xvdb invalid_req is $v, want 16 (hostile kinds, ms_bad_pfn included)"; rc=1; }
+    [ "$v" = 17 ] || { fipc_fail "xvdb invalid_req is $v, want 17 (hostile kinds, ms_read and ms_bad_pfn included)"; rc=1; }
     v=$(snap backend-xvdb grant_errors)
     [ "$v" = 4 ] || { fipc_fail "xvdb grant_errors is $v, want 4 (ms_unshared_pfn included)"; rc=1; }
     v=$(snap backend-xvdb queues)
