@@ -84,9 +84,10 @@
 /*
  * READ/WRITE on a "memshare" channel only: refs[] are grant references
  * (granted for this request, as on the grant path), not guest frame
- * numbers.  The frontend sets it for a request whose pages it cannot
- * name by pfn (a page outside the shared table, or whose frame changed
- * since connect, e.g. after ballooning).  Refused on a grant channel.
+ * numbers.  Set on every READ, and on a WRITE whose pages the frontend
+ * cannot name by pfn (a page outside the shared table, or whose frame
+ * changed since connect, e.g. after ballooning).  Refused on a grant
+ * channel.
  */
 #define FIPCBLK_F_GRANTREFS	0x04
 
@@ -151,7 +152,7 @@ struct fipcblk_response {
  * the backend's directory has fipc-memshare-allowed = 1 and chosen only
  * when the frontend's has fipc-memshare = 1).  At connect the frontend
  * grants every RAM page it has (pfn 0 to fipc-memshare-pfns - 1) to the
- * backend once, writable, and publishes a pfn -> grant reference table:
+ * backend once, read-only, and publishes a pfn -> grant reference table:
  *
  *   table page t (4 KiB, granted): uint32 refs[1024], the grant
  *     reference of pfn t * 1024 + i, or 0 where that pfn is not shared
@@ -162,11 +163,14 @@ struct fipcblk_response {
  *
  * fipc-memshare-pfns is at most FIPCBLK_MEMSHARE_MAX_PFNS (one directory
  * page: 4 GiB of guest memory).  The backend copies the directory and
- * tables once into private memory and maps every listed reference for
- * the life of the connection; requests then carry pfns in refs[] (no
- * per-request grant), unless they have FIPCBLK_F_GRANTREFS.  A pfn
- * outside the table, or whose entry the backend could not map, fails the
- * request (FIPCBLK_RSP_ERROR).  The frontend revokes the grants only
+ * tables once into private memory and maps every listed reference,
+ * read-only, for the life of the connection; WRITE requests then carry
+ * pfns in refs[] (no per-request grant), unless they have
+ * FIPCBLK_F_GRANTREFS.  READs always carry grants (FIPCBLK_F_GRANTREFS):
+ * in a PV guest a frame another domain maps writable cannot become a page
+ * table, so the whole memory is shared read-only.  A READ by pfn, a pfn
+ * outside the table, or one whose entry the backend could not map, fails
+ * the request (FIPCBLK_RSP_ERROR).  The frontend revokes the grants only
  * after the backend has unmapped them (disconnect).
  */
 #define FIPCBLK_MEMSHARE_REFS_PER_PAGE	1024
