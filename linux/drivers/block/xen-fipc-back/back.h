@@ -141,6 +141,10 @@ struct xfb_be;
 
 /**
  * struct xfb_memshare - the guest's memory, mapped once (memshare path)
+ * @node: on the list of mappings (shared by the devices of one guest)
+ * @domid: the guest
+ * @dir_ref: the guest's fipc-memshare-dir-ref
+ * @users: devices connected with this mapping
  * @npfns: entries of @pages (the frontend's fipc-memshare-pfns)
  * @pages: the page a pfn is mapped on, or NULL (not shared, map failed)
  * @handles: grant handles of the mappings, indexed like @pages
@@ -149,9 +153,13 @@ struct xfb_be;
  * @map_ns: time taken to read the table and map everything
  *
  * Set up before the channels and torn down after them: the pollers only
- * read it.
+ * read it.  Immutable once made, so devices share it.
  */
 struct xfb_memshare {
+	struct list_head node;
+	domid_t domid;
+	grant_ref_t dir_ref;
+	unsigned int users;
 	unsigned long npfns;
 	struct page **pages;
 	grant_handle_t *handles;

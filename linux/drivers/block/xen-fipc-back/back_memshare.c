@@ -32,6 +32,10 @@
 #include <xen/xenbus.h>
 #include "back.h"
 
+/* The mappings, one per guest table, shared by that guest's devices. */
+static DEFINE_MUTEX(xfb_ms_mutex);
+static LIST_HEAD(xfb_ms_maps);
+
 /* Grants mapped or unmapped per hypercall. */
 #define XFB_MS_BATCH		512
 #define XFB_MS_PER_PAGE		FIPCBLK_MEMSHARE_REFS_PER_PAGE
@@ -64,26 +68,36 @@ static int xfb_ms_copy_pages(struct xfb_be *be, grant_ref_t *refs,
 	return 0;
 }
 
-/* Read fipc-memshare-pfns and the tables into a private array. */
-static u32 *xfb_ms_read_table(struct xfb_be *be, unsigned long *npfns)
+/* Read the frontend's fipc-memshare-pfns and fipc-memshare-dir-ref. */
+static int xfb_ms_read_keys(struct xfb_be *be, unsigned long *npfns,
+			    grant_ref_t *dir_ref)
 {
 	struct xenbus_device *dev = be->dev;
-	grant_ref_t dir_ref, *tables = NULL;
-	unsigned int nr_tables;
-	u32 *grefs = NULL;
-	unsigned long n;
-	int err = -EINVAL;
 
-	n = xenbus_read_unsigned(dev->otherend, "fipc-memshare-pfns", 0);
-	if (!n || n > FIPCBLK_MEMSHARE_MAX_PFNS) {
-		xenbus_dev_error(dev, -EINVAL, "bad fipc-memshare-pfns %lu", n);
-		return NULL;
+	*npfns = xenbus_read_unsigned(dev->otherend, "fipc-memshare-pfns", 0);
+	if (!*npfns || *npfns > FIPCBLK_MEMSHARE_MAX_PFNS) {
+		xenbus_dev_error(dev, -EINVAL, "bad fipc-memshare-pfns %lu",
+				 *npfns);
+		return -EINVAL;
 	}
 	if (xenbus_scanf(XBT_NIL, dev->otherend, "fipc-memshare-dir-ref",
-			 "%u", &dir_ref) != 1) {
+			 "%u", dir_ref) != 1) {
 		xenbus_dev_error(dev, -EINVAL, "reading fipc-memshare-dir-ref");
-		return NULL;
+		return -EINVAL;
 	}
+	return 0;
+}
+
+/* Copy the directory and the tables into a private array. */
+static u32 *xfb_ms_read_table(struct xfb_be *be, unsigned long n,
+			      grant_ref_t dir_ref)
+{
+	struct xenbus_device *dev = be->dev;
+	grant_ref_t *tables = NULL;
+	unsigned int nr_tables;
+	u32 *grefs = NULL;
+	int err;
+
 	nr_tables = DIV_ROUND_UP(n, XFB_MS_PER_PAGE);
 	tables = kcalloc(XFB_MS_PER_PAGE, sizeof(*tables), GFP_KERNEL);
 	grefs = kvcalloc(n, sizeof(*grefs), GFP_KERNEL);
@@ -99,7 +113,6 @@ static u32 *xfb_ms_read_table(struct xfb_be *be, unsigned long *npfns)
 	if (err)
 		goto fail;
 	kfree(tables);
-	*npfns = n;
 	return grefs;
 
 fail:
@@ -246,29 +259,26 @@ static void xfb_ms_free(struct xfb_memshare *ms)
 	kfree(ms);
 }
 
-/**
- * xfb_memshare_map() - map all of the frontend's shared memory
- * @be: the device, connecting on the memshare path, with no channels
- *
- * Return: 0 (be->ms set; pfns whose reference could not be mapped stay
- * unmapped) or a negative errno, reported in xenstore.
- */
-int xfb_memshare_map(struct xfb_be *be)
+/* Map a new set: the table's every reference. */
+static struct xfb_memshare *xfb_ms_create(struct xfb_be *be,
+					  unsigned long npfns,
+					  grant_ref_t dir_ref)
 {
 	struct xfb_memshare *ms;
-	unsigned long npfns;
 	u64 t0 = ktime_get_ns();
 	u32 *grefs;
 	int err;
 
-	grefs = xfb_ms_read_table(be, &npfns);
+	grefs = xfb_ms_read_table(be, npfns, dir_ref);
 	if (!grefs)
-		return -EINVAL;
+		return ERR_PTR(-EINVAL);
 	ms = kzalloc(sizeof(*ms), GFP_KERNEL);
 	if (!ms) {
 		kvfree(grefs);
-		return -ENOMEM;
+		return ERR_PTR(-ENOMEM);
 	}
+	ms->domid = be->dev->otherend_id;
+	ms->dir_ref = dir_ref;
 	ms->npfns = npfns;
 	ms->pages = kvcalloc(npfns, sizeof(*ms->pages), GFP_KERNEL);
 	ms->handles = kvcalloc(npfns, sizeof(*ms->handles), GFP_KERNEL);
@@ -281,14 +291,13 @@ int xfb_memshare_map(struct xfb_be *be)
 		goto fail_unmap;
 	kvfree(grefs);
 	ms->map_ns = ktime_get_ns() - t0;
-	be->ms = ms;
 	dev_info(&be->dev->dev, "memshare: mapped %lu of %lu pfns in %llu ms (%lu refused), array %lu KiB\n",
 		 ms->mapped, npfns, ms->map_ns / NSEC_PER_MSEC, ms->failed,
 		 xfb_memshare_array_bytes(ms) / 1024);
 	if (ms->failed)
 		dev_warn(&be->dev->dev, "memshare: %lu references could not be mapped; requests naming their pfns will fail\n",
 			 ms->failed);
-	return 0;
+	return ms;
 
 fail_unmap:
 	xfb_ms_unmap_all(be, ms);
@@ -296,12 +305,60 @@ fail:
 	kvfree(grefs);
 	xfb_ms_free(ms);
 	xenbus_dev_error(be->dev, err, "mapping the guest's memory");
-	return err;
+	return ERR_PTR(err);
 }
 
 /**
- * xfb_memshare_unmap() - unmap and free everything xfb_memshare_map() set up
+ * xfb_memshare_map() - map all of the frontend's shared memory
+ * @be: the device, connecting on the memshare path, with no channels
+ *
+ * A guest shares its memory once with us for all its disks (the same
+ * directory reference): a mapping of that table made for another device
+ * of the same guest is shared (refcounted), else the table is mapped.
+ *
+ * Return: 0 (be->ms set; pfns whose reference could not be mapped stay
+ * unmapped) or a negative errno, reported in xenstore.
+ */
+int xfb_memshare_map(struct xfb_be *be)
+{
+	domid_t domid = be->dev->otherend_id;
+	struct xfb_memshare *ms;
+	unsigned long npfns;
+	grant_ref_t dir_ref;
+	int err;
+
+	err = xfb_ms_read_keys(be, &npfns, &dir_ref);
+	if (err)
+		return err;
+	mutex_lock(&xfb_ms_mutex);
+	list_for_each_entry(ms, &xfb_ms_maps, node) {
+		if (ms->domid == domid && ms->dir_ref == dir_ref &&
+		    ms->npfns == npfns) {
+			ms->users++;
+			be->ms = ms;
+			mutex_unlock(&xfb_ms_mutex);
+			dev_info(&be->dev->dev, "memshare: using the %lu pages of domain %u already mapped for another disk\n",
+				 ms->mapped, domid);
+			return 0;
+		}
+	}
+	ms = xfb_ms_create(be, npfns, dir_ref);
+	if (IS_ERR(ms)) {
+		mutex_unlock(&xfb_ms_mutex);
+		return PTR_ERR(ms);
+	}
+	ms->users = 1;
+	list_add(&ms->node, &xfb_ms_maps);
+	be->ms = ms;
+	mutex_unlock(&xfb_ms_mutex);
+	return 0;
+}
+
+/**
+ * xfb_memshare_unmap() - let go of the mapping of xfb_memshare_map()
  * @be: the device, its channels already drained (no bio uses the pages)
+ *
+ * The last device using a mapping unmaps and frees it.
  */
 void xfb_memshare_unmap(struct xfb_be *be)
 {
@@ -311,6 +368,13 @@ void xfb_memshare_unmap(struct xfb_be *be)
 	if (!ms)
 		return;
 	be->ms = NULL;
+	mutex_lock(&xfb_ms_mutex);
+	if (--ms->users) {
+		mutex_unlock(&xfb_ms_mutex);
+		return;
+	}
+	list_del(&ms->node);
+	mutex_unlock(&xfb_ms_mutex);
 	mapped = ms->mapped;
 	xfb_ms_unmap_all(be, ms);
 	dev_info(&be->dev->dev, "memshare: unmapped %lu pages\n", mapped);
