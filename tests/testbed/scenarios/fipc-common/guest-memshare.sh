@@ -40,12 +40,18 @@ FIPC_DEV=/dev/xvdb FIPC_BS_MIN=512 fipc_fio verify-xvdb /fipc/scenario/verify.fi
 FIPC_DEV=/dev/xvdc FIPC_BS_MIN=512 fipc_fio verify-xvdc /fipc/scenario/verify.fio || rc=1
 fipc_front_stats 51728 /fipc/out/front-after-verify.json
 
+# No other I/O in the window: polling the mailbox reads (with grants), so
+# the guest goes quiet for 5 s around the job while dom0 takes the
+# counters on the markers.
 echo "@@FIPC-MS timed-ready"
 if wait_word go 300; then
+	echo "@@FIPC-MS timed-start"
+	sleep 5
 	fipc_fio timed-xvdb --name=timed --filename=/dev/xvdb --ioengine=libaio \
 		--direct=1 --rw=randwrite --bs=4k --iodepth=32 --offset=128m \
 		--size=64m --time_based=1 --runtime="$timed" || rc=1
 	echo "@@FIPC-MS timed-done"
+	sleep 5
 	wait_word ack 300 || rc=1
 else
 	rc=1

@@ -55,12 +55,13 @@ timed() {
     local id v
     id=$(cat "$FIPC_WORK/domU1.id")
     marker domU1 '@@FIPC-MS timed-ready' 1200 || return 1
-    for v in 51728:xvdb 51744:xvdc; do
-        fipc_be_stats_json "$id" "${v%%:*}" "$FIPC_RESULTS/dom0/timed-before-${v#*:}.json"
-    done
     meminfo MemFree > "$FIPC_WORK/memfree.connected"
     dmesg | grep 'memshare:' > "$FIPC_RESULTS/dom0/memshare-log.txt"
     fipc_mailbox_put /dev/nullb0 go
+    marker domU1 '@@FIPC-MS timed-start' 300 || return 1
+    for v in 51728:xvdb 51744:xvdc; do
+        fipc_be_stats_json "$id" "${v%%:*}" "$FIPC_RESULTS/dom0/timed-before-${v#*:}.json"
+    done
     marker domU1 '@@FIPC-MS timed-done' 600 || return 1
     for v in 51728:xvdb 51744:xvdc; do
         fipc_be_stats_json "$id" "${v%%:*}" "$FIPC_RESULTS/dom0/timed-after-${v#*:}.json"
@@ -98,8 +99,8 @@ check() {
         [ "$(snap "backend-$d" io_errors)" = 0 ] || { fipc_fail "I/O errors on $d"; rc=1; }
         g=$(delta "$d" grant_ops) h=$(delta "$d" hypercalls) n=$(delta "$d" notify_sent)
         io=$(($(delta "$d" rd_req) + $(delta "$d" wr_req)))
-        fipc_log "$d timed run: $io requests, grant_ops +$g, hypercalls +$h (notifications +$n)"
-        echo "{\"disk\": \"$d\", \"requests\": $io, \"grant_ops\": $g, \"hypercalls\": $h, \"notify_sent\": $n}" \
+        fipc_log "$d timed run: $io requests ($(delta "$d" rd_req) reads), grant_ops +$g, hypercalls +$h (notifications +$n)"
+        echo "{\"disk\": \"$d\", \"requests\": $io, \"reads\": $(delta "$d" rd_req), \"grant_ops\": $g, \"hypercalls\": $h, \"notify_sent\": $n}" \
             >> "$FIPC_RESULTS/dom0/timed-delta.json"
         [ "$g" = 0 ] || { fipc_fail "$d: $g grant operations during the timed run"; rc=1; }
         # Only event-channel notifications to a sleeping frontend may
