@@ -73,7 +73,12 @@ if [ -w $b/target_kb ]; then
 	sleep 5
 	down=$(cat $b/info/current_kb)
 	echo $t > $b/target_kb
-	sleep 5
+	# The balloon driver retries with growing delays: give it 60 s.
+	i=0
+	while [ "$(cat $b/info/current_kb)" -lt "$t" ] && [ $i -lt 60 ]; do
+		sleep 1
+		i=$((i + 1))
+	done
 	up=$(cat $b/info/current_kb)
 	echo "fipc-memshare: balloon target $t kB: down to $down kB, back to $up kB"
 	echo "{\"target_kb\": $t, \"down_kb\": $down, \"up_kb\": $up}" > /fipc/out/balloon.json
@@ -85,6 +90,7 @@ FIPC_DEV=/dev/xvdb FIPC_BS_MIN=512 fipc_fio verify-xvdb-balloon /fipc/scenario/v
 fipc_front_stats 51728 /fipc/out/front-final.json
 fipc_front_stats 51744 /fipc/out/front-xvdc-final.json
 cat /fipc/out/front-final.json
+echo "fipc-memshare: memshare_fallbacks $(cat /sys/bus/xen/devices/fipcblk-51728/statistics/memshare_fallbacks) after the balloon step"
 dmesg | grep -i -E 'memshare|grant' | tail -n 20
 
 echo "@@FIPC-MS counters"
