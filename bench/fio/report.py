@@ -5,7 +5,9 @@ Input: a results directory with one sub-directory per configuration
 (dom0, phy, phy1-grant, phy1-memshare), each holding one fio JSON file per
 job (<job>.json, from run-fio.sh) and optionally counters.json (event-channel
 notifications, grant operations, hypercalls, CPU seconds, measured around
-the timed jobs, with "ios" the number of I/Os they cover).
+the timed jobs, with "ios" the number of I/Os they cover) and, per job,
+<job>.counters-before / <job>.counters-after ("name value" lines that
+run-fio.sh's FIO_COUNTERS_CMD printed around that job).
 
 Output: fio.json, fio.md (markdown tables shaped like the Fip-see report's
 Tables 8 to 17) and PNG plots, written to --out; the tables are printed.
@@ -51,6 +53,34 @@ def load_fio(path):
     }
 
 
+def load_counters(path):
+    """Parse "name value" lines; None if the file is missing."""
+    if not os.path.exists(path):
+        return None
+    values = {}
+    with open(path) as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) == 2:
+                try:
+                    values[parts[0]] = int(parts[1])
+                except ValueError:
+                    pass
+    return values
+
+
+def job_per_io(cdir, job, ios):
+    """Per I/O deltas of the counters around one job, or None.  The
+    counters also cover fio's ramp-up, which its I/O count does not: the
+    figures are upper bounds."""
+    before = load_counters(os.path.join(cdir, job + ".counters-before"))
+    after = load_counters(os.path.join(cdir, job + ".counters-after"))
+    if before is None or after is None or not ios:
+        return None
+    return {k: round((after[k] - before[k]) / ios, 3)
+            for k in sorted(after) if k in before}
+
+
 def collect(resdir):
     result = {}
     for cfg in sorted(os.listdir(resdir)):
@@ -62,7 +92,11 @@ def collect(resdir):
             if name.endswith(".json") and not name.endswith("counters.json") \
                     and not name.startswith("verify-"):
                 try:
-                    jobs[name[:-5]] = load_fio(os.path.join(cdir, name))
+                    job = load_fio(os.path.join(cdir, name))
+                    per_io = job_per_io(cdir, name[:-5], job["ios"])
+                    if per_io is not None:
+                        job["per_io"] = per_io
+                    jobs[name[:-5]] = job
                 except (ValueError, KeyError, IndexError) as e:
                     print(f"report: {cfg}/{name}: not fio output ({e!r}), ignored",
                           file=sys.stderr)
@@ -144,7 +178,7 @@ def tables(res, emulated, skipped=()):
                         a = r["lat_us"]["mean"] if r else None
                         row.append(pct(a, h["lat_us"]["mean"] if h else None))
                         if c != CLASSIC and CLASSIC in res:
-                            row.append(f"-{100 * (1 - a / cl['lat_us']['mean']):.1f}%"
+                            row.append(f"{100 * (a / cl['lat_us']['mean'] - 1):+.1f}%"
                                        if r and cl and cl["lat_us"]["mean"] else "-")
                 out.append("| " + " | ".join(row) + " |")
             out.append("")
@@ -156,6 +190,17 @@ def tables(res, emulated, skipped=()):
         for k in keys:
             out.append("| " + k + " | " + " | ".join(
                 fmt(res[c].get("per_io", {}).get(k), 3) for c in cfgs) + " |")
+        out.append("")
+    rows = sorted({(j, k) for c in cfgs for j, r in res[c]["jobs"].items()
+                   for k in r.get("per_io", {})})
+    if rows:
+        out.append(f"### Per I/O counters by job (guest side, ramp-up included){label}\n")
+        out.append("| job | counter | " + " | ".join(cfgs) + " |")
+        out.append("|---" * (len(cfgs) + 2) + "|")
+        for j, k in rows:
+            out.append(f"| {j} | {k} | " + " | ".join(
+                fmt(res[c]["jobs"].get(j, {}).get("per_io", {}).get(k), 3)
+                for c in cfgs) + " |")
         out.append("")
     if skipped:
         out.append("Not run: " + "; ".join(skipped) + "\n")

@@ -13,6 +13,8 @@
 #   FIO_VERIFY      1: instead of timed jobs, write+verify crc32c passes
 #   FIO_VERIFY_SIZE area verified per job (default 16m);
 #                   FIO_VERIFY_SIZE_512 for the 512 B jobs (default the same)
+#   FIO_COUNTERS_CMD command printing "name value" counter lines, run
+#                   before and after each job (see run_job)
 #
 # IOPS jobs (report tables 8, 10, 12): libaio, iodepth 64, submit and
 # complete in batches of 64, direct I/O, one job per vCPU, sequential.
@@ -35,12 +37,18 @@ mkdir -p "$out" || exit 1
 
 # run_job NAME FIO-ARGS...: one fio job; its JSON goes to NAME.json and
 # its exit status, which it returns, to NAME.rc (the testbed reads both).
+# With FIO_COUNTERS_CMD set (a command printing "name value" lines, e.g.
+# interrupt and driver counters), its output before and after the job goes
+# to NAME.counters-before / NAME.counters-after (report.py: per I/O figures
+# per job).
 run_job() {
 	name=$1
 	shift
+	[ -n "${FIO_COUNTERS_CMD:-}" ] && $FIO_COUNTERS_CMD >"$out/$name.counters-before"
 	fio --name="$name" --filename="$dev" --direct=1 --output-format=json \
 		--lat_percentiles=1 "$@" >"$out/$name.json"
 	status=$?
+	[ -n "${FIO_COUNTERS_CMD:-}" ] && $FIO_COUNTERS_CMD >"$out/$name.counters-after"
 	echo $status >"$out/$name.rc"
 	return $status
 }

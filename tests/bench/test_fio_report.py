@@ -55,6 +55,27 @@ def test_relative_tables_and_per_io(tmp_path):
     assert "33.3%" in row and "90.0%" in row and "2.70x" in row
 
 
+def test_per_job_counters_and_latency_vs_classic(tmp_path):
+    write(tmp_path, "dom0", "lat-4k-read", fio_json(5000.0, 100000, 1, 2))
+    write(tmp_path, "phy", "lat-4k-read", fio_json(1000.0, 1000000, 1, 2))
+    write(tmp_path, "phy1-grant", "lat-4k-read", fio_json(800.0, 1250000, 1, 2, ios=400))
+    d = tmp_path / "phy1-grant"
+    (d / "lat-4k-read.counters-before").write_text("evtchn_to_front 100\nevtchn_to_back 7\n")
+    (d / "lat-4k-read.counters-after").write_text("evtchn_to_front 300\nevtchn_to_back 7\nnew 5\n")
+    res = report.collect(str(tmp_path))
+    # Deltas over the job's I/Os; a counter missing before is left out.
+    assert res["phy1-grant"]["jobs"]["lat-4k-read"]["per_io"] == \
+        {"evtchn_to_back": 0.0, "evtchn_to_front": 0.5}
+    assert "per_io" not in res["phy"]["jobs"]["lat-4k-read"]
+    md = report.tables(res, emulated=False)
+    row = [ln for ln in md.splitlines()
+           if ln.startswith("| lat-4k-read | evtchn_to_front |")][0]
+    assert row.endswith("| - | - | 0.500 |")
+    # 1250 us against classic's 1000 us is 25% slower, not "-(-25)%".
+    rel = [ln for ln in md.splitlines() if ln.startswith("| lat-4k-read |") and "%" in ln][0]
+    assert "+25.0%" in rel
+
+
 def test_main_writes_json_with_every_config(tmp_path):
     for cfg, iops in (("dom0", 10.0), ("phy", 5.0), ("phy1-grant", 7.0)):
         write(tmp_path / "res", cfg, "lat-512-read", fio_json(iops, 100000 / iops, 1, 2))

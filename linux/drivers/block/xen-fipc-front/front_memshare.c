@@ -336,17 +336,25 @@ int xff_memshare_refs(struct xff_info *info, struct request *rq,
 {
 	const struct xff_memshare *ms = info->ms;
 	unsigned int first, prev_end = 0, i = 0;
+	struct page *prev_page = NULL;
 	struct req_iterator iter;
 	struct bio_vec bv;
 	u32 bytes = 0;
 
 	first = bio_iter_iovec(rq->bio, rq->bio->bi_iter).bv_offset;
 	rq_for_each_segment(bv, rq, iter) {
+		/* Going on in the same page (merged small I/Os): same pfn. */
+		if (i && bv.bv_page == prev_page && bv.bv_offset == prev_end) {
+			prev_end += bv.bv_len;
+			bytes += bv.bv_len;
+			continue;
+		}
 		if (i >= nrefs || (i && (bv.bv_offset || prev_end != PAGE_SIZE)))
 			return -EIO;
 		if (!xff_memshare_pfn_ok(ms, bv.bv_page))
 			return -EAGAIN;
 		p->refs[i++] = page_to_pfn(bv.bv_page);
+		prev_page = bv.bv_page;
 		prev_end = bv.bv_offset + bv.bv_len;
 		bytes += bv.bv_len;
 	}

@@ -6,7 +6,8 @@
  * the request (no persistent grants): read-only for writes, writable for
  * reads.  The queue's virtual boundary is the page size, so the data is
  * one run that starts at first_offset in its first page and continues
- * through whole pages, and the references form a PRP-like list: the
+ * through whole pages (segments may also go on within a page: merged
+ * small I/Os from one buffer), and the references form a PRP-like list: the
  * first FIPCBLK_HEAD_REFS in the head slot, then FIPCBLK_CONT_REFS per
  * continuation slot.  On the memshare path (front_memshare.c) a WRITE's
  * references are the pages' pfns instead, and nothing is granted, unless
@@ -77,6 +78,7 @@ static int xff_grant_data(struct xff_info *info, struct request *rq,
 {
 	domid_t domid = info->xbdev->otherend_id;
 	unsigned int first, prev_end = 0, i = 0;
+	struct page *prev_page = NULL;
 	struct req_iterator iter;
 	grant_ref_t head;
 	struct bio_vec bv;
@@ -87,12 +89,23 @@ static int xff_grant_data(struct xff_info *info, struct request *rq,
 
 	first = bio_iter_iovec(rq->bio, rq->bio->bi_iter).bv_offset;
 	rq_for_each_segment(bv, rq, iter) {
+		/*
+		 * A segment that goes on where the previous one ended, in
+		 * the same page (small merged I/Os from one buffer), is
+		 * part of the page already granted.
+		 */
+		if (i && bv.bv_page == prev_page && bv.bv_offset == prev_end) {
+			prev_end += bv.bv_len;
+			bytes += bv.bv_len;
+			continue;
+		}
 		if (i >= nrefs || (i && (bv.bv_offset || prev_end != PAGE_SIZE)))
 			goto bad;
 		p->refs[i] = gnttab_claim_grant_reference(&head);
 		gnttab_page_grant_foreign_access_ref_one(p->refs[i], domid,
 							 bv.bv_page, ro);
 		p->nrefs = ++i;
+		prev_page = bv.bv_page;
 		prev_end = bv.bv_offset + bv.bv_len;
 		bytes += bv.bv_len;
 	}

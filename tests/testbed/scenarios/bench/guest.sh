@@ -23,10 +23,18 @@ done
 . /fipc/scenario/irqs.sh
 cpu_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $6 + $7 + $8 }' /proc/stat; }
 
+# -o POLL_IDLE_US=N: the frontend's pollers stay awake N us after their
+# last work, as dom0's (xen-fipc-back) do.
+p=/sys/module/xen_fipc_front/parameters/poll_idle_us
+if [ -n "${FIPC_OPT_POLL_IDLE_US:-}" ] && [ -f $p ]; then
+	echo "$FIPC_OPT_POLL_IDLE_US" > $p
+fi
+
 export FIO_RUNTIME=$(fipc_opt FIO_RUNTIME 5)
 export FIO_RAMP=$(fipc_opt FIO_RAMP 1)
 export FIO_NUMJOBS=$(grep -c ^processor /proc/cpuinfo)
 export FIO_LAT_CPU=0
+export FIO_COUNTERS_CMD="sh /fipc/scenario/counters.sh" FIPC_OPT_IRQ_PATTERN
 [ -n "$(fipc_opt FIO_JOBS '')" ] && export FIO_JOBS="$(fipc_opt FIO_JOBS '')"
 
 i0=$(irq_sum "$FIPC_OPT_IRQ_PATTERN")
@@ -44,7 +52,7 @@ printf '{"evtchn_to_front": %d, "guest_cpu_seconds": %s}\n' $((i1 - i0)) \
 
 echo "bench: verification pass on $verify"
 mkdir -p /fipc/out/verify
-FIO_VERIFY=1 FIO_VERIFY_SIZE=$(fipc_opt VERIFY_SIZE 2m) \
+FIO_COUNTERS_CMD= FIO_VERIFY=1 FIO_VERIFY_SIZE=$(fipc_opt VERIFY_SIZE 2m) \
 	FIO_VERIFY_SIZE_512=$(fipc_opt VERIFY_SIZE_512 256k) \
 	sh /fipc/scenario/run-fio.sh $verify /fipc/out/verify || rc=1
 exit $rc

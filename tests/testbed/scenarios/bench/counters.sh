@@ -1,0 +1,11 @@
+#!/bin/sh
+# Guest-side counters around each fio job (FIO_COUNTERS_CMD of run-fio.sh),
+# "name value" lines: interrupts of the timed disk's event channels as this
+# guest sees them (backend to frontend notifications) and, for a fipc disk
+# (xvda = devid 51712), the frontend's own count of notifications it sent.
+. /fipc/scenario/irqs.sh
+echo "evtchn_to_front $(irq_sum "$FIPC_OPT_IRQ_PATTERN")"
+d=/sys/bus/xen/devices/fipcblk-51712/statistics
+if [ -d "$d" ]; then
+	echo "evtchn_to_back $(cat "$d/notify_sent")"
+fi
