@@ -65,11 +65,12 @@ fipc_hostile fipcblk-51728 good_read=0 bad_op=-2 bad_flags=-1 zero_len=-1 \
     ms_bad_pfn=-1 ms_unshared_pfn=-1 > /fipc/out/hostile.txt 2>&1 || rc=1
 cat /fipc/out/hostile.txt
 
-# Balloon: give back 32 MiB, take it again, then verify once more.
+# Balloon: give back some memory (-o BALLOON_MB, default 96 MiB), take it
+# again (new frames behind those pfns), then verify once more.
 b=/sys/devices/system/xen_memory/xen_memory0
 if [ -w $b/target_kb ]; then
 	t=$(cat $b/target_kb)
-	echo $((t - 32768)) > $b/target_kb
+	echo $((t - $(fipc_opt BALLOON_MB 96) * 1024)) > $b/target_kb
 	sleep 5
 	down=$(cat $b/info/current_kb)
 	echo $t > $b/target_kb
