@@ -268,6 +268,34 @@ static void xfb_test_bad_flags(struct kunit *test)
 	}
 }
 
+/* FIPCBLK_F_GRANTREFS: READ/WRITE on a memshare channel only. */
+static void xfb_test_grantrefs(struct kunit *test)
+{
+	struct xfb_limits ms = xfb_test_disk;
+	const struct xfb_limits *grant = &xfb_test_disk;
+	struct fipcblk_request r;
+
+	ms.memshare = true;
+	r = xfb_test_req(FIPCBLK_OP_READ, FIPCBLK_F_GRANTREFS, 0, 4096, 0);
+	EXPECT_OK(test, &ms, &r, 1, 1);
+	EXPECT_ERROR(test, grant, &r, 1, WHY_FLAGS);
+	r = xfb_test_req(FIPCBLK_OP_WRITE,
+			 FIPCBLK_F_GRANTREFS | FIPCBLK_F_FUA, 0, 4096, 512);
+	EXPECT_OK(test, &ms, &r, 1, 2);
+	EXPECT_ERROR(test, grant, &r, 1, WHY_FLAGS);
+	/* Never on requests without data. */
+	r = xfb_test_req(FIPCBLK_OP_FLUSH, FIPCBLK_F_GRANTREFS, 0, 0, 0);
+	EXPECT_ERROR(test, &ms, &r, 1, WHY_FLUSH);
+	r = xfb_test_req(FIPCBLK_OP_DISCARD, FIPCBLK_F_GRANTREFS, 0, 4096, 0);
+	EXPECT_ERROR(test, &ms, &r, 1, WHY_FLAGS);
+	/* The other undefined bits stay refused on memshare too. */
+	r = xfb_test_req(FIPCBLK_OP_READ, FIPCBLK_F_GRANTREFS | BIT(3), 0,
+			 4096, 0);
+	EXPECT_ERROR(test, &ms, &r, 1, WHY_FLAGS);
+	r = xfb_test_req(FIPCBLK_OP_READ, FIPCBLK_F_FUA, 0, 4096, 0);
+	EXPECT_ERROR(test, &ms, &r, 1, WHY_FLAGS);
+}
+
 static void xfb_test_zero_len(struct kunit *test)
 {
 	const struct xfb_limits *lim = &xfb_test_disk;
@@ -664,6 +692,7 @@ static struct kunit_case xfb_test_cases[] = {
 	KUNIT_CASE(xfb_test_good_discard),
 	KUNIT_CASE(xfb_test_bad_op),
 	KUNIT_CASE(xfb_test_bad_flags),
+	KUNIT_CASE(xfb_test_grantrefs),
 	KUNIT_CASE(xfb_test_zero_len),
 	KUNIT_CASE(xfb_test_too_big),
 	KUNIT_CASE(xfb_test_bad_len),

@@ -46,6 +46,7 @@ extern unsigned int xfb_max_ring_order;
 extern unsigned int xfb_max_request_bytes;
 extern unsigned int xfb_max_inflight;
 extern unsigned int xfb_max_buffer_pages;
+extern bool xfb_memshare_enabled;
 extern struct fipc_poller_set xfb_pollers;
 
 /**
@@ -111,6 +112,7 @@ struct xfb_chan;
  * @op: the request's op, echoed
  * @status: the status to answer with
  * @nrefs: number of mapped pages
+ * @shared: @pages are the memshare mapping's, not grants of this request
  * @bio_status: outcome of the bio
  * @bio: the bio, embedded (one per request, split by the block layer)
  * @pages: the pages the grants are mapped on
@@ -125,6 +127,7 @@ struct xfb_req {
 	u8 op;
 	s16 status;
 	unsigned int nrefs;
+	bool shared;
 	blk_status_t bio_status;
 	u64 t_seen;
 	u64 t_done;
@@ -135,6 +138,35 @@ struct xfb_req {
 };
 
 struct xfb_be;
+
+/**
+ * struct xfb_memshare - the guest's memory, mapped once (memshare path)
+ * @node: on the list of mappings (shared by the devices of one guest)
+ * @domid: the guest
+ * @dir_ref: the guest's fipc-memshare-dir-ref
+ * @users: devices connected with this mapping
+ * @npfns: entries of @pages (the frontend's fipc-memshare-pfns)
+ * @pages: the page a pfn is mapped on, or NULL (not shared, map failed)
+ * @handles: grant handles of the mappings, indexed like @pages
+ * @mapped: pages mapped
+ * @failed: references the frontend listed that could not be mapped
+ * @map_ns: time taken to read the table and map everything
+ *
+ * Set up before the channels and torn down after them: the pollers only
+ * read it.  Immutable once made, so devices share it.
+ */
+struct xfb_memshare {
+	struct list_head node;
+	domid_t domid;
+	grant_ref_t dir_ref;
+	unsigned int users;
+	unsigned long npfns;
+	struct page **pages;
+	grant_handle_t *handles;
+	unsigned long mapped;
+	unsigned long failed;
+	u64 map_ns;
+};
 
 /**
  * struct xfb_chan - one channel of a backend device
@@ -206,6 +238,8 @@ struct xfb_chan {
  * @proto_work: closes the device after a protocol error
  * @resize_work: checks the device size and trims the page caches
  * @poller_cpus: CPUs allowed for this device's pollers (toolstack key)
+ * @ms_offered: we offered the memshare data path (fipc-data-paths)
+ * @ms: the guest's memory while connected on the memshare path, or NULL
  * @retired: counters of channels already torn down
  */
 struct xfb_be {
@@ -227,6 +261,8 @@ struct xfb_be {
 	struct work_struct proto_work;
 	struct delayed_work resize_work;
 	cpumask_var_t poller_cpus;
+	bool ms_offered;
+	struct xfb_memshare *ms;
 	u64 retired[XFB_NR_STATS];
 };
 
@@ -237,6 +273,14 @@ void xfb_chans_disconnect(struct xfb_be *be);
 /* back_io.c */
 extern const struct fipc_poll_ops xfb_poll_ops;
 void xfb_chan_drain(struct xfb_chan *chan);
+
+/* back_memshare.c */
+int xfb_memshare_map(struct xfb_be *be);
+void xfb_memshare_unmap(struct xfb_be *be);
+unsigned long xfb_memshare_array_bytes(const struct xfb_memshare *ms);
+int xfb_memshare_pages(const struct xfb_memshare *ms, u8 op,
+		       const struct fipc_msg *msgs, unsigned int nrefs,
+		       struct page **pages, const char **why);
 
 /* back_vbd.c */
 int xfb_vbd_open(struct xfb_be *be, dev_t devt);

@@ -5,8 +5,9 @@
  *
  *   poll: answer finished requests (unmap their grants first), then take
  *         new requests, up to poll_budget, while request slots are free
- *   request: validate, map its grants in one batch, build one bio over
- *         the mapped pages, submit
+ *   request: validate, map its grants in one batch (memshare: look its
+ *         pfns up in the mapping of the guest's memory, back_memshare.c),
+ *         build one bio over the pages, submit
  *   end_io: (any context) put the request on the channel's done list and
  *         wake the poller
  *
@@ -145,6 +146,12 @@ static void xfb_unmap(struct xfb_chan *chan, struct xfb_req *req)
 	unsigned int i, n = 0;
 	int err;
 
+	if (req->shared) {
+		/* The memshare mapping's pages: nothing to undo. */
+		req->shared = false;
+		req->nrefs = 0;
+		return;
+	}
 	for (i = 0; i < req->nrefs; i++) {
 		if (req->handles[i] == INVALID_GRANT_HANDLE)
 			continue;
@@ -318,6 +325,33 @@ static void xfb_submit(struct xfb_chan *chan, struct xfb_req *req,
 	submit_bio(bio);
 }
 
+/*
+ * Memshare: take the request's pages from the mapping of the guest's
+ * memory, no grant operation.  False (request answered) if a pfn is
+ * outside the table or not mapped.
+ */
+static bool xfb_ms_lookup(struct xfb_chan *chan, struct xfb_req *req,
+			  const struct fipc_msg *msgs, unsigned int nrefs)
+{
+	const char *why = "";
+	int err;
+
+	err = xfb_memshare_pages(chan->be->ms, req->op, msgs, nrefs,
+				 req->pages, &why);
+	if (err) {
+		chan->st[err == -ENOENT ? XFB_GRANT_ERRORS : XFB_INVALID_REQ]++;
+		dev_warn_ratelimited(&chan->be->dev->dev,
+				     "queue %u: bad memshare request: %s\n",
+				     chan->index, why);
+		req->status = FIPCBLK_RSP_ERROR;
+		xfb_answer(chan, req);
+		return false;
+	}
+	req->nrefs = nrefs;
+	req->shared = true;
+	return true;
+}
+
 static void xfb_handle(struct xfb_chan *chan, const struct fipc_msg *msgs,
 		       unsigned int nslots)
 {
@@ -335,6 +369,7 @@ static void xfb_handle(struct xfb_chan *chan, const struct fipc_msg *msgs,
 	req->id = r.id;
 	req->op = r.op;
 	req->nrefs = 0;
+	req->shared = false;
 	req->status = FIPCBLK_RSP_OKAY;
 
 	lim = be->lim;
@@ -349,7 +384,10 @@ static void xfb_handle(struct xfb_chan *chan, const struct fipc_msg *msgs,
 		xfb_answer(chan, req);
 		return;
 	}
-	if (nrefs && !xfb_map(chan, req, msgs, nrefs)) {
+	if (nrefs && be->ms && !(r.flags & FIPCBLK_F_GRANTREFS)) {
+		if (!xfb_ms_lookup(chan, req, msgs, nrefs))
+			return;
+	} else if (nrefs && !xfb_map(chan, req, msgs, nrefs)) {
 		chan->st[XFB_GRANT_ERRORS]++;
 		dev_warn_ratelimited(&be->dev->dev,
 				     "queue %u: cannot map the %u grants of a request\n",

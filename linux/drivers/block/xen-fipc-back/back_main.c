@@ -32,6 +32,11 @@ module_param_named(max_buffer_pages, xfb_max_buffer_pages, uint, 0644);
 MODULE_PARM_DESC(max_buffer_pages,
 		 "Pages for grant mappings kept cached per channel when idle (default 1024)");
 
+bool xfb_memshare_enabled = true;
+module_param_named(memshare, xfb_memshare_enabled, bool, 0644);
+MODULE_PARM_DESC(memshare,
+		 "Offer the memshare data path where the toolstack allows it (fipc-memshare-allowed=1; default Y)");
+
 struct fipc_poller_set xfb_pollers = {
 	.name = "xfb-poll",
 	.ops = &xfb_poll_ops,

@@ -93,8 +93,57 @@ static ssize_t inflight_show(struct device *d, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(inflight);
 
+/* Pages of the guest mapped on the memshare path (0 on grant). */
+static ssize_t memshare_pages_show(struct device *d,
+				   struct device_attribute *attr, char *buf)
+{
+	struct xfb_be *be = dev_get_drvdata(d);
+	unsigned long n;
+
+	if (!be)
+		return -ENODEV;
+	mutex_lock(&be->mutex);
+	n = be->ms ? be->ms->mapped : 0;
+	mutex_unlock(&be->mutex);
+	return sysfs_emit(buf, "%lu\n", n);
+}
+static DEVICE_ATTR_RO(memshare_pages);
+
+/* Bytes of the memshare pfn arrays (0 on grant). */
+static ssize_t memshare_array_bytes_show(struct device *d,
+					 struct device_attribute *attr,
+					 char *buf)
+{
+	struct xfb_be *be = dev_get_drvdata(d);
+	unsigned long n;
+
+	if (!be)
+		return -ENODEV;
+	mutex_lock(&be->mutex);
+	n = be->ms ? xfb_memshare_array_bytes(be->ms) : 0;
+	mutex_unlock(&be->mutex);
+	return sysfs_emit(buf, "%lu\n", n);
+}
+static DEVICE_ATTR_RO(memshare_array_bytes);
+
+/* The data path of the connection: grant, memshare, or none. */
+static ssize_t data_path_show(struct device *d, struct device_attribute *attr,
+			      char *buf)
+{
+	struct xfb_be *be = dev_get_drvdata(d);
+	const char *path;
+
+	if (!be)
+		return -ENODEV;
+	mutex_lock(&be->mutex);
+	path = !be->chans ? "none" : be->ms ? "memshare" : "grant";
+	mutex_unlock(&be->mutex);
+	return sysfs_emit(buf, "%s\n", path);
+}
+static DEVICE_ATTR_RO(data_path);
+
 static struct xfb_stat_attr xfb_stat_attrs[XFB_NR_STATS];
-static struct attribute *xfb_attrs[XFB_NR_STATS + 3];
+static struct attribute *xfb_attrs[XFB_NR_STATS + 6];
 
 static const struct attribute_group xfb_stat_group = {
 	.name = "statistics",
@@ -125,5 +174,8 @@ void xfb_sysfs_init(void)
 	}
 	xfb_attrs[i++] = &dev_attr_queues.attr;
 	xfb_attrs[i++] = &dev_attr_inflight.attr;
+	xfb_attrs[i++] = &dev_attr_memshare_pages.attr;
+	xfb_attrs[i++] = &dev_attr_memshare_array_bytes.attr;
+	xfb_attrs[i++] = &dev_attr_data_path.attr;
 	xfb_attrs[i] = NULL;
 }

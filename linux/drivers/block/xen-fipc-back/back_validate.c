@@ -94,8 +94,9 @@ int xfb_validate(const struct xfb_limits *lim,
 	switch (req->op) {
 	case FIPCBLK_OP_READ:
 	case FIPCBLK_OP_WRITE:
-		if (req->flags & ~(req->op == FIPCBLK_OP_WRITE ?
-				   FIPCBLK_F_FUA : 0)) {
+		if (req->flags & ~((req->op == FIPCBLK_OP_WRITE ?
+				    FIPCBLK_F_FUA : 0) |
+				   (lim->memshare ? FIPCBLK_F_GRANTREFS : 0))) {
 			*why = "unknown flags";
 			return FIPCBLK_RSP_ERROR;
 		}

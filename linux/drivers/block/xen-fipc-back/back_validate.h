@@ -30,6 +30,7 @@ static_assert(sizeof(struct fipcblk_response) == FIPC_SLOT_PAYLOAD);
  * @ro: read-only device
  * @discard: DISCARD supported
  * @secure: secure DISCARD supported
+ * @memshare: memshare channel: READ/WRITE may carry FIPCBLK_F_GRANTREFS
  */
 struct xfb_limits {
 	u64 sectors;
@@ -38,6 +39,7 @@ struct xfb_limits {
 	bool ro;
 	bool discard;
 	bool secure;
+	bool memshare;
 };
 
 int xfb_validate(const struct xfb_limits *lim,

@@ -54,6 +54,9 @@ static void xfb_disconnect(struct xfb_be *be)
 	cancel_delayed_work_sync(&be->resize_work);
 	xenbus_switch_state(be->dev, XS_CLOSING);
 	xfb_chans_disconnect(be);
+	/* Every bio has ended: nothing uses the guest's pages any more. */
+	xfb_memshare_unmap(be);
+	be->lim.memshare = false;
 	dev_info(&be->dev->dev, "disconnected\n");
 }
 
@@ -75,7 +78,7 @@ static void xfb_open_from_params(struct xfb_be *be)
 }
 
 static int xfb_read_choices(struct xfb_be *be, unsigned int *nr,
-			    unsigned int *order)
+			    unsigned int *order, bool *memshare)
 {
 	struct xenbus_device *dev = be->dev;
 	const char *fe = dev->otherend;
@@ -102,23 +105,25 @@ static int xfb_read_choices(struct xfb_be *be, unsigned int *nr,
 				 *order);
 		return -EINVAL;
 	}
+	*memshare = false;
 	path = xenbus_read(XBT_NIL, fe, "fipc-data-path", NULL);
 	if (IS_ERR(path))
 		return 0;	/* grant is the default */
 	ok = !strcmp(path, "grant");
-	kfree(path);
-	if (!ok) {
+	if (!strcmp(path, "memshare") && be->ms_offered)
+		ok = *memshare = true;
+	if (!ok)
 		xenbus_dev_error(dev, -EOPNOTSUPP,
-				 "only the grant data path is implemented");
-		return -EOPNOTSUPP;
-	}
-	return 0;
+				 "data path \"%s\" not offered", path);
+	kfree(path);
+	return ok ? 0 : -EOPNOTSUPP;
 }
 
 static void xfb_connect(struct xfb_be *be)
 {
 	struct xenbus_device *dev = be->dev;
 	unsigned int nr, order;
+	bool memshare;
 	int err;
 
 	if (be->chans || dev->state != XS_INITWAIT)
@@ -127,21 +132,35 @@ static void xfb_connect(struct xfb_be *be)
 		xfb_open_from_params(be);
 	if (!be->bdev)
 		return;	/* physical-device will call us again */
-	if (xfb_read_choices(be, &nr, &order))
+	if (xfb_read_choices(be, &nr, &order, &memshare))
 		return;
+	/*
+	 * The guest's memory first: the pollers only ever read be->ms.  If
+	 * it cannot be mapped, close: the frontend comes back on grant.
+	 */
+	if (memshare && xfb_memshare_map(be)) {
+		xenbus_switch_state(dev, XS_CLOSING);
+		return;
+	}
+	be->lim.memshare = memshare;
 	err = xfb_chans_connect(be, nr, order);
 	if (err) {
 		xenbus_dev_error(dev, err, "connecting %u channels", nr);
-		return;
+		goto fail;
 	}
 	if (xfb_vbd_write_info(be)) {
 		xfb_chans_disconnect(be);
-		return;
+		goto fail;
 	}
 	xenbus_switch_state(dev, XS_CONNECTED);
 	schedule_delayed_work(&be->resize_work, HZ);
-	dev_info(&dev->dev, "connected: %u queue(s), ring order %u\n", nr,
-		 order);
+	dev_info(&dev->dev, "connected: %u queue(s), ring order %u, %s data path\n",
+		 nr, order, memshare ? "memshare" : "grant");
+	return;
+
+fail:
+	xfb_memshare_unmap(be);
+	be->lim.memshare = false;
 }
 
 static void xfb_physdev_changed(struct xenbus_watch *watch, const char *path,
@@ -247,7 +266,8 @@ static int xfb_write_offer(struct xfb_be *be)
 				   FIPC_MAX_ORDER)) ?:
 	       xenbus_printf(XBT_NIL, node, "fipc-max-request-bytes", "%u",
 			     xfb_request_bytes()) ?:
-	       xenbus_printf(XBT_NIL, node, "fipc-data-paths", "%s", "grant");
+	       xenbus_printf(XBT_NIL, node, "fipc-data-paths", "%s",
+			     be->ms_offered ? "grant memshare" : "grant");
 }
 
 static void xfb_read_poller_cpus(struct xfb_be *be)
@@ -292,6 +312,10 @@ static int xfb_probe(struct xenbus_device *dev,
 	INIT_DELAYED_WORK(&be->resize_work, xfb_vbd_resize_work);
 	dev_set_drvdata(&dev->dev, be);
 	xfb_read_poller_cpus(be);
+	/* Only the toolstack's word (and ours) allows memshare. */
+	be->ms_offered = xfb_memshare_enabled &&
+			 xenbus_read_unsigned(dev->nodename,
+					      "fipc-memshare-allowed", 0) == 1;
 
 	err = xfb_write_offer(be);
 	if (err) {

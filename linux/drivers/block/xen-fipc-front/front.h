@@ -43,6 +43,7 @@ extern unsigned int xff_max_queues;
 extern unsigned int xff_ring_order;
 extern unsigned int xff_queue_depth;
 extern unsigned int xff_max_request_kb;
+extern char xff_memshare_mode[8];
 extern struct fipc_poller_set xff_pollers;
 extern int xff_major;
 
@@ -77,6 +78,9 @@ struct xff_poll_lat {
  * @XFF_LOCAL_KICKS: times a submitter woke our own sleeping poller
  * @XFF_REQUEUED: requests put back on the queue at a disconnect
  * @XFF_BAD_RESPONSES: responses that matched no request in flight
+ * @XFF_MS_FALLBACKS: WRITEs of a memshare channel sent with grants (a
+ *	page's frame changed since connect)
+ * @XFF_MS_READ_GRANTS: READs of a memshare channel (always with grants)
  * @XFF_NR_STATS: number of counters
  */
 enum xff_stat {
@@ -87,6 +91,8 @@ enum xff_stat {
 	XFF_LOCAL_KICKS,
 	XFF_REQUEUED,
 	XFF_BAD_RESPONSES,
+	XFF_MS_FALLBACKS,
+	XFF_MS_READ_GRANTS,
 	XFF_NR_STATS,
 };
 
@@ -138,9 +144,10 @@ struct xff_chan {
  * struct xff_rq - per-request driver data (blk-mq PDU)
  * @chan: channel the request was sent on
  * @gen: generation, echoed in the id to catch stale responses
- * @nrefs: number of granted data pages
+ * @nrefs: number of data page references in @refs
  * @inflight: sent and not yet answered
- * @refs: grant references of the data pages
+ * @shared: @refs are pfns of the memshare path, not grants of ours
+ * @refs: grant references (or pfns) of the data pages
  */
 struct xff_rq {
 	struct xff_chan *chan;
@@ -148,6 +155,7 @@ struct xff_rq {
 	u32 gen;
 	u16 nrefs;
 	bool inflight;
+	bool shared;
 	grant_ref_t refs[];
 };
 
@@ -167,6 +175,36 @@ struct xff_inject {
 	int op;
 	u64 seq;
 	char last[64];
+};
+
+/**
+ * struct xff_memshare - the guest's memory granted to a backend domain
+ * @node: on the list of sets, one per backend domain
+ * @domid: the backend domain
+ * @users: disks connected with this set
+ * @npfns: pfns covered by the table (fipc-memshare-pfns)
+ * @frames: the frame granted for each pfn, INVALID_P2M_ENTRY if none
+ * @nr_tables: number of table pages
+ * @tables: the table pages (grant reference per pfn, 0 if not shared)
+ * @dir: the directory page (grant reference per table page)
+ * @dir_ref: grant reference of @dir
+ * @first_ref: first of the @count consecutive references taken
+ * @count: references taken (shared pages, tables, directory)
+ * @shared: pages shared
+ */
+struct xff_memshare {
+	struct list_head node;
+	domid_t domid;
+	unsigned int users;
+	unsigned long npfns;
+	unsigned long *frames;
+	unsigned int nr_tables;
+	struct page **tables;
+	struct page *dir;
+	grant_ref_t dir_ref;
+	grant_ref_t first_ref;
+	unsigned int count;
+	unsigned long shared;
 };
 
 enum xff_link {
@@ -205,6 +243,9 @@ enum xff_link {
  * @sectors_watch: watch on the backend's sectors node
  * @watching: @sectors_watch is registered
  * @error_work: moves the device to Closing after a protocol error
+ * @ms: the guest's memory shared with the backend (memshare path), or NULL
+ * @ms_refused: the backend closed before connecting us on memshare: use
+ *	the grant path from now on
  * @dbg: debugfs directory
  * @inject: test-mode state
  * @retired: counters of channels already torn down
@@ -238,6 +279,8 @@ struct xff_info {
 	struct xenbus_watch sectors_watch;
 	bool watching;
 	struct work_struct error_work;
+	struct xff_memshare *ms;
+	bool ms_refused;
 	struct dentry *dbg;
 	struct xff_inject inject;
 	u64 retired[XFF_NR_STATS];
@@ -262,6 +305,13 @@ void xff_major_unregister(void);
 /* front_submit.c */
 extern const struct blk_mq_ops xff_mq_ops;
 void xff_end_grants(struct xff_rq *p, bool *leaked);
+
+/* front_memshare.c */
+int xff_memshare_setup(struct xff_info *info);
+void xff_memshare_teardown(struct xff_info *info);
+int xff_memshare_refs(struct xff_info *info, struct request *rq,
+		      struct xff_rq *p, unsigned int nrefs);
+long xff_memshare_unshared_pfn(const struct xff_memshare *ms);
 
 /* front_complete.c */
 extern const struct fipc_poll_ops xff_poll_ops;

@@ -233,9 +233,19 @@ again:
 		goto abort;
 	what = "writing fipc-data-path";
 	err = xenbus_printf(xbt, dev->nodename, "fipc-data-path", "%s",
-			    "grant");
+			    info->ms ? "memshare" : "grant");
 	if (err)
 		goto abort;
+	if (info->ms) {
+		what = "writing the memshare table";
+		err = xenbus_printf(xbt, dev->nodename,
+				    "fipc-memshare-dir-ref", "%u",
+				    info->ms->dir_ref) ?:
+		      xenbus_printf(xbt, dev->nodename, "fipc-memshare-pfns",
+				    "%lu", info->ms->npfns);
+		if (err)
+			goto abort;
+	}
 	what = "writing queue keys";
 	for (i = 0; i < info->nr_chans; i++) {
 		err = xff_chan_write_keys(xbt, info, &info->chans[i]);

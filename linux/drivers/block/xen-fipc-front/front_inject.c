@@ -11,7 +11,14 @@
  * or "<kind> timeout".  "proto" corrupts the request ring instead, which
  * must make the backend shut the channel down (the disk then reconnects).
  * Reading also lists the kinds.  The test request's data page is a page
- * of our own, never a page of the disk's users.
+ * of our own, never a page of the disk's users.  On a memshare channel
+ * the data requests of the grant kinds carry FIPCBLK_F_GRANTREFS, and the
+ * ms_* kinds name pages by pfn: "ms_write" writes our (zeroed) test page
+ * to the disk's second-to-last 4 KiB (status 0), "ms_read" reads by pfn
+ * (refused, -1: the memory is shared read-only), and WRITEs by pfn of the
+ * first pfn past the shared table ("ms_bad_pfn") and of a pfn in the
+ * table that is not shared ("ms_unshared_pfn") are refused (-1).  On a
+ * grant channel the ms_* kinds fail with -EOPNOTSUPP.
  */
 #include <linux/debugfs.h>
 #include <linux/slab.h>
@@ -27,7 +34,8 @@ enum xff_kind {
 	XK_STRADDLE_END, XK_OVERFLOW, XK_MISALIGNED, XK_SLOTS_SHORT,
 	XK_SLOTS_LONG, XK_BAD_GREF, XK_UNOWNED_GREF, XK_RO_GRANT_READ,
 	XK_FLUSH_DATA, XK_DISCARD_OFFSET, XK_DISCARD_SECURE, XK_WRITE_RO,
-	XK_PROTO, XK_NR
+	XK_PROTO, XK_MS_WRITE, XK_MS_READ, XK_MS_BAD_PFN, XK_MS_UNSHARED_PFN,
+	XK_NR
 };
 
 static const char * const xff_kind_names[XK_NR] = {
@@ -53,6 +61,10 @@ static const char * const xff_kind_names[XK_NR] = {
 	[XK_DISCARD_SECURE] = "discard_secure",
 	[XK_WRITE_RO] = "write_ro",
 	[XK_PROTO] = "proto",
+	[XK_MS_WRITE] = "ms_write",
+	[XK_MS_READ] = "ms_read",
+	[XK_MS_BAD_PFN] = "ms_bad_pfn",
+	[XK_MS_UNSHARED_PFN] = "ms_unshared_pfn",
 };
 
 /**
@@ -158,6 +170,47 @@ static void xff_inject_build(struct xff_info *info, enum xff_kind kind,
 	}
 }
 
+/*
+ * On a memshare channel the kinds above carry grant references, so their
+ * data requests get FIPCBLK_F_GRANTREFS; the ms_* kinds name pages by pfn
+ * (our test page, the first pfn past the table, a pfn not shared).
+ */
+static int xff_inject_memshare(struct xff_info *info, enum xff_kind kind,
+			       struct fipcblk_request *r, struct page *page)
+{
+	const struct xff_memshare *ms = info->ms;
+	long pfn;
+
+	if (kind < XK_MS_WRITE) {
+		if (ms && (r->op == FIPCBLK_OP_READ ||
+			   r->op == FIPCBLK_OP_WRITE))
+			r->flags |= FIPCBLK_F_GRANTREFS;
+		return 0;
+	}
+	if (!ms)
+		return -EOPNOTSUPP;
+	if (kind != XK_MS_READ) {
+		r->op = FIPCBLK_OP_WRITE;
+		r->sector = info->sectors - 2 * FIPCBLK_PAGE_BYTES / 512;
+	}
+	switch (kind) {
+	case XK_MS_WRITE:
+	case XK_MS_READ:
+		pfn = page_to_pfn(page);
+		break;
+	case XK_MS_BAD_PFN:
+		pfn = ms->npfns;
+		break;
+	default:
+		pfn = xff_memshare_unshared_pfn(ms);
+		if (pfn < 0)
+			return pfn;
+		break;
+	}
+	r->refs[0] = pfn;
+	return 0;
+}
+
 static int xff_inject_send(struct xff_info *info, enum xff_kind kind,
 			   struct page *page, grant_ref_t *gref,
 			   grant_ref_t *unowned)
@@ -188,6 +241,9 @@ static int xff_inject_send(struct xff_info *info, enum xff_kind kind,
 		*unowned = gnttab_claim_grant_reference(&head);
 		r.refs[0] = *unowned;
 	}
+	err = xff_inject_memshare(info, kind, &r, page);
+	if (err)
+		return err;
 
 	spin_lock(&chan->tx_lock);
 	if (kind == XK_PROTO) {

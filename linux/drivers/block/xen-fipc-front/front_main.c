@@ -27,6 +27,12 @@ module_param_named(max_request_kb, xff_max_request_kb, uint, 0444);
 MODULE_PARM_DESC(max_request_kb,
 		 "Largest request in KiB, capped by the backend's fipc-max-request-bytes (default 1024)");
 
+char xff_memshare_mode[8] = "auto";
+module_param_string(memshare, xff_memshare_mode, sizeof(xff_memshare_mode),
+		    0644);
+MODULE_PARM_DESC(memshare,
+		 "auto: use the memshare data path when the backend offers it and the toolstack consented (fipc-memshare=1); off: never (default auto)");
+
 struct fipc_poller_set xff_pollers = {
 	.name = "xff-poll",
 	.ops = &xff_poll_ops,

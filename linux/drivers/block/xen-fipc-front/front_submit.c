@@ -9,7 +9,9 @@
  * through whole pages (segments may also go on within a page: merged
  * small I/Os from one buffer), and the references form a PRP-like list: the
  * first FIPCBLK_HEAD_REFS in the head slot, then FIPCBLK_CONT_REFS per
- * continuation slot.
+ * continuation slot.  On the memshare path (front_memshare.c) a WRITE's
+ * references are the pages' pfns instead, and nothing is granted, unless
+ * a page's frame changed since connect.
  */
 #include <linux/blk-mq.h>
 #include <xen/events.h>
@@ -28,6 +30,12 @@ void xff_end_grants(struct xff_rq *p, bool *leaked)
 {
 	unsigned int i;
 
+	if (p->shared) {
+		/* pfns of the memshare path: nothing granted for this request. */
+		p->shared = false;
+		p->nrefs = 0;
+		return;
+	}
 	for (i = 0; i < p->nrefs; i++) {
 		if (!gnttab_try_end_foreign_access(p->refs[i])) {
 			pr_alert_ratelimited(XFF_NAME ": backend still maps grant %u of a finished request\n",
@@ -147,14 +155,24 @@ static blk_status_t xff_prepare(struct xff_info *info, struct request *rq,
 		return BLK_STS_NOTSUPP;
 	}
 	p->nrefs = 0;
+	p->shared = false;
 	if (r->op == FIPCBLK_OP_READ || r->op == FIPCBLK_OP_WRITE) {
 		r->nr_bytes = blk_rq_bytes(rq);
 		first = bio_iter_iovec(rq->bio, rq->bio->bi_iter).bv_offset;
 		nrefs = DIV_ROUND_UP(first + r->nr_bytes, FIPCBLK_PAGE_BYTES);
 		if (!r->nr_bytes || nrefs > info->max_refs)
 			return BLK_STS_IOERR;
-		first = xff_grant_data(info, rq, p, nrefs,
-				       r->op == FIPCBLK_OP_WRITE);
+		first = -EAGAIN;
+		/* Shared read-only: only a WRITE's pages go by pfn. */
+		if (info->ms && r->op == FIPCBLK_OP_WRITE)
+			first = xff_memshare_refs(info, rq, p, nrefs);
+		if (first == -EAGAIN) {
+			/* Grants of its own; on memshare, say so. */
+			if (info->ms)
+				r->flags |= FIPCBLK_F_GRANTREFS;
+			first = xff_grant_data(info, rq, p, nrefs,
+					       r->op == FIPCBLK_OP_WRITE);
+		}
 		if (first < 0) {
 			xff_end_grants(p, &leaked);
 			return first == -ENOSPC ? BLK_STS_RESOURCE :
@@ -210,6 +228,9 @@ static blk_status_t xff_queue_rq(struct blk_mq_hw_ctx *hctx,
 		goto fail;
 	}
 	chan->st[XFF_REQUESTS]++;
+	if (head.flags & FIPCBLK_F_GRANTREFS)
+		chan->st[head.op == FIPCBLK_OP_WRITE ? XFF_MS_FALLBACKS :
+						       XFF_MS_READ_GRANTS]++;
 	if (bd->last)
 		xff_chan_notify(chan);
 	spin_unlock(&chan->tx_lock);

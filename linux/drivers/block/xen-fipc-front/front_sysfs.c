@@ -16,6 +16,8 @@ static const char * const xff_stat_names[XFF_NR_STATS] = {
 	[XFF_LOCAL_KICKS] = "local_kicks",
 	[XFF_REQUEUED] = "requeued",
 	[XFF_BAD_RESPONSES] = "bad_responses",
+	[XFF_MS_FALLBACKS] = "memshare_fallbacks",
+	[XFF_MS_READ_GRANTS] = "memshare_read_grants",
 };
 
 /**
@@ -98,8 +100,24 @@ static ssize_t ring_order_show(struct device *d,
 }
 static DEVICE_ATTR_RO(ring_order);
 
+/* The data path of the connection: grant, memshare, or none. */
+static ssize_t data_path_show(struct device *d, struct device_attribute *attr,
+			      char *buf)
+{
+	struct xff_info *info = dev_get_drvdata(d);
+	const char *path;
+
+	if (!info)
+		return -ENODEV;
+	mutex_lock(&info->mutex);
+	path = !info->chans ? "none" : info->ms ? "memshare" : "grant";
+	mutex_unlock(&info->mutex);
+	return sysfs_emit(buf, "%s\n", path);
+}
+static DEVICE_ATTR_RO(data_path);
+
 static struct xff_stat_attr xff_stat_attrs[XFF_NR_STATS];
-static struct attribute *xff_attrs[XFF_NR_STATS + 4];
+static struct attribute *xff_attrs[XFF_NR_STATS + 5];
 
 static const struct attribute_group xff_stat_group = {
 	.name = "statistics",
@@ -131,5 +149,6 @@ void xff_sysfs_init(void)
 	xff_attrs[i++] = &dev_attr_notify_recv.attr;
 	xff_attrs[i++] = &dev_attr_queues.attr;
 	xff_attrs[i++] = &dev_attr_ring_order.attr;
+	xff_attrs[i++] = &dev_attr_data_path.attr;
 	xff_attrs[i] = NULL;
 }

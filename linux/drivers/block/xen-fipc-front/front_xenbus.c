@@ -80,7 +80,7 @@ static int xff_pick_version(struct xff_info *info)
 	return ok ? FIPCBLK_PROTOCOL_VERSION : -EPROTONOSUPPORT;
 }
 
-static bool xff_grant_path_offered(struct xff_info *info)
+static bool xff_path_offered(struct xff_info *info, const char *path)
 {
 	char *paths;
 	bool ok;
@@ -89,9 +89,39 @@ static bool xff_grant_path_offered(struct xff_info *info)
 			    NULL);
 	if (IS_ERR(paths))
 		return false;
-	ok = xff_list_has(paths, "grant");
+	ok = xff_list_has(paths, path);
 	kfree(paths);
 	return ok;
+}
+
+/*
+ * Memshare only with the toolstack's consent in our own directory
+ * (fipc-memshare = 1), the backend's offer and our memshare parameter;
+ * otherwise, or if the memory cannot be shared, the grant path.
+ */
+static void xff_pick_data_path(struct xff_info *info)
+{
+	struct xenbus_device *dev = info->xbdev;
+	int err;
+
+	if (!xenbus_read_unsigned(dev->nodename, "fipc-memshare", 0))
+		return;
+	if (info->ms_refused) {
+		dev_info(&dev->dev, "memshare: the backend failed to connect on it, using the grant data path\n");
+		return;
+	}
+	if (!strcmp(xff_memshare_mode, "off")) {
+		dev_info(&dev->dev, "memshare: off (module parameter), using the grant data path\n");
+		return;
+	}
+	if (!xff_path_offered(info, "memshare")) {
+		dev_info(&dev->dev, "memshare: not offered by the backend, using the grant data path\n");
+		return;
+	}
+	err = xff_memshare_setup(info);
+	if (err)
+		dev_warn(&dev->dev, "memshare: cannot share the guest's memory (%d), using the grant data path\n",
+			 err);
 }
 
 /* Negotiate with a backend in InitWait and hand it our channels. */
@@ -108,7 +138,7 @@ static void xff_talk_to_backend(struct xff_info *info)
 		xenbus_switch_state(dev, XS_CLOSED);
 		return;
 	}
-	if (!xff_grant_path_offered(info)) {
+	if (!xff_path_offered(info, "grant")) {
 		xenbus_dev_fatal(dev, -EOPNOTSUPP,
 				 "backend does not offer the grant data path");
 		return;
@@ -146,14 +176,21 @@ static void xff_talk_to_backend(struct xff_info *info)
 		return;
 	}
 
+	/*
+	 * Memory first: its references are one long run, which is easiest
+	 * to find before the rings take references from the free list.
+	 */
+	xff_pick_data_path(info);
 	err = xff_chans_setup(info, nr, order);
 	if (err) {
+		xff_memshare_teardown(info);
 		xenbus_dev_fatal(dev, err, "setting up %u channels", nr);
 		return;
 	}
 	err = xff_chans_publish(info, version);
 	if (err) {
 		xff_chans_teardown(info);
+		xff_memshare_teardown(info);
 		return;
 	}
 	info->link = XFF_SETUP;
@@ -241,17 +278,19 @@ static void xff_connect(struct xff_info *info)
 			xenbus_dev_fatal(dev, err, "adding the disk");
 			return;
 		}
-		dev_info(&dev->dev, "%s: %llu sectors of %u bytes, %u queue(s), ring order %u%s%s%s\n",
+		dev_info(&dev->dev, "%s: %llu sectors of %u bytes, %u queue(s), ring order %u, %s data path%s%s%s\n",
 			 info->disk->disk_name, info->sectors,
 			 info->sector_size, info->nr_chans, info->ring_order,
+			 info->ms ? "memshare" : "grant",
 			 info->ro ? ", read-only" : "",
 			 info->flush ? ", flush" : "",
 			 info->discard ? ", discard" : "");
 	} else {
 		xff_disk_update(info);
 		xff_start_queue(info);
-		dev_info(&dev->dev, "%s: reconnected, %u queue(s)\n",
-			 info->disk->disk_name, info->nr_chans);
+		dev_info(&dev->dev, "%s: reconnected, %u queue(s), %s data path\n",
+			 info->disk->disk_name, info->nr_chans,
+			 info->ms ? "memshare" : "grant");
 	}
 	if (!info->watching &&
 	    !xenbus_watch_pathfmt(dev, &info->sectors_watch, NULL,
@@ -274,6 +313,7 @@ static void xff_backend_gone(struct xff_info *info)
 		fipc_poller_detach(&info->chans[i].poll);
 	xff_requeue_inflight(info);
 	xff_chans_teardown(info);
+	xff_memshare_teardown(info);
 }
 
 static void xff_backend_changed(struct xenbus_device *dev,
@@ -301,6 +341,11 @@ static void xff_backend_changed(struct xenbus_device *dev,
 			xff_connect(info);
 		break;
 	case XS_CLOSING:
+		if (info->link == XFF_SETUP && info->ms) {
+			/* It could not take our memory: grant next time. */
+			dev_warn(&dev->dev, "memshare: the backend closed while connecting; the grant data path from now on\n");
+			info->ms_refused = true;
+		}
 		if (info->link == XFF_UP || info->link == XFF_SETUP) {
 			xff_stop_queue(info);
 			info->link = XFF_CLOSING;

@@ -111,12 +111,17 @@ fipc_be_stat() {
 
 # fipc_be_stats_json FRONT_DOMID VDEV FILE: all backend counters as JSON.
 fipc_be_stats_json() {
-    local d="$FIPC_BE_SYSFS/fipcblk-$1-$2/statistics" f sep=""
+    local d="$FIPC_BE_SYSFS/fipcblk-$1-$2/statistics" f v sep=""
     {
         printf '{'
         for f in "$d"/*; do
             [ -f "$f" ] || continue
-            printf '%s"%s": %s' "$sep" "$(basename "$f")" "$(cat "$f")"
+            v=$(cat "$f")
+            # Counters are numbers; a word (data_path) is a JSON string.
+            case $v in
+            ''|*[!0-9-]*) printf '%s"%s": "%s"' "$sep" "$(basename "$f")" "$v" ;;
+            *) printf '%s"%s": %s' "$sep" "$(basename "$f")" "$v" ;;
+            esac
             sep=", "
         done
         # The event core's view of the backend's port (lateeoi): events

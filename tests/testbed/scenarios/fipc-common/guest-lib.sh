@@ -24,7 +24,12 @@ fipc_front_stats() {
     {
         printf '{'
         for f in "$d"/*; do
-            printf '%s"%s": %s' "$sep" "$(basename "$f")" "$(cat "$f")"
+            v=$(cat "$f")
+            # Counters are numbers; a word (data_path) is a JSON string.
+            case $v in
+            ''|*[!0-9-]*) printf '%s"%s": "%s"' "$sep" "$(basename "$f")" "$v" ;;
+            *) printf '%s"%s": %s' "$sep" "$(basename "$f")" "$v" ;;
+            esac
             sep=", "
         done
         printf '}\n'

@@ -60,6 +60,8 @@
  *   multi-queue-num-queues   number of channels, at least 1
  *   fipc-ring-order          log2 of each ring's size in 4 KiB pages
  *   fipc-data-path           "grant" or "memshare"
+ *   fipc-memshare-dir-ref    memshare only: grant ref of the directory page
+ *   fipc-memshare-pfns       memshare only: entries of the pfn table
  *   queue-<q>/req-ring-ref<i>   grant refs of the request ring pages
  *   queue-<q>/rsp-ring-ref<i>   grant refs of the response ring pages
  *   queue-<q>/ctrl-ring-ref     grant ref of the channel's control page
@@ -79,6 +81,15 @@
 /* Request flags. */
 #define FIPCBLK_F_FUA		0x01	/* WRITE: stable on media before completion */
 #define FIPCBLK_F_SECURE	0x02	/* DISCARD: secure erase (if discard-secure) */
+/*
+ * READ/WRITE on a "memshare" channel only: refs[] are grant references
+ * (granted for this request, as on the grant path), not guest frame
+ * numbers.  Set on every READ, and on a WRITE whose pages the frontend
+ * cannot name by pfn (a page outside the shared table, or whose frame
+ * changed since connect, e.g. after ballooning).  Refused on a grant
+ * channel.
+ */
+#define FIPCBLK_F_GRANTREFS	0x04
 
 /* Response status. */
 #define FIPCBLK_RSP_OKAY	0
@@ -135,6 +146,35 @@ struct fipcblk_response {
 };
 
 #pragma pack(pop)
+
+/*
+ * The memshare data path ("fipc-data-path" = "memshare", offered only when
+ * the backend's directory has fipc-memshare-allowed = 1 and chosen only
+ * when the frontend's has fipc-memshare = 1).  At connect the frontend
+ * grants every RAM page it has (pfn 0 to fipc-memshare-pfns - 1) to the
+ * backend once, read-only, and publishes a pfn -> grant reference table:
+ *
+ *   table page t (4 KiB, granted): uint32 refs[1024], the grant
+ *     reference of pfn t * 1024 + i, or 0 where that pfn is not shared
+ *     (not RAM, ballooned out, no frame);
+ *   directory page (granted, its reference in
+ *     fipc-memshare-dir-ref): uint32 refs[1024], the grant reference of
+ *     table page t at index t, for t < DIV_ROUND_UP(pfns, 1024).
+ *
+ * fipc-memshare-pfns is at most FIPCBLK_MEMSHARE_MAX_PFNS (one directory
+ * page: 4 GiB of guest memory).  The backend copies the directory and
+ * tables once into private memory and maps every listed reference,
+ * read-only, for the life of the connection; WRITE requests then carry
+ * pfns in refs[] (no per-request grant), unless they have
+ * FIPCBLK_F_GRANTREFS.  READs always carry grants (FIPCBLK_F_GRANTREFS):
+ * in a PV guest a frame another domain maps writable cannot become a page
+ * table, so the whole memory is shared read-only.  A READ by pfn, a pfn
+ * outside the table, or one whose entry the backend could not map, fails
+ * the request (FIPCBLK_RSP_ERROR).  The frontend revokes the grants only
+ * after the backend has unmapped them (disconnect).
+ */
+#define FIPCBLK_MEMSHARE_REFS_PER_PAGE	1024
+#define FIPCBLK_MEMSHARE_MAX_PFNS	(1024 * 1024)
 
 /*
  * Channel control page: each end's "I am asleep" word in a cache line of

@@ -1,0 +1,433 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xen-fipc-back: the memshare data path.
+ *
+ * At connect the frontend has granted every RAM page it has to us and
+ * published a pfn -> grant reference table (fipcblk.h): a directory page
+ * listing table pages of 1024 references each.  We copy the directory and
+ * the tables once into private memory (the frontend may rewrite them at
+ * any time), then map every listed reference, in batches, on pages of our
+ * own (gnttab_alloc_pages), keeping an array pfn -> page.  WRITE requests
+ * then name their pages by pfn, and a bio is built on the pages of the
+ * array: no grant operation and no hypercall per request.  Everything is
+ * unmapped at disconnect, after the channels' bios have ended.
+ *
+ * The mapping is read-only.  In a PV guest a frame that another domain
+ * maps writable cannot become a page table (Xen's page types): the guest
+ * would fail to pin its next page table on any page we map writable, and
+ * every free page may become one.  So READ requests, whose data we must
+ * write, carry per-request grants (FIPCBLK_F_GRANTREFS); a READ by pfn is
+ * refused.
+ *
+ * The frontend is untrusted: the pfn count is bounded, a reference that
+ * cannot be mapped leaves its pfn unmapped (requests naming it fail),
+ * and every pfn of a request is checked against the array (with
+ * array_index_nospec) before use.
+ */
+#include <linux/ktime.h>
+#include <linux/mm.h>
+#include <linux/nospec.h>
+#include <linux/slab.h>
+#include <xen/grant_table.h>
+#include <xen/xenbus.h>
+#include "back.h"
+
+/* The mappings, one per guest table, shared by that guest's devices. */
+static DEFINE_MUTEX(xfb_ms_mutex);
+static LIST_HEAD(xfb_ms_maps);
+
+/* Grants mapped or unmapped per hypercall. */
+#define XFB_MS_BATCH		512
+#define XFB_MS_PER_PAGE		FIPCBLK_MEMSHARE_REFS_PER_PAGE
+
+/*
+ * Copy @n pages of references, named by @refs, into @dst (@count entries
+ * at most), mapping at most XENBUS_MAX_RING_GRANTS pages at a time.
+ */
+static int xfb_ms_copy_pages(struct xfb_be *be, grant_ref_t *refs,
+			     unsigned int n, u32 *dst, unsigned long count)
+{
+	unsigned int done = 0, chunk;
+	unsigned long bytes;
+	void *addr;
+	int err;
+
+	while (done < n) {
+		chunk = min_t(unsigned int, n - done, XENBUS_MAX_RING_GRANTS);
+		err = xenbus_map_ring_valloc(be->dev, refs + done, chunk,
+					     &addr);
+		if (err)
+			return err;
+		bytes = min_t(unsigned long, (unsigned long)chunk * XFB_MS_PER_PAGE,
+			      count - (unsigned long)done * XFB_MS_PER_PAGE);
+		memcpy(dst + (unsigned long)done * XFB_MS_PER_PAGE, addr,
+		       bytes * sizeof(u32));
+		xenbus_unmap_ring_vfree(be->dev, addr);
+		done += chunk;
+	}
+	return 0;
+}
+
+/* Read the frontend's fipc-memshare-pfns and fipc-memshare-dir-ref. */
+static int xfb_ms_read_keys(struct xfb_be *be, unsigned long *npfns,
+			    grant_ref_t *dir_ref)
+{
+	struct xenbus_device *dev = be->dev;
+
+	*npfns = xenbus_read_unsigned(dev->otherend, "fipc-memshare-pfns", 0);
+	if (!*npfns || *npfns > FIPCBLK_MEMSHARE_MAX_PFNS) {
+		xenbus_dev_error(dev, -EINVAL, "bad fipc-memshare-pfns %lu",
+				 *npfns);
+		return -EINVAL;
+	}
+	if (xenbus_scanf(XBT_NIL, dev->otherend, "fipc-memshare-dir-ref",
+			 "%u", dir_ref) != 1) {
+		xenbus_dev_error(dev, -EINVAL, "reading fipc-memshare-dir-ref");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Copy the directory and the tables into a private array. */
+static u32 *xfb_ms_read_table(struct xfb_be *be, unsigned long n,
+			      grant_ref_t dir_ref)
+{
+	struct xenbus_device *dev = be->dev;
+	grant_ref_t *tables = NULL;
+	unsigned int nr_tables;
+	u32 *grefs = NULL;
+	int err;
+
+	nr_tables = DIV_ROUND_UP(n, XFB_MS_PER_PAGE);
+	tables = kcalloc(XFB_MS_PER_PAGE, sizeof(*tables), GFP_KERNEL);
+	grefs = kvcalloc(n, sizeof(*grefs), GFP_KERNEL);
+	if (!tables || !grefs) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	/* The directory, then the tables it names: each copied once. */
+	err = xfb_ms_copy_pages(be, &dir_ref, 1, tables, nr_tables);
+	if (err)
+		goto fail;
+	err = xfb_ms_copy_pages(be, tables, nr_tables, grefs, n);
+	if (err)
+		goto fail;
+	kfree(tables);
+	return grefs;
+
+fail:
+	xenbus_dev_error(dev, err, "reading the memshare table");
+	kfree(tables);
+	kvfree(grefs);
+	return NULL;
+}
+
+/* Map one batch of references; unmappable ones leave their pfn NULL. */
+static int xfb_ms_map_batch(struct xfb_be *be, struct xfb_memshare *ms,
+			    const u32 *grefs, const unsigned long *pfns,
+			    unsigned int n, struct gnttab_map_grant_ref *ops,
+			    struct page **pages)
+{
+	domid_t domid = be->dev->otherend_id;
+	unsigned int i, nfree = 0;
+	int err;
+
+	err = gnttab_alloc_pages(n, pages);
+	if (err)
+		return err;
+	for (i = 0; i < n; i++) {
+		gnttab_set_map_op(&ops[i], (unsigned long)page_address(pages[i]),
+				  GNTMAP_host_map | GNTMAP_readonly,
+				  grefs[pfns[i]], domid);
+		ops[i].status = GNTST_general_error;
+		ops[i].handle = INVALID_GRANT_HANDLE;
+	}
+	/* Whatever it returns, the status of each op says what is mapped. */
+	gnttab_map_refs(ops, NULL, pages, n);
+	for (i = 0; i < n; i++) {
+		if (ops[i].status == GNTST_okay) {
+			ms->pages[pfns[i]] = pages[i];
+			ms->handles[pfns[i]] = ops[i].handle;
+			ms->mapped++;
+		} else {
+			ms->failed++;
+			pages[nfree++] = pages[i];
+		}
+	}
+	if (nfree)
+		gnttab_free_pages(nfree, pages);
+	return 0;
+}
+
+static int xfb_ms_map_all(struct xfb_be *be, struct xfb_memshare *ms,
+			  const u32 *grefs)
+{
+	struct gnttab_map_grant_ref *ops;
+	unsigned long pfn = 0, *pfns;
+	struct page **pages;
+	unsigned int n;
+	int err = 0;
+
+	ops = kvcalloc(XFB_MS_BATCH, sizeof(*ops), GFP_KERNEL);
+	pfns = kvcalloc(XFB_MS_BATCH, sizeof(*pfns), GFP_KERNEL);
+	pages = kvcalloc(XFB_MS_BATCH, sizeof(*pages), GFP_KERNEL);
+	if (!ops || !pfns || !pages) {
+		err = -ENOMEM;
+		goto out;
+	}
+	while (pfn < ms->npfns) {
+		for (n = 0; pfn < ms->npfns && n < XFB_MS_BATCH; pfn++)
+			if (grefs[pfn])
+				pfns[n++] = pfn;
+		if (!n)
+			break;
+		err = xfb_ms_map_batch(be, ms, grefs, pfns, n, ops, pages);
+		if (err)
+			break;
+		cond_resched();
+	}
+out:
+	kvfree(ops);
+	kvfree(pfns);
+	kvfree(pages);
+	return err;
+}
+
+/* Unmap a batch; pages whose unmap failed are leaked, never reused. */
+static void xfb_ms_unmap_batch(struct xfb_be *be,
+			       struct gnttab_unmap_grant_ref *ops,
+			       struct page **pages, unsigned int n)
+{
+	unsigned int i, nfree = 0;
+	int err;
+
+	err = gnttab_unmap_refs(ops, NULL, pages, n);
+	for (i = 0; i < n; i++) {
+		if (!err && ops[i].status == GNTST_okay)
+			pages[nfree++] = pages[i];
+	}
+	if (nfree != n)
+		dev_err(&be->dev->dev, "memshare: unmap failed (%d), leaking %u pages\n",
+			err, n - nfree);
+	if (nfree)
+		gnttab_free_pages(nfree, pages);
+}
+
+static void xfb_ms_unmap_all(struct xfb_be *be, struct xfb_memshare *ms)
+{
+	struct gnttab_unmap_grant_ref *ops;
+	struct page **pages;
+	unsigned long pfn;
+	unsigned int n = 0;
+
+	ops = kvcalloc(XFB_MS_BATCH, sizeof(*ops), GFP_KERNEL);
+	pages = kvcalloc(XFB_MS_BATCH, sizeof(*pages), GFP_KERNEL);
+	if (!ops || !pages) {
+		/* Cannot batch: keep everything mapped rather than crash. */
+		dev_err(&be->dev->dev, "memshare: no memory to unmap, leaking %lu pages\n",
+			ms->mapped);
+		goto out;
+	}
+	for (pfn = 0; pfn < ms->npfns; pfn++) {
+		struct page *page = ms->pages[pfn];
+
+		if (!page)
+			continue;
+		gnttab_set_unmap_op(&ops[n], (unsigned long)page_address(page),
+				    GNTMAP_host_map | GNTMAP_readonly,
+				    ms->handles[pfn]);
+		pages[n++] = page;
+		ms->pages[pfn] = NULL;
+		if (n == XFB_MS_BATCH) {
+			xfb_ms_unmap_batch(be, ops, pages, n);
+			n = 0;
+			cond_resched();
+		}
+	}
+	if (n)
+		xfb_ms_unmap_batch(be, ops, pages, n);
+	ms->mapped = 0;
+out:
+	kvfree(ops);
+	kvfree(pages);
+}
+
+static void xfb_ms_free(struct xfb_memshare *ms)
+{
+	kvfree(ms->pages);
+	kvfree(ms->handles);
+	kfree(ms);
+}
+
+/* Map a new set: the table's every reference. */
+static struct xfb_memshare *xfb_ms_create(struct xfb_be *be,
+					  unsigned long npfns,
+					  grant_ref_t dir_ref)
+{
+	struct xfb_memshare *ms;
+	u64 t0 = ktime_get_ns();
+	u32 *grefs;
+	int err;
+
+	grefs = xfb_ms_read_table(be, npfns, dir_ref);
+	if (!grefs)
+		return ERR_PTR(-EINVAL);
+	ms = kzalloc(sizeof(*ms), GFP_KERNEL);
+	if (!ms) {
+		kvfree(grefs);
+		return ERR_PTR(-ENOMEM);
+	}
+	ms->domid = be->dev->otherend_id;
+	ms->dir_ref = dir_ref;
+	ms->npfns = npfns;
+	ms->pages = kvcalloc(npfns, sizeof(*ms->pages), GFP_KERNEL);
+	ms->handles = kvcalloc(npfns, sizeof(*ms->handles), GFP_KERNEL);
+	if (!ms->pages || !ms->handles) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	err = xfb_ms_map_all(be, ms, grefs);
+	if (err)
+		goto fail_unmap;
+	kvfree(grefs);
+	ms->map_ns = ktime_get_ns() - t0;
+	dev_info(&be->dev->dev, "memshare: mapped %lu of %lu pfns in %llu ms (%lu refused), array %lu KiB\n",
+		 ms->mapped, npfns, ms->map_ns / NSEC_PER_MSEC, ms->failed,
+		 xfb_memshare_array_bytes(ms) / 1024);
+	if (ms->failed)
+		dev_warn(&be->dev->dev, "memshare: %lu references could not be mapped; requests naming their pfns will fail\n",
+			 ms->failed);
+	return ms;
+
+fail_unmap:
+	xfb_ms_unmap_all(be, ms);
+fail:
+	kvfree(grefs);
+	xfb_ms_free(ms);
+	xenbus_dev_error(be->dev, err, "mapping the guest's memory");
+	return ERR_PTR(err);
+}
+
+/**
+ * xfb_memshare_map() - map all of the frontend's shared memory
+ * @be: the device, connecting on the memshare path, with no channels
+ *
+ * A guest shares its memory once with us for all its disks (the same
+ * directory reference): a mapping of that table made for another device
+ * of the same guest is shared (refcounted), else the table is mapped.
+ *
+ * Return: 0 (be->ms set; pfns whose reference could not be mapped stay
+ * unmapped) or a negative errno, reported in xenstore.
+ */
+int xfb_memshare_map(struct xfb_be *be)
+{
+	domid_t domid = be->dev->otherend_id;
+	struct xfb_memshare *ms;
+	unsigned long npfns;
+	grant_ref_t dir_ref;
+	int err;
+
+	err = xfb_ms_read_keys(be, &npfns, &dir_ref);
+	if (err)
+		return err;
+	mutex_lock(&xfb_ms_mutex);
+	list_for_each_entry(ms, &xfb_ms_maps, node) {
+		if (ms->domid == domid && ms->dir_ref == dir_ref &&
+		    ms->npfns == npfns) {
+			ms->users++;
+			be->ms = ms;
+			mutex_unlock(&xfb_ms_mutex);
+			dev_info(&be->dev->dev, "memshare: using the %lu pages of domain %u already mapped for another disk\n",
+				 ms->mapped, domid);
+			return 0;
+		}
+	}
+	ms = xfb_ms_create(be, npfns, dir_ref);
+	if (IS_ERR(ms)) {
+		mutex_unlock(&xfb_ms_mutex);
+		return PTR_ERR(ms);
+	}
+	ms->users = 1;
+	list_add(&ms->node, &xfb_ms_maps);
+	be->ms = ms;
+	mutex_unlock(&xfb_ms_mutex);
+	return 0;
+}
+
+/**
+ * xfb_memshare_unmap() - let go of the mapping of xfb_memshare_map()
+ * @be: the device, its channels already drained (no bio uses the pages)
+ *
+ * The last device using a mapping unmaps and frees it.
+ */
+void xfb_memshare_unmap(struct xfb_be *be)
+{
+	struct xfb_memshare *ms = be->ms;
+	unsigned long mapped;
+
+	if (!ms)
+		return;
+	be->ms = NULL;
+	mutex_lock(&xfb_ms_mutex);
+	if (--ms->users) {
+		mutex_unlock(&xfb_ms_mutex);
+		return;
+	}
+	list_del(&ms->node);
+	mutex_unlock(&xfb_ms_mutex);
+	mapped = ms->mapped;
+	xfb_ms_unmap_all(be, ms);
+	dev_info(&be->dev->dev, "memshare: unmapped %lu pages\n", mapped);
+	xfb_ms_free(ms);
+}
+
+/**
+ * xfb_memshare_array_bytes() - private memory that tracks the mapping
+ * @ms: the mapping
+ *
+ * Return: bytes of the pfn -> page and pfn -> handle arrays.
+ */
+unsigned long xfb_memshare_array_bytes(const struct xfb_memshare *ms)
+{
+	return ms->npfns * (sizeof(*ms->pages) + sizeof(*ms->handles));
+}
+
+/**
+ * xfb_memshare_pages() - the pages a memshare request names by pfn
+ * @ms: the mapping
+ * @op: the request's op
+ * @msgs: the request message (private copy)
+ * @nrefs: number of pfns it carries (validated)
+ * @pages: filled with the pages
+ * @why: set to a reason on failure
+ *
+ * Return: 0, -EACCES if the request is not a WRITE (the mapping is
+ * read-only), -ERANGE if a pfn is outside the table, -ENOENT if a pfn is
+ * not mapped (not shared, or its reference could not be mapped).
+ */
+int xfb_memshare_pages(const struct xfb_memshare *ms, u8 op,
+		       const struct fipc_msg *msgs, unsigned int nrefs,
+		       struct page **pages, const char **why)
+{
+	unsigned int i;
+
+	if (op != FIPCBLK_OP_WRITE) {
+		*why = "only WRITE may name pages by pfn (read-only mapping)";
+		return -EACCES;
+	}
+	for (i = 0; i < nrefs; i++) {
+		unsigned long pfn = xfb_ref_at(msgs, i);
+
+		if (pfn >= ms->npfns) {
+			*why = "pfn outside the shared table";
+			return -ERANGE;
+		}
+		pfn = array_index_nospec(pfn, ms->npfns);
+		pages[i] = READ_ONCE(ms->pages[pfn]);
+		if (!pages[i]) {
+			*why = "pfn not shared";
+			return -ENOENT;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xen-fipc-front: the memshare data path (PV guests).
+ *
+ * At connect every RAM page of the guest is granted to the backend once,
+ * read-only, and a pfn -> grant reference table is published (fipcblk.h):
+ * table pages of 1024 references, listed in one directory page whose
+ * reference goes in fipc-memshare-dir-ref.  WRITE requests then name
+ * their pages by pfn, with no grant per request.  READ requests keep
+ * per-request (writable) grants, with FIPCBLK_F_GRANTREFS: in a PV guest
+ * a frame another domain maps writable cannot become a page table, and
+ * any free page may become one, so the whole memory is only ever shared
+ * read-only.
+ *
+ * The grants and the table are made once per backend domain and shared
+ * by every disk that domain serves (refcounted): a guest with several
+ * memshare disks grants its memory once.
+ *
+ * A page is named by pfn only if its frame is still the one granted at
+ * connect (ballooning, or a frame exchange for DMA, changes the frame
+ * behind a pfn); otherwise the request is sent with grants of its own and
+ * FIPCBLK_F_GRANTREFS (counted in memshare_fallbacks).  The grants are
+ * revoked at disconnect, after the backend has unmapped them: one still
+ * mapped is left to gnttab_end_foreign_access() to end later.
+ */
+#include <linux/blk-mq.h>
+#include <linux/ioport.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+#include <xen/grant_table.h>
+#include <xen/page.h>
+#include <xen/xen.h>
+#include "front.h"
+
+#define XFF_MS_PER_PAGE		FIPCBLK_MEMSHARE_REFS_PER_PAGE
+/* Grant references left free after sharing, for rings and fallbacks. */
+#define XFF_MS_RESERVE		1024
+
+/* The sets of granted memory, one per backend domain. */
+static DEFINE_MUTEX(xff_ms_mutex);
+static LIST_HEAD(xff_ms_sets);
+
+/* The frame behind a pfn, as the p2m has it (foreign/identity bits kept). */
+static unsigned long xff_ms_frame(unsigned long pfn)
+{
+	return __pfn_to_mfn(pfn);
+}
+
+/* walk_iomem_res_desc() callback: the end of the highest RAM range. */
+static int xff_ms_ram_end(struct resource *res, void *arg)
+{
+	u64 *end = arg;
+
+	*end = max_t(u64, *end, res->end);
+	return 0;
+}
+
+/*
+ * Pfns the table covers: up to the highest System RAM (the PV p2m's size
+ * is the p2m's virtual space, far beyond the guest's memory).
+ */
+static unsigned long xff_ms_npfns(void)
+{
+	u64 end = 0;
+
+	walk_iomem_res_desc(IORES_DESC_NONE,
+			    IORESOURCE_SYSTEM_RAM | IORESOURCE_BUSY, 0, U64_MAX,
+			    &end, xff_ms_ram_end);
+	if (!end)
+		return 0;
+	return min_t(unsigned long, PHYS_PFN(end) + 1, READ_ONCE(xen_p2m_size));
+}
+
+/* Can this pfn be shared: RAM with a frame of our own? */
+static bool xff_ms_shareable(unsigned long pfn, unsigned long frame)
+{
+	return pfn_valid(pfn) && page_is_ram(pfn) &&
+	       frame != INVALID_P2M_ENTRY &&
+	       !(frame & (FOREIGN_FRAME_BIT | IDENTITY_FRAME_BIT));
+}
+
+static u32 *xff_ms_table(struct xff_memshare *ms, unsigned long pfn)
+{
+	u32 *t = page_address(ms->tables[pfn / XFF_MS_PER_PAGE]);
+
+	return &t[pfn % XFF_MS_PER_PAGE];
+}
+
+static void xff_ms_free(struct xff_memshare *ms)
+{
+	unsigned int t;
+
+	if (ms->tables) {
+		for (t = 0; t < ms->nr_tables; t++)
+			if (ms->tables[t])
+				__free_page(ms->tables[t]);
+	}
+	if (ms->dir)
+		__free_page(ms->dir);
+	kfree(ms->tables);
+	kvfree(ms->frames);
+	kfree(ms);
+}
+
+static struct xff_memshare *xff_ms_alloc(unsigned long npfns)
+{
+	struct xff_memshare *ms;
+	unsigned int t;
+
+	ms = kzalloc(sizeof(*ms), GFP_KERNEL);
+	if (!ms)
+		return NULL;
+	ms->npfns = npfns;
+	ms->nr_tables = DIV_ROUND_UP(npfns, XFF_MS_PER_PAGE);
+	ms->frames = kvcalloc(npfns, sizeof(*ms->frames), GFP_KERNEL);
+	ms->tables = kcalloc(ms->nr_tables, sizeof(*ms->tables), GFP_KERNEL);
+	ms->dir = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	if (!ms->frames || !ms->tables || !ms->dir)
+		goto fail;
+	for (t = 0; t < ms->nr_tables; t++) {
+		ms->tables[t] = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		if (!ms->tables[t])
+			goto fail;
+	}
+	return ms;
+
+fail:
+	xff_ms_free(ms);
+	return NULL;
+}
+
+/*
+ * Take the references: one run for every shared page and the table and
+ * directory pages, and make sure XFF_MS_RESERVE more are still to be had.
+ */
+static int xff_ms_get_refs(struct xff_info *info, unsigned int count,
+			   grant_ref_t *first)
+{
+	grant_ref_t head;
+
+	if (gnttab_alloc_grant_reference_seq(count, first)) {
+		dev_warn(&info->xbdev->dev, "memshare: cannot get %u grant references (the domain's max_grant_frames is %u)\n",
+			 count, gnttab_max_grant_frames());
+		return -ENOSPC;
+	}
+	if (gnttab_alloc_grant_references(XFF_MS_RESERVE, &head)) {
+		dev_warn(&info->xbdev->dev, "memshare: %u grant references leave fewer than %u for rings and fallbacks (max_grant_frames %u)\n",
+			 count, XFF_MS_RESERVE, gnttab_max_grant_frames());
+		gnttab_free_grant_reference_seq(*first, count);
+		return -ENOSPC;
+	}
+	gnttab_free_grant_references(head);
+	return 0;
+}
+
+/* Grant all of the guest's memory to a backend domain: a new set. */
+static struct xff_memshare *xff_ms_create(struct xff_info *info)
+{
+	domid_t domid = info->xbdev->otherend_id;
+	unsigned long pfn, npfns, shared = 0;
+	struct xff_memshare *ms;
+	grant_ref_t ref;
+	unsigned int t;
+	u32 *dir;
+	int err;
+
+	npfns = xff_ms_npfns();
+	if (!npfns || npfns > FIPCBLK_MEMSHARE_MAX_PFNS) {
+		dev_warn(&info->xbdev->dev, "memshare: %lu pfns, at most %u can be shared\n",
+			 npfns, FIPCBLK_MEMSHARE_MAX_PFNS);
+		return ERR_PTR(-E2BIG);
+	}
+	ms = xff_ms_alloc(npfns);
+	if (!ms)
+		return ERR_PTR(-ENOMEM);
+	ms->domid = domid;
+	/* One look at the p2m: what is granted is what we compare with. */
+	for (pfn = 0; pfn < npfns; pfn++) {
+		unsigned long frame = xff_ms_frame(pfn);
+
+		if (xff_ms_shareable(pfn, frame)) {
+			ms->frames[pfn] = frame;
+			shared++;
+		} else {
+			ms->frames[pfn] = INVALID_P2M_ENTRY;
+		}
+		if (!(pfn % 4096))
+			cond_resched();
+	}
+	ms->count = shared + ms->nr_tables + 1;
+	err = xff_ms_get_refs(info, ms->count, &ms->first_ref);
+	if (err) {
+		xff_ms_free(ms);
+		return ERR_PTR(err);
+	}
+	ref = ms->first_ref;
+	for (pfn = 0; pfn < npfns; pfn++) {
+		if (ms->frames[pfn] == INVALID_P2M_ENTRY)
+			continue;
+		gnttab_grant_foreign_access_ref(ref, domid, ms->frames[pfn], 1);
+		*xff_ms_table(ms, pfn) = ref++;
+	}
+	/*
+	 * Writable like every other page: the backend maps them with
+	 * xenbus_map_ring_valloc(), and could write them through its mapping
+	 * of our memory anyway.  We never read them back.
+	 */
+	dir = page_address(ms->dir);
+	for (t = 0; t < ms->nr_tables; t++) {
+		gnttab_grant_foreign_access_ref(ref, domid,
+						xen_page_to_gfn(ms->tables[t]),
+						0);
+		dir[t] = ref++;
+	}
+	gnttab_grant_foreign_access_ref(ref, domid, xen_page_to_gfn(ms->dir), 0);
+	ms->dir_ref = ref;
+	ms->shared = shared;
+	dev_info(&info->xbdev->dev, "memshare: %lu of %lu pfns granted to domain %u (%u table pages)\n",
+		 shared, npfns, domid, ms->nr_tables);
+	return ms;
+}
+
+/**
+ * xff_memshare_setup() - share all of the guest's memory with the backend
+ * @info: the disk, negotiating (no memshare yet)
+ *
+ * Uses the set already granted to the backend's domain for another disk,
+ * or grants a new one.
+ *
+ * Return: 0 (info->ms set) or a negative errno, logged; the caller then
+ * uses the grant data path.
+ */
+int xff_memshare_setup(struct xff_info *info)
+{
+	domid_t domid = info->xbdev->otherend_id;
+	struct xff_memshare *ms;
+
+	if (!xen_pv_domain())
+		return -EOPNOTSUPP;
+	mutex_lock(&xff_ms_mutex);
+	list_for_each_entry(ms, &xff_ms_sets, node) {
+		if (ms->domid == domid) {
+			ms->users++;
+			info->ms = ms;
+			mutex_unlock(&xff_ms_mutex);
+			dev_info(&info->xbdev->dev, "memshare: using the %lu pages already granted to domain %u\n",
+				 ms->shared, domid);
+			return 0;
+		}
+	}
+	ms = xff_ms_create(info);
+	if (IS_ERR(ms)) {
+		mutex_unlock(&xff_ms_mutex);
+		return PTR_ERR(ms);
+	}
+	ms->users = 1;
+	list_add(&ms->node, &xff_ms_sets);
+	info->ms = ms;
+	mutex_unlock(&xff_ms_mutex);
+	return 0;
+}
+
+/**
+ * xff_memshare_teardown() - let go of the memory xff_memshare_setup() shared
+ * @info: the disk; its backend has closed (it unmapped everything)
+ *
+ * The last disk of a backend domain revokes the grants.  A grant a
+ * backend still maps cannot be revoked now: it is ended later by the
+ * grant table's deferred work (and the table pages freed then).
+ */
+void xff_memshare_teardown(struct xff_info *info)
+{
+	struct xff_memshare *ms = info->ms;
+	grant_ref_t ref;
+	unsigned long pfn;
+	unsigned int t;
+
+	if (!ms)
+		return;
+	info->ms = NULL;
+	mutex_lock(&xff_ms_mutex);
+	if (--ms->users) {
+		mutex_unlock(&xff_ms_mutex);
+		return;
+	}
+	list_del(&ms->node);
+	mutex_unlock(&xff_ms_mutex);
+	/* The references in the order xff_ms_create() gave them out. */
+	ref = ms->first_ref;
+	for (pfn = 0; pfn < ms->npfns; pfn++) {
+		if (ms->frames[pfn] == INVALID_P2M_ENTRY)
+			continue;
+		gnttab_end_foreign_access(ref++, NULL);
+		if (!(pfn % 4096))
+			cond_resched();
+	}
+	for (t = 0; t < ms->nr_tables; t++) {
+		/* Frees the table page once the backend lets it go. */
+		gnttab_end_foreign_access(ref++, ms->tables[t]);
+		ms->tables[t] = NULL;
+	}
+	gnttab_end_foreign_access(ms->dir_ref, ms->dir);
+	ms->dir = NULL;
+	xff_ms_free(ms);
+}
+
+/**
+ * xff_memshare_pfn_ok() - may a page be named by its pfn
+ * @ms: the shared memory
+ * @page: the page
+ *
+ * Return: true if the page's frame is the one granted at connect.
+ */
+static bool xff_memshare_pfn_ok(const struct xff_memshare *ms,
+				struct page *page)
+{
+	unsigned long pfn = page_to_pfn(page);
+
+	return pfn < ms->npfns && ms->frames[pfn] != INVALID_P2M_ENTRY &&
+	       ms->frames[pfn] == xff_ms_frame(pfn);
+}
+
+/**
+ * xff_memshare_refs() - name a request's pages by pfn
+ * @info: the disk, on the memshare path
+ * @rq: the request
+ * @p: its driver data: p->refs filled with pfns, p->nrefs, p->shared set
+ * @nrefs: number of pages the request spans
+ *
+ * Return: the first page offset, -EAGAIN if a page cannot be named by pfn
+ * (send the request with grants), or -EIO if the request breaks the
+ * page-boundary layout.
+ */
+int xff_memshare_refs(struct xff_info *info, struct request *rq,
+		      struct xff_rq *p, unsigned int nrefs)
+{
+	const struct xff_memshare *ms = info->ms;
+	unsigned int first, prev_end = 0, i = 0;
+	struct page *prev_page = NULL;
+	struct req_iterator iter;
+	struct bio_vec bv;
+	u32 bytes = 0;
+
+	first = bio_iter_iovec(rq->bio, rq->bio->bi_iter).bv_offset;
+	rq_for_each_segment(bv, rq, iter) {
+		/* Going on in the same page (merged small I/Os): same pfn. */
+		if (i && bv.bv_page == prev_page && bv.bv_offset == prev_end) {
+			prev_end += bv.bv_len;
+			bytes += bv.bv_len;
+			continue;
+		}
+		if (i >= nrefs || (i && (bv.bv_offset || prev_end != PAGE_SIZE)))
+			return -EIO;
+		if (!xff_memshare_pfn_ok(ms, bv.bv_page))
+			return -EAGAIN;
+		p->refs[i++] = page_to_pfn(bv.bv_page);
+		prev_page = bv.bv_page;
+		prev_end = bv.bv_offset + bv.bv_len;
+		bytes += bv.bv_len;
+	}
+	if (i != nrefs || bytes != blk_rq_bytes(rq))
+		return -EIO;
+	p->nrefs = nrefs;
+	p->shared = true;
+	return first;
+}
+
+/**
+ * xff_memshare_unshared_pfn() - a pfn inside the table that is not shared
+ * @ms: the shared memory
+ *
+ * For the test mode.
+ *
+ * Return: such a pfn, or -ENOENT if every pfn is shared.
+ */
+long xff_memshare_unshared_pfn(const struct xff_memshare *ms)
+{
+	unsigned long pfn;
+
+	for (pfn = 0; pfn < ms->npfns; pfn++)
+		if (ms->frames[pfn] == INVALID_P2M_ENTRY)
+			return pfn;
+	return -ENOENT;
+}

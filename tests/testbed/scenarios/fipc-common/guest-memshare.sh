@@ -1,0 +1,99 @@
+#!/bin/sh
+# fipc-memshare, domU side: xvdb (one channel per vCPU) and xvdc (one
+# channel), both phy1: disks with memshare=on on the same null_blk.
+#   1. both disks must be on the memshare data path;
+#   2. fio verify (crc32c) 512 B/4 KiB/1 MiB, QD 1/32 on both;
+#   3. a timed run of writes on xvdb (READs always carry grants: the
+#      memory is shared read-only) between two mailbox words, while dom0
+#      takes the backend's counters before and after ("@@FIPC-MS timed-ready" ->
+#      dom0 "go", "@@FIPC-MS timed-done" -> dom0 "ack");
+#   4. hostile requests, memshare kinds included;
+#   5. balloon down and back up, then fio verify again (requests whose
+#      pages changed frame go with grants: memshare_fallbacks);
+#   6. "@@FIPC-MS counters": dom0 takes the final counters, posts "done".
+. /fipc/lib.sh
+. /fipc/scenario/guest-lib.sh
+. /fipc/scenario/hostile.sh
+export FIPC_SZ_SMALL=$(fipc_opt SZ_SMALL 1m) FIPC_SZ_BIG=$(fipc_opt SZ_BIG 4m)
+timed=$(fipc_opt TIMED_RUNTIME 10)
+rc=0
+
+# wait_word WORD SECONDS: wait for dom0's word in the mailbox of xvdb.
+wait_word() {
+	i=0
+	while ! fipc_mailbox_is /dev/xvdb "$1"; do
+		i=$((i + 1))
+		[ $i -lt $(($2 * 5)) ] || { echo "fipc-memshare: no '$1' from dom0 in $2 s"; return 1; }
+		sleep 0.2
+	done
+}
+
+fipc_wait_disk xvdb 120 || exit 1
+fipc_wait_disk xvdc 120 || exit 1
+for d in 51728 51744; do
+	p=$(cat /sys/bus/xen/devices/fipcblk-$d/statistics/data_path)
+	echo "fipc-memshare: fipcblk-$d $(cat /sys/bus/xen/devices/fipcblk-$d/statistics/queues) queue(s), $p data path"
+	[ "$p" = memshare ] || { echo "fipc-memshare: fipcblk-$d is on the $p path"; rc=1; }
+done
+dmesg | grep -i memshare
+FIPC_DEV=/dev/xvdb FIPC_BS_MIN=512 fipc_fio verify-xvdb /fipc/scenario/verify.fio || rc=1
+FIPC_DEV=/dev/xvdc FIPC_BS_MIN=512 fipc_fio verify-xvdc /fipc/scenario/verify.fio || rc=1
+fipc_front_stats 51728 /fipc/out/front-after-verify.json
+
+# No other I/O in the window: polling the mailbox reads (with grants), so
+# the guest goes quiet for 5 s around the job while dom0 takes the
+# counters on the markers.
+echo "@@FIPC-MS timed-ready"
+if wait_word go 300; then
+	echo "@@FIPC-MS timed-start"
+	sleep 5
+	fipc_fio timed-xvdb --name=timed --filename=/dev/xvdb --ioengine=libaio \
+		--direct=1 --rw=randwrite --bs=4k --iodepth=32 --offset=128m \
+		--size=64m --time_based=1 --runtime="$timed" || rc=1
+	echo "@@FIPC-MS timed-done"
+	sleep 5
+	wait_word ack 300 || rc=1
+else
+	rc=1
+fi
+
+fipc_hostile fipcblk-51728 good_read=0 bad_op=-2 bad_flags=-1 zero_len=-1 \
+    too_big=-1 bad_len=-1 bad_offset=-1 offset_page=-1 beyond_end=-1 \
+    straddle_end=-1 overflow=-1 misaligned=0 slots_short=-1 slots_long=-1 \
+    bad_gref=-1 unowned_gref=-1 ro_grant_read=-1 flush_data=-1 \
+    discard_offset=-2 discard_secure=-2 ms_write=0 ms_read=-1 \
+    ms_bad_pfn=-1 ms_unshared_pfn=-1 > /fipc/out/hostile.txt 2>&1 || rc=1
+cat /fipc/out/hostile.txt
+
+# Balloon: give back some memory (-o BALLOON_MB, default 96 MiB), take it
+# again (new frames behind those pfns), then verify once more.
+b=/sys/devices/system/xen_memory/xen_memory0
+if [ -w $b/target_kb ]; then
+	t=$(cat $b/target_kb)
+	echo $((t - $(fipc_opt BALLOON_MB 96) * 1024)) > $b/target_kb
+	sleep 5
+	down=$(cat $b/info/current_kb)
+	echo $t > $b/target_kb
+	# The balloon driver retries with growing delays: give it 60 s.
+	i=0
+	while [ "$(cat $b/info/current_kb)" -lt "$t" ] && [ $i -lt 60 ]; do
+		sleep 1
+		i=$((i + 1))
+	done
+	up=$(cat $b/info/current_kb)
+	echo "fipc-memshare: balloon target $t kB: down to $down kB, back to $up kB"
+	echo "{\"target_kb\": $t, \"down_kb\": $down, \"up_kb\": $up}" > /fipc/out/balloon.json
+else
+	echo "fipc-memshare: no balloon driver ($b/target_kb)"
+	rc=1
+fi
+FIPC_DEV=/dev/xvdb FIPC_BS_MIN=512 fipc_fio verify-xvdb-balloon /fipc/scenario/verify.fio || rc=1
+fipc_front_stats 51728 /fipc/out/front-final.json
+fipc_front_stats 51744 /fipc/out/front-xvdc-final.json
+cat /fipc/out/front-final.json
+echo "fipc-memshare: memshare_fallbacks $(cat /sys/bus/xen/devices/fipcblk-51728/statistics/memshare_fallbacks) after the balloon step"
+dmesg | grep -i -E 'memshare|grant' | tail -n 20
+
+echo "@@FIPC-MS counters"
+wait_word done 120 || rc=1
+exit $rc

@@ -1,0 +1,201 @@
+#!/bin/bash
+# Scenario "fipc-memshare" (dom0 side): null_blk (memory backed) in dom0,
+# served by xen-fipc-back on the memshare data path to one PV domU of
+# 512 MiB (phy1: disks with memshare=on):
+#   xvdb  one channel per guest vCPU (2)   xvdc  one channel (queues=1)
+# The guest (fipc-common/guest-memshare.sh) verifies both disks, runs a
+# timed write job between two mailbox words while dom0 takes the
+# backend's counters (no grant operation and no grant hypercall may
+# happen, while requests do; READs always carry grants, the memory being
+# shared read-only), sends hostile requests (a READ by pfn, pfns out of
+# range and not shared must be refused), balloons down and up and verifies again.
+# dom0 then checks the counters, records the connect time and memory
+# overhead (results/dom0/memshare.json), and runs one xl destroy of a
+# second guest under memshare I/O (fipc-common/guest-load.sh): the backend
+# must unmap everything and go, the domain must not linger.  Modules
+# unload, dom0's health is checked.
+set -u
+. "${FIPC_LIB:-$(dirname "$0")/../../lib}/fipc-scenario.sh"
+fipc_parse_args "$@"
+here=$(cd "$(dirname "$0")" && pwd)
+common=$(cd "$here/../fipc-common" && pwd)
+. "$common/fipc-lib.sh"
+export here common
+export FIPC_DOMU_LOAD="fipc xen-fipc-front"
+
+meminfo() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
+
+# marker NAME MARKER TIMEOUT: fipc_domu_wait_marker, but a guest that
+# crashed (kept by on_crash=preserve) fails at once.
+marker() {
+    local con=/var/log/xen/console/guest-$1.log i=0 n=$(($3 * 5))
+    while ! grep -q "^$2" "$con" 2>/dev/null; do
+        i=$((i + 1))
+        if [ $i -ge $n ] || ! xl domid "$1" >/dev/null 2>&1 ||
+           xl list "$1" 2>/dev/null | awk 'NR == 2 { exit !($5 ~ /c/) }'; then
+            fipc_fail "$1: no '$2' on the console after $((i / 5)) s (or the guest crashed)"
+            fipc_domu_console_tail "$1"
+            return 1
+        fi
+        sleep 0.2
+    done
+}
+
+start() {
+    fipc_dmesg_mark
+    fipc_null_blk 1 || return 1
+    fipc_modules_load 0 || return 1
+    meminfo MemFree > "$FIPC_WORK/memfree.before"
+    fipc_domu_start domU1 "$here/domU.cfg" "$common/guest-memshare.sh" || return 1
+    xl domid domU1 > "$FIPC_WORK/domU1.id"
+    # libxl caps the domain at its target + 1 MiB; the pages the guest
+    # balloons out stay allocated to it while the backend maps them, so
+    # without room above the target it could not balloon back up.
+    xl mem-max domU1 640
+}
+
+# The guest's timed run: counters just before and just after it.
+timed() {
+    local id v
+    id=$(cat "$FIPC_WORK/domU1.id")
+    marker domU1 '@@FIPC-MS timed-ready' 1200 || return 1
+    meminfo MemFree > "$FIPC_WORK/memfree.connected"
+    dmesg | grep 'memshare:' > "$FIPC_RESULTS/dom0/memshare-log.txt"
+    fipc_mailbox_put /dev/nullb0 go
+    marker domU1 '@@FIPC-MS timed-start' 300 || return 1
+    for v in 51728:xvdb 51744:xvdc; do
+        fipc_be_stats_json "$id" "${v%%:*}" "$FIPC_RESULTS/dom0/timed-before-${v#*:}.json"
+    done
+    marker domU1 '@@FIPC-MS timed-done' 600 || return 1
+    for v in 51728:xvdb 51744:xvdc; do
+        fipc_be_stats_json "$id" "${v%%:*}" "$FIPC_RESULTS/dom0/timed-after-${v#*:}.json"
+    done
+    fipc_mailbox_put /dev/nullb0 ack
+}
+
+counters() {
+    local id v
+    id=$(cat "$FIPC_WORK/domU1.id")
+    marker domU1 '@@FIPC-MS counters' 1200 || return 1
+    for v in 51728:xvdb 51744:xvdc; do
+        fipc_be_stats_json "$id" "${v%%:*}" "$FIPC_RESULTS/dom0/backend-${v#*:}.json"
+    done
+    fipc_mailbox_put /dev/nullb0 done
+}
+
+# snap FILE NAME: a value from a counters snapshot, -1 if none.
+snap() {
+    local v
+    v=$(sed -n "s/.*\"$2\": \"\{0,1\}\([0-9a-z_-]*\)\"\{0,1\}[,}].*/\1/p" "$FIPC_RESULTS/dom0/$1.json" 2>/dev/null)
+    echo "${v:--1}"
+}
+
+# delta DISK NAME: growth of a counter over the timed run.
+delta() { echo $(($(snap "timed-after-$1" "$2") - $(snap "timed-before-$1" "$2"))); }
+
+check() {
+    local rc=0 d v g h n io
+    cat "$FIPC_RESULTS/dom0/backend-xvdb.json"
+    for d in xvdb xvdc; do
+        [ "$(snap "backend-$d" data_path)" = memshare ] || { fipc_fail "$d: backend data path is $(snap "backend-$d" data_path)"; rc=1; }
+        [ "$(snap "backend-$d" memshare_pages)" -gt 0 ] || { fipc_fail "$d: no memshare pages mapped"; rc=1; }
+        [ "$(snap "backend-$d" proto_errors)" = 0 ] || { fipc_fail "protocol errors on $d"; rc=1; }
+        [ "$(snap "backend-$d" io_errors)" = 0 ] || { fipc_fail "I/O errors on $d"; rc=1; }
+        g=$(delta "$d" grant_ops) h=$(delta "$d" hypercalls) n=$(delta "$d" notify_sent)
+        io=$(($(delta "$d" rd_req) + $(delta "$d" wr_req)))
+        fipc_log "$d timed run: $io requests ($(delta "$d" rd_req) reads), grant_ops +$g, hypercalls +$h (notifications +$n)"
+        echo "{\"disk\": \"$d\", \"requests\": $io, \"reads\": $(delta "$d" rd_req), \"grant_ops\": $g, \"hypercalls\": $h, \"notify_sent\": $n}" \
+            >> "$FIPC_RESULTS/dom0/timed-delta.json"
+        [ "$g" = 0 ] || { fipc_fail "$d: $g grant operations during the timed run"; rc=1; }
+        # Only event-channel notifications to a sleeping frontend may
+        # remain: no grant-table hypercall.
+        [ "$h" = "$n" ] || { fipc_fail "$d: $((h - n)) grant hypercalls during the timed run"; rc=1; }
+    done
+    [ "$(($(delta xvdb rd_req) + $(delta xvdb wr_req)))" -gt 0 ] || { fipc_fail "xvdb: no request during the timed run"; rc=1; }
+    v=$(snap backend-xvdb invalid_req)
+    [ "$v" = 17 ] || { fipc_fail "xvdb invalid_req is $v, want 17 (hostile kinds, ms_read and ms_bad_pfn included)"; rc=1; }
+    v=$(snap backend-xvdb grant_errors)
+    [ "$v" = 4 ] || { fipc_fail "xvdb grant_errors is $v, want 4 (ms_unshared_pfn included)"; rc=1; }
+    v=$(snap backend-xvdb queues)
+    [ "$v" = 2 ] || { fipc_fail "xvdb has $v channels, want 2"; rc=1; }
+    v=$(snap backend-xvdc queues)
+    [ "$v" = 1 ] || { fipc_fail "xvdc has $v channels, want 1 (queues=1)"; rc=1; }
+    overhead || rc=1
+    return $rc
+}
+
+# Connect time and memory overhead, per GiB of guest memory.
+overhead() {
+    local pages bytes ms before after
+    pages=$(snap backend-xvdb memshare_pages)
+    bytes=$(snap backend-xvdb memshare_array_bytes)
+    ms=$(sed -n 's/.*memshare: mapped \([0-9]*\) of \([0-9]*\) pfns in \([0-9]*\) ms.*/\3/p' \
+        "$FIPC_RESULTS/dom0/memshare-log.txt" | head -n 1)
+    before=$(cat "$FIPC_WORK/memfree.before") after=$(cat "$FIPC_WORK/memfree.connected")
+    [ "$pages" -gt 0 ] || return 1
+    cat > "$FIPC_RESULTS/dom0/memshare.json" <<JSON
+{"guest_mib": $FIPC_DOMU_MEM, "pages_mapped": $pages, "connect_ms": ${ms:--1},
+ "connect_ms_per_gib": $(( ${ms:-0} * 262144 / pages )),
+ "array_bytes": $bytes, "array_kib_per_gib": $(( bytes * 262144 / pages / 1024 )),
+ "dom0_memfree_kib_before": $before, "dom0_memfree_kib_connected": $after,
+ "dom0_memfree_drop_kib_both_disks_and_guest_io": $((before - after))}
+JSON
+    cat "$FIPC_RESULTS/dom0/memshare.json"
+}
+
+# One xl destroy of a guest in the middle of memshare I/O.
+destroy_round() {
+    local id i=0 w p
+    fipc_domu_start domU2 "$here/domU.cfg" "$common/guest-load.sh" || return 1
+    id=$(xl domid domU2) || return 1
+    while w=$(fipc_be_stat "$id" 51728 wr_req) && [ "$w" -lt 300 ]; do
+        i=$((i + 1))
+        if [ $i -ge 3000 ]; then
+            fipc_fail "destroy: no I/O after 300 s (wr_req $w)"
+            fipc_domu_console_tail domU2
+            xl destroy domU2
+            return 1
+        fi
+        sleep 0.1
+    done
+    p=$(fipc_be_stat "$id" 51728 data_path)
+    [ "$p" = memshare ] || { fipc_fail "destroy: xvdb of domain $id is on the $p path"; xl destroy domU2; return 1; }
+    fipc_log "destroy: domain $id under memshare I/O (wr_req $w, memshare_pages $(fipc_be_stat "$id" 51728 memshare_pages), inflight $(fipc_be_stat "$id" 51728 inflight))"
+    xl destroy domU2 || { fipc_fail "xl destroy failed"; return 1; }
+    i=0
+    while [ -e "$FIPC_BE_SYSFS/fipcblk-$id-51728" ] ||
+          xenstore-exists "/local/domain/0/backend/fipcblk/$id" ||
+          xl list 2>/dev/null | awk 'NR > 1 { print $2 }' | grep -qx "$id"; do
+        i=$((i + 1))
+        if [ $i -ge 300 ]; then
+            fipc_fail "destroy: backend device, its xenstore nodes or domain $id still there 30 s after destroy"
+            xl list
+            return 1
+        fi
+        sleep 0.1
+    done
+    [ -f "$FIPC_WORK/domU2/loop" ] && losetup -d "$(cat "$FIPC_WORK/domU2/loop")"
+    fipc_log "destroy: domain $id gone, backend clean"
+    fipc_health after-destroy
+}
+
+finish() {
+    local rc=0
+    rmmod xen-fipc-back || { fipc_fail "rmmod xen-fipc-back failed"; rc=1; }
+    rmmod fipc || rc=1
+    meminfo MemFree > "$FIPC_RESULTS/dom0/memfree-after-unload.txt"
+    fipc_health final || rc=1
+    return $rc
+}
+
+export -f meminfo marker start timed counters snap delta check overhead destroy_round finish
+mkdir -p "$FIPC_RESULTS/dom0"
+fipc_step fipc-start 180 start || exit 1
+rc=0
+fipc_step domU-timed 1500 timed || { rc=1; fipc_mailbox_put /dev/nullb0 go; fipc_mailbox_put /dev/nullb0 ack; }
+fipc_step domU-counters 1200 counters || { rc=1; fipc_mailbox_put /dev/nullb0 done; }
+fipc_step domU-finish 300 fipc_domu_wait domU1 240 || rc=1
+fipc_step fipc-check 60 check || rc=1
+fipc_step destroy-round 600 destroy_round || rc=1
+fipc_step fipc-finish 120 finish || rc=1
+exit $rc
