@@ -15,4 +15,5 @@ suites+=(
 	"e2e-fipc-basic|tests/testbed/fipc-testbed run fipc-basic"
 	"e2e-phy1-xl|tests/testbed/fipc-testbed run phy1-xl"
 	"e2e-fipc-destroy|tests/testbed/fipc-testbed run fipc-destroy"
+	"e2e-fipc-memshare|tests/testbed/fipc-testbed run fipc-memshare"
 )
