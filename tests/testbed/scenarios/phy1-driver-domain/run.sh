@@ -16,7 +16,7 @@
 #   3. -o CYCLES=N (2) x xl block-detach xvdb (the driver domain's xl devd
 #      must remove the backend directory) / xl block-attach
 #      'phy1:...,backend=drvdom' (with the client paused until the driver
-#      domain's block-fipc has run; -o ATTACH_PAUSE=0 shows why); the
+#      domain's block-fipc has run; -o ATTACH_PAUSE=0 does without); the
 #      client sees the disk go and come back with its data; then verifies
 #      it again and powers off;
 #   4. no fipcblk node of the client may be left under the driver domain;
@@ -153,10 +153,11 @@ cycles() {
         fipc_domu_wait_marker domU1 "@@FIPC-DD gone $i end" 120 || return 1
         # ATTACH_PAUSE=1 (default): keep the client paused until the driver
         # domain's block-fipc has run.  Without it xen-fipc-back, which
-        # opens "params" itself when physical-device is missing, connects
-        # to the running frontend before the driver domain's xl devd looks
-        # at the new backend; devd then waits for InitWait in vain (10 s),
-        # fails the add and tears the backend down (see docs/xl-phy1.md).
+        # opens "params" itself when physical-device is missing, can
+        # connect to the running frontend before the driver domain's xl
+        # devd looks at the new backend; devd then waits for InitWait in
+        # vain (10 s), fails the add and tears the backend down (a race,
+        # seen once in three tries: docs/xl-phy1.md).
         [ "$pause" = 1 ] && xl pause domU1
         if ! out=$(xl block-attach domU1 "phy1:/dev/nullb0,xvdb,w,backend=$DD" 2>&1); then
             [ "$pause" = 1 ] && xl unpause domU1
