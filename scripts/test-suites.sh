@@ -14,6 +14,7 @@ suites+=(
 	"e2e-fipc-loopback|tests/testbed/fipc-testbed run fipc-loopback"
 	"e2e-fipc-basic|tests/testbed/fipc-testbed run fipc-basic"
 	"e2e-phy1-xl|tests/testbed/fipc-testbed run phy1-xl"
+	"e2e-phy1-driver-domain|tests/testbed/fipc-testbed run phy1-driver-domain"
 	"e2e-fipc-destroy|tests/testbed/fipc-testbed run fipc-destroy"
 	"e2e-fipc-memshare|tests/testbed/fipc-testbed run fipc-memshare"
 )

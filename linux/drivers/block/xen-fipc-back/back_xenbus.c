@@ -60,12 +60,24 @@ static void xfb_disconnect(struct xfb_be *be)
 	dev_info(&be->dev->dev, "disconnected\n");
 }
 
-/* No physical-device: try the path in params (no hotplug script). */
+/*
+ * No physical-device yet.  With a hotplug script (the toolstack writes
+ * "script" for every disk) wait for it: connecting before it ran lets the
+ * frontend of a running guest reach Connected while the toolstack (xl
+ * devd in a driver domain) still waits for InitWait, and it then tears
+ * the device down.  Without a script (disks made by hand) open the path
+ * in params.
+ */
 static void xfb_open_from_params(struct xfb_be *be)
 {
 	char *params, *path;
 	dev_t devt;
 
+	path = xenbus_read(XBT_NIL, be->dev->nodename, "script", NULL);
+	if (!IS_ERR(path)) {
+		kfree(path);
+		return;
+	}
 	params = xenbus_read(XBT_NIL, be->dev->nodename, "params", NULL);
 	if (IS_ERR(params))
 		return;

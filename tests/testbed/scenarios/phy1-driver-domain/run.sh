@@ -15,8 +15,8 @@
 #      the client verifies xvdb with fio (fipc-common/guest-driverdomain.sh);
 #   3. -o CYCLES=N (2) x xl block-detach xvdb (the driver domain's xl devd
 #      must remove the backend directory) / xl block-attach
-#      'phy1:...,backend=drvdom' (with the client paused until the driver
-#      domain's block-fipc has run; -o ATTACH_PAUSE=0 does without); the
+#      'phy1:...,backend=drvdom' to the running client (-o ATTACH_PAUSE=1
+#      pauses it until the driver domain's block-fipc has run); the
 #      client sees the disk go and come back with its data; then verifies
 #      it again and powers off;
 #   4. no fipcblk node of the client may be left under the driver domain;
@@ -142,7 +142,7 @@ hp_wait() {
 cycles() {
     local n i out pause
     n=$(fipc_opt CYCLES 2)
-    pause=$(fipc_opt ATTACH_PAUSE 1)
+    pause=$(fipc_opt ATTACH_PAUSE 0)
     fipc_domu_wait_marker domU1 '@@FIPC-DD client-verified' 900 || return 1
     for i in $(seq 1 "$n"); do
         out=$(xl block-detach domU1 xvdb 2>&1) ||
@@ -151,13 +151,11 @@ cycles() {
         xl block-list domU1 | grep -q fipcblk &&
             { fipc_fail "cycle $i: xl block-list still shows a fipc disk"; return 1; }
         fipc_domu_wait_marker domU1 "@@FIPC-DD gone $i end" 120 || return 1
-        # ATTACH_PAUSE=1 (default): keep the client paused until the driver
-        # domain's block-fipc has run.  Without it xen-fipc-back, which
-        # opens "params" itself when physical-device is missing, can
-        # connect to the running frontend before the driver domain's xl
-        # devd looks at the new backend; devd then waits for InitWait in
-        # vain (10 s), fails the add and tears the backend down (a race,
-        # seen once in three tries: docs/xl-phy1.md).
+        # Attach to the running client: xen-fipc-back must wait in
+        # InitWait for the driver domain's block-fipc (physical-device),
+        # or xl devd misses InitWait and tears the disk down (the race of
+        # docs/xl-phy1.md).  ATTACH_PAUSE=1 keeps the client paused until
+        # the hotplug script has run instead.
         [ "$pause" = 1 ] && xl pause domU1
         if ! out=$(xl block-attach domU1 "phy1:/dev/nullb0,xvdb,w,backend=$DD" 2>&1); then
             [ "$pause" = 1 ] && xl unpause domU1
