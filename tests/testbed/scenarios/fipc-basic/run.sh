@@ -67,19 +67,10 @@ check() {
 }
 
 finish() {
-    local id rc=0 i=0
+    local id rc=0
     id=$(cat "$FIPC_WORK/domU1.id")
     # The guest is gone: libxl removes its disks, the backend devices go.
-    while xenstore-exists "/local/domain/0/backend/fipcblk/$id" ||
-          ls "$FIPC_BE_SYSFS" | grep -q "^fipcblk-$id-"; do
-        i=$((i + 1))
-        if [ $i -ge 100 ]; then
-            fipc_fail "fipcblk nodes or backend devices left 10 s after the guest went away"
-            rc=1
-            break
-        fi
-        sleep 0.1
-    done
+    fipc_blk_wait_gone "$id" || rc=1
     rmmod xen-fipc-back || { fipc_fail "rmmod xen-fipc-back failed"; rc=1; }
     rmmod fipc || rc=1
     fipc_health final || rc=1

@@ -185,4 +185,20 @@ fipc_domu_wait_marker() {
     done
 }
 
-export -f fipc_mailbox_put fipc_domu_wait_marker
+# fipc_blk_wait_gone DOMID: libxl removes the fipc disks of a domain that
+# went away: wait up to 10 s until neither their xenstore directory nor a
+# backend device is left.
+fipc_blk_wait_gone() {
+    local be=/local/domain/0/backend/fipcblk/$1 i=0
+    while xenstore-exists "$be" || ls "$FIPC_BE_SYSFS" | grep -q "^fipcblk-$1-"; do
+        i=$((i + 1))
+        if [ $i -ge 100 ]; then
+            fipc_fail "fipcblk nodes or backend devices of domain $1 left 10 s after it went away"
+            xenstore-ls -f "$be" 2>&1 | head
+            return 1
+        fi
+        sleep 0.1
+    done
+}
+
+export -f fipc_mailbox_put fipc_domu_wait_marker fipc_blk_wait_gone

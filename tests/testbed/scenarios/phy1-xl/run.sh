@@ -117,7 +117,7 @@ last_attach() {
 }
 
 check() {
-    local id rc=0 i=0 seen n
+    local id rc=0 seen n
     id=$(cat "$FIPC_WORK/domU1.id")
     n=$(fipc_opt CYCLES 20)
     seen=$(sed -n 's/.*"xvdc_seen": \([0-9]*\).*/\1/p' "$FIPC_RESULTS/domU1/cycles.json" 2>/dev/null)
@@ -125,16 +125,7 @@ check() {
     [ "${seen:-0}" -ge "$n" ] ||
         { fipc_fail "the guest saw xvdc appear ${seen:-0} times, want $n"; rc=1; }
     # libxl removes the devices of a domain that is gone.
-    while xenstore-exists "$(be_dir "$id")" || ls "$FIPC_BE_SYSFS" | grep -q "^fipcblk-$id-"; do
-        i=$((i + 1))
-        if [ $i -ge 100 ]; then
-            fipc_fail "fipcblk nodes or backend devices of domain $id left 10 s after it went away"
-            xenstore-ls -f "$(be_dir "$id")" 2>&1 | head
-            rc=1
-            break
-        fi
-        sleep 0.1
-    done
+    fipc_blk_wait_gone "$id" || rc=1
     rmmod xen-fipc-back || { fipc_fail "rmmod xen-fipc-back failed"; rc=1; }
     rmmod fipc || rc=1
     fipc_health final || rc=1
