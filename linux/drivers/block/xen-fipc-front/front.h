@@ -302,6 +302,62 @@ int xff_index_check(unsigned int vdevice, unsigned int *index);
 int xff_major_register(void);
 void xff_major_unregister(void);
 
+/**
+ * struct xff_page_walk - what to do with each page of a data request
+ * @page: called with the walk (embed it to find your state), the page's
+ *	index in the request and the page; 0 or a negative errno
+ */
+struct xff_page_walk {
+	int (*page)(struct xff_page_walk *walk, unsigned int i,
+		    struct page *page);
+};
+
+/**
+ * xff_walk_data_pages() - the pages of a READ or WRITE, in wire order
+ * @rq: the request
+ * @nrefs: pages it must name (from its first page offset and length)
+ * @walk: its page() is called for page i = 0 .. @nrefs - 1; a negative
+ *	return ends the walk and is returned
+ *
+ * The queue's virtual boundary is the page size, so the data is one run
+ * that starts in its first page and goes on through whole pages; a
+ * segment that goes on where the previous one ended, in the same page
+ * (merged small I/Os from one buffer), belongs to that page.  Both data
+ * paths name the pages in this order (grant references or pfns).
+ *
+ * Return: the offset of the data in its first page, -EIO if the request
+ * does not have that layout, or what @walk->page() returned.
+ */
+static inline int xff_walk_data_pages(struct request *rq, unsigned int nrefs,
+				      struct xff_page_walk *walk)
+{
+	unsigned int first, prev_end = 0, i = 0;
+	struct page *prev_page = NULL;
+	struct req_iterator iter;
+	struct bio_vec bv;
+	u32 bytes = 0;
+	int err;
+
+	first = bio_iter_iovec(rq->bio, rq->bio->bi_iter).bv_offset;
+	rq_for_each_segment(bv, rq, iter) {
+		bytes += bv.bv_len;
+		if (i && bv.bv_page == prev_page && bv.bv_offset == prev_end) {
+			prev_end += bv.bv_len;
+			continue;
+		}
+		if (i >= nrefs || (i && (bv.bv_offset || prev_end != PAGE_SIZE)))
+			return -EIO;
+		err = walk->page(walk, i++, bv.bv_page);
+		if (err)
+			return err;
+		prev_page = bv.bv_page;
+		prev_end = bv.bv_offset + bv.bv_len;
+	}
+	if (i != nrefs || bytes != blk_rq_bytes(rq))
+		return -EIO;
+	return first;
+}
+
 /* front_submit.c */
 extern const struct blk_mq_ops xff_mq_ops;
 void xff_end_grants(struct xff_rq *p, bool *leaked);

@@ -320,6 +320,23 @@ static bool xff_memshare_pfn_ok(const struct xff_memshare *ms,
 	       ms->frames[pfn] == xff_ms_frame(pfn);
 }
 
+struct xff_pfn_walk {
+	struct xff_page_walk walk;
+	const struct xff_memshare *ms;
+	struct xff_rq *p;
+};
+
+static int xff_memshare_page(struct xff_page_walk *walk, unsigned int i,
+			     struct page *page)
+{
+	struct xff_pfn_walk *w = container_of(walk, struct xff_pfn_walk, walk);
+
+	if (!xff_memshare_pfn_ok(w->ms, page))
+		return -EAGAIN;
+	w->p->refs[i] = page_to_pfn(page);
+	return 0;
+}
+
 /**
  * xff_memshare_refs() - name a request's pages by pfn
  * @info: the disk, on the memshare path
@@ -334,32 +351,16 @@ static bool xff_memshare_pfn_ok(const struct xff_memshare *ms,
 int xff_memshare_refs(struct xff_info *info, struct request *rq,
 		      struct xff_rq *p, unsigned int nrefs)
 {
-	const struct xff_memshare *ms = info->ms;
-	unsigned int first, prev_end = 0, i = 0;
-	struct page *prev_page = NULL;
-	struct req_iterator iter;
-	struct bio_vec bv;
-	u32 bytes = 0;
+	struct xff_pfn_walk w = {
+		.walk.page = xff_memshare_page,
+		.ms = info->ms,
+		.p = p,
+	};
+	int first;
 
-	first = bio_iter_iovec(rq->bio, rq->bio->bi_iter).bv_offset;
-	rq_for_each_segment(bv, rq, iter) {
-		/* Going on in the same page (merged small I/Os): same pfn. */
-		if (i && bv.bv_page == prev_page && bv.bv_offset == prev_end) {
-			prev_end += bv.bv_len;
-			bytes += bv.bv_len;
-			continue;
-		}
-		if (i >= nrefs || (i && (bv.bv_offset || prev_end != PAGE_SIZE)))
-			return -EIO;
-		if (!xff_memshare_pfn_ok(ms, bv.bv_page))
-			return -EAGAIN;
-		p->refs[i++] = page_to_pfn(bv.bv_page);
-		prev_page = bv.bv_page;
-		prev_end = bv.bv_offset + bv.bv_len;
-		bytes += bv.bv_len;
-	}
-	if (i != nrefs || bytes != blk_rq_bytes(rq))
-		return -EIO;
+	first = xff_walk_data_pages(rq, nrefs, &w.walk);
+	if (first < 0)
+		return first;
 	p->nrefs = nrefs;
 	p->shared = true;
 	return first;

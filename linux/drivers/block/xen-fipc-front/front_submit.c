@@ -68,6 +68,27 @@ static void xff_put_ref(struct fipc_msg *msgs, unsigned int i, u32 ref)
 	((struct fipcblk_request_cont *)msgs[slot].data)->refs[pos] = ref;
 }
 
+struct xff_grant_walk {
+	struct xff_page_walk walk;
+	struct xff_rq *p;
+	grant_ref_t head;
+	domid_t domid;
+	bool ro;
+};
+
+static int xff_grant_page(struct xff_page_walk *walk, unsigned int i,
+			  struct page *page)
+{
+	struct xff_grant_walk *w = container_of(walk, struct xff_grant_walk,
+						walk);
+
+	w->p->refs[i] = gnttab_claim_grant_reference(&w->head);
+	gnttab_page_grant_foreign_access_ref_one(w->p->refs[i], w->domid,
+						 page, w->ro);
+	w->p->nrefs = i + 1;
+	return 0;
+}
+
 /*
  * Grant the pages of a data request.  Returns the first page offset, or
  * a negative errno (-ENOSPC: out of grant references, try later; -EIO:
@@ -76,49 +97,22 @@ static void xff_put_ref(struct fipc_msg *msgs, unsigned int i, u32 ref)
 static int xff_grant_data(struct xff_info *info, struct request *rq,
 			  struct xff_rq *p, unsigned int nrefs, bool ro)
 {
-	domid_t domid = info->xbdev->otherend_id;
-	unsigned int first, prev_end = 0, i = 0;
-	struct page *prev_page = NULL;
-	struct req_iterator iter;
-	grant_ref_t head;
-	struct bio_vec bv;
-	u32 bytes = 0;
+	struct xff_grant_walk w = {
+		.walk.page = xff_grant_page,
+		.p = p,
+		.domid = info->xbdev->otherend_id,
+		.ro = ro,
+	};
+	int first;
 
-	if (gnttab_alloc_grant_references(nrefs, &head))
+	if (gnttab_alloc_grant_references(nrefs, &w.head))
 		return -ENOSPC;
-
-	first = bio_iter_iovec(rq->bio, rq->bio->bi_iter).bv_offset;
-	rq_for_each_segment(bv, rq, iter) {
-		/*
-		 * A segment that goes on where the previous one ended, in
-		 * the same page (small merged I/Os from one buffer), is
-		 * part of the page already granted.
-		 */
-		if (i && bv.bv_page == prev_page && bv.bv_offset == prev_end) {
-			prev_end += bv.bv_len;
-			bytes += bv.bv_len;
-			continue;
-		}
-		if (i >= nrefs || (i && (bv.bv_offset || prev_end != PAGE_SIZE)))
-			goto bad;
-		p->refs[i] = gnttab_claim_grant_reference(&head);
-		gnttab_page_grant_foreign_access_ref_one(p->refs[i], domid,
-							 bv.bv_page, ro);
-		p->nrefs = ++i;
-		prev_page = bv.bv_page;
-		prev_end = bv.bv_offset + bv.bv_len;
-		bytes += bv.bv_len;
-	}
-	if (i != nrefs || bytes != blk_rq_bytes(rq))
-		goto bad;
-	gnttab_free_grant_references(head);
+	first = xff_walk_data_pages(rq, nrefs, &w.walk);
+	if (first == -EIO)
+		pr_err_ratelimited(XFF_NAME ": %s: request breaks the page-boundary layout\n",
+				   info->disk->disk_name);
+	gnttab_free_grant_references(w.head);
 	return first;
-
-bad:
-	pr_err_ratelimited(XFF_NAME ": %s: request breaks the page-boundary layout\n",
-			   info->disk->disk_name);
-	gnttab_free_grant_references(head);
-	return -EIO;
 }
 
 static blk_status_t xff_prepare(struct xff_info *info, struct request *rq,
