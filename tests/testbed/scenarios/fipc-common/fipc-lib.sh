@@ -201,4 +201,23 @@ fipc_blk_wait_gone() {
     done
 }
 
-export -f fipc_mailbox_put fipc_domu_wait_marker fipc_blk_wait_gone
+# fipc_destroyed_wait WHAT DOMID VDEV: after xl destroy, wait up to 30 s
+# until the backend device of disk VDEV, the domain's fipcblk xenstore
+# directory and the domain itself are gone (a domain that lingers as a
+# zombie still has pages mapped by the backend).
+fipc_destroyed_wait() {
+    local what=$1 id=$2 vdev=$3 i=0
+    while [ -e "$FIPC_BE_SYSFS/fipcblk-$id-$vdev" ] ||
+          xenstore-exists "/local/domain/0/backend/fipcblk/$id" ||
+          xl list 2>/dev/null | awk 'NR > 1 { print $2 }' | grep -qx "$id"; do
+        i=$((i + 1))
+        if [ $i -ge 300 ]; then
+            fipc_fail "$what: backend device, its xenstore nodes or domain $id still there 30 s after destroy"
+            xl list
+            return 1
+        fi
+        sleep 0.1
+    done
+}
+
+export -f fipc_mailbox_put fipc_domu_wait_marker fipc_blk_wait_gone fipc_destroyed_wait

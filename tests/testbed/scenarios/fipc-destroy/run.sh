@@ -37,18 +37,7 @@ round() {
     done
     fipc_log "round $n: destroying domain $id under I/O (wr_req $w, inflight $(cat /sys/bus/xen-backend/devices/fipcblk-$id-51728/statistics/inflight))"
     xl destroy "domU$n" || { fipc_fail "xl destroy failed"; return 1; }
-    i=0
-    while [ -e "/sys/bus/xen-backend/devices/fipcblk-$id-51728" ] ||
-          xenstore-exists "/local/domain/0/backend/fipcblk/$id" ||
-          xl list 2>/dev/null | awk 'NR > 1 { print $2 }' | grep -qx "$id"; do
-        i=$((i + 1))
-        if [ $i -ge 300 ]; then
-            fipc_fail "round $n: backend device, its xenstore nodes or domain $id still there 30 s after destroy"
-            xl list
-            return 1
-        fi
-        sleep 0.1
-    done
+    fipc_destroyed_wait "round $n" "$id" 51728 || return 1
     [ -f "$FIPC_WORK/domU$n/loop" ] && losetup -d "$(cat "$FIPC_WORK/domU$n/loop")"
     fipc_log "round $n: domain $id gone, backend clean"
 }

@@ -162,18 +162,7 @@ destroy_round() {
     [ "$p" = memshare ] || { fipc_fail "destroy: xvdb of domain $id is on the $p path"; xl destroy domU2; return 1; }
     fipc_log "destroy: domain $id under memshare I/O (wr_req $w, memshare_pages $(fipc_be_stat "$id" 51728 memshare_pages), inflight $(fipc_be_stat "$id" 51728 inflight))"
     xl destroy domU2 || { fipc_fail "xl destroy failed"; return 1; }
-    i=0
-    while [ -e "$FIPC_BE_SYSFS/fipcblk-$id-51728" ] ||
-          xenstore-exists "/local/domain/0/backend/fipcblk/$id" ||
-          xl list 2>/dev/null | awk 'NR > 1 { print $2 }' | grep -qx "$id"; do
-        i=$((i + 1))
-        if [ $i -ge 300 ]; then
-            fipc_fail "destroy: backend device, its xenstore nodes or domain $id still there 30 s after destroy"
-            xl list
-            return 1
-        fi
-        sleep 0.1
-    done
+    fipc_destroyed_wait "destroy" "$id" 51728 || return 1
     [ -f "$FIPC_WORK/domU2/loop" ] && losetup -d "$(cat "$FIPC_WORK/domU2/loop")"
     fipc_log "destroy: domain $id gone, backend clean"
     fipc_health after-destroy
