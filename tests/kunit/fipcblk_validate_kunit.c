@@ -34,6 +34,7 @@
 #define WHY_NODISCARD	"discard not supported"
 #define WHY_DISCARD_RO	"discard on a read-only device"
 #define WHY_DISCARD	"discard with a page offset or extra slots"
+#define WHY_BOTH	"both grant references and staging pages"
 
 /* A 1 GiB disk of 512-byte blocks that can do everything. */
 #define XFB_TEST_SECTORS	(SZ_1G / FIPCBLK_SECTOR_BYTES)
@@ -289,10 +290,40 @@ static void xfb_test_grantrefs(struct kunit *test)
 	r = xfb_test_req(FIPCBLK_OP_DISCARD, FIPCBLK_F_GRANTREFS, 0, 4096, 0);
 	EXPECT_ERROR(test, &ms, &r, 1, WHY_FLAGS);
 	/* The other undefined bits stay refused on memshare too. */
-	r = xfb_test_req(FIPCBLK_OP_READ, FIPCBLK_F_GRANTREFS | BIT(3), 0,
+	r = xfb_test_req(FIPCBLK_OP_READ, FIPCBLK_F_GRANTREFS | BIT(4), 0,
 			 4096, 0);
 	EXPECT_ERROR(test, &ms, &r, 1, WHY_FLAGS);
 	r = xfb_test_req(FIPCBLK_OP_READ, FIPCBLK_F_FUA, 0, 4096, 0);
+	EXPECT_ERROR(test, &ms, &r, 1, WHY_FLAGS);
+}
+
+/*
+ * FIPCBLK_F_STAGED: READ/WRITE on a memshare channel only, never with
+ * FIPCBLK_F_GRANTREFS; the indices are checked at lookup, not here.
+ */
+static void xfb_test_staged(struct kunit *test)
+{
+	struct xfb_limits ms = xfb_test_disk;
+	const struct xfb_limits *grant = &xfb_test_disk;
+	struct fipcblk_request r;
+
+	ms.memshare = true;
+	r = xfb_test_req(FIPCBLK_OP_READ, FIPCBLK_F_STAGED, 0, 8192, 512);
+	EXPECT_OK(test, &ms, &r, 1, 3);
+	EXPECT_ERROR(test, grant, &r, 1, WHY_FLAGS);
+	r = xfb_test_req(FIPCBLK_OP_WRITE, FIPCBLK_F_STAGED | FIPCBLK_F_FUA, 0,
+			 4096, 0);
+	EXPECT_OK(test, &ms, &r, 1, 1);
+	EXPECT_ERROR(test, grant, &r, 1, WHY_FLAGS);
+	r = xfb_test_req(FIPCBLK_OP_READ,
+			 FIPCBLK_F_STAGED | FIPCBLK_F_GRANTREFS, 0, 4096, 0);
+	EXPECT_ERROR(test, &ms, &r, 1, WHY_BOTH);
+	r = xfb_test_req(FIPCBLK_OP_WRITE,
+			 FIPCBLK_F_STAGED | FIPCBLK_F_GRANTREFS, 0, 4096, 0);
+	EXPECT_ERROR(test, &ms, &r, 1, WHY_BOTH);
+	r = xfb_test_req(FIPCBLK_OP_FLUSH, FIPCBLK_F_STAGED, 0, 0, 0);
+	EXPECT_ERROR(test, &ms, &r, 1, WHY_FLUSH);
+	r = xfb_test_req(FIPCBLK_OP_DISCARD, FIPCBLK_F_STAGED, 0, 4096, 0);
 	EXPECT_ERROR(test, &ms, &r, 1, WHY_FLAGS);
 }
 
@@ -693,6 +724,7 @@ static struct kunit_case xfb_test_cases[] = {
 	KUNIT_CASE(xfb_test_bad_op),
 	KUNIT_CASE(xfb_test_bad_flags),
 	KUNIT_CASE(xfb_test_grantrefs),
+	KUNIT_CASE(xfb_test_staged),
 	KUNIT_CASE(xfb_test_zero_len),
 	KUNIT_CASE(xfb_test_too_big),
 	KUNIT_CASE(xfb_test_bad_len),

@@ -47,6 +47,7 @@ extern unsigned int xfb_max_request_bytes;
 extern unsigned int xfb_max_inflight;
 extern unsigned int xfb_max_buffer_pages;
 extern bool xfb_memshare_enabled;
+extern unsigned int xfb_staging_max_pages;
 extern struct fipc_poller_set xfb_pollers;
 
 /**
@@ -67,6 +68,7 @@ extern struct fipc_poller_set xfb_pollers;
  * @XFB_GRANT_ERRORS: requests whose grants could not be mapped
  * @XFB_IO_ERRORS: requests failed by the block device
  * @XFB_PROTO_ERRORS: ring-level protocol errors
+ * @XFB_STAGED_REQ: requests served in the channel's staging pages
  * @XFB_NR_STATS: number of counters
  */
 enum xfb_stat {
@@ -86,6 +88,7 @@ enum xfb_stat {
 	XFB_GRANT_ERRORS,
 	XFB_IO_ERRORS,
 	XFB_PROTO_ERRORS,
+	XFB_STAGED_REQ,
 	XFB_NR_STATS,
 };
 
@@ -112,7 +115,8 @@ struct xfb_chan;
  * @op: the request's op, echoed
  * @status: the status to answer with
  * @nrefs: number of mapped pages
- * @shared: @pages are the memshare mapping's, not grants of this request
+ * @shared: @pages are mapped for the connection (memshare pfns, staging
+ *	pages), not grants of this request: nothing to unmap
  * @bio_status: outcome of the bio
  * @bio: the bio, embedded (one per request, split by the block layer)
  * @pages: the pages the grants are mapped on
@@ -189,6 +193,9 @@ struct xfb_memshare {
  * @map_ops: scratch for mapping
  * @unmap_ops: scratch for unmapping
  * @unmap_pages: scratch for unmapping
+ * @stg_pages: the staging pages, mapped writable (memshare, optional)
+ * @stg_handles: their grant handles
+ * @stg_nr: number of staging pages (0: none)
  * @msgbuf: private copy of the request being handled
  * @answered: responses sent since the last notification check
  * @st: counters
@@ -213,6 +220,9 @@ struct xfb_chan {
 	struct gnttab_map_grant_ref *map_ops;
 	struct gnttab_unmap_grant_ref *unmap_ops;
 	struct page **unmap_pages;
+	struct page **stg_pages;
+	grant_handle_t *stg_handles;
+	unsigned int stg_nr;
 	struct fipc_msg msgbuf[FIPC_MSG_MAX_SLOTS];
 	unsigned int answered;
 	u64 st[XFB_NR_STATS];
@@ -281,6 +291,13 @@ unsigned long xfb_memshare_array_bytes(const struct xfb_memshare *ms);
 int xfb_memshare_pages(const struct xfb_memshare *ms, u8 op,
 		       const struct fipc_msg *msgs, unsigned int nrefs,
 		       struct page **pages, const char **why);
+
+/* back_staging.c */
+int xfb_staging_map(struct xfb_be *be, struct xfb_chan *chan);
+void xfb_staging_unmap(struct xfb_be *be, struct xfb_chan *chan);
+int xfb_staging_pages(const struct xfb_chan *chan, const struct fipc_msg *msgs,
+		      unsigned int nrefs, struct page **pages,
+		      const char **why);
 
 /* back_vbd.c */
 int xfb_vbd_open(struct xfb_be *be, dev_t devt);

@@ -6,7 +6,8 @@
  * request ring, response ring and control page and an event channel.
  * The references are the frontend's word: a mapping that fails is an
  * error reported in xenstore, never a crash.  Each channel also gets a
- * pool of request slots (bounded memory whatever the frontend does).
+ * pool of request slots (bounded memory whatever the frontend does), and
+ * on the memshare path its staging pages (back_staging.c).
  */
 #include <linux/slab.h>
 #include <linux/mm.h>
@@ -69,6 +70,7 @@ static void xfb_chan_free(struct xfb_be *be, struct xfb_chan *chan)
 	chan->req_ring = NULL;
 	chan->rsp_ring = NULL;
 	chan->ctrl = NULL;
+	xfb_staging_unmap(be, chan);
 	gnttab_page_cache_shrink(&chan->page_cache, 0);
 	if (chan->reqs) {
 		kvfree(chan->reqs[0].pages);
@@ -172,9 +174,11 @@ static int xfb_chan_map(struct xfb_be *be, struct xfb_chan *chan,
 
 	chan->nr_reqs = clamp(xfb_max_inflight, 1u, FIPC_RING_SLOTS(order));
 	err = xfb_chan_pool(be, chan);
-	if (err)
+	if (err) {
 		xenbus_dev_fatal(dev, err, "allocating the request pool");
-	return err;
+		return err;
+	}
+	return be->ms ? xfb_staging_map(be, chan) : 0;
 }
 
 /**

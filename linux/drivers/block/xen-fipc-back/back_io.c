@@ -6,8 +6,9 @@
  *   poll: answer finished requests (unmap their grants first), then take
  *         new requests, up to poll_budget, while request slots are free
  *   request: validate, map its grants in one batch (memshare: look its
- *         pfns up in the mapping of the guest's memory, back_memshare.c),
- *         build one bio over the pages, submit
+ *         pfns up in the mapping of the guest's memory, back_memshare.c,
+ *         or its staging page indices, back_staging.c), build one bio
+ *         over the pages, submit
  *   end_io: (any context) put the request on the channel's done list and
  *         wake the poller
  *
@@ -327,17 +328,22 @@ static void xfb_submit(struct xfb_chan *chan, struct xfb_req *req,
 
 /*
  * Memshare: take the request's pages from the mapping of the guest's
- * memory, no grant operation.  False (request answered) if a pfn is
- * outside the table or not mapped.
+ * memory (pfns) or from the channel's staging pages (indices), no grant
+ * operation.  False (request answered) if a pfn or index is out of range
+ * or a pfn is not mapped.
  */
 static bool xfb_ms_lookup(struct xfb_chan *chan, struct xfb_req *req,
-			  const struct fipc_msg *msgs, unsigned int nrefs)
+			  const struct fipc_msg *msgs, unsigned int nrefs,
+			  bool staged)
 {
 	const char *why = "";
 	int err;
 
-	err = xfb_memshare_pages(chan->be->ms, req->op, msgs, nrefs,
-				 req->pages, &why);
+	if (staged)
+		err = xfb_staging_pages(chan, msgs, nrefs, req->pages, &why);
+	else
+		err = xfb_memshare_pages(chan->be->ms, req->op, msgs, nrefs,
+					 req->pages, &why);
 	if (err) {
 		chan->st[err == -ENOENT ? XFB_GRANT_ERRORS : XFB_INVALID_REQ]++;
 		dev_warn_ratelimited(&chan->be->dev->dev,
@@ -349,6 +355,8 @@ static bool xfb_ms_lookup(struct xfb_chan *chan, struct xfb_req *req,
 	}
 	req->nrefs = nrefs;
 	req->shared = true;
+	if (staged)
+		chan->st[XFB_STAGED_REQ]++;
 	return true;
 }
 
@@ -385,7 +393,8 @@ static void xfb_handle(struct xfb_chan *chan, const struct fipc_msg *msgs,
 		return;
 	}
 	if (nrefs && be->ms && !(r.flags & FIPCBLK_F_GRANTREFS)) {
-		if (!xfb_ms_lookup(chan, req, msgs, nrefs))
+		if (!xfb_ms_lookup(chan, req, msgs, nrefs,
+				   r.flags & FIPCBLK_F_STAGED))
 			return;
 	} else if (nrefs && !xfb_map(chan, req, msgs, nrefs)) {
 		chan->st[XFB_GRANT_ERRORS]++;

@@ -16,8 +16,9 @@
  * maps writable cannot become a page table (Xen's page types): the guest
  * would fail to pin its next page table on any page we map writable, and
  * every free page may become one.  So READ requests, whose data we must
- * write, carry per-request grants (FIPCBLK_F_GRANTREFS); a READ by pfn is
- * refused.
+ * write, go through the channel's staging pages (FIPCBLK_F_STAGED,
+ * back_staging.c) or carry per-request grants (FIPCBLK_F_GRANTREFS); a
+ * READ by pfn is refused.
  *
  * The frontend is untrusted: the pfn count is bounded, a reference that
  * cannot be mapped leaves its pfn unmapped (requests naming it fail),

@@ -26,6 +26,7 @@ static const char * const xfb_stat_names[XFB_NR_STATS] = {
 	[XFB_GRANT_ERRORS] = "grant_errors",
 	[XFB_IO_ERRORS] = "io_errors",
 	[XFB_PROTO_ERRORS] = "proto_errors",
+	[XFB_STAGED_REQ] = "staged_req",
 };
 
 /**
@@ -142,8 +143,25 @@ static ssize_t data_path_show(struct device *d, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(data_path);
 
+/* Staging pages mapped, all channels (memshare; 0 on grant). */
+static ssize_t staging_pages_show(struct device *d,
+				  struct device_attribute *attr, char *buf)
+{
+	struct xfb_be *be = dev_get_drvdata(d);
+	unsigned int i, n = 0;
+
+	if (!be)
+		return -ENODEV;
+	mutex_lock(&be->mutex);
+	for (i = 0; i < be->nr_chans; i++)
+		n += be->chans[i].stg_nr;
+	mutex_unlock(&be->mutex);
+	return sysfs_emit(buf, "%u\n", n);
+}
+static DEVICE_ATTR_RO(staging_pages);
+
 static struct xfb_stat_attr xfb_stat_attrs[XFB_NR_STATS];
-static struct attribute *xfb_attrs[XFB_NR_STATS + 6];
+static struct attribute *xfb_attrs[XFB_NR_STATS + 7];
 
 static const struct attribute_group xfb_stat_group = {
 	.name = "statistics",
@@ -177,5 +195,6 @@ void xfb_sysfs_init(void)
 	xfb_attrs[i++] = &dev_attr_memshare_pages.attr;
 	xfb_attrs[i++] = &dev_attr_memshare_array_bytes.attr;
 	xfb_attrs[i++] = &dev_attr_data_path.attr;
+	xfb_attrs[i++] = &dev_attr_staging_pages.attr;
 	xfb_attrs[i] = NULL;
 }

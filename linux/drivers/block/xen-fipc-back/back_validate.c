@@ -96,8 +96,14 @@ int xfb_validate(const struct xfb_limits *lim,
 	case FIPCBLK_OP_WRITE:
 		if (req->flags & ~((req->op == FIPCBLK_OP_WRITE ?
 				    FIPCBLK_F_FUA : 0) |
-				   (lim->memshare ? FIPCBLK_F_GRANTREFS : 0))) {
+				   (lim->memshare ? FIPCBLK_F_GRANTREFS |
+						    FIPCBLK_F_STAGED : 0))) {
 			*why = "unknown flags";
+			return FIPCBLK_RSP_ERROR;
+		}
+		if ((req->flags & FIPCBLK_F_GRANTREFS) &&
+		    (req->flags & FIPCBLK_F_STAGED)) {
+			*why = "both grant references and staging pages";
 			return FIPCBLK_RSP_ERROR;
 		}
 		if (req->op == FIPCBLK_OP_WRITE && lim->ro) {

@@ -30,7 +30,8 @@ static_assert(sizeof(struct fipcblk_response) == FIPC_SLOT_PAYLOAD);
  * @ro: read-only device
  * @discard: DISCARD supported
  * @secure: secure DISCARD supported
- * @memshare: memshare channel: READ/WRITE may carry FIPCBLK_F_GRANTREFS
+ * @memshare: memshare channel: READ/WRITE may carry FIPCBLK_F_GRANTREFS or
+ *	FIPCBLK_F_STAGED (not both)
  */
 struct xfb_limits {
 	u64 sectors;

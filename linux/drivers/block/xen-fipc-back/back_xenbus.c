@@ -279,7 +279,11 @@ static int xfb_write_offer(struct xfb_be *be)
 	       xenbus_printf(XBT_NIL, node, "fipc-max-request-bytes", "%u",
 			     xfb_request_bytes()) ?:
 	       xenbus_printf(XBT_NIL, node, "fipc-data-paths", "%s",
-			     be->ms_offered ? "grant memshare" : "grant");
+			     be->ms_offered ? "grant memshare" : "grant") ?:
+	       xenbus_printf(XBT_NIL, node, "fipc-staging-max-pages", "%u",
+			     be->ms_offered ?
+			     min_t(unsigned int, xfb_staging_max_pages,
+				   FIPCBLK_STAGING_MAX_PAGES) : 0);
 }
 
 static void xfb_read_poller_cpus(struct xfb_be *be)

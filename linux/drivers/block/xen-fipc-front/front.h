@@ -37,6 +37,8 @@ static_assert(sizeof(struct fipcblk_response) == FIPC_SLOT_PAYLOAD);
 #define XFF_RSP_BURST		16
 /* Ids of injected test requests have this bit set; normal ids never do. */
 #define XFF_ID_INJECT		BIT_ULL(63)
+/* Largest request (pages) sent through staging pages; larger: grants. */
+#define XFF_STAGING_MAX_REFS	32
 
 /* Module parameters (front_main.c). */
 extern unsigned int xff_max_queues;
@@ -44,6 +46,7 @@ extern unsigned int xff_ring_order;
 extern unsigned int xff_queue_depth;
 extern unsigned int xff_max_request_kb;
 extern char xff_memshare_mode[8];
+extern unsigned int xff_staging_pages;
 extern struct fipc_poller_set xff_pollers;
 extern int xff_major;
 
@@ -78,9 +81,12 @@ struct xff_poll_lat {
  * @XFF_LOCAL_KICKS: times a submitter woke our own sleeping poller
  * @XFF_REQUEUED: requests put back on the queue at a disconnect
  * @XFF_BAD_RESPONSES: responses that matched no request in flight
- * @XFF_MS_FALLBACKS: WRITEs of a memshare channel sent with grants (a
- *	page's frame changed since connect)
- * @XFF_MS_READ_GRANTS: READs of a memshare channel (always with grants)
+ * @XFF_MS_FALLBACKS: WRITEs of a memshare channel not sent by pfn (a
+ *	page's frame changed since connect): staged or with grants
+ * @XFF_MS_READ_GRANTS: READs of a memshare channel sent with grants (no
+ *	staging pages free, or too large to stage)
+ * @XFF_MS_STAGED: requests of a memshare channel sent through staging
+ *	pages (READs, and WRITE fallbacks)
  * @XFF_NR_STATS: number of counters
  */
 enum xff_stat {
@@ -93,10 +99,33 @@ enum xff_stat {
 	XFF_BAD_RESPONSES,
 	XFF_MS_FALLBACKS,
 	XFF_MS_READ_GRANTS,
+	XFF_MS_STAGED,
 	XFF_NR_STATS,
 };
 
 struct xff_info;
+
+/**
+ * struct xff_staging - a memshare channel's staging pages (front_staging.c)
+ * @lock: protects @free and @nfree (submitters and the poller)
+ * @nr: number of pages, 0 if the channel has none
+ * @nfree: free pages: their indices are @free[0 .. @nfree - 1]
+ * @free: stack of free page indices
+ * @pages: the pages, granted writable to the backend
+ * @refs: their grant references
+ * @list: the list page (grant reference of page i at index i)
+ * @list_ref: grant reference of @list (queue-<q>/fipc-staging-ref)
+ */
+struct xff_staging {
+	spinlock_t lock;		/* protects free, nfree */
+	unsigned int nr;
+	unsigned int nfree;
+	u16 *free;
+	struct page **pages;
+	grant_ref_t *refs;
+	struct page *list;
+	grant_ref_t list_ref;
+};
 
 /**
  * struct xff_chan - one fipc channel of a disk
@@ -116,6 +145,7 @@ struct xff_info;
  * @broken: the backend broke the protocol on this channel
  * @txbuf: message under construction, protected by @tx_lock
  * @rxbuf: responses being taken, used by the poller only
+ * @stg: staging pages (memshare path only)
  * @notify_recv: event-channel notifications received
  * @st: counters
  */
@@ -136,18 +166,32 @@ struct xff_chan {
 	bool broken;
 	struct fipc_msg txbuf[FIPC_MSG_MAX_SLOTS];
 	struct fipc_msg rxbuf[XFF_RSP_BURST];
+	struct xff_staging stg;
 	atomic64_t notify_recv;
 	u64 st[XFF_NR_STATS];
 };
 
 /**
+ * enum xff_data - what a request's references name
+ * @XFF_DATA_GRANTS: grants of its own pages (or no data)
+ * @XFF_DATA_PFNS: pfns of its pages (memshare: nothing granted)
+ * @XFF_DATA_STAGED: staging pages of its channel (memshare)
+ */
+enum xff_data {
+	XFF_DATA_GRANTS,
+	XFF_DATA_PFNS,
+	XFF_DATA_STAGED,
+};
+
+/**
  * struct xff_rq - per-request driver data (blk-mq PDU)
- * @chan: channel the request was sent on
+ * @chan: channel the request goes (went) on
+ * @t_sub: when it was sent, for the latency histogram
  * @gen: generation, echoed in the id to catch stale responses
  * @nrefs: number of data page references in @refs
  * @inflight: sent and not yet answered
- * @shared: @refs are pfns of the memshare path, not grants of ours
- * @refs: grant references (or pfns) of the data pages
+ * @data: what @refs name (enum xff_data)
+ * @refs: grant references, pfns or staging page indices of the data
  */
 struct xff_rq {
 	struct xff_chan *chan;
@@ -155,7 +199,7 @@ struct xff_rq {
 	u32 gen;
 	u16 nrefs;
 	bool inflight;
-	bool shared;
+	u8 data;
 	grant_ref_t refs[];
 };
 
@@ -360,7 +404,8 @@ static inline int xff_walk_data_pages(struct request *rq, unsigned int nrefs,
 
 /* front_submit.c */
 extern const struct blk_mq_ops xff_mq_ops;
-void xff_end_grants(struct xff_rq *p, bool *leaked);
+void xff_end_data(struct xff_rq *p, struct request *read_ok,
+		  bool *leaked);
 
 /* front_memshare.c */
 int xff_memshare_setup(struct xff_info *info);
@@ -368,6 +413,16 @@ void xff_memshare_teardown(struct xff_info *info);
 int xff_memshare_refs(struct xff_info *info, struct request *rq,
 		      struct xff_rq *p, unsigned int nrefs);
 long xff_memshare_unshared_pfn(const struct xff_memshare *ms);
+
+/* front_staging.c */
+void xff_staging_setup(struct xff_info *info, struct xff_chan *chan);
+void xff_staging_teardown(struct xff_chan *chan);
+int xff_staging_write_keys(struct xenbus_transaction xbt,
+			   struct xff_info *info, struct xff_chan *chan);
+int xff_staging_take(struct xff_chan *chan, struct request *rq,
+		     struct xff_rq *p, unsigned int nrefs);
+void xff_staging_release(struct xff_chan *chan, struct xff_rq *p,
+			 struct request *rq);
 
 /* front_complete.c */
 extern const struct fipc_poll_ops xff_poll_ops;

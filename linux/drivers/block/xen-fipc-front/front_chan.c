@@ -4,7 +4,8 @@
  *
  * Each channel owns a request ring and a response ring of 2^order pages
  * and one control page, all allocated here and granted to the backend,
- * and an event channel used only to wake a sleeping poller.
+ * an event channel used only to wake a sleeping poller, and on the
+ * memshare path its staging pages (front_staging.c).
  */
 #include <linux/slab.h>
 #include <xen/events.h>
@@ -46,6 +47,7 @@ static void xff_chan_free(struct xff_chan *chan)
 	unsigned int pages = 1u << chan->info->ring_order;
 	void *ctrl = chan->ctrl;
 
+	xff_staging_teardown(chan);
 	if (chan->irq > 0)
 		unbind_from_irqhandler(chan->irq, chan);
 	else if (chan->evtchn)
@@ -97,6 +99,8 @@ static int xff_chan_alloc(struct xff_info *info, struct xff_chan *chan)
 		goto fail;
 	}
 	chan->irq = err;
+	if (info->ms)
+		xff_staging_setup(info, chan);
 	return 0;
 
 fail:
@@ -194,7 +198,10 @@ static int xff_chan_write_keys(struct xenbus_transaction xbt,
 	if (err)
 		return err;
 	snprintf(key, sizeof(key), "queue-%u/event-channel", chan->index);
-	return xenbus_printf(xbt, node, key, "%u", chan->evtchn);
+	err = xenbus_printf(xbt, node, key, "%u", chan->evtchn);
+	if (err)
+		return err;
+	return xff_staging_write_keys(xbt, info, chan);
 }
 
 /**

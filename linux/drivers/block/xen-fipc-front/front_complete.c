@@ -110,8 +110,11 @@ static void xff_complete_one(struct xff_chan *chan,
 		lat->lat[fipc_poll_lat_bucket(ktime_get_ns() - p->t_sub)]++;
 	}
 
-	xff_end_grants(p, &leaked);
-	sts = leaked ? BLK_STS_IOERR : xff_status(rsp->status);
+	sts = xff_status(rsp->status);
+	xff_end_data(p, !sts && req_op(rq) == REQ_OP_READ ? rq : NULL,
+		     &leaked);
+	if (leaked)
+		sts = BLK_STS_IOERR;
 	chan->st[XFF_COMPLETIONS]++;
 	if (sts)
 		chan->st[XFF_ERRORS]++;
@@ -196,7 +199,7 @@ static bool xff_requeue_one(struct request *rq, void *data)
 	if (!READ_ONCE(p->inflight))
 		return true;
 	WRITE_ONCE(p->inflight, false);
-	xff_end_grants(p, &leaked);
+	xff_end_data(p, NULL, &leaked);
 	p->chan->st[XFF_REQUEUED]++;
 	if (leaked || info->removing)
 		blk_mq_end_request(rq, BLK_STS_IOERR);

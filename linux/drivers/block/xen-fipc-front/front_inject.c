@@ -17,8 +17,11 @@
  * to the disk's second-to-last 4 KiB (status 0), "ms_read" reads by pfn
  * (refused, -1: the memory is shared read-only), and WRITEs by pfn of the
  * first pfn past the shared table ("ms_bad_pfn") and of a pfn in the
- * table that is not shared ("ms_unshared_pfn") are refused (-1).  On a
- * grant channel the ms_* kinds fail with -EOPNOTSUPP.
+ * table that is not shared ("ms_unshared_pfn") are refused (-1).  The
+ * st_* kinds are READs through staging pages that must be refused (-1):
+ * "st_bad_index" names the first index past the channel's staging pages,
+ * "st_both_flags" sets FIPCBLK_F_STAGED with FIPCBLK_F_GRANTREFS.  On a
+ * grant channel the ms_* and st_* kinds fail with -EOPNOTSUPP.
  */
 #include <linux/debugfs.h>
 #include <linux/slab.h>
@@ -35,7 +38,7 @@ enum xff_kind {
 	XK_SLOTS_LONG, XK_BAD_GREF, XK_UNOWNED_GREF, XK_RO_GRANT_READ,
 	XK_FLUSH_DATA, XK_DISCARD_OFFSET, XK_DISCARD_SECURE, XK_WRITE_RO,
 	XK_PROTO, XK_MS_WRITE, XK_MS_READ, XK_MS_BAD_PFN, XK_MS_UNSHARED_PFN,
-	XK_NR
+	XK_ST_BAD_INDEX, XK_ST_BOTH_FLAGS, XK_NR
 };
 
 static const char * const xff_kind_names[XK_NR] = {
@@ -65,6 +68,8 @@ static const char * const xff_kind_names[XK_NR] = {
 	[XK_MS_READ] = "ms_read",
 	[XK_MS_BAD_PFN] = "ms_bad_pfn",
 	[XK_MS_UNSHARED_PFN] = "ms_unshared_pfn",
+	[XK_ST_BAD_INDEX] = "st_bad_index",
+	[XK_ST_BOTH_FLAGS] = "st_both_flags",
 };
 
 /**
@@ -189,6 +194,14 @@ static int xff_inject_memshare(struct xff_info *info, enum xff_kind kind,
 	}
 	if (!ms)
 		return -EOPNOTSUPP;
+	if (kind == XK_ST_BAD_INDEX || kind == XK_ST_BOTH_FLAGS) {
+		r->flags = FIPCBLK_F_STAGED;
+		if (kind == XK_ST_BOTH_FLAGS)
+			r->flags |= FIPCBLK_F_GRANTREFS;
+		else
+			r->refs[0] = info->chans[0].stg.nr;
+		return 0;
+	}
 	if (kind != XK_MS_READ) {
 		r->op = FIPCBLK_OP_WRITE;
 		r->sector = info->sectors - 2 * FIPCBLK_PAGE_BYTES / 512;

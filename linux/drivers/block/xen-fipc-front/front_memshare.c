@@ -18,8 +18,8 @@
  *
  * A page is named by pfn only if its frame is still the one granted at
  * connect (ballooning, or a frame exchange for DMA, changes the frame
- * behind a pfn); otherwise the request is sent with grants of its own and
- * FIPCBLK_F_GRANTREFS (counted in memshare_fallbacks).  The grants are
+ * behind a pfn); otherwise the request goes through staging pages or
+ * with grants (counted in memshare_fallbacks).  The grants are
  * revoked at disconnect, after the backend has unmapped them: one still
  * mapped is left to gnttab_end_foreign_access() to end later.
  */
@@ -341,7 +341,7 @@ static int xff_memshare_page(struct xff_page_walk *walk, unsigned int i,
  * xff_memshare_refs() - name a request's pages by pfn
  * @info: the disk, on the memshare path
  * @rq: the request
- * @p: its driver data: p->refs filled with pfns, p->nrefs, p->shared set
+ * @p: its driver data: p->refs filled with pfns, p->nrefs and p->data set
  * @nrefs: number of pages the request spans
  *
  * Return: the first page offset, -EAGAIN if a page cannot be named by pfn
@@ -362,7 +362,7 @@ int xff_memshare_refs(struct xff_info *info, struct request *rq,
 	if (first < 0)
 		return first;
 	p->nrefs = nrefs;
-	p->shared = true;
+	p->data = XFF_DATA_PFNS;
 	return first;
 }
 

@@ -10,8 +10,10 @@
  * small I/Os from one buffer), and the references form a PRP-like list: the
  * first FIPCBLK_HEAD_REFS in the head slot, then FIPCBLK_CONT_REFS per
  * continuation slot.  On the memshare path (front_memshare.c) a WRITE's
- * references are the pages' pfns instead, and nothing is granted, unless
- * a page's frame changed since connect.
+ * references are the pages' pfns instead, and nothing is granted; a READ
+ * (or a WRITE with a page whose frame changed since connect) goes through
+ * the channel's staging pages (front_staging.c) if it fits, else with
+ * grants of its own.
  */
 #include <linux/blk-mq.h>
 #include <xen/events.h>
@@ -19,21 +21,28 @@
 #include "front.h"
 
 /**
- * xff_end_grants() - take the data pages of a request back from the backend
+ * xff_end_data() - take the data pages of a request back from the backend
  * @p: the request's data
+ * @read_ok: the request if it is a READ that succeeded (staged data is
+ *	copied into its pages), else NULL
  * @leaked: set to true if the backend still maps a page
  *
  * A page the backend still maps cannot be taken back: its reference is
- * left granted (leaked) and the caller fails the request.
+ * left granted (leaked) and the caller fails the request.  Pfns need
+ * nothing; staging pages go back to their channel.
  */
-void xff_end_grants(struct xff_rq *p, bool *leaked)
+void xff_end_data(struct xff_rq *p, struct request *read_ok, bool *leaked)
 {
 	unsigned int i;
 
-	if (p->shared) {
+	if (p->data == XFF_DATA_PFNS) {
 		/* pfns of the memshare path: nothing granted for this request. */
-		p->shared = false;
+		p->data = XFF_DATA_GRANTS;
 		p->nrefs = 0;
+		return;
+	}
+	if (p->data == XFF_DATA_STAGED) {
+		xff_staging_release(p->chan, p, read_ok);
 		return;
 	}
 	for (i = 0; i < p->nrefs; i++) {
@@ -115,9 +124,34 @@ static int xff_grant_data(struct xff_info *info, struct request *rq,
 	return first;
 }
 
-static blk_status_t xff_prepare(struct xff_info *info, struct request *rq,
-				struct xff_rq *p, struct fipcblk_request *r,
-				unsigned int *nslots)
+/*
+ * Memshare: a WRITE by pfn if it can, else through staging pages, else
+ * with grants.  Returns the first page offset or a negative errno.
+ */
+static int xff_memshare_data(struct xff_info *info, struct xff_chan *chan,
+			     struct request *rq, struct xff_rq *p,
+			     struct fipcblk_request *r, unsigned int nrefs)
+{
+	int first = -EAGAIN;
+
+	if (r->op == FIPCBLK_OP_WRITE)
+		first = xff_memshare_refs(info, rq, p, nrefs);
+	if (first == -EAGAIN) {
+		first = xff_staging_take(chan, rq, p, nrefs);
+		if (first >= 0)
+			r->flags |= FIPCBLK_F_STAGED;
+	}
+	if (first == -EAGAIN) {
+		r->flags |= FIPCBLK_F_GRANTREFS;
+		first = xff_grant_data(info, rq, p, nrefs,
+				       r->op == FIPCBLK_OP_WRITE);
+	}
+	return first;
+}
+
+static blk_status_t xff_prepare(struct xff_info *info, struct xff_chan *chan,
+				struct request *rq, struct xff_rq *p,
+				struct fipcblk_request *r, unsigned int *nslots)
 {
 	unsigned int nrefs = 0;
 	bool leaked = false;
@@ -149,26 +183,20 @@ static blk_status_t xff_prepare(struct xff_info *info, struct request *rq,
 		return BLK_STS_NOTSUPP;
 	}
 	p->nrefs = 0;
-	p->shared = false;
+	p->data = XFF_DATA_GRANTS;
 	if (r->op == FIPCBLK_OP_READ || r->op == FIPCBLK_OP_WRITE) {
 		r->nr_bytes = blk_rq_bytes(rq);
 		first = bio_iter_iovec(rq->bio, rq->bio->bi_iter).bv_offset;
 		nrefs = DIV_ROUND_UP(first + r->nr_bytes, FIPCBLK_PAGE_BYTES);
 		if (!r->nr_bytes || nrefs > info->max_refs)
 			return BLK_STS_IOERR;
-		first = -EAGAIN;
-		/* Shared read-only: only a WRITE's pages go by pfn. */
-		if (info->ms && r->op == FIPCBLK_OP_WRITE)
-			first = xff_memshare_refs(info, rq, p, nrefs);
-		if (first == -EAGAIN) {
-			/* Grants of its own; on memshare, say so. */
-			if (info->ms)
-				r->flags |= FIPCBLK_F_GRANTREFS;
+		if (info->ms)
+			first = xff_memshare_data(info, chan, rq, p, r, nrefs);
+		else
 			first = xff_grant_data(info, rq, p, nrefs,
 					       r->op == FIPCBLK_OP_WRITE);
-		}
 		if (first < 0) {
-			xff_end_grants(p, &leaked);
+			xff_end_data(p, NULL, &leaked);
 			return first == -ENOSPC ? BLK_STS_RESOURCE :
 						  BLK_STS_IOERR;
 		}
@@ -198,7 +226,8 @@ static blk_status_t xff_queue_rq(struct blk_mq_hw_ctx *hctx,
 	chan = &info->chans[hctx->queue_num % info->nr_chans];
 
 	blk_mq_start_request(rq);
-	sts = xff_prepare(info, rq, p, &head, &nslots);
+	p->chan = chan;
+	sts = xff_prepare(info, chan, rq, p, &head, &nslots);
 	if (sts)
 		return sts;
 
@@ -212,7 +241,6 @@ static blk_status_t xff_queue_rq(struct blk_mq_hw_ctx *hctx,
 	memcpy(chan->txbuf[0].data, &head, sizeof(head));
 	for (i = 0; i < p->nrefs; i++)
 		xff_put_ref(chan->txbuf, i, p->refs[i]);
-	p->chan = chan;
 	p->t_sub = ktime_get_ns();
 	/* Before the backend can see the request and answer it. */
 	WRITE_ONCE(p->inflight, true);
@@ -222,9 +250,13 @@ static blk_status_t xff_queue_rq(struct blk_mq_hw_ctx *hctx,
 		goto fail;
 	}
 	chan->st[XFF_REQUESTS]++;
-	if (head.flags & FIPCBLK_F_GRANTREFS)
-		chan->st[head.op == FIPCBLK_OP_WRITE ? XFF_MS_FALLBACKS :
-						       XFF_MS_READ_GRANTS]++;
+	if (head.flags & FIPCBLK_F_STAGED)
+		chan->st[XFF_MS_STAGED]++;
+	if (head.op == FIPCBLK_OP_WRITE &&
+	    (head.flags & (FIPCBLK_F_STAGED | FIPCBLK_F_GRANTREFS)))
+		chan->st[XFF_MS_FALLBACKS]++;
+	else if (head.flags & FIPCBLK_F_GRANTREFS)
+		chan->st[XFF_MS_READ_GRANTS]++;
 	if (bd->last)
 		xff_chan_notify(chan);
 	spin_unlock(&chan->tx_lock);
@@ -240,7 +272,7 @@ fail:
 		xff_chan_notify(chan);
 	}
 	spin_unlock(&chan->tx_lock);
-	xff_end_grants(p, &leaked);
+	xff_end_data(p, NULL, &leaked);
 	if (err == -EPROTO)
 		xff_protocol_error(chan, "request ring corrupted");
 	return err == -EAGAIN || err == -EPROTO ? BLK_STS_RESOURCE :

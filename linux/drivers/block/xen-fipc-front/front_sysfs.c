@@ -18,6 +18,7 @@ static const char * const xff_stat_names[XFF_NR_STATS] = {
 	[XFF_BAD_RESPONSES] = "bad_responses",
 	[XFF_MS_FALLBACKS] = "memshare_fallbacks",
 	[XFF_MS_READ_GRANTS] = "memshare_read_grants",
+	[XFF_MS_STAGED] = "memshare_staged",
 };
 
 /**
@@ -116,8 +117,25 @@ static ssize_t data_path_show(struct device *d, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(data_path);
 
+/* Staging pages of all channels (memshare; 0 on grant). */
+static ssize_t staging_pages_show(struct device *d,
+				  struct device_attribute *attr, char *buf)
+{
+	struct xff_info *info = dev_get_drvdata(d);
+	unsigned int i, n = 0;
+
+	if (!info)
+		return -ENODEV;
+	mutex_lock(&info->mutex);
+	for (i = 0; i < info->nr_chans; i++)
+		n += info->chans[i].stg.nr;
+	mutex_unlock(&info->mutex);
+	return sysfs_emit(buf, "%u\n", n);
+}
+static DEVICE_ATTR_RO(staging_pages);
+
 static struct xff_stat_attr xff_stat_attrs[XFF_NR_STATS];
-static struct attribute *xff_attrs[XFF_NR_STATS + 5];
+static struct attribute *xff_attrs[XFF_NR_STATS + 6];
 
 static const struct attribute_group xff_stat_group = {
 	.name = "statistics",
@@ -150,5 +168,6 @@ void xff_sysfs_init(void)
 	xff_attrs[i++] = &dev_attr_queues.attr;
 	xff_attrs[i++] = &dev_attr_ring_order.attr;
 	xff_attrs[i++] = &dev_attr_data_path.attr;
+	xff_attrs[i++] = &dev_attr_staging_pages.attr;
 	xff_attrs[i] = NULL;
 }

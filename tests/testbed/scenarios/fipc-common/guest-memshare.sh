@@ -1,15 +1,19 @@
 #!/bin/sh
 # fipc-memshare, domU side: xvdb (one channel per vCPU) and xvdc (one
 # channel), both phy1: disks with memshare=on on the same null_blk.
-#   1. both disks must be on the memshare data path;
+#   1. both disks must be on the memshare data path, with staging pages;
 #   2. fio verify (crc32c) 512 B/4 KiB/1 MiB, QD 1/32 on both;
-#   3. a timed run of writes on xvdb (READs always carry grants: the
-#      memory is shared read-only) between two mailbox words, while dom0
-#      takes the backend's counters before and after ("@@FIPC-MS timed-ready" ->
+#   3. a timed run of 4 KiB random reads and writes on xvdb (WRITEs by
+#      pfn, READs through the staging pages: the memory is shared
+#      read-only) between two mailbox words, while dom0 takes the
+#      backend's counters before and after ("@@FIPC-MS timed-ready" ->
 #      dom0 "go", "@@FIPC-MS timed-done" -> dom0 "ack");
-#   4. hostile requests, memshare kinds included;
-#   5. balloon down and back up, then fio verify again (requests whose
-#      pages changed frame go with grants: memshare_fallbacks);
+#   4. hostile requests, memshare and staging kinds included;
+#   5. balloon down and back up (new frames behind those pfns), then
+#      buffered writes through the page cache, which reuses those pages:
+#      their WRITEs cannot go by pfn (memshare_fallbacks must grow) and
+#      go through staging pages; the data is read back O_DIRECT and
+#      checked, then fio verify once more;
 #   6. "@@FIPC-MS counters": dom0 takes the final counters, posts "done".
 . /fipc/lib.sh
 . /fipc/scenario/guest-lib.sh
@@ -31,24 +35,25 @@ wait_word() {
 fipc_wait_disk xvdb 120 || exit 1
 fipc_wait_disk xvdc 120 || exit 1
 for d in 51728 51744; do
-	p=$(cat /sys/bus/xen/devices/fipcblk-$d/statistics/data_path)
-	echo "fipc-memshare: fipcblk-$d $(cat /sys/bus/xen/devices/fipcblk-$d/statistics/queues) queue(s), $p data path"
+	s=/sys/bus/xen/devices/fipcblk-$d/statistics
+	p=$(cat $s/data_path)
+	echo "fipc-memshare: fipcblk-$d $(cat $s/queues) queue(s), $p data path, $(cat $s/staging_pages) staging pages"
 	[ "$p" = memshare ] || { echo "fipc-memshare: fipcblk-$d is on the $p path"; rc=1; }
+	[ "$(cat $s/staging_pages)" -gt 0 ] || { echo "fipc-memshare: fipcblk-$d has no staging pages"; rc=1; }
 done
 dmesg | grep -i memshare
 FIPC_DEV=/dev/xvdb FIPC_BS_MIN=512 fipc_fio verify-xvdb /fipc/scenario/verify.fio || rc=1
 FIPC_DEV=/dev/xvdc FIPC_BS_MIN=512 fipc_fio verify-xvdc /fipc/scenario/verify.fio || rc=1
 fipc_front_stats 51728 /fipc/out/front-after-verify.json
 
-# No other I/O in the window: polling the mailbox reads (with grants), so
-# the guest goes quiet for 5 s around the job while dom0 takes the
-# counters on the markers.
+# No other I/O in the window: the guest goes quiet for 5 s around the job
+# while dom0 takes the counters on the markers.
 echo "@@FIPC-MS timed-ready"
 if wait_word go 300; then
 	echo "@@FIPC-MS timed-start"
 	sleep 5
 	fipc_fio timed-xvdb --name=timed --filename=/dev/xvdb --ioengine=libaio \
-		--direct=1 --rw=randwrite --bs=4k --iodepth=32 --offset=128m \
+		--direct=1 --rw=randrw --bs=4k --iodepth=32 --offset=128m \
 		--size=64m --time_based=1 --runtime="$timed" || rc=1
 	echo "@@FIPC-MS timed-done"
 	sleep 5
@@ -62,7 +67,8 @@ fipc_hostile fipcblk-51728 good_read=0 bad_op=-2 bad_flags=-1 zero_len=-1 \
     straddle_end=-1 overflow=-1 misaligned=0 slots_short=-1 slots_long=-1 \
     bad_gref=-1 unowned_gref=-1 ro_grant_read=-1 flush_data=-1 \
     discard_offset=-2 discard_secure=-2 ms_write=0 ms_read=-1 \
-    ms_bad_pfn=-1 ms_unshared_pfn=-1 > /fipc/out/hostile.txt 2>&1 || rc=1
+    ms_bad_pfn=-1 ms_unshared_pfn=-1 st_bad_index=-1 st_both_flags=-1 \
+    > /fipc/out/hostile.txt 2>&1 || rc=1
 cat /fipc/out/hostile.txt
 
 # Balloon: give back some memory (-o BALLOON_MB, default 96 MiB), take it
@@ -87,11 +93,24 @@ else
 	echo "fipc-memshare: no balloon driver ($b/target_kb)"
 	rc=1
 fi
+# The page cache takes the pages the balloon gave back (freed last, used
+# first): buffered writes of -o PAGECACHE_MB (default 256 MiB) on xvdc,
+# synced, then read back O_DIRECT and checked (crc32c headers).
+fb0=$(cat /sys/bus/xen/devices/fipcblk-51744/statistics/memshare_fallbacks)
+pc="--filename=/dev/xvdc --bs=64k --offset=256m --size=$(fipc_opt PAGECACHE_MB 256)m --verify=crc32c"
+fipc_fio pagecache-write --name=pagecache $pc --rw=write --direct=0 \
+	--do_verify=0 --end_fsync=1 || rc=1
+fipc_fio pagecache-check --name=pagecache $pc --rw=read --direct=1 \
+	--verify_only=1 || rc=1
+fb1=$(cat /sys/bus/xen/devices/fipcblk-51744/statistics/memshare_fallbacks)
+echo "fipc-memshare: xvdc memshare_fallbacks $fb0 -> $fb1 over the page-cache writes"
+echo "{\"fallbacks_before\": $fb0, \"fallbacks_after\": $fb1}" > /fipc/out/pagecache.json
+[ "$fb1" -gt "$fb0" ] || { echo "fipc-memshare: no WRITE fell back after the balloon step (pages with new frames never written?)"; rc=1; }
 FIPC_DEV=/dev/xvdb FIPC_BS_MIN=512 fipc_fio verify-xvdb-balloon /fipc/scenario/verify.fio || rc=1
 fipc_front_stats 51728 /fipc/out/front-final.json
 fipc_front_stats 51744 /fipc/out/front-xvdc-final.json
 cat /fipc/out/front-final.json
-echo "fipc-memshare: memshare_fallbacks $(cat /sys/bus/xen/devices/fipcblk-51728/statistics/memshare_fallbacks) after the balloon step"
+echo "fipc-memshare: memshare_fallbacks xvdb $(cat /sys/bus/xen/devices/fipcblk-51728/statistics/memshare_fallbacks) xvdc $fb1 after the balloon step"
 dmesg | grep -i -E 'memshare|grant' | tail -n 20
 
 echo "@@FIPC-MS counters"

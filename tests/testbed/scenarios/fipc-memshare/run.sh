@@ -4,16 +4,21 @@
 # 512 MiB (phy1: disks with memshare=on):
 #   xvdb  one channel per guest vCPU (2)   xvdc  one channel (queues=1)
 # The guest (fipc-common/guest-memshare.sh) verifies both disks, runs a
-# timed write job between two mailbox words while dom0 takes the
-# backend's counters (no grant operation and no grant hypercall may
-# happen, while requests do; READs always carry grants, the memory being
-# shared read-only), sends hostile requests (a READ by pfn, pfns out of
-# range and not shared must be refused), balloons down and up and verifies again.
-# dom0 then checks the counters, records the connect time and memory
-# overhead (results/dom0/memshare.json), and runs one xl destroy of a
-# second guest under memshare I/O (fipc-common/guest-load.sh): the backend
-# must unmap everything and go, the domain must not linger.  Modules
-# unload, dom0's health is checked.
+# timed random read/write job between two mailbox words while dom0 takes
+# the backend's counters (no grant operation and no grant hypercall may
+# happen, while reads and writes do: WRITEs by pfn, READs through the
+# channels' staging pages, the memory being shared read-only), sends
+# hostile requests (a READ by pfn, pfns out of range and not shared,
+# staging indices out of range must be refused), balloons down and up,
+# writes through the page cache (WRITEs of pages with new frames must
+# fall back) and verifies again.  dom0 then checks the counters, records
+# the connect time and memory overhead (results/dom0/memshare.json), runs
+# one xl destroy of a second guest under memshare I/O
+# (fipc-common/guest-load.sh): the backend must unmap everything and go,
+# the domain must not linger; then unloads xen-fipc-back under a third
+# guest's memshare I/O, loads it again (the guest must reconnect and its
+# verified I/O go on) and destroys that guest.  Modules unload, dom0's
+# health is checked.
 set -u
 . "${FIPC_LIB:-$(dirname "$0")/../../lib}/fipc-scenario.sh"
 fipc_parse_args "$@"
@@ -101,19 +106,22 @@ check() {
         [ "$(snap "backend-$d" memshare_pages)" -gt 0 ] || { fipc_fail "$d: no memshare pages mapped"; rc=1; }
         [ "$(snap "backend-$d" proto_errors)" = 0 ] || { fipc_fail "protocol errors on $d"; rc=1; }
         [ "$(snap "backend-$d" io_errors)" = 0 ] || { fipc_fail "I/O errors on $d"; rc=1; }
+        [ "$(snap "backend-$d" staging_pages)" -gt 0 ] || { fipc_fail "$d: no staging pages mapped"; rc=1; }
         g=$(delta "$d" grant_ops) h=$(delta "$d" hypercalls) n=$(delta "$d" notify_sent)
         io=$(($(delta "$d" rd_req) + $(delta "$d" wr_req)))
-        fipc_log "$d timed run: $io requests ($(delta "$d" rd_req) reads), grant_ops +$g, hypercalls +$h (notifications +$n)"
-        echo "{\"disk\": \"$d\", \"requests\": $io, \"reads\": $(delta "$d" rd_req), \"grant_ops\": $g, \"hypercalls\": $h, \"notify_sent\": $n}" \
+        fipc_log "$d timed run: $io requests ($(delta "$d" rd_req) reads, $(delta "$d" staged_req) staged), grant_ops +$g, hypercalls +$h (notifications +$n)"
+        echo "{\"disk\": \"$d\", \"requests\": $io, \"reads\": $(delta "$d" rd_req), \"staged\": $(delta "$d" staged_req), \"grant_ops\": $g, \"hypercalls\": $h, \"notify_sent\": $n}" \
             >> "$FIPC_RESULTS/dom0/timed-delta.json"
         [ "$g" = 0 ] || { fipc_fail "$d: $g grant operations during the timed run"; rc=1; }
         # Only event-channel notifications to a sleeping frontend may
         # remain: no grant-table hypercall.
         [ "$h" = "$n" ] || { fipc_fail "$d: $((h - n)) grant hypercalls during the timed run"; rc=1; }
     done
-    [ "$(($(delta xvdb rd_req) + $(delta xvdb wr_req)))" -gt 0 ] || { fipc_fail "xvdb: no request during the timed run"; rc=1; }
+    [ "$(delta xvdb wr_req)" -gt 0 ] || { fipc_fail "xvdb: no WRITE during the timed run"; rc=1; }
+    [ "$(delta xvdb rd_req)" -gt 0 ] || { fipc_fail "xvdb: no READ during the timed run"; rc=1; }
+    [ "$(delta xvdb staged_req)" -gt 0 ] || { fipc_fail "xvdb: no request through staging pages during the timed run"; rc=1; }
     v=$(snap backend-xvdb invalid_req)
-    [ "$v" = 17 ] || { fipc_fail "xvdb invalid_req is $v, want 17 (hostile kinds, ms_read and ms_bad_pfn included)"; rc=1; }
+    [ "$v" = 19 ] || { fipc_fail "xvdb invalid_req is $v, want 19 (hostile kinds, ms_read, ms_bad_pfn, st_bad_index, st_both_flags included)"; rc=1; }
     v=$(snap backend-xvdb grant_errors)
     [ "$v" = 4 ] || { fipc_fail "xvdb grant_errors is $v, want 4 (ms_unshared_pfn included)"; rc=1; }
     v=$(snap backend-xvdb queues)
@@ -143,29 +151,75 @@ JSON
     cat "$FIPC_RESULTS/dom0/memshare.json"
 }
 
-# One xl destroy of a guest in the middle of memshare I/O.
-destroy_round() {
-    local id i=0 w p
-    fipc_domu_start domU2 "$here/domU.cfg" "$common/guest-load.sh" || return 1
-    id=$(xl domid domU2) || return 1
-    while w=$(fipc_be_stat "$id" 51728 wr_req) && [ "$w" -lt 300 ]; do
+# load_wait WHAT NAME ID: wait until xvdb of guest NAME (domain ID) has
+# served 300 writes on the memshare path; on failure destroy the guest.
+load_wait() {
+    local i=0 w p
+    while ! w=$(fipc_be_stat "$3" 51728 wr_req 2>/dev/null) || [ "$w" -lt 300 ]; do
         i=$((i + 1))
         if [ $i -ge 3000 ]; then
-            fipc_fail "destroy: no I/O after 300 s (wr_req $w)"
-            fipc_domu_console_tail domU2
-            xl destroy domU2
+            fipc_fail "$1: no I/O after 300 s (wr_req ${w:-none})"
+            fipc_domu_console_tail "$2"
+            xl destroy "$2"
             return 1
         fi
         sleep 0.1
     done
-    p=$(fipc_be_stat "$id" 51728 data_path)
-    [ "$p" = memshare ] || { fipc_fail "destroy: xvdb of domain $id is on the $p path"; xl destroy domU2; return 1; }
-    fipc_log "destroy: domain $id under memshare I/O (wr_req $w, memshare_pages $(fipc_be_stat "$id" 51728 memshare_pages), inflight $(fipc_be_stat "$id" 51728 inflight))"
+    p=$(fipc_be_stat "$3" 51728 data_path)
+    [ "$p" = memshare ] || { fipc_fail "$1: xvdb of domain $3 is on the $p path"; xl destroy "$2"; return 1; }
+    fipc_log "$1: domain $3 under memshare I/O (wr_req $w, memshare_pages $(fipc_be_stat "$3" 51728 memshare_pages), staging_pages $(fipc_be_stat "$3" 51728 staging_pages), inflight $(fipc_be_stat "$3" 51728 inflight))"
+}
+
+# One xl destroy of a guest in the middle of memshare I/O.
+destroy_round() {
+    local id
+    fipc_domu_start domU2 "$here/domU.cfg" "$common/guest-load.sh" || return 1
+    id=$(xl domid domU2) || return 1
+    load_wait destroy domU2 "$id" || return 1
     xl destroy domU2 || { fipc_fail "xl destroy failed"; return 1; }
     fipc_destroyed_wait "destroy" "$id" 51728 || return 1
     [ -f "$FIPC_WORK/domU2/loop" ] && losetup -d "$(cat "$FIPC_WORK/domU2/loop")"
     fipc_log "destroy: domain $id gone, backend clean"
     fipc_health after-destroy
+}
+
+# xen-fipc-back unloaded under a guest's memshare I/O: each bound device
+# holds a reference on the module (xenbus), so the devices are unbound
+# first (docs/drivers.md, Lifecycle): each must let go of everything
+# (memory, staging pages, rings), dom0 stays healthy, the module unloads;
+# loaded again, it binds the devices again, the guest reconnects on its
+# own and its I/O goes on without an error; then destroyed, the domain
+# must go away (nothing of it still mapped).
+unload_round() {
+    local id d drv=/sys/bus/xen-backend/drivers/fipcblk n=0
+    fipc_domu_start domU3 "$here/domU.cfg" "$common/guest-load.sh" || return 1
+    id=$(xl domid domU3) || return 1
+    load_wait unload domU3 "$id" || return 1
+    fipc_dmesg_mark
+    for d in "$drv"/fipcblk-*; do
+        [ -e "$d" ] || continue
+        echo "${d##*/}" > "$drv/unbind" || { fipc_fail "unload: cannot unbind ${d##*/}"; xl destroy domU3; return 1; }
+        n=$((n + 1))
+    done
+    timeout 120 rmmod xen-fipc-back || { fipc_fail "unload: rmmod xen-fipc-back failed after unbinding $n devices"; xl destroy domU3; return 1; }
+    [ ! -d "$drv" ] || { fipc_fail "unload: the fipcblk driver is still registered"; return 1; }
+    [ "$(dmesg | tail -n +"$(($(cat "$FIPC_WORK/dmesg.mark") + 1))" | grep -c 'memshare: unmapped')" -ge 1 ] ||
+        { fipc_fail "unload: no 'memshare: unmapped' in the kernel log"; return 1; }
+    fipc_log "unload: $n devices unbound under I/O, xen-fipc-back unloaded, the guest's memory unmapped"
+    fipc_health after-unload || return 1
+    fipc_load_module xen-fipc-back || return 1
+    load_wait reload domU3 "$id" || return 1
+    if grep -q 'fio ended' /var/log/xen/console/guest-domU3.log; then
+        fipc_fail "unload: the guest's verified I/O stopped (fio ended)"
+        fipc_domu_console_tail domU3
+        xl destroy domU3
+        return 1
+    fi
+    fipc_log "unload: the guest reconnected after the reload, verified I/O goes on"
+    xl destroy domU3 || { fipc_fail "xl destroy failed"; return 1; }
+    fipc_destroyed_wait "unload" "$id" 51728 || return 1
+    [ -f "$FIPC_WORK/domU3/loop" ] && losetup -d "$(cat "$FIPC_WORK/domU3/loop")"
+    fipc_health after-unload-destroy
 }
 
 finish() {
@@ -177,7 +231,7 @@ finish() {
     return $rc
 }
 
-export -f meminfo marker start timed counters snap delta check overhead destroy_round finish
+export -f meminfo marker start timed counters snap delta check overhead load_wait destroy_round unload_round finish
 mkdir -p "$FIPC_RESULTS/dom0"
 fipc_step fipc-start 180 start || exit 1
 rc=0
@@ -186,5 +240,6 @@ fipc_step domU-counters 1200 counters || { rc=1; fipc_mailbox_put /dev/nullb0 do
 fipc_step domU-finish 300 fipc_domu_wait domU1 240 || rc=1
 fipc_step fipc-check 60 check || rc=1
 fipc_step destroy-round 600 destroy_round || rc=1
+fipc_step unload-round 900 unload_round || rc=1
 fipc_step fipc-finish 120 finish || rc=1
 exit $rc

@@ -45,6 +45,8 @@
  *   fipc-max-ring-order      log2 of the largest ring, in 4 KiB pages
  *   fipc-max-request-bytes   largest data length of one request
  *   fipc-data-paths          space-separated: "grant" and/or "memshare"
+ *   fipc-staging-max-pages   memshare: staging pages per channel it maps
+ *                            (absent or 0: no staging)
  * Written by the backend (before Connected):
  *   sectors                  capacity in 512-byte sectors
  *   info                     VDISK_* bits as blkif (VDISK_READONLY = 4)
@@ -66,6 +68,9 @@
  *   queue-<q>/rsp-ring-ref<i>   grant refs of the response ring pages
  *   queue-<q>/ctrl-ring-ref     grant ref of the channel's control page
  *   queue-<q>/event-channel     port used only to wake a sleeping poller
+ *   queue-<q>/fipc-staging-ref    memshare only, optional: grant ref of the
+ *                                 channel's staging list page
+ *   queue-<q>/fipc-staging-pages  its number of staging pages
  *
  * Each channel has a request ring (frontend to backend) and a response
  * ring (backend to frontend), both of 2^fipc-ring-order pages laid out
@@ -90,6 +95,12 @@
  * channel.
  */
 #define FIPCBLK_F_GRANTREFS	0x04
+/*
+ * READ/WRITE on a "memshare" channel with staging pages only: refs[] are
+ * indices into the channel's staging pages (see below), not pfns.  Not
+ * together with FIPCBLK_F_GRANTREFS.
+ */
+#define FIPCBLK_F_STAGED	0x08
 
 /* Response status. */
 #define FIPCBLK_RSP_OKAY	0
@@ -166,15 +177,33 @@ struct fipcblk_response {
  * tables once into private memory and maps every listed reference,
  * read-only, for the life of the connection; WRITE requests then carry
  * pfns in refs[] (no per-request grant), unless they have
- * FIPCBLK_F_GRANTREFS.  READs always carry grants (FIPCBLK_F_GRANTREFS):
- * in a PV guest a frame another domain maps writable cannot become a page
- * table, so the whole memory is shared read-only.  A READ by pfn, a pfn
+ * FIPCBLK_F_GRANTREFS or FIPCBLK_F_STAGED.  In a PV guest a frame another
+ * domain maps writable cannot become a page table, so the whole memory is
+ * shared read-only and a READ never names pfns.  A READ by pfn, a pfn
  * outside the table, or one whose entry the backend could not map, fails
  * the request (FIPCBLK_RSP_ERROR).  The frontend revokes the grants only
  * after the backend has unmapped them (disconnect).
+ *
+ * Staging pages (memshare, optional, per channel): where the backend
+ * offers fipc-staging-max-pages, the frontend may give each channel up to
+ * that many pages of its own, granted writable once at connect (pages
+ * the frontend keeps for this use only, so never page tables), listed in
+ * a granted list page (uint32 refs[1024], index i = staging page i) named
+ * by queue-<q>/fipc-staging-ref, with queue-<q>/fipc-staging-pages
+ * entries.  The backend copies the list once and maps every page
+ * writable for the life of the connection.  A READ with FIPCBLK_F_STAGED
+ * names staging pages by index, with the request's usual page layout
+ * (first_offset, then whole pages); the backend's device writes there and
+ * the frontend copies the data out once the response arrives.  A WRITE
+ * may use them the same way (the frontend copies the data in first), for
+ * pages it cannot name by pfn.  Neither side calls Xen per request.  An
+ * index at or past fipc-staging-pages fails the request; two requests in
+ * flight naming the same staging page only mix the guest's own data.
+ * A READ that does not fit in the free staging pages goes with grants.
  */
 #define FIPCBLK_MEMSHARE_REFS_PER_PAGE	1024
 #define FIPCBLK_MEMSHARE_MAX_PFNS	(1024 * 1024)
+#define FIPCBLK_STAGING_MAX_PAGES	1024
 
 /*
  * Channel control page: each end's "I am asleep" word in a cache line of
