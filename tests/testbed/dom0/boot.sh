@@ -38,6 +38,17 @@ tb_setup() {
     hostname fipc-dom0
     modprobe -a xen-evtchn xen-gntdev xen-gntalloc xen-privcmd xenfs xen-blkback loop
     mount -t xenfs xenfs /proc/xen
+    # fipc-testbed --nvme: QEMU's NVMe controller (no udev here to load its
+    # driver); the namespace shows up as /dev/nvme0n1.
+    if [ "${FIPC_NVME_MIB:-0}" -gt 0 ]; then
+        modprobe nvme
+        local i=0
+        until [ -b /dev/nvme0n1 ]; do
+            i=$((i + 1)); [ $i -lt 300 ] || { echo "no /dev/nvme0n1 after 30 s"; return 1; }
+            sleep 0.1
+        done
+        echo "nvme: /dev/nvme0n1 $(blockdev --getsize64 /dev/nvme0n1) bytes"
+    fi
     # Files from build/dom0-overlay/ (e.g. a patched xl) replace the image's.
     if [ -d "$S/overlay" ]; then cp -a "$S/overlay/." /; ldconfig; fi
     # libxl kills hotplug scripts after 10 s; Debian's block script is too
@@ -111,7 +122,7 @@ EOF
 
 # fipc_step runs its command in a child bash: export our functions.
 export -f tb_setup tb_daemons
-export FIPC_DOMU_KERNEL FIPC_DOMU_RAMDISK
+export FIPC_DOMU_KERNEL FIPC_DOMU_RAMDISK FIPC_NVME_MIB
 rc=0
 if ! fipc_step dom0-setup 60 tb_setup; then
     rc=1
