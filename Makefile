@@ -21,6 +21,16 @@ TESTBED_ARGS ?=
 # The demo's fio run time per job (seconds) and scenario options.
 DEMO_RUNTIME ?= 5
 DEMO_ARGS ?= -o FIO_RUNTIME=$(DEMO_RUNTIME)
+# The demo's timed device: null_blk (default) or nvme, QEMU's emulated NVMe
+# controller given to dom0 (a sparse image of DEMO_NVME_MIB MiB, removed
+# after the run), e.g. `make demo DEMO_BACKING=nvme` or `./fipc demo --nvme`.
+DEMO_BACKING ?= null_blk
+DEMO_NVME_MIB ?= 1024
+ifeq ($(DEMO_BACKING),nvme)
+DEMO_BACKING_ARGS := --nvme $(DEMO_NVME_MIB) -o BACKING=nvme
+else
+DEMO_BACKING_ARGS := -o BACKING=$(DEMO_BACKING)
+endif
 
 all: deps lib modules
 
@@ -68,8 +78,8 @@ e2e: modules dom0-overlay
 # The main job: build, boot the emulated testbed, run the fio harness on
 # every configuration, print the tables (labelled emulated).
 demo: all dom0-overlay
-	@echo "=== demo: fio harness on the emulated Xen testbed (figures are emulated)"
-	tests/testbed/fipc-testbed run bench $(DEMO_ARGS) $(TESTBED_ARGS)
+	@echo "=== demo: fio harness on the emulated Xen testbed, $(DEMO_BACKING) (figures are emulated)"
+	tests/testbed/fipc-testbed run bench $(DEMO_ARGS) $(DEMO_BACKING_ARGS) $(TESTBED_ARGS)
 	@/usr/bin/python3 bench/fio/report.py $(BUILD)/testbed/results/bench \
 		--out $(BUILD)/bench --emulated
 	@echo "=== demo: tables in build/bench/fio.md, data in build/bench/fio.json"

@@ -8,6 +8,9 @@ notifications, grant operations, hypercalls, CPU seconds, measured around
 the timed jobs, with "ios" the number of I/Os they cover) and, per job,
 <job>.counters-before / <job>.counters-after ("name value" lines that
 run-fio.sh's FIO_COUNTERS_CMD printed around that job).
+An optional backing.json at the top ({"device": ..., "kind": ...,
+"model": ..., "size_bytes": ...}) names the timed device; fio.json
+records it as "backing" (the device) and "backing_info".
 
 Output: fio.json, fio.md (markdown tables shaped like the Fip-see report's
 Tables 8 to 17) and PNG plots, written to --out; the tables are printed.
@@ -81,6 +84,24 @@ def job_per_io(cdir, job, ios):
             for k in sorted(after) if k in before}
 
 
+def load_backing(resdir):
+    """backing.json of a results directory, or None."""
+    path = os.path.join(resdir, "backing.json")
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return json.load(f)
+
+
+def backing_label(info):
+    if not info:
+        return ""
+    extra = [x for x in (info.get("kind"), info.get("model")) if x]
+    if info.get("size_bytes"):
+        extra.append(f"{info['size_bytes'] / 2**30:.1f} GiB")
+    return f"Timed device: {info.get('device')}" + (f" ({', '.join(extra)})" if extra else "")
+
+
 def collect(resdir):
     result = {}
     for cfg in sorted(os.listdir(resdir)):
@@ -125,13 +146,15 @@ def fmt(v, digits=0):
     return f"{v:,.{digits}f}"
 
 
-def tables(res, emulated, skipped=()):
+def tables(res, emulated, skipped=(), backing=None):
     label = " (emulated: QEMU TCG testbed, functional evidence only)" \
         if emulated else ""
     cfgs = [c for c in CONFIGS if c in res] + \
         [c for c in res if c not in CONFIGS]
     jobs = sorted({j for c in cfgs for j in res[c]["jobs"]})
     out = []
+    if backing:
+        out.append(backing_label(backing) + "\n")
     for kind, title in (("iops", "IOPS (libaio, iodepth 64, batches of 64)"),
                         ("lat", "Latency, us (sync engine, QD1, one pinned job)")):
         sel = [j for j in jobs if j.startswith(kind + "-")]
@@ -264,9 +287,12 @@ def main():
     doc.update(res)
     doc["configs"] = [c for c in CONFIGS if c in res]
     doc["skipped"] = skipped
+    backing = load_backing(args.results)
+    doc["backing"] = backing.get("device") if backing else None
+    doc["backing_info"] = backing
     with open(os.path.join(args.out, "fio.json"), "w") as f:
         json.dump(doc, f, indent=2, sort_keys=True)
-    md = tables(res, args.emulated, skipped)
+    md = tables(res, args.emulated, skipped, backing)
     with open(os.path.join(args.out, "fio.md"), "w") as f:
         f.write(md + "\n")
     print(md)

@@ -111,3 +111,25 @@ def test_real_fio_output(tmp_path):
     assert r["ios"] == 64
     assert r["iops"] > 0 and r["lat_us"]["mean"] > 0
     assert r["lat_us"]["p50"] <= r["lat_us"]["p99"]
+
+
+def test_backing_device_recorded(tmp_path):
+    res_dir = tmp_path / "res"
+    write(res_dir, "dom0", "iops-4k-read", fio_json(10.0, 1, 1, 2))
+    info = {"device": "/dev/nvme0n1", "kind": "nvme", "model": "QEMU NVMe Ctrl",
+            "size_bytes": 1 << 30}
+    (res_dir / "backing.json").write_text(json.dumps(info))
+    out = tmp_path / "out"
+    rc = subprocess.run([sys.executable, os.path.join(TOP, "bench/fio/report.py"),
+                         str(res_dir), "--out", str(out)], capture_output=True, text=True)
+    assert rc.returncode == 0, rc.stderr
+    doc = json.load(open(out / "fio.json"))
+    assert doc["backing"] == "/dev/nvme0n1"
+    assert doc["backing_info"] == info
+    md = (out / "fio.md").read_text()
+    assert md.startswith("Timed device: /dev/nvme0n1 (nvme, QEMU NVMe Ctrl, 1.0 GiB)")
+    # Without backing.json (older results) the device is unknown, not guessed.
+    (res_dir / "backing.json").unlink()
+    subprocess.run([sys.executable, os.path.join(TOP, "bench/fio/report.py"),
+                    str(res_dir), "--out", str(out)], capture_output=True, check=True)
+    assert json.load(open(out / "fio.json"))["backing"] is None

@@ -13,6 +13,11 @@
 # tables by bench/fio/report.py.  Runs the same on a real Xen dom0:
 #   tests/testbed/scenarios/bench/run.sh --results /tmp/r \
 #       --domu-ramdisk domU.cpio [--backing /dev/nvme0n1  # DESTROYS its data]
+# The timed device (xvda in the domUs) is --backing DEV if given, else
+# -o BACKING=: null_blk (default, /dev/nullb0), nvme (/dev/nvme0n1: the
+# testbed's `fipc-testbed run bench --nvme MIB`, or a real host's first
+# namespace) or a block device path.  $FIPC_RESULTS/backing.json says
+# which one a run used.  Data verification stays on memory-backed null_blk.
 set -u
 . "${FIPC_LIB:-$(dirname "$0")/../../lib}/fipc-scenario.sh"
 fipc_parse_args "$@"
@@ -153,8 +158,39 @@ dom0_native() {
 }
 export -f bench_null_blk irq_sum dom_cpu be_stats_json be_data_path bench_domu dom0_native
 
+# bench_backing: the timed device, ready, in $FIPC_WORK/perfdev, and
+# described in $FIPC_RESULTS/backing.json.
+bench_backing() {
+	local want dev kind model="" i=0 limit
+	want=${FIPC_BACKING:-$(fipc_opt BACKING null_blk)}
+	case $want in
+	null_blk) dev=/dev/nullb0 kind=null_blk ;;
+	nvme) dev=/dev/nvme0n1 kind=nvme ;;
+	/dev/*) dev=$want kind=path ;;
+	*) fipc_fail "BACKING=$want: want null_blk, nvme or a /dev path"; return 1 ;;
+	esac
+	if [ $kind = nvme ]; then
+		[ -d /sys/module/nvme ] || fipc_load_module nvme || return 1
+		limit=$(fipc_scaled 300)
+		while [ ! -b $dev ]; do
+			i=$((i + 1))
+			[ $i -lt "$limit" ] || { fipc_fail "no $dev after $((limit / 10)) s (testbed: run with --nvme MIB)"; return 1; }
+			sleep 0.1
+		done
+	fi
+	[ -b "$dev" ] || { fipc_fail "backing device $dev is not a block device"; return 1; }
+	[ -r "/sys/block/${dev#/dev/}/device/model" ] &&
+		model=$(sed 's/ *$//' "/sys/block/${dev#/dev/}/device/model")
+	printf '{"device": "%s", "kind": "%s", "model": "%s", "size_bytes": %s}\n' \
+		"$dev" $kind "$model" "$(blockdev --getsize64 "$dev")" > "$FIPC_RESULTS/backing.json"
+	echo "$dev" > "$FIPC_WORK/perfdev"
+	fipc_log "timed device: $dev ($kind${model:+, $model}, $(blockdev --getsize64 "$dev") bytes)"
+}
+export -f bench_backing
+
 fipc_step null-blk 60 bench_null_blk || exit 1
-PERFDEV=${FIPC_BACKING:-/dev/nullb0}
+fipc_step backing 60 bench_backing || exit 1
+PERFDEV=$(cat "$FIPC_WORK/perfdev")
 export PERFDEV here
 [ -n "$(fipc_opt FIO_JOBS '')" ] || unset FIPC_OPT_FIO_JOBS
 
