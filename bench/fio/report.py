@@ -7,7 +7,10 @@ job (<job>.json, from run-fio.sh) and optionally counters.json (event-channel
 notifications, grant operations, hypercalls, CPU seconds, measured around
 the timed jobs, with "ios" the number of I/Os they cover) and, per job,
 <job>.counters-before / <job>.counters-after ("name value" lines that
-run-fio.sh's FIO_COUNTERS_CMD printed around that job).
+run-fio.sh's FIO_COUNTERS_CMD printed around that job).  CPU times in
+counters.json are "<who>_cpu_seconds"; their per I/O figures are
+"<who>_cpu_us_per_io".  The fipc pollers ("front_poller", "back_poller")
+are n/a (null) where a configuration has none (dom0, classic phy).
 An optional backing.json at the top ({"device": ..., "kind": ...,
 "model": ..., "size_bytes": ...}) names the timed device; fio.json
 records it as "backing" (the device) and "backing_info".
@@ -27,6 +30,8 @@ from summarize import load_fio_json  # noqa: E402
 
 CONFIGS = ["dom0", "phy", "phy1-grant", "phy1-memshare"]
 HOST, CLASSIC = "dom0", "phy"
+# CPU time of the fipc poller kthreads: frontend (guest), backend (dom0).
+POLLERS = ("front_poller", "back_poller")
 
 
 def load_fio(path):
@@ -84,6 +89,19 @@ def job_per_io(cdir, job, ios):
             for k in sorted(after) if k in before}
 
 
+def window_per_io(counters, ios):
+    """Counters over the window divided by its I/Os; CPU seconds become
+    microseconds per I/O ("x_cpu_seconds" -> "x_cpu_us_per_io")."""
+    out = {}
+    for k, v in counters.items():
+        if k.endswith("_cpu_seconds"):
+            key = k[:-len("seconds")] + "us_per_io"
+            out[key] = round(v * 1e6 / ios, 2) if ios and v is not None else None
+        elif isinstance(v, (int, float)):
+            out[k] = round(v / ios, 3) if ios else None
+    return out
+
+
 def load_backing(resdir):
     """backing.json of a results directory, or None."""
     path = os.path.join(resdir, "backing.json")
@@ -100,6 +118,13 @@ def backing_label(info):
     if info.get("size_bytes"):
         extra.append(f"{info['size_bytes'] / 2**30:.1f} GiB")
     return f"Timed device: {info.get('device')}" + (f" ({', '.join(extra)})" if extra else "")
+
+
+def cell(key, v, digits):
+    """A table cell: pollers a configuration does not have are n/a."""
+    if v is None:
+        return "n/a" if "poller" in key else "-"
+    return fmt(v, digits)
 
 
 def collect(resdir):
@@ -127,10 +152,11 @@ def collect(resdir):
             with open(cpath) as f:
                 counters = json.load(f)
             ios = counters.pop("ios", 0) or sum(j["ios"] for j in jobs.values())
+            # A configuration without pollers reports them as n/a, not 0.
+            for p in POLLERS:
+                counters.setdefault(p + "_cpu_seconds", None)
             entry["counters"] = counters
-            entry["per_io"] = {k: (round(v / ios, 3) if ios else None)
-                               for k, v in counters.items()
-                               if isinstance(v, (int, float))}
+            entry["per_io"] = window_per_io(counters, ios)
         if jobs:
             result[cfg] = entry
     return result
@@ -205,14 +231,32 @@ def tables(res, emulated, skipped=(), backing=None):
                                        if r and cl and cl["lat_us"]["mean"] else "-")
                 out.append("| " + " | ".join(row) + " |")
             out.append("")
-    keys = sorted({k for c in cfgs for k in res[c].get("per_io", {})})
+    # CPU time over the timed window (ramp-ups and the gaps between jobs
+    # included, so per I/O figures are upper bounds): the domains (xl
+    # list), the guest's own /proc/stat, and the fipc pollers.
+    cpu = sorted({k for c in cfgs for k in res[c].get("counters", {})
+                  if k.endswith("_cpu_seconds")})
+    if cpu:
+        out.append(f"### CPU time over the timed window{label}\n")
+        out.append("| CPU | " + " | ".join(cfgs) + " |")
+        out.append("|---" * (len(cfgs) + 1) + "|")
+        for k in cpu:
+            out.append(f"| {k[:-len('_cpu_seconds')]} seconds | " + " | ".join(
+                cell(k, res[c].get("counters", {}).get(k), 2) for c in cfgs) + " |")
+        for k in cpu:
+            pk = k[:-len("seconds")] + "us_per_io"
+            out.append(f"| {k[:-len('_cpu_seconds')]} us per I/O | " + " | ".join(
+                cell(pk, res[c].get("per_io", {}).get(pk), 1) for c in cfgs) + " |")
+        out.append("")
+    keys = sorted({k for c in cfgs for k in res[c].get("per_io", {})
+                   if not k.endswith("_cpu_us_per_io")})
     if keys:
         out.append(f"### Per I/O counters{label}\n")
         out.append("| counter | " + " | ".join(cfgs) + " |")
         out.append("|---" * (len(cfgs) + 1) + "|")
         for k in keys:
             out.append("| " + k + " | " + " | ".join(
-                fmt(res[c].get("per_io", {}).get(k), 3) for c in cfgs) + " |")
+                cell(k, res[c].get("per_io", {}).get(k), 3) for c in cfgs) + " |")
         out.append("")
     rows = sorted({(j, k) for c in cfgs for j, r in res[c]["jobs"].items()
                    for k in r.get("per_io", {})})
@@ -222,7 +266,7 @@ def tables(res, emulated, skipped=(), backing=None):
         out.append("|---" * (len(cfgs) + 2) + "|")
         for j, k in rows:
             out.append(f"| {j} | {k} | " + " | ".join(
-                fmt(res[c]["jobs"].get(j, {}).get("per_io", {}).get(k), 3)
+                cell(k, res[c]["jobs"].get(j, {}).get("per_io", {}).get(k), 3)
                 for c in cfgs) + " |")
         out.append("")
     if skipped:

@@ -113,6 +113,54 @@ def test_real_fio_output(tmp_path):
     assert r["lat_us"]["p50"] <= r["lat_us"]["p99"]
 
 
+def test_poller_cpu_per_io_and_na(tmp_path):
+    for cfg in ("dom0", "phy", "phy1-grant"):
+        write(tmp_path, cfg, "iops-4k-read", fio_json(100.0, 1000, 1000, 2000, ios=2000))
+    with open(tmp_path / "phy" / "counters.json", "w") as f:
+        json.dump({"evtchn_to_back": 10, "dom0_cpu_seconds": 1.0}, f)
+    with open(tmp_path / "phy1-grant" / "counters.json", "w") as f:
+        json.dump({"evtchn_to_back": 10, "dom0_cpu_seconds": 2.0,
+                   "front_poller_cpu_seconds": 0.5, "back_poller_cpu_seconds": 1.25}, f)
+    res = report.collect(str(tmp_path))
+    g = res["phy1-grant"]["per_io"]
+    # Seconds over 2000 I/Os, in microseconds per I/O.
+    assert g["front_poller_cpu_us_per_io"] == 250.0
+    assert g["back_poller_cpu_us_per_io"] == 625.0
+    assert g["dom0_cpu_us_per_io"] == 1000.0
+    assert g["evtchn_to_back"] == 0.005
+    # Classic has no pollers: null, not 0.
+    assert res["phy"]["counters"]["front_poller_cpu_seconds"] is None
+    assert res["phy"]["per_io"]["back_poller_cpu_us_per_io"] is None
+    md = report.tables(res, emulated=True)
+    row = [ln for ln in md.splitlines() if ln.startswith("| back_poller us per I/O |")][0]
+    assert row == "| back_poller us per I/O | n/a | n/a | 625.0 |"
+    row = [ln for ln in md.splitlines() if ln.startswith("| front_poller seconds |")][0]
+    assert row == "| front_poller seconds | n/a | n/a | 0.50 |"
+    row = [ln for ln in md.splitlines() if ln.startswith("| dom0 us per I/O |")][0]
+    assert row == "| dom0 us per I/O | - | 500.0 | 1,000.0 |"
+    # CPU figures have their own table, not the per I/O counter table.
+    assert not [ln for ln in md.splitlines() if ln.startswith("| back_poller_cpu_us_per_io |")]
+
+
+def test_per_job_poller_cpu(tmp_path):
+    write(tmp_path, "phy", "lat-4k-read", fio_json(10.0, 1, 1, 2, ios=100))
+    write(tmp_path, "phy1-grant", "lat-4k-read", fio_json(10.0, 1, 1, 2, ios=100))
+    for cfg in ("phy", "phy1-grant"):
+        (tmp_path / cfg / "lat-4k-read.counters-before").write_text("evtchn_to_front 0\n")
+        (tmp_path / cfg / "lat-4k-read.counters-after").write_text("evtchn_to_front 50\n")
+    d = tmp_path / "phy1-grant"
+    with open(d / "lat-4k-read.counters-before", "a") as f:
+        f.write("front_poller_cpu_us 1000000\n")
+    with open(d / "lat-4k-read.counters-after", "a") as f:
+        f.write("front_poller_cpu_us 1003000\n")
+    res = report.collect(str(tmp_path))
+    assert res["phy1-grant"]["jobs"]["lat-4k-read"]["per_io"]["front_poller_cpu_us"] == 30.0
+    md = report.tables(res, emulated=False)
+    row = [ln for ln in md.splitlines()
+           if ln.startswith("| lat-4k-read | front_poller_cpu_us |")][0]
+    assert row == "| lat-4k-read | front_poller_cpu_us | n/a | 30.000 |"
+
+
 def test_backing_device_recorded(tmp_path):
     res_dir = tmp_path / "res"
     write(res_dir, "dom0", "iops-4k-read", fio_json(10.0, 1, 1, 2))

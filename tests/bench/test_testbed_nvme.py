@@ -1,8 +1,9 @@
 """Tests of the bench's testbed plumbing: fipc-testbed's --nvme (the QEMU
-NVMe controller given to dom0)."""
+NVMe controller given to dom0) and the poller CPU probe of the scenario."""
 import importlib.machinery
 import importlib.util
 import os
+import shutil
 import subprocess
 import types
 
@@ -67,3 +68,16 @@ def test_run_help_offers_nvme():
     out = subprocess.run([RUNNER, "run", "--help"], capture_output=True, text=True, check=True)
     assert "--nvme MIB" in out.stdout
 
+
+@pytest.mark.parametrize("shell", ["bash", "busybox"])
+def test_poller_ticks(shell):
+    """poller_ticks sums /proc/PID/stat utime+stime of NAME/N threads and
+    prints nothing when there is none (ksoftirqd/N exist on any Linux)."""
+    if shutil.which(shell) is None:
+        pytest.skip(shell + " not installed")
+    sh = [shell, "sh"] if shell == "busybox" else [shell]
+    out = subprocess.run(sh + ["-c", '. "$0"; echo "[$(poller_ticks ksoftirqd)]"; '
+                               'echo "[$(poller_ticks no-such-poller)]"', IRQS],
+                         capture_output=True, text=True, check=True).stdout.split()
+    assert out[0][1:-1].isdigit(), out
+    assert out[1] == "[]"

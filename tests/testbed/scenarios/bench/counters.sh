@@ -2,10 +2,15 @@
 # Guest-side counters around each fio job (FIO_COUNTERS_CMD of run-fio.sh),
 # "name value" lines: interrupts of the timed disk's event channels as this
 # guest sees them (backend to frontend notifications) and, for a fipc disk
-# (xvda = devid 51712), the frontend's own count of notifications it sent.
+# (xvda = devid 51712), the frontend's own count of notifications it sent
+# and the CPU time of its pollers so far, in microseconds.
 . /fipc/scenario/irqs.sh
 echo "evtchn_to_front $(irq_sum "$FIPC_OPT_IRQ_PATTERN")"
 d=/sys/bus/xen/devices/fipcblk-51712/statistics
 if [ -d "$d" ]; then
 	echo "evtchn_to_back $(cat "$d/notify_sent")"
+fi
+t=$(poller_ticks xff-poll)
+if [ -n "$t" ]; then
+	echo "front_poller_cpu_us $((t * 1000000 / $(clk_tck)))"
 fi

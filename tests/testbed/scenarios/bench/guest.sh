@@ -39,16 +39,23 @@ export FIO_COUNTERS_CMD="sh /fipc/scenario/counters.sh" FIPC_OPT_IRQ_PATTERN
 
 i0=$(irq_sum "$FIPC_OPT_IRQ_PATTERN")
 c0=$(cpu_ticks)
+p0=$(poller_ticks xff-poll)
 echo "@@FIPC-BENCH timed-start"
 rc=0
 sh /fipc/scenario/run-fio.sh $perf /fipc/out || rc=1
 echo "@@FIPC-BENCH timed-done"
 i1=$(irq_sum "$FIPC_OPT_IRQ_PATTERN")
 c1=$(cpu_ticks)
-hz=100
-printf '{"evtchn_to_front": %d, "guest_cpu_seconds": %s}\n' $((i1 - i0)) \
-	"$(awk -v t=$((c1 - c0)) -v hz=$hz 'BEGIN { printf "%.2f", t / hz }')" \
-	> /fipc/out/front-counters.json
+p1=$(poller_ticks xff-poll)
+hz=$(clk_tck)
+secs() { awk -v t="$1" -v hz="$hz" 'BEGIN { printf "%.2f", t / hz }'; }
+# The frontend's pollers (xff-poll/N): only where there are some, so that
+# a classic disk reports no poller time rather than zero.
+poll=
+[ -n "$p0" ] && [ -n "$p1" ] &&
+	poll=", \"front_poller_cpu_seconds\": $(secs $((p1 - p0)))"
+printf '{"evtchn_to_front": %d, "guest_cpu_seconds": %s%s}\n' $((i1 - i0)) \
+	"$(secs $((c1 - c0)))" "$poll" > /fipc/out/front-counters.json
 
 echo "bench: verification pass on $verify"
 mkdir -p /fipc/out/verify

@@ -1,4 +1,4 @@
-# Shared by run.sh (dom0, bash) and guest.sh (domU, busybox sh).
+# Shared by run.sh (dom0, bash), guest.sh and counters.sh (domU, busybox sh).
 # irq_sum PATTERN: sum of the interrupt counts, over all CPUs, of every
 # /proc/interrupts line matching PATTERN (an awk regular expression).
 irq_sum() {
@@ -6,3 +6,27 @@ irq_sum() {
 		for (i = 2; i <= NF && $i ~ /^[0-9]+$/; i++) s += $i } END { print s + 0 }' \
 		/proc/interrupts
 }
+
+# poller_ticks NAME: CPU time (utime + stime, in clock ticks) of the fipc
+# poller kthreads NAME/0, NAME/1, ... (lib/fipc/fipc_poller.c names them
+# after their set: xfb-poll in dom0, xff-poll in the guest); prints nothing
+# when there is none (classic disks, module not loaded).
+poller_ticks() {
+	local f c n=0 s=0 t
+	for f in /proc/[0-9]*/comm; do
+		read -r c 2>/dev/null < "$f" || continue
+		case $c in
+		"$1"/[0-9]*) ;;
+		*) continue ;;
+		esac
+		t=$(awk '{ print $14 + $15 }' "${f%comm}stat" 2>/dev/null) || continue
+		[ -n "$t" ] || continue
+		s=$((s + t))
+		n=$((n + 1))
+	done
+	[ $n -gt 0 ] && echo $s
+	return 0
+}
+
+# clk_tck: the clock ticks per second of /proc/PID/stat (USER_HZ).
+clk_tck() { getconf CLK_TCK 2>/dev/null || echo 100; }

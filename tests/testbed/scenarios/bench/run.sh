@@ -67,6 +67,13 @@ be_stats_json() {
 	done
 }
 
+# back_poller_ticks DISKTYPE: CPU ticks of xen-fipc-back's pollers so far,
+# for a phy1 disk; nothing for a classic one.
+back_poller_ticks() {
+	[ "$1" = phy1 ] && poller_ticks xfb-poll
+	return 0
+}
+
 # be_data_path ID: the data path of domain ID's timed fipc disk, if any.
 be_data_path() {
 	cat "/sys/bus/xen-backend/devices/fipcblk-$1-51712/statistics/data_path" 2>/dev/null
@@ -91,14 +98,14 @@ bench_domu() {
 		while xl domid "$cfg" >/dev/null 2>&1; do
 			if [ $state = wait ] && grep -q '@@FIPC-BENCH timed-start' "$con" 2>/dev/null; then
 				b0=$(irq_sum "$back_irq"); d0=$(dom_cpu Domain-0); g0=$(dom_cpu "$cfg")
-				s0=$(be_stats_json "$id")
+				s0=$(be_stats_json "$id"); p0=$(back_poller_ticks "$disktype")
 				be_data_path "$id" > "$FIPC_WORK/$cfg-data-path"
 				state=run
 			elif [ $state = run ] && grep -q '@@FIPC-BENCH timed-done' "$con" 2>/dev/null; then
 				b1=$(irq_sum "$back_irq"); d1=$(dom_cpu Domain-0); g1=$(dom_cpu "$cfg")
-				s1=$(be_stats_json "$id")
+				s1=$(be_stats_json "$id"); p1=$(back_poller_ticks "$disktype")
 				awk -v b=$((b1 - b0)) -v d0="$d0" -v d1="$d1" -v g0="$g0" -v g1="$g1" \
-					-v s0="$s0" -v s1="$s1" '
+					-v s0="$s0" -v s1="$s1" -v p0="$p0" -v p1="$p1" -v hz="$(clk_tck)" '
 					function members(s, a,   n, i, kv, m) {
 						n = split(s, kv, ", ")
 						for (i = 1; i <= n; i++) {
@@ -114,6 +121,9 @@ bench_domu() {
 						if (s1 != "" && members(s0, a0) && members(s1, a1))
 							for (k in a1)
 								printf ", \"back_%s\": %d", substr(k, 2, length(k) - 2), a1[k] - a0[k]
+						# Its pollers (xfb-poll/N); none for classic.
+						if (p0 != "" && p1 != "")
+							printf ", \"back_poller_cpu_seconds\": %.2f", (p1 - p0) / hz
 						printf "}\n"
 					}' > "$FIPC_WORK/$cfg-back-counters.json"
 				break
@@ -156,7 +166,8 @@ dom0_native() {
 		FIO_JOBS=$(fipc_opt FIO_JOBS "") \
 		"$here/run-fio.sh" "$PERFDEV" "$FIPC_RESULTS/dom0"
 }
-export -f bench_null_blk irq_sum dom_cpu be_stats_json be_data_path bench_domu dom0_native
+export -f bench_null_blk irq_sum poller_ticks clk_tck dom_cpu be_stats_json back_poller_ticks \
+	be_data_path bench_domu dom0_native
 
 # bench_backing: the timed device, ready, in $FIPC_WORK/perfdev, and
 # described in $FIPC_RESULTS/backing.json.
