@@ -37,10 +37,10 @@ module_param_named(memshare, xfb_memshare_enabled, bool, 0644);
 MODULE_PARM_DESC(memshare,
 		 "Offer the memshare data path where the toolstack allows it (fipc-memshare-allowed=1; default Y)");
 
-unsigned int xfb_staging_max_pages = 512;
+unsigned int xfb_staging_max_pages = 1024;
 module_param_named(staging_max_pages, xfb_staging_max_pages, uint, 0644);
 MODULE_PARM_DESC(staging_max_pages,
-		 "memshare: staging pages per channel a frontend may give us, mapped writable once, for READs without grants (fipc-staging-max-pages; at most 1024, 0: none; default 512)");
+		 "memshare: staging pages per channel a frontend may give us, mapped writable once, for READs without grants (fipc-staging-max-pages; at most 1024, 0: none; default 1024)");
 
 struct fipc_poller_set xfb_pollers = {
 	.name = "xfb-poll",

@@ -37,8 +37,6 @@ static_assert(sizeof(struct fipcblk_response) == FIPC_SLOT_PAYLOAD);
 #define XFF_RSP_BURST		16
 /* Ids of injected test requests have this bit set; normal ids never do. */
 #define XFF_ID_INJECT		BIT_ULL(63)
-/* Largest request (pages) sent through staging pages; larger: grants. */
-#define XFF_STAGING_MAX_REFS	32
 
 /* Module parameters (front_main.c). */
 extern unsigned int xff_max_queues;
@@ -47,6 +45,7 @@ extern unsigned int xff_queue_depth;
 extern unsigned int xff_max_request_kb;
 extern char xff_memshare_mode[8];
 extern unsigned int xff_staging_pages;
+extern unsigned int xff_staging_max_kb;
 extern struct fipc_poller_set xff_pollers;
 extern int xff_major;
 

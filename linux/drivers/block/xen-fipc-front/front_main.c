@@ -33,10 +33,15 @@ module_param_string(memshare, xff_memshare_mode, sizeof(xff_memshare_mode),
 MODULE_PARM_DESC(memshare,
 		 "auto: use the memshare data path when the backend offers it and the toolstack consented (fipc-memshare=1); off: never (default auto)");
 
-unsigned int xff_staging_pages = 256;
+unsigned int xff_staging_pages = 1024;
 module_param_named(staging_pages, xff_staging_pages, uint, 0644);
 MODULE_PARM_DESC(staging_pages,
-		 "memshare: pages per channel, granted writable once, that READs land in before being copied out (no grant per READ); capped by the backend; 0: READs carry grants (default 256)");
+		 "memshare: pages per channel, granted writable once, that READs land in before being copied out (no grant per READ); capped by the backend; 0: READs carry grants (default 1024)");
+
+unsigned int xff_staging_max_kb = 256;
+module_param_named(staging_max_kb, xff_staging_max_kb, uint, 0644);
+MODULE_PARM_DESC(staging_max_kb,
+		 "memshare: largest request copied through staging pages; larger ones carry grants (default 256)");
 
 struct fipc_poller_set xff_pollers = {
 	.name = "xff-poll",

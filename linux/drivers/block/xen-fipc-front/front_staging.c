@@ -213,8 +213,8 @@ static void xff_staging_put(struct xff_staging *stg, struct xff_rq *p)
  *
  * A WRITE's data is copied into the staging pages now.
  *
- * Requests of more than XFF_STAGING_MAX_REFS pages are not staged: for
- * them one grant map batch costs less than copying the data.
+ * Requests larger than staging_max_kb are not staged: for very large
+ * ones one grant map batch costs less than copying the data.
  *
  * Return: the first page offset, -EAGAIN if not enough staging pages
  * are free or the request is large (send it another way), or -EIO if the request breaks
@@ -233,7 +233,8 @@ int xff_staging_take(struct xff_chan *chan, struct request *rq,
 	unsigned int i;
 	int first;
 
-	if (nrefs > XFF_STAGING_MAX_REFS || nrefs > READ_ONCE(stg->nfree))
+	if (nrefs > READ_ONCE(xff_staging_max_kb) / (PAGE_SIZE / 1024) ||
+	    nrefs > READ_ONCE(stg->nfree))
 		return -EAGAIN;
 	spin_lock(&stg->lock);
 	if (nrefs > stg->nfree) {
