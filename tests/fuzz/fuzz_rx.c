@@ -404,14 +404,19 @@ static struct fipc_slot *tx_shadow_at(u32 seq)
 	return &w.tx_shadow[seq & (w.slots - 1)];
 }
 
-/* 0 free, -EAGAIN our message of one lap ago, -EPROTO anything else. */
+/*
+ * 0 free, -EAGAIN our message of one lap ago (a length we could have
+ * written), -EPROTO anything else.
+ */
 static int model_tx_slot(u32 seq)
 {
 	u32 flag = tx_shadow_at(seq)->flag;
 
 	if (flag == FIPC_FLAG_FREE)
 		return 0;
-	if ((flag & ~FIPC_FLAG_LEN_MASK) == ready(seq - w.slots, 0))
+	if ((flag & ~FIPC_FLAG_LEN_MASK) == ready(seq - w.slots, 0) &&
+	    (flag & FIPC_FLAG_LEN_MASK) >> FIPC_FLAG_LEN_SHIFT <=
+	    FIPC_MSG_MAX_SLOTS)
 		return -EAGAIN;
 	return -EPROTO;
 }
@@ -484,7 +489,12 @@ static void op_send_burst(unsigned int count)
 	if (w.m_tx_err) {
 		want = w.m_tx_err;
 	} else {
-		for (n = 0; n < count; n++) {
+		/*
+		 * A burst longer than the ring meets, one lap on, the first
+		 * message it wrote itself: it stops there (-EAGAIN), which the
+		 * snapshot taken before the call cannot show.
+		 */
+		for (n = 0; n < count && n < w.slots; n++) {
 			err = model_tx_slot(seq + n);
 			if (err)
 				break;
