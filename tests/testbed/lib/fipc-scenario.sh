@@ -120,9 +120,17 @@ fipc_load_module() {
 
 # fipc_wait_blockdev DEV: wait up to 10 s for block device DEV to appear.
 fipc_wait_blockdev() {
-    local i=0
-    while [ ! -b "$1" ]; do
-        i=$((i + 1)); [ $i -ge 100 ] && { fipc_fail "$1 did not appear"; return 1; }
+    fipc_until 10 test -b "$1" || { fipc_fail "$1 did not appear"; return 1; }
+}
+
+# fipc_until SECONDS CMD [ARG...]: run CMD every 0.1 s until it succeeds;
+# non-zero if it still fails after SECONDS (10 tries per second).
+fipc_until() {
+    local n=$(($1 * 10)) i=0
+    shift
+    until "$@"; do
+        i=$((i + 1))
+        [ $i -lt $n ] || return 1
         sleep 0.1
     done
 }
@@ -289,6 +297,6 @@ fipc_domu_collect() {
 }
 
 export -f fipc_log fipc_fail fipc_die fipc_usage fipc_opt fipc_scaled fipc_step \
-    fipc_wait_blockdev \
+    fipc_wait_blockdev fipc_until \
     fipc_load_module fipc_null_blk fipc_fio fipc_domu_start fipc_domu_console_tail \
     fipc_domu_wait fipc_domu_collect

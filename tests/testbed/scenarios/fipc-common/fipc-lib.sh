@@ -189,16 +189,17 @@ fipc_domu_wait_marker() {
 # went away: wait up to 10 s until neither their xenstore directory nor a
 # backend device is left.
 fipc_blk_wait_gone() {
-    local be=/local/domain/0/backend/fipcblk/$1 i=0
-    while xenstore-exists "$be" || ls "$FIPC_BE_SYSFS" | grep -q "^fipcblk-$1-"; do
-        i=$((i + 1))
-        if [ $i -ge 100 ]; then
-            fipc_fail "fipcblk nodes or backend devices of domain $1 left 10 s after it went away"
-            xenstore-ls -f "$be" 2>&1 | head
-            return 1
-        fi
-        sleep 0.1
-    done
+    fipc_until 10 fipc_blk_gone "$1" && return 0
+    fipc_fail "fipcblk nodes or backend devices of domain $1 left 10 s after it went away"
+    xenstore-ls -f "/local/domain/0/backend/fipcblk/$1" 2>&1 | head
+    return 1
+}
+
+# fipc_blk_gone DOMID: domain DOMID has no fipcblk xenstore node or backend
+# device in dom0.
+fipc_blk_gone() {
+    ! xenstore-exists "/local/domain/0/backend/fipcblk/$1" &&
+        ! ls "$FIPC_BE_SYSFS" | grep -q "^fipcblk-$1-"
 }
 
 # fipc_destroyed_wait WHAT DOMID VDEV: after xl destroy, wait up to 30 s
@@ -206,18 +207,19 @@ fipc_blk_wait_gone() {
 # directory and the domain itself are gone (a domain that lingers as a
 # zombie still has pages mapped by the backend).
 fipc_destroyed_wait() {
-    local what=$1 id=$2 vdev=$3 i=0
-    while [ -e "$FIPC_BE_SYSFS/fipcblk-$id-$vdev" ] ||
-          xenstore-exists "/local/domain/0/backend/fipcblk/$id" ||
-          xl list 2>/dev/null | awk 'NR > 1 { print $2 }' | grep -qx "$id"; do
-        i=$((i + 1))
-        if [ $i -ge 300 ]; then
-            fipc_fail "$what: backend device, its xenstore nodes or domain $id still there 30 s after destroy"
-            xl list
-            return 1
-        fi
-        sleep 0.1
-    done
+    fipc_until 30 fipc_destroyed "$2" "$3" && return 0
+    fipc_fail "$1: backend device, its xenstore nodes or domain $2 still there 30 s after destroy"
+    xl list
+    return 1
 }
 
-export -f fipc_mailbox_put fipc_domu_wait_marker fipc_blk_wait_gone fipc_destroyed_wait
+# fipc_destroyed DOMID VDEV: disk VDEV's backend device, the domain's
+# fipcblk xenstore directory and the domain itself are all gone.
+fipc_destroyed() {
+    [ ! -e "$FIPC_BE_SYSFS/fipcblk-$1-$2" ] &&
+        ! xenstore-exists "/local/domain/0/backend/fipcblk/$1" &&
+        ! xl list 2>/dev/null | awk 'NR > 1 { print $2 }' | grep -qx "$1"
+}
+
+export -f fipc_mailbox_put fipc_domu_wait_marker fipc_blk_wait_gone fipc_blk_gone \
+    fipc_destroyed_wait fipc_destroyed

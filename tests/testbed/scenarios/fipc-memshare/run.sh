@@ -151,20 +151,20 @@ JSON
     cat "$FIPC_RESULTS/dom0/memshare.json"
 }
 
+# load_running ID: xvdb of domain ID has served 300 writes.
+load_running() { [ "$(fipc_be_stat "$1" 51728 wr_req)" -ge 300 ]; }
+
 # load_wait WHAT NAME ID: wait until xvdb of guest NAME (domain ID) has
 # served 300 writes on the memshare path; on failure destroy the guest.
 load_wait() {
-    local i=0 w p
-    while ! w=$(fipc_be_stat "$3" 51728 wr_req 2>/dev/null) || [ "$w" -lt 300 ]; do
-        i=$((i + 1))
-        if [ $i -ge 3000 ]; then
-            fipc_fail "$1: no I/O after 300 s (wr_req ${w:-none})"
-            fipc_domu_console_tail "$2"
-            xl destroy "$2"
-            return 1
-        fi
-        sleep 0.1
-    done
+    local w p
+    if ! fipc_until 300 load_running "$3"; then
+        fipc_fail "$1: no I/O after 300 s (wr_req $(fipc_be_stat "$3" 51728 wr_req))"
+        fipc_domu_console_tail "$2"
+        xl destroy "$2"
+        return 1
+    fi
+    w=$(fipc_be_stat "$3" 51728 wr_req)
     p=$(fipc_be_stat "$3" 51728 data_path)
     [ "$p" = memshare ] || { fipc_fail "$1: xvdb of domain $3 is on the $p path"; xl destroy "$2"; return 1; }
     fipc_log "$1: domain $3 under memshare I/O (wr_req $w, memshare_pages $(fipc_be_stat "$3" 51728 memshare_pages), staging_pages $(fipc_be_stat "$3" 51728 staging_pages), inflight $(fipc_be_stat "$3" 51728 inflight))"
@@ -231,7 +231,7 @@ finish() {
     return $rc
 }
 
-export -f meminfo marker start timed counters snap delta check overhead load_wait destroy_round unload_round finish
+export -f meminfo marker start timed counters snap delta check overhead load_running load_wait destroy_round unload_round finish
 mkdir -p "$FIPC_RESULTS/dom0"
 fipc_step fipc-start 180 start || exit 1
 rc=0

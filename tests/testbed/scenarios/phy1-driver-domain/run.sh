@@ -113,31 +113,22 @@ start_client() {
 # gone_wait: xvdb's backend directory (removed by the driver domain's xl
 # devd) and frontend directory (removed by dom0's libxl) disappear.
 gone_wait() {
-    local i=0
-    while xenstore-exists "$(be_dir 51728)" || xenstore-exists "$(fe_dir 51728)"; do
-        i=$((i + 1))
-        if [ $i -ge 300 ]; then
-            fipc_fail "$1: xvdb's backend (in $DD) or frontend directory left 30 s after xl block-detach"
-            xenstore-ls -f "$(be_dir 51728)" 2>&1 | head -n 20
-            return 1
-        fi
-        sleep 0.1
-    done
+    fipc_until 30 gone && return 0
+    fipc_fail "$1: xvdb's backend (in $DD) or frontend directory left 30 s after xl block-detach"
+    xenstore-ls -f "$(be_dir 51728)" 2>&1 | head -n 20
+    return 1
 }
+gone() { no_node "$(be_dir 51728)" && no_node "$(fe_dir 51728)"; }
+no_node() { ! xenstore-exists "$1"; }
 
 # hp_wait WHAT TIMEOUT: the driver domain's block-fipc (run by its xl devd)
 # reported hotplug-status = connected for xvdb.
 hp_wait() {
-    local i=0 h
-    while h=$(xenstore-read "$(be_dir 51728)/hotplug-status" 2>/dev/null); [ "$h" != connected ]; do
-        i=$((i + 1))
-        if [ $i -ge $(($2 * 10)) ]; then
-            fipc_fail "$1: no hotplug-status = connected from $DD's xl devd after $2 s (${h:-none})"
-            return 1
-        fi
-        sleep 0.1
-    done
+    fipc_until "$2" hp_connected && return 0
+    fipc_fail "$1: no hotplug-status = connected from $DD's xl devd after $2 s ($(xenstore-read "$(be_dir 51728)/hotplug-status" 2>/dev/null || echo none))"
+    return 1
 }
+hp_connected() { [ "$(xenstore-read "$(be_dir 51728)/hotplug-status" 2>/dev/null)" = connected ]; }
 
 cycles() {
     local n i out pause
@@ -175,17 +166,13 @@ cycles() {
 # After the client is gone: nothing of it under the driver domain or
 # anywhere else; then stop the driver domain.
 check_dd() {
-    local i=0 cid did
+    local cid did
     cid=$(cl_id) did=$(dd_id)
-    while xenstore-exists "/local/domain/$did/backend/fipcblk/$cid"; do
-        i=$((i + 1))
-        if [ $i -ge 300 ]; then
-            fipc_fail "backend nodes of domU1 left under /local/domain/$did/backend/fipcblk 30 s after it went away"
-            xenstore-ls -f "/local/domain/$did/backend/fipcblk" 2>&1 | head -n 20
-            return 1
-        fi
-        sleep 0.1
-    done
+    if ! fipc_until 30 no_node "/local/domain/$did/backend/fipcblk/$cid"; then
+        fipc_fail "backend nodes of domU1 left under /local/domain/$did/backend/fipcblk 30 s after it went away"
+        xenstore-ls -f "/local/domain/$did/backend/fipcblk" 2>&1 | head -n 20
+        return 1
+    fi
     xenstore-ls -f "/local/domain/$did/backend" > "$FIPC_RESULTS/dom0/dd-backend-after.txt" 2>&1
     if grep -q "fipcblk/" "$FIPC_RESULTS/dom0/dd-backend-after.txt"; then
         fipc_fail "fipcblk nodes left under /local/domain/$did/backend"
@@ -218,7 +205,7 @@ check() {
 }
 
 export -f dd_id cl_id be_dir fe_dir pack_dd start_dd be_wait_connected start_client \
-    gone_wait hp_wait cycles check_dd stop_dd check
+    gone_wait gone no_node hp_wait hp_connected cycles check_dd stop_dd check
 mkdir -p "$FIPC_RESULTS/dom0"
 rc=0
 if ! fipc_step dd-create 900 start_dd; then
