@@ -194,10 +194,18 @@ out:
 	return err;
 }
 
-/* Unmap a batch; pages whose unmap failed are leaked, never reused. */
-static void xfb_ms_unmap_batch(struct xfb_be *be,
-			       struct gnttab_unmap_grant_ref *ops,
-			       struct page **pages, unsigned int n)
+/**
+ * xfb_unmap_free_pages() - unmap a batch of long-lived grant mappings
+ * @be: the device (for the log)
+ * @ops: the unmap operations, set up
+ * @pages: the pages they are mapped on (gnttab_alloc_pages)
+ * @n: number of mappings
+ *
+ * Pages unmapped are freed; pages whose unmap failed are leaked, never
+ * reused (logged).
+ */
+void xfb_unmap_free_pages(struct xfb_be *be, struct gnttab_unmap_grant_ref *ops,
+			  struct page **pages, unsigned int n)
 {
 	unsigned int i, nfree = 0;
 	int err;
@@ -208,7 +216,7 @@ static void xfb_ms_unmap_batch(struct xfb_be *be,
 			pages[nfree++] = pages[i];
 	}
 	if (nfree != n)
-		dev_err(&be->dev->dev, "memshare: unmap failed (%d), leaking %u pages\n",
+		dev_err(&be->dev->dev, "unmap failed (%d), leaking %u pages\n",
 			err, n - nfree);
 	if (nfree)
 		gnttab_free_pages(nfree, pages);
@@ -240,13 +248,13 @@ static void xfb_ms_unmap_all(struct xfb_be *be, struct xfb_memshare *ms)
 		pages[n++] = page;
 		ms->pages[pfn] = NULL;
 		if (n == XFB_MS_BATCH) {
-			xfb_ms_unmap_batch(be, ops, pages, n);
+			xfb_unmap_free_pages(be, ops, pages, n);
 			n = 0;
 			cond_resched();
 		}
 	}
 	if (n)
-		xfb_ms_unmap_batch(be, ops, pages, n);
+		xfb_unmap_free_pages(be, ops, pages, n);
 	ms->mapped = 0;
 out:
 	kvfree(ops);

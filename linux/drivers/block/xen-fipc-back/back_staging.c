@@ -142,10 +142,9 @@ out:
  */
 void xfb_staging_unmap(struct xfb_be *be, struct xfb_chan *chan)
 {
-	struct gnttab_unmap_grant_ref *ops;
-	struct page **pages;
-	unsigned int i, n = 0, nfree = 0;
-	int err = 0;
+	struct gnttab_unmap_grant_ref *ops = NULL;
+	struct page **pages = NULL;
+	unsigned int i, n = 0, unmapped = 0;
 
 	if (!chan->stg_nr)
 		goto out;
@@ -156,9 +155,10 @@ void xfb_staging_unmap(struct xfb_be *be, struct xfb_chan *chan)
 			chan->index, chan->stg_nr);
 		goto free;
 	}
+	/* Mapped pages are unmapped and freed; the others only freed. */
 	for (i = 0; i < chan->stg_nr; i++) {
 		if (chan->stg_handles[i] == INVALID_GRANT_HANDLE) {
-			chan->stg_pages[nfree++] = chan->stg_pages[i];
+			chan->stg_pages[unmapped++] = chan->stg_pages[i];
 			continue;
 		}
 		gnttab_set_unmap_op(&ops[n],
@@ -167,16 +167,9 @@ void xfb_staging_unmap(struct xfb_be *be, struct xfb_chan *chan)
 		pages[n++] = chan->stg_pages[i];
 	}
 	if (n)
-		err = gnttab_unmap_refs(ops, NULL, pages, n);
-	for (i = 0; i < n; i++) {
-		if (!err && ops[i].status == GNTST_okay)
-			chan->stg_pages[nfree++] = pages[i];
-	}
-	if (nfree != chan->stg_nr)
-		dev_err(&be->dev->dev, "queue %u: staging unmap failed (%d), leaking %u pages\n",
-			chan->index, err, chan->stg_nr - nfree);
-	if (nfree)
-		gnttab_free_pages(nfree, chan->stg_pages);
+		xfb_unmap_free_pages(be, ops, pages, n);
+	if (unmapped)
+		gnttab_free_pages(unmapped, chan->stg_pages);
 free:
 	kvfree(ops);
 	kvfree(pages);
