@@ -33,7 +33,8 @@ static int fipc_rx_head(struct fipc_ring *rx)
 	len = (flag & FIPC_FLAG_LEN_MASK) >> FIPC_FLAG_LEN_SHIFT;
 	if (unlikely(!len || len > FIPC_MSG_MAX_SLOTS))
 		return fipc_ring_fail(rx);
-	return len;
+	/* The peer's length bounds loops over the caller's buffer. */
+	return array_index_nospec(len, FIPC_MSG_MAX_SLOTS + 1);
 }
 
 static void fipc_rx_release_to(struct fipc_ring *rx, u32 end)
@@ -65,10 +66,25 @@ static int fipc_rx_empty(struct fipc_ring *rx)
 	return -EAGAIN;
 }
 
+/*
+ * The one copy of a slot's payload out of shared memory.  Each word is
+ * read exactly once through READ_ONCE() (a volatile access), so however
+ * much of this and of the caller the compiler inlines, it can neither
+ * read the shared slot again in place of the private copy (a double
+ * fetch, XSA-155) nor drop the copy; as Xen's RING_COPY_REQUEST().
+ * Slots are 64-byte aligned and the payload is 15 words.
+ */
 static void fipc_rx_copy(const struct fipc_ring *rx, u32 seq,
 			 struct fipc_msg *buf)
 {
-	memcpy(buf->data, fipc_slot_at(rx, seq)->payload, FIPC_SLOT_PAYLOAD);
+	const u32 *src = (const u32 *)fipc_slot_at(rx, seq)->payload;
+	unsigned int i;
+	u32 word;
+
+	for (i = 0; i < FIPC_SLOT_PAYLOAD / sizeof(word); i++) {
+		word = READ_ONCE(src[i]);
+		memcpy(buf->data + i * sizeof(word), &word, sizeof(word));
+	}
 }
 
 /**

@@ -20,6 +20,7 @@
 #include <linux/kernel.h>
 #include <linux/build_bug.h>
 #include <linux/export.h>
+#include <linux/nospec.h>
 #include <asm/barrier.h>
 #include <asm/processor.h>
 
@@ -63,6 +64,12 @@
 #define virt_store_release(p, val)	__atomic_store_n((p), (val), __ATOMIC_RELEASE)
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/*
+ * Speculation barriers only matter against another privilege domain;
+ * the userspace build keeps the index as is (the caller checked it).
+ */
+#define array_index_nospec(index, size)	(index)
 
 /* The spin-loop hint: PAUSE on x86, YIELD on arm64. */
 static inline void cpu_relax(void)

@@ -159,6 +159,22 @@ static inline bool fipc_rx_ready(const struct fipc_ring *rx)
 	return READ_ONCE(slot->flag) != FIPC_FLAG_FREE;
 }
 
+/**
+ * fipc_tx_room() - cheap check whether the next slot can be filled
+ * @tx: the sending ring
+ *
+ * For poll loops deciding whether waiting output can go on: reads one
+ * flag and validates nothing (fipc_send() does).
+ *
+ * Return: true if the slot at the cursor is free.
+ */
+static inline bool fipc_tx_room(const struct fipc_ring *tx)
+{
+	const struct fipc_slot *slot = &tx->slots[tx->seq & tx->mask];
+
+	return READ_ONCE(slot->flag) == FIPC_FLAG_FREE;
+}
+
 /* Waiting for a message: fipc_wait.c */
 
 /**
