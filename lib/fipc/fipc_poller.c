@@ -138,6 +138,7 @@ static void fipc_poller_sleep(struct fipc_poller *pl)
 {
 	const struct fipc_poll_ops *ops = pl->set->ops;
 	struct fipc_poll_entry *entry;
+	unsigned int retry_us = 0;
 	bool busy = false;
 
 	atomic_set(&pl->kicked, 0);
@@ -147,16 +148,28 @@ static void fipc_poller_sleep(struct fipc_poller *pl)
 		ops->set_sleeping(entry, true);
 	/* Our sleeping words before our last look at the rings. */
 	virt_mb();
-	list_for_each_entry(entry, &pl->entries, node)
+	list_for_each_entry(entry, &pl->entries, node) {
 		busy |= ops->has_work(entry);
+		if (entry->retry_us &&
+		    (!retry_us || entry->retry_us < retry_us))
+			retry_us = entry->retry_us;
+	}
 	mutex_unlock(&pl->lock);
 
 	if (!busy) {
 		u64 t0 = ktime_get_ns(), dt;
 
 		pl->sleeps++;
-		wait_event_idle(pl->wq,
-				atomic_read(&pl->kicked) || kthread_should_stop());
+		if (retry_us) {
+			pl->timed_sleeps++;
+			wait_event_idle_timeout(pl->wq,
+						atomic_read(&pl->kicked) ||
+						kthread_should_stop(),
+						usecs_to_jiffies(retry_us));
+		} else {
+			wait_event_idle(pl->wq, atomic_read(&pl->kicked) ||
+					kthread_should_stop());
+		}
 		dt = ktime_get_ns() - t0;
 		if (atomic_read(&pl->kicked))
 			pl->wakeups++;
@@ -340,10 +353,10 @@ int fipc_poller_set_show(struct fipc_poller_set *set, char *buf)
 		struct fipc_poller *pl = &set->pollers[i];
 
 		n += scnprintf(buf + n, PAGE_SIZE - n,
-			       "poller %u cpu %d channels %u loops %llu empty %llu sleeps %llu wait %s wakeups %llu slept_us %llu sleep_max_us %llu irqs %lld irqs_awake %lld\n",
+			       "poller %u cpu %d channels %u loops %llu empty %llu sleeps %llu timed_sleeps %llu wait %s wakeups %llu slept_us %llu sleep_max_us %llu irqs %lld irqs_awake %lld\n",
 			       i, pl->cpu, READ_ONCE(pl->nr_entries),
 			       READ_ONCE(pl->loops), READ_ONCE(pl->empty),
-			       READ_ONCE(pl->sleeps),
+			       READ_ONCE(pl->sleeps), READ_ONCE(pl->timed_sleeps),
 			       fipc_wait_method_name(pl->waiter.method),
 			       READ_ONCE(pl->wakeups),
 			       div_u64(READ_ONCE(pl->slept_ns), NSEC_PER_USEC),

@@ -65,11 +65,16 @@ struct fipc_poll_ops {
  * @poller: the poller serving the channel, NULL while detached
  * @rx: the channel's receiving ring, watched with the fipc wait strategy
  *	while the poller serves this channel alone
+ * @retry_us: set by the driver's @poll (fipc_poll_entry_retry()): the
+ *	channel waits on something its peer will not notify (e.g. room in
+ *	a ring the peer does not empty), so a sleeping poller looks again
+ *	after this many microseconds; 0: nothing to retry
  */
 struct fipc_poll_entry {
 	struct list_head node;
 	struct fipc_poller *poller;
 	struct fipc_ring *rx;
+	unsigned int retry_us;
 };
 
 /**
@@ -88,6 +93,7 @@ struct fipc_poll_entry {
  * @loops: statistics: polling rounds
  * @empty: statistics: rounds that found nothing
  * @sleeps: statistics: times the thread slept
+ * @timed_sleeps: statistics: sleeps bounded by a channel's retry_us
  * @wakeups: statistics: sleeps ended by a kick
  * @slept_ns: statistics: time spent sleeping
  * @sleep_max_ns: statistics: longest sleep
@@ -110,6 +116,7 @@ struct fipc_poller {
 	u64 loops;
 	u64 empty;
 	u64 sleeps;
+	u64 timed_sleeps;
 	u64 wakeups;
 	u64 slept_ns;
 	u64 sleep_max_ns;
@@ -172,6 +179,23 @@ static inline void fipc_poll_entry_init(struct fipc_poll_entry *entry,
 	INIT_LIST_HEAD(&entry->node);
 	entry->poller = NULL;
 	entry->rx = rx;
+	entry->retry_us = 0;
+}
+
+/**
+ * fipc_poll_entry_retry() - have a sleeping poller look again later
+ * @entry: the channel's entry, from the driver's poll op
+ * @us: microseconds after which the channel is polled again even if
+ *	nothing kicks the poller; 0 cancels
+ *
+ * For a channel that cannot make progress until its peer does something
+ * the peer does not notify, so that neither a busy loop nor a lost
+ * wake-up follows.
+ */
+static inline void fipc_poll_entry_retry(struct fipc_poll_entry *entry,
+					 unsigned int us)
+{
+	entry->retry_us = us;
 }
 
 /**
