@@ -31,6 +31,7 @@
 #define WHY_SLOTS	"slot count does not match the page references"
 #define WHY_RO		"write to a read-only device"
 #define WHY_FLUSH	"flush with flags, data or extra slots"
+#define WHY_FLUSH_SECT	"flush with a sector"
 #define WHY_NODISCARD	"discard not supported"
 #define WHY_DISCARD_RO	"discard on a read-only device"
 #define WHY_DISCARD	"discard with a page offset or extra slots"
@@ -201,9 +202,6 @@ static void xfb_test_good_flush(struct kunit *test)
 	struct fipcblk_request r;
 
 	r = xfb_test_req(FIPCBLK_OP_FLUSH, 0, 0, 0, 0);
-	EXPECT_OK(test, &xfb_test_disk, &r, 1, 0);
-	/* The sector of a flush means nothing and is not checked. */
-	r = xfb_test_req(FIPCBLK_OP_FLUSH, 0, U64_MAX, 0, 0);
 	EXPECT_OK(test, &xfb_test_disk, &r, 1, 0);
 	ro.ro = true;
 	r = xfb_test_req(FIPCBLK_OP_FLUSH, 0, 0, 0, 0);
@@ -519,6 +517,75 @@ static void xfb_test_flush_data(struct kunit *test)
 	EXPECT_ERROR(test, lim, &r, FIPC_MSG_MAX_SLOTS, WHY_FLUSH);
 }
 
+/* A flush has no sector: any other than 0 would reach the bio as is. */
+static void xfb_test_flush_sector(struct kunit *test)
+{
+	const struct xfb_limits *lim = &xfb_test_disk;
+	struct fipcblk_request r;
+
+	r = xfb_test_req(FIPCBLK_OP_FLUSH, 0, 8, 0, 0);
+	EXPECT_ERROR(test, lim, &r, 1, WHY_FLUSH_SECT);
+	r = xfb_test_req(FIPCBLK_OP_FLUSH, 0, XFB_TEST_SECTORS, 0, 0);
+	EXPECT_ERROR(test, lim, &r, 1, WHY_FLUSH_SECT);
+	r = xfb_test_req(FIPCBLK_OP_FLUSH, 0, U64_MAX, 0, 0);
+	EXPECT_ERROR(test, lim, &r, 1, WHY_FLUSH_SECT);
+}
+
+/* xfb_parse_uint(): a xenstore value the frontend wrote. */
+struct xfb_parse_case {
+	const char *s;
+	u32 min;
+	u32 max;
+	int ret;
+	u32 val;
+};
+
+static const struct xfb_parse_case xfb_parse_cases[] = {
+	{ "0", 0, 4, 0, 0 },
+	{ "4", 0, 4, 0, 4 },
+	{ "1", 1, 256, 0, 1 },
+	{ "256", 1, 256, 0, 256 },
+	{ "007", 0, 8, 0, 7 },
+	{ "4294967295", 0, U32_MAX, 0, U32_MAX },
+	/* Out of range, including what "%u" wraps to something small. */
+	{ "5", 0, 4, -ERANGE, 0 },
+	{ "0", 1, 256, -ERANGE, 0 },
+	{ "257", 1, 256, -ERANGE, 0 },
+	{ "4294967296", 0, U32_MAX, -ERANGE, 0 },
+	{ "4294967297", 1, 256, -ERANGE, 0 },
+	{ "99999999999999999999999", 0, U32_MAX, -ERANGE, 0 },
+	{ "4294967296", 0, 4, -ERANGE, 0 },
+	/* Not a plain decimal number. */
+	{ "", 0, U32_MAX, -EINVAL, 0 },
+	{ "-1", 0, U32_MAX, -EINVAL, 0 },
+	{ "+1", 0, U32_MAX, -EINVAL, 0 },
+	{ "two", 0, U32_MAX, -EINVAL, 0 },
+	{ "0x10", 0, U32_MAX, -EINVAL, 0 },
+	{ " 1", 0, U32_MAX, -EINVAL, 0 },
+	{ "1 ", 0, U32_MAX, -EINVAL, 0 },
+	{ "1\n", 0, U32_MAX, -EINVAL, 0 },
+	{ "12abc", 0, U32_MAX, -EINVAL, 0 },
+	{ "99999999999999999999x", 0, U32_MAX, -EINVAL, 0 },
+};
+
+static void xfb_test_parse_uint(struct kunit *test)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(xfb_parse_cases); i++) {
+		const struct xfb_parse_case *c = &xfb_parse_cases[i];
+		u32 val = 0xdeadbeef;
+		int ret;
+
+		ret = xfb_parse_uint(c->s, c->min, c->max, &val);
+		KUNIT_EXPECT_EQ_MSG(test, ret, c->ret, "\"%s\" in %u..%u",
+				    c->s, c->min, c->max);
+		/* The output is written only on success. */
+		KUNIT_EXPECT_EQ_MSG(test, val, c->ret ? 0xdeadbeef : c->val,
+				    "\"%s\"", c->s);
+	}
+}
+
 static void xfb_test_discard_unsupported(struct kunit *test)
 {
 	struct xfb_limits nod = xfb_test_disk;
@@ -735,6 +802,8 @@ static struct kunit_case xfb_test_cases[] = {
 	KUNIT_CASE(xfb_test_overflow),
 	KUNIT_CASE(xfb_test_write_ro),
 	KUNIT_CASE(xfb_test_flush_data),
+	KUNIT_CASE(xfb_test_flush_sector),
+	KUNIT_CASE(xfb_test_parse_uint),
 	KUNIT_CASE(xfb_test_discard_unsupported),
 	KUNIT_CASE(xfb_test_secure_unsupported),
 	KUNIT_CASE(xfb_test_discard_layout),

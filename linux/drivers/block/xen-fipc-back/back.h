@@ -16,6 +16,7 @@
 
 #include <linux/bio.h>
 #include <linux/blkdev.h>
+#include <linux/completion.h>
 #include <linux/list.h>
 #include <linux/llist.h>
 #include <linux/mutex.h>
@@ -48,6 +49,7 @@ extern unsigned int xfb_max_inflight;
 extern unsigned int xfb_max_buffer_pages;
 extern bool xfb_memshare_enabled;
 extern unsigned int xfb_staging_max_pages;
+extern unsigned int xfb_memshare_max_mib;
 extern struct fipc_poller_set xfb_pollers;
 
 /**
@@ -69,6 +71,12 @@ extern struct fipc_poller_set xfb_pollers;
  * @XFB_IO_ERRORS: requests failed by the block device
  * @XFB_PROTO_ERRORS: ring-level protocol errors
  * @XFB_STAGED_REQ: requests served in the channel's staging pages
+ * @XFB_PARKED: times the channel was parked: responses waited for room
+ *	the frontend did not make (a full response ring), so the poller
+ *	stopped looking at it until a timed retry
+ * @XFB_SPURIOUS_IRQS: event-channel interrupts that brought no request
+ *	since the previous one, EOIed as spurious (Xen then delays the
+ *	next ones of that port: an event storm is throttled)
  * @XFB_NR_STATS: number of counters
  */
 enum xfb_stat {
@@ -89,6 +97,8 @@ enum xfb_stat {
 	XFB_IO_ERRORS,
 	XFB_PROTO_ERRORS,
 	XFB_STAGED_REQ,
+	XFB_PARKED,
+	XFB_SPURIOUS_IRQS,
 	XFB_NR_STATS,
 };
 
@@ -150,6 +160,10 @@ struct xfb_be;
  * @dir_ref: the guest's fipc-memshare-dir-ref
  * @users: devices connected with this mapping
  * @npfns: entries of @pages (the frontend's fipc-memshare-pfns)
+ * @ready: completed once the mapping is made or has failed
+ * @err: 0, or why the mapping failed (valid once @ready)
+ * @reserved: mappings charged to the guest's bound and the backend's
+ *	budget (memshare_max_mib) for this table: its non-zero entries
  * @pages: the page a pfn is mapped on, or NULL (not shared, map failed)
  * @handles: grant handles of the mappings, indexed like @pages
  * @mapped: pages mapped
@@ -157,7 +171,9 @@ struct xfb_be;
  * @map_ns: time taken to read the table and map everything
  *
  * Set up before the channels and torn down after them: the pollers only
- * read it.  Immutable once made, so devices share it.
+ * read it.  Immutable once @ready, so devices share it.  Made without
+ * the list's lock held: a device of the same guest that finds it being
+ * made waits for @ready.
  */
 struct xfb_memshare {
 	struct list_head node;
@@ -165,6 +181,9 @@ struct xfb_memshare {
 	grant_ref_t dir_ref;
 	unsigned int users;
 	unsigned long npfns;
+	struct completion ready;
+	int err;
+	unsigned long reserved;
 	struct page **pages;
 	grant_handle_t *handles;
 	unsigned long mapped;
@@ -198,6 +217,12 @@ struct xfb_memshare {
  * @stg_nr: number of staging pages (0: none)
  * @msgbuf: private copy of the request being handled
  * @answered: responses sent since the last notification check
+ * @park_us: while parked (responses wait for room in the response ring),
+ *	the current retry interval; 0 when not parked
+ * @eoi_pending: an interrupt of the channel waits for its late EOI, which
+ *	the poller gives after looking at the channel
+ * @taken: requests taken from the ring
+ * @taken_at_eoi: @taken at the last EOI (nothing since: spurious)
  * @st: counters
  */
 struct xfb_chan {
@@ -225,6 +250,10 @@ struct xfb_chan {
 	unsigned int stg_nr;
 	struct fipc_msg msgbuf[FIPC_MSG_MAX_SLOTS];
 	unsigned int answered;
+	unsigned int park_us;
+	atomic_t eoi_pending;
+	u64 taken;
+	u64 taken_at_eoi;
 	u64 st[XFB_NR_STATS];
 };
 
@@ -308,6 +337,9 @@ int xfb_vbd_write_info(struct xfb_be *be);
 void xfb_vbd_resize_work(struct work_struct *work);
 
 /* back_xenbus.c */
+#define XFB_REQUIRED		(-1LL)
+int xfb_read_fe_uint(struct xfb_be *be, const char *key, u32 min, u32 max,
+		     s64 dflt, u32 *val);
 int xfb_xenbus_register(void);
 void xfb_xenbus_unregister(void);
 

@@ -14,27 +14,33 @@
 #include <xen/events.h>
 #include "back.h"
 
+/*
+ * The EOI is late: the poller gives it after looking at the channel
+ * (xfb_poll()), so until then the port stays masked and a frontend that
+ * keeps notifying costs dom0 one interrupt per poll, not one per send.
+ * The poller flags it spurious only if no request at all was taken since
+ * the previous EOI: a notification that raced with the poller waking up
+ * on its own (a bio completion, its last look before sleeping) still
+ * follows a request taken, so an honest frontend is never throttled,
+ * while a storm of empty notifications gets Xen's growing EOI delay on
+ * that port alone (XSA-332).  A channel with no poller is spurious.
+ */
 static irqreturn_t xfb_chan_interrupt(int irq, void *arg)
 {
 	struct xfb_chan *chan = arg;
-	unsigned int eoi = 0;
 
-	/*
-	 * The frontend notifies only when it saw back_sleeping set, but the
-	 * poller may have woken up (a bio completion, its own last look at
-	 * the rings) before this handler runs: such a notification is part
-	 * of the protocol, not spurious.  Flagging it XEN_EOI_FLAG_SPURIOUS
-	 * made the event core delay the EOI by up to a second after a few
-	 * in a row, leaving the port masked: the next real notification
-	 * then waited for that timer (a lost wake-up rescued by a timer).
-	 * Only a channel with no poller is spurious.
-	 */
-	if (!fipc_poll_entry_irq(&chan->poll))
-		eoi = XEN_EOI_FLAG_SPURIOUS;
-	xen_irq_lateeoi(irq, eoi);
+	atomic_set(&chan->eoi_pending, 1);
+	if (!fipc_poll_entry_irq(&chan->poll) &&
+	    atomic_xchg(&chan->eoi_pending, 0))
+		xen_irq_lateeoi(irq, XEN_EOI_FLAG_SPURIOUS);
 	return IRQ_HANDLED;
 }
 
+/*
+ * Read grant references the frontend wrote.  Never one of the reserved
+ * entries (0 is the guest's console ring, 1 its xenstore page, granted to
+ * the toolstack): a ring is always a reference the guest allocated.
+ */
 static int xfb_read_refs(struct xfb_be *be, unsigned int q, const char *name,
 			 unsigned int n, bool indexed, grant_ref_t *refs)
 {
@@ -46,10 +52,9 @@ static int xfb_read_refs(struct xfb_be *be, unsigned int q, const char *name,
 			snprintf(key, sizeof(key), "queue-%u/%s", q, name);
 		else
 			snprintf(key, sizeof(key), "queue-%u/%s%u", q, name, i);
-		if (xenbus_scanf(XBT_NIL, be->dev->otherend, key, "%u",
-				 &refs[i]) != 1) {
-			xenbus_dev_fatal(be->dev, -EINVAL, "reading %s/%s",
-					 be->dev->otherend, key);
+		if (xfb_read_fe_uint(be, key, GNTTAB_NR_RESERVED_ENTRIES,
+				     U32_MAX, XFB_REQUIRED, &refs[i])) {
+			xenbus_switch_state(be->dev, XS_CLOSING);
 			return -EINVAL;
 		}
 	}
@@ -124,7 +129,8 @@ static int xfb_chan_map(struct xfb_be *be, struct xfb_chan *chan,
 			unsigned int order)
 {
 	struct xenbus_device *dev = be->dev;
-	unsigned int pages = 1u << order, evtchn;
+	unsigned int pages = 1u << order;
+	u32 evtchn;
 	grant_ref_t refs[XFB_MAX_RING_PAGES];
 	void *addr;
 	char key[32];
@@ -159,8 +165,8 @@ static int xfb_chan_map(struct xfb_be *be, struct xfb_chan *chan,
 		return err;
 
 	snprintf(key, sizeof(key), "queue-%u/event-channel", chan->index);
-	if (xenbus_scanf(XBT_NIL, dev->otherend, key, "%u", &evtchn) != 1) {
-		xenbus_dev_fatal(dev, -EINVAL, "reading %s", key);
+	if (xfb_read_fe_uint(be, key, 1, S32_MAX, XFB_REQUIRED, &evtchn)) {
+		xenbus_switch_state(dev, XS_CLOSING);
 		return -EINVAL;
 	}
 	err = bind_interdomain_evtchn_to_irqhandler_lateeoi(dev, evtchn,
@@ -208,6 +214,7 @@ int xfb_chans_connect(struct xfb_be *be, unsigned int nr, unsigned int order)
 		INIT_LIST_HEAD(&chan->answer_pending);
 		init_llist_head(&chan->done);
 		atomic_set(&chan->inflight, 0);
+		atomic_set(&chan->eoi_pending, 0);
 		gnttab_page_cache_init(&chan->page_cache);
 		be->nr_chans = i + 1;
 		err = xfb_chan_map(be, chan, order);

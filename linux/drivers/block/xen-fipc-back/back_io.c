@@ -45,8 +45,15 @@ static void xfb_set_sleeping(struct fipc_poll_entry *entry, bool sleeping)
 }
 
 /**
- * xfb_has_work() - does anything wait on this channel
+ * xfb_has_work() - can the poller make progress on this channel now
  * @entry: the channel's poll entry
+ *
+ * Only work the poller can do counts: responses waiting for room the
+ * frontend has not made, or requests waiting while every request slot
+ * is busy, do not (a frontend that never takes its responses would
+ * otherwise keep the poller spinning at no cost to itself).  Those
+ * resume from a bio completion (which kicks the poller) or from the
+ * channel's timed retry (xfb_park()).
  *
  * Return: true if the poller should look again before sleeping.
  */
@@ -54,12 +61,57 @@ static bool xfb_has_work(struct fipc_poll_entry *entry)
 {
 	struct xfb_chan *chan = xfb_poll_chan(entry);
 
-	if (!llist_empty(&chan->done))
+	if (!llist_empty(&chan->done) || atomic_read(&chan->eoi_pending))
 		return true;
 	if (chan->broken)
 		return false;
-	return !list_empty(&chan->answer_pending) ||
-	       fipc_rx_ready(&chan->fc.rx);
+	if (!list_empty(&chan->answer_pending))
+		return fipc_tx_room(&chan->fc.tx);
+	return !list_empty(&chan->free_reqs) && fipc_rx_ready(&chan->fc.rx);
+}
+
+/* Timed retries of a parked channel: from the idle window up to this. */
+#define XFB_PARK_MAX_US		(100 * USEC_PER_MSEC)
+
+/*
+ * Park or unpark the channel after a poll.  Responses still waiting mean
+ * the response ring is full: the frontend has not taken what we sent.
+ * An honest frontend takes them soon but does not notify us when it
+ * does, so a sleeping poller looks again after a while; a frontend that
+ * never takes them (or stamps the slots with a stale flag) only gets
+ * looked at less and less often, up to every XFB_PARK_MAX_US.
+ */
+static void xfb_park(struct xfb_chan *chan)
+{
+	if (list_empty(&chan->answer_pending) || chan->broken) {
+		chan->park_us = 0;
+		fipc_poll_entry_retry(&chan->poll, 0);
+		return;
+	}
+	if (!chan->park_us) {
+		chan->st[XFB_PARKED]++;
+		chan->park_us = max(READ_ONCE(xfb_pollers.idle_us), 100u);
+	} else {
+		chan->park_us = min_t(unsigned int, chan->park_us * 2,
+				      XFB_PARK_MAX_US);
+	}
+	fipc_poll_entry_retry(&chan->poll, chan->park_us);
+}
+
+/* The late EOI of the channel's interrupt, see xfb_chan_interrupt(). */
+static void xfb_eoi(struct xfb_chan *chan)
+{
+	unsigned int flags = 0;
+
+	if (!atomic_read(&chan->eoi_pending) ||
+	    !atomic_xchg(&chan->eoi_pending, 0))
+		return;
+	if (chan->taken == chan->taken_at_eoi) {
+		flags = XEN_EOI_FLAG_SPURIOUS;
+		chan->st[XFB_SPURIOUS_IRQS]++;
+	}
+	chan->taken_at_eoi = chan->taken;
+	xen_irq_lateeoi(chan->irq, flags);
 }
 
 static void xfb_proto_error(struct xfb_chan *chan, const char *why)
@@ -68,7 +120,7 @@ static void xfb_proto_error(struct xfb_chan *chan, const char *why)
 
 	if (chan->broken)
 		return;
-	chan->broken = true;
+	WRITE_ONCE(chan->broken, true);
 	chan->st[XFB_PROTO_ERRORS]++;
 	dev_err_ratelimited(&be->dev->dev,
 			    "queue %u: frontend protocol error: %s; closing\n",
@@ -307,7 +359,8 @@ static void xfb_submit(struct xfb_chan *chan, struct xfb_req *req,
 	}
 
 	bio_init(bio, be->bdev, req->bvecs, req->nrefs, opf);
-	bio->bi_iter.bi_sector = r->sector;
+	/* A flush has no sector (xfb_validate() refuses any but 0). */
+	bio->bi_iter.bi_sector = r->op == FIPCBLK_OP_FLUSH ? 0 : r->sector;
 	bio->bi_end_io = xfb_bio_end;
 	bio->bi_private = req;
 	if (r->op == FIPCBLK_OP_DISCARD) {
@@ -372,6 +425,7 @@ static void xfb_handle(struct xfb_chan *chan, const struct fipc_msg *msgs,
 
 	req = list_first_entry(&chan->free_reqs, struct xfb_req, node);
 	list_del(&req->node);
+	chan->taken++;
 	req->t_seen = ktime_get_ns();
 	memcpy(&r, msgs[0].data, sizeof(r));
 	req->id = r.id;
@@ -452,6 +506,8 @@ static int xfb_poll(struct fipc_poll_entry *entry, unsigned int budget)
 	blk_finish_plug(&plug);
 	if (!chan->broken)
 		xfb_notify(chan);
+	xfb_park(chan);
+	xfb_eoi(chan);
 	if (!work)
 		chan->st[XFB_EMPTY_POLLS]++;
 	return work;

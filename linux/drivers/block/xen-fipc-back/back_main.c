@@ -42,6 +42,11 @@ module_param_named(staging_max_pages, xfb_staging_max_pages, uint, 0644);
 MODULE_PARM_DESC(staging_max_pages,
 		 "memshare: staging pages per channel a frontend may give us, mapped writable once, for READs without grants (fipc-staging-max-pages; at most 1024, 0: none; default 1024)");
 
+unsigned int xfb_memshare_max_mib = 512;
+module_param_named(memshare_max_mib, xfb_memshare_max_mib, uint, 0644);
+MODULE_PARM_DESC(memshare_max_mib,
+		 "memshare: guest memory mapped at once for all guests together, in MiB; a guest that would pass it connects on grant. Each page is one of the backend domain's grant mappings (Xen's gnttab_max_maptrack_frames x 256; default 1024 x 256 = 1 GiB), which blkback and netback need too (default 512)");
+
 struct fipc_poller_set xfb_pollers = {
 	.name = "xfb-poll",
 	.ops = &xfb_poll_ops,

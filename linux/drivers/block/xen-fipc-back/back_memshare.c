@@ -23,19 +23,31 @@
  * The frontend is untrusted: the pfn count is bounded, a reference that
  * cannot be mapped leaves its pfn unmapped (requests naming it fail),
  * and every pfn of a request is checked against the array (with
- * array_index_nospec) before use.
+ * array_index_nospec) before use.  What a guest can make us map is
+ * bounded before anything is mapped: a table may not repeat a reference,
+ * its references may not outnumber the guest's own maximum memory (Xen's
+ * max_pages for the domain, where we may ask), and all the guests'
+ * tables together stay within memshare_max_mib, so that one guest cannot
+ * use up the backend domain's grant mappings (maptrack), which every
+ * other guest's blkback, netback and fipc channels need too.  The list's
+ * lock is never held while a table is read or mapped.
  */
 #include <linux/ktime.h>
 #include <linux/mm.h>
 #include <linux/nospec.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <xen/grant_table.h>
 #include <xen/xenbus.h>
+#include <xen/interface/memory.h>
+#include <asm/xen/hypercall.h>
 #include "back.h"
 
 /* The mappings, one per guest table, shared by that guest's devices. */
 static DEFINE_MUTEX(xfb_ms_mutex);
 static LIST_HEAD(xfb_ms_maps);
+/* Sum of the maps' @reserved, under xfb_ms_mutex. */
+static unsigned long xfb_ms_reserved;
 
 /* Grants mapped or unmapped per hypercall. */
 #define XFB_MS_BATCH		512
@@ -69,24 +81,113 @@ static int xfb_ms_copy_pages(struct xfb_be *be, grant_ref_t *refs,
 	return 0;
 }
 
-/* Read the frontend's fipc-memshare-pfns and fipc-memshare-dir-ref. */
-static int xfb_ms_read_keys(struct xfb_be *be, unsigned long *npfns,
-			    grant_ref_t *dir_ref)
+/*
+ * The most pages the guest may own (its max_pages in Xen), or 0 where we
+ * may not ask (a driver domain: XSM lets only the domain itself, its
+ * device model and the control domain ask).
+ */
+static unsigned long xfb_ms_guest_max_pages(domid_t domid)
 {
-	struct xenbus_device *dev = be->dev;
+	long ret = HYPERVISOR_memory_op(XENMEM_maximum_reservation, &domid);
 
-	*npfns = xenbus_read_unsigned(dev->otherend, "fipc-memshare-pfns", 0);
-	if (!*npfns || *npfns > FIPCBLK_MEMSHARE_MAX_PFNS) {
-		xenbus_dev_error(dev, -EINVAL, "bad fipc-memshare-pfns %lu",
-				 *npfns);
-		return -EINVAL;
+	return ret > 0 ? ret : 0;
+}
+
+/*
+ * Read the frontend's fipc-memshare-pfns and fipc-memshare-dir-ref.  The
+ * pfn span may exceed the guest's pages a little (holes), never twice.
+ */
+static int xfb_ms_read_keys(struct xfb_be *be, unsigned long max_pages,
+			    unsigned long *npfns, grant_ref_t *dir_ref)
+{
+	u32 max = FIPCBLK_MEMSHARE_MAX_PFNS, n = 0;
+	int err;
+
+	if (max_pages)
+		max = min_t(unsigned long, max, 2 * max_pages);
+	err = xfb_read_fe_uint(be, "fipc-memshare-pfns", 1, max, XFB_REQUIRED,
+			       &n) ?:
+	      xfb_read_fe_uint(be, "fipc-memshare-dir-ref",
+			       GNTTAB_NR_RESERVED_ENTRIES, U32_MAX,
+			       XFB_REQUIRED, dir_ref);
+	*npfns = n;
+	return err;
+}
+
+static int xfb_ms_cmp_ref(const void *a, const void *b)
+{
+	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Count the table's references (non-zero entries) and refuse a table
+ * that repeats one: an honest guest grants each page once, and a repeated
+ * reference only multiplies what it makes us map.
+ */
+static int xfb_ms_count_refs(struct xfb_be *be, const u32 *grefs,
+			     unsigned long npfns, unsigned long *nrefs)
+{
+	unsigned long i, n = 0;
+	u32 *sorted;
+
+	sorted = kvmalloc_array(npfns, sizeof(*sorted), GFP_KERNEL);
+	if (!sorted)
+		return -ENOMEM;
+	for (i = 0; i < npfns; i++)
+		if (grefs[i])
+			sorted[n++] = grefs[i];
+	sort(sorted, n, sizeof(*sorted), xfb_ms_cmp_ref, NULL);
+	for (i = 1; i < n; i++) {
+		if (sorted[i] == sorted[i - 1]) {
+			xenbus_dev_error(be->dev, -EINVAL,
+					 "memshare table repeats grant reference %u",
+					 sorted[i]);
+			kvfree(sorted);
+			return -EINVAL;
+		}
 	}
-	if (xenbus_scanf(XBT_NIL, dev->otherend, "fipc-memshare-dir-ref",
-			 "%u", dir_ref) != 1) {
-		xenbus_dev_error(dev, -EINVAL, "reading fipc-memshare-dir-ref");
-		return -EINVAL;
-	}
+	kvfree(sorted);
+	*nrefs = n;
 	return 0;
+}
+
+/*
+ * Charge @ms->reserved to the guest's bound and the backend's budget, or
+ * refuse: all the guest's tables together may not reference more pages
+ * than it may own, nor all guests' more than memshare_max_mib.
+ */
+static int xfb_ms_reserve(struct xfb_be *be, struct xfb_memshare *ms,
+			  unsigned long nrefs, unsigned long max_pages)
+{
+	unsigned long budget = (unsigned long)READ_ONCE(xfb_memshare_max_mib) <<
+			       (20 - XEN_PAGE_SHIFT);
+	unsigned long guest = 0;
+	struct xfb_memshare *o;
+	int err = 0;
+
+	mutex_lock(&xfb_ms_mutex);
+	list_for_each_entry(o, &xfb_ms_maps, node)
+		if (o->domid == ms->domid)
+			guest += o->reserved;
+	if (max_pages && guest + nrefs > max_pages) {
+		xenbus_dev_error(be->dev, -E2BIG,
+				 "memshare table lists %lu pages (%lu already mapped for this guest), the guest may own %lu",
+				 nrefs, guest, max_pages);
+		err = -E2BIG;
+	} else if (xfb_ms_reserved + nrefs > budget) {
+		xenbus_dev_error(be->dev, -ENOSPC,
+				 "memshare: %lu pages would pass the backend's budget of %lu MiB (%lu pages mapped for all guests; memshare_max_mib); using grants",
+				 nrefs, budget >> (20 - XEN_PAGE_SHIFT),
+				 xfb_ms_reserved);
+		err = -ENOSPC;
+	} else {
+		ms->reserved = nrefs;
+		xfb_ms_reserved += nrefs;
+	}
+	mutex_unlock(&xfb_ms_mutex);
+	return err;
 }
 
 /* Copy the directory and the tables into a private array. */
@@ -268,37 +369,37 @@ static void xfb_ms_free(struct xfb_memshare *ms)
 	kfree(ms);
 }
 
-/* Map a new set: the table's every reference. */
-static struct xfb_memshare *xfb_ms_create(struct xfb_be *be,
-					  unsigned long npfns,
-					  grant_ref_t dir_ref)
+/*
+ * Fill a new mapping, not yet ready (nobody else looks at its arrays):
+ * read, check and charge the table, then map its every reference.  On
+ * failure whatever was mapped and reserved stays for xfb_ms_put().
+ */
+static int xfb_ms_fill(struct xfb_be *be, struct xfb_memshare *ms,
+		       unsigned long max_pages)
 {
-	struct xfb_memshare *ms;
+	unsigned long npfns = ms->npfns, nrefs;
 	u64 t0 = ktime_get_ns();
 	u32 *grefs;
 	int err;
 
-	grefs = xfb_ms_read_table(be, npfns, dir_ref);
+	grefs = xfb_ms_read_table(be, npfns, ms->dir_ref);
 	if (!grefs)
-		return ERR_PTR(-EINVAL);
-	ms = kzalloc(sizeof(*ms), GFP_KERNEL);
-	if (!ms) {
-		kvfree(grefs);
-		return ERR_PTR(-ENOMEM);
-	}
-	ms->domid = be->dev->otherend_id;
-	ms->dir_ref = dir_ref;
-	ms->npfns = npfns;
+		return -EINVAL;
+	err = xfb_ms_count_refs(be, grefs, npfns, &nrefs) ?:
+	      xfb_ms_reserve(be, ms, nrefs, max_pages);
+	if (err)
+		goto out;
 	ms->pages = kvcalloc(npfns, sizeof(*ms->pages), GFP_KERNEL);
 	ms->handles = kvcalloc(npfns, sizeof(*ms->handles), GFP_KERNEL);
 	if (!ms->pages || !ms->handles) {
 		err = -ENOMEM;
-		goto fail;
+		goto out;
 	}
 	err = xfb_ms_map_all(be, ms, grefs);
-	if (err)
-		goto fail_unmap;
-	kvfree(grefs);
+	if (err) {
+		xenbus_dev_error(be->dev, err, "mapping the guest's memory");
+		goto out;
+	}
 	ms->map_ns = ktime_get_ns() - t0;
 	dev_info(&be->dev->dev, "memshare: mapped %lu of %lu pfns in %llu ms (%lu refused), array %lu KiB\n",
 		 ms->mapped, npfns, ms->map_ns / NSEC_PER_MSEC, ms->failed,
@@ -306,15 +407,31 @@ static struct xfb_memshare *xfb_ms_create(struct xfb_be *be,
 	if (ms->failed)
 		dev_warn(&be->dev->dev, "memshare: %lu references could not be mapped; requests naming their pfns will fail\n",
 			 ms->failed);
-	return ms;
-
-fail_unmap:
-	xfb_ms_unmap_all(be, ms);
-fail:
+out:
 	kvfree(grefs);
+	return err;
+}
+
+/* Drop a device's use of a mapping; the last one unmaps and frees it. */
+static void xfb_ms_put(struct xfb_be *be, struct xfb_memshare *ms)
+{
+	unsigned long mapped = ms->mapped;
+
+	mutex_lock(&xfb_ms_mutex);
+	if (--ms->users) {
+		mutex_unlock(&xfb_ms_mutex);
+		return;
+	}
+	list_del(&ms->node);
+	xfb_ms_reserved -= ms->reserved;
+	mutex_unlock(&xfb_ms_mutex);
+	if (ms->pages) {
+		xfb_ms_unmap_all(be, ms);
+		if (mapped)
+			dev_info(&be->dev->dev, "memshare: unmapped %lu pages\n",
+				 mapped);
+	}
 	xfb_ms_free(ms);
-	xenbus_dev_error(be->dev, err, "mapping the guest's memory");
-	return ERR_PTR(err);
 }
 
 /**
@@ -331,35 +448,58 @@ fail:
 int xfb_memshare_map(struct xfb_be *be)
 {
 	domid_t domid = be->dev->otherend_id;
-	struct xfb_memshare *ms;
+	unsigned long max_pages = xfb_ms_guest_max_pages(domid);
+	struct xfb_memshare *ms, *found = NULL;
 	unsigned long npfns;
 	grant_ref_t dir_ref;
 	int err;
 
-	err = xfb_ms_read_keys(be, &npfns, &dir_ref);
+	err = xfb_ms_read_keys(be, max_pages, &npfns, &dir_ref);
 	if (err)
 		return err;
 	mutex_lock(&xfb_ms_mutex);
 	list_for_each_entry(ms, &xfb_ms_maps, node) {
 		if (ms->domid == domid && ms->dir_ref == dir_ref &&
 		    ms->npfns == npfns) {
-			ms->users++;
-			be->ms = ms;
-			mutex_unlock(&xfb_ms_mutex);
-			dev_info(&be->dev->dev, "memshare: using the %lu pages of domain %u already mapped for another disk\n",
-				 ms->mapped, domid);
-			return 0;
+			found = ms;
+			break;
 		}
 	}
-	ms = xfb_ms_create(be, npfns, dir_ref);
-	if (IS_ERR(ms)) {
+	if (found) {
+		found->users++;
 		mutex_unlock(&xfb_ms_mutex);
-		return PTR_ERR(ms);
+		wait_for_completion(&found->ready);
+		err = found->err;
+		if (err) {
+			xfb_ms_put(be, found);
+			return err;
+		}
+		be->ms = found;
+		dev_info(&be->dev->dev, "memshare: using the %lu pages of domain %u already mapped for another disk\n",
+			 found->mapped, domid);
+		return 0;
 	}
+	ms = kzalloc(sizeof(*ms), GFP_KERNEL);
+	if (!ms) {
+		mutex_unlock(&xfb_ms_mutex);
+		return -ENOMEM;
+	}
+	ms->domid = domid;
+	ms->dir_ref = dir_ref;
+	ms->npfns = npfns;
 	ms->users = 1;
+	init_completion(&ms->ready);
 	list_add(&ms->node, &xfb_ms_maps);
-	be->ms = ms;
 	mutex_unlock(&xfb_ms_mutex);
+
+	err = xfb_ms_fill(be, ms, max_pages);
+	ms->err = err;
+	complete_all(&ms->ready);
+	if (err) {
+		xfb_ms_put(be, ms);
+		return err;
+	}
+	be->ms = ms;
 	return 0;
 }
 
@@ -372,22 +512,11 @@ int xfb_memshare_map(struct xfb_be *be)
 void xfb_memshare_unmap(struct xfb_be *be)
 {
 	struct xfb_memshare *ms = be->ms;
-	unsigned long mapped;
 
 	if (!ms)
 		return;
 	be->ms = NULL;
-	mutex_lock(&xfb_ms_mutex);
-	if (--ms->users) {
-		mutex_unlock(&xfb_ms_mutex);
-		return;
-	}
-	list_del(&ms->node);
-	mutex_unlock(&xfb_ms_mutex);
-	mapped = ms->mapped;
-	xfb_ms_unmap_all(be, ms);
-	dev_info(&be->dev->dev, "memshare: unmapped %lu pages\n", mapped);
-	xfb_ms_free(ms);
+	xfb_ms_put(be, ms);
 }
 
 /**

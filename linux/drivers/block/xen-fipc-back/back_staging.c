@@ -29,27 +29,25 @@
 static int xfb_staging_keys(struct xfb_be *be, struct xfb_chan *chan,
 			    unsigned int *n, grant_ref_t *list_ref)
 {
-	struct xenbus_device *dev = be->dev;
 	unsigned int max = min_t(unsigned int, xfb_staging_max_pages,
 				 FIPCBLK_STAGING_MAX_PAGES);
 	char key[48];
 
+	/* At most what we offered (fipc-staging-max-pages). */
 	snprintf(key, sizeof(key), "queue-%u/fipc-staging-pages", chan->index);
-	*n = xenbus_read_unsigned(dev->otherend, key, 0);
+	if (xfb_read_fe_uint(be, key, 0, max, 0, n))
+		goto bad;
 	if (!*n)
 		return 0;
-	if (*n > max) {
-		xenbus_dev_fatal(dev, -EINVAL, "%s is %u, we offered at most %u",
-				 key, *n, max);
-		return -EINVAL;
-	}
 	snprintf(key, sizeof(key), "queue-%u/fipc-staging-ref", chan->index);
-	if (xenbus_scanf(XBT_NIL, dev->otherend, key, "%u", list_ref) != 1) {
-		xenbus_dev_fatal(dev, -EINVAL, "reading %s/%s", dev->otherend,
-				 key);
-		return -EINVAL;
-	}
+	if (xfb_read_fe_uint(be, key, GNTTAB_NR_RESERVED_ENTRIES, U32_MAX,
+			     XFB_REQUIRED, list_ref))
+		goto bad;
 	return 0;
+
+bad:
+	xenbus_switch_state(be->dev, XS_CLOSING);
+	return -EINVAL;
 }
 
 /* Map the n pages the list names, writable; all or nothing. */

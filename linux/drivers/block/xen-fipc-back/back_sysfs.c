@@ -27,6 +27,8 @@ static const char * const xfb_stat_names[XFB_NR_STATS] = {
 	[XFB_IO_ERRORS] = "io_errors",
 	[XFB_PROTO_ERRORS] = "proto_errors",
 	[XFB_STAGED_REQ] = "staged_req",
+	[XFB_PARKED] = "parked",
+	[XFB_SPURIOUS_IRQS] = "spurious_irqs",
 };
 
 /**

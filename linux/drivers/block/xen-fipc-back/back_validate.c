@@ -12,6 +12,8 @@
  * Needs nothing but back_validate.h (no Xen, no block layer): the KUnit
  * suite tests/kunit/fipcblk_validate_kunit.c builds this file as is.
  */
+#include <linux/errno.h>
+#include <linux/limits.h>
 #include <linux/math.h>
 #include <linux/stddef.h>
 #include <asm/unaligned.h>
@@ -35,6 +37,40 @@ u32 xfb_ref_at(const struct fipc_msg *msgs, unsigned int i)
 	slot = 1 + (i - FIPCBLK_HEAD_REFS) / FIPCBLK_CONT_REFS;
 	pos = (i - FIPCBLK_HEAD_REFS) % FIPCBLK_CONT_REFS;
 	return get_unaligned_le32(msgs[slot].data + 4 * pos);
+}
+
+/**
+ * xfb_parse_uint() - parse a number the frontend wrote into xenstore
+ * @s: the value as read, NUL-terminated
+ * @min: smallest value allowed
+ * @max: largest value allowed
+ * @val: set to the value on success
+ *
+ * Only a plain decimal number is a number here: no sign, blank, base
+ * prefix, trailing text or empty string (kstrtouint and "%u" take some
+ * of these, and "%u" wraps "-1" and "4294967297" silently).
+ *
+ * Return: 0; -EINVAL if @s is not made of decimal digits only; -ERANGE
+ * if the number is outside [@min, @max].
+ */
+int xfb_parse_uint(const char *s, u32 min, u32 max, u32 *val)
+{
+	u64 v = 0;
+	const char *p;
+
+	if (!*s)
+		return -EINVAL;
+	for (p = s; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return -EINVAL;
+		/* Saturate: any number above U32_MAX is out of range. */
+		if (v <= U32_MAX)
+			v = v * 10 + (*p - '0');
+	}
+	if (v < min || v > max)
+		return -ERANGE;
+	*val = v;
+	return 0;
 }
 
 /* Slots a message with nrefs references must have. */
@@ -133,6 +169,10 @@ int xfb_validate(const struct xfb_limits *lim,
 	case FIPCBLK_OP_FLUSH:
 		if (req->flags || bytes || req->first_offset || nslots != 1) {
 			*why = "flush with flags, data or extra slots";
+			return FIPCBLK_RSP_ERROR;
+		}
+		if (req->sector) {
+			*why = "flush with a sector";
 			return FIPCBLK_RSP_ERROR;
 		}
 		return FIPCBLK_RSP_OKAY;

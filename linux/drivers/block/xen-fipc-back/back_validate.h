@@ -47,5 +47,6 @@ int xfb_validate(const struct xfb_limits *lim,
 		 const struct fipcblk_request *req, unsigned int nslots,
 		 unsigned int *nrefs, const char **why);
 u32 xfb_ref_at(const struct fipc_msg *msgs, unsigned int i);
+int xfb_parse_uint(const char *s, u32 min, u32 max, u32 *val);
 
 #endif /* _XEN_FIPC_BACK_VALIDATE_H */

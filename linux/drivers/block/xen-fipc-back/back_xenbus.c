@@ -47,6 +47,48 @@ static unsigned int xfb_queues_offered(struct xfb_be *be)
 	return clamp(n, 1u, 256u);
 }
 
+/**
+ * xfb_read_fe_uint() - read a number the frontend wrote
+ * @be: the device
+ * @key: the key, in the frontend's directory
+ * @min: smallest value allowed
+ * @max: largest value allowed
+ * @dflt: the value when the key is absent, or XFB_REQUIRED
+ * @val: set to the value
+ *
+ * The value must be a plain decimal number in [@min, @max]
+ * (xfb_parse_uint()): "-1", "two" or "4294967297" are refused, never
+ * wrapped or defaulted.  A refusal is reported in xenstore (the error
+ * node) and the kernel log with the value, escaped and cut short.
+ *
+ * Return: 0, -ENOENT (absent and required), -EINVAL or -ERANGE.
+ */
+int xfb_read_fe_uint(struct xfb_be *be, const char *key, u32 min, u32 max,
+		     s64 dflt, u32 *val)
+{
+	struct xenbus_device *dev = be->dev;
+	char *s;
+	int err;
+
+	s = xenbus_read(XBT_NIL, dev->otherend, key, NULL);
+	if (IS_ERR(s)) {
+		if (dflt != XFB_REQUIRED) {
+			*val = dflt;
+			return 0;
+		}
+		xenbus_dev_error(dev, -ENOENT, "reading %s/%s", dev->otherend,
+				 key);
+		return -ENOENT;
+	}
+	err = xfb_parse_uint(s, min, max, val);
+	if (err)
+		xenbus_dev_error(dev, err, "bad %s \"%*pE\" (want %u to %u)",
+				 key, (int)min_t(size_t, strlen(s), 24), s,
+				 min, max);
+	kfree(s);
+	return err;
+}
+
 static void xfb_disconnect(struct xfb_be *be)
 {
 	if (!be->chans)
@@ -89,34 +131,24 @@ static void xfb_open_from_params(struct xfb_be *be)
 	kfree(params);
 }
 
-static int xfb_read_choices(struct xfb_be *be, unsigned int *nr,
-			    unsigned int *order, bool *memshare)
+static int xfb_read_choices(struct xfb_be *be, u32 *nr, u32 *order,
+			    bool *memshare)
 {
 	struct xenbus_device *dev = be->dev;
 	const char *fe = dev->otherend;
-	unsigned int version;
+	u32 version;
 	char *path;
 	int ok;
 
-	version = xenbus_read_unsigned(fe, "fipc-protocol", 0);
-	if (version != FIPCBLK_PROTOCOL_VERSION) {
-		xenbus_dev_error(dev, -EPROTONOSUPPORT,
-				 "frontend chose protocol version %u", version);
+	if (xfb_read_fe_uint(be, "fipc-protocol", FIPCBLK_PROTOCOL_VERSION,
+			     FIPCBLK_PROTOCOL_VERSION, XFB_REQUIRED, &version))
 		return -EPROTONOSUPPORT;
-	}
-	*nr = xenbus_read_unsigned(fe, "multi-queue-num-queues", 1);
-	if (!*nr || *nr > xfb_queues_offered(be)) {
-		xenbus_dev_error(dev, -EINVAL, "bad multi-queue-num-queues %u",
-				 *nr);
+	if (xfb_read_fe_uint(be, "multi-queue-num-queues", 1,
+			     xfb_queues_offered(be), 1, nr) ||
+	    xfb_read_fe_uint(be, "fipc-ring-order", 0,
+			     min_t(u32, xfb_max_ring_order, FIPC_MAX_ORDER), 0,
+			     order))
 		return -EINVAL;
-	}
-	*order = xenbus_read_unsigned(fe, "fipc-ring-order", 0);
-	if (*order > min_t(unsigned int, xfb_max_ring_order,
-			   FIPC_MAX_ORDER)) {
-		xenbus_dev_error(dev, -EINVAL, "bad fipc-ring-order %u",
-				 *order);
-		return -EINVAL;
-	}
 	*memshare = false;
 	path = xenbus_read(XBT_NIL, fe, "fipc-data-path", NULL);
 	if (IS_ERR(path))
@@ -134,7 +166,7 @@ static int xfb_read_choices(struct xfb_be *be, unsigned int *nr,
 static void xfb_connect(struct xfb_be *be)
 {
 	struct xenbus_device *dev = be->dev;
-	unsigned int nr, order;
+	u32 nr, order;
 	bool memshare;
 	int err;
 
@@ -251,12 +283,29 @@ static void xfb_frontend_changed(struct xenbus_device *dev,
 	mutex_unlock(&be->mutex);
 }
 
+/* Has a channel of the current connection seen a protocol error? */
+static bool xfb_chans_broken(struct xfb_be *be)
+{
+	unsigned int i;
+
+	for (i = 0; i < be->nr_chans; i++)
+		if (READ_ONCE(be->chans[i].broken))
+			return true;
+	return false;
+}
+
+/*
+ * Queued by a poller (xfb_proto_error()).  It may run after the channels
+ * that queued it were torn down and others mapped (a reconnect): only a
+ * broken channel of the connection it finds closes it.
+ */
 static void xfb_proto_work(struct work_struct *work)
 {
 	struct xfb_be *be = container_of(work, struct xfb_be, proto_work);
 
 	mutex_lock(&be->mutex);
-	if (be->chans && be->dev->state == XS_CONNECTED) {
+	if (be->chans && be->dev->state == XS_CONNECTED &&
+	    xfb_chans_broken(be)) {
 		xenbus_dev_error(be->dev, -EPROTO,
 				 "frontend broke the ring protocol");
 		xenbus_switch_state(be->dev, XS_CLOSING);
@@ -368,11 +417,16 @@ static void xfb_remove(struct xenbus_device *dev)
 		kfree(be->physdev_watch.node);
 		be->watching = false;
 	}
-	cancel_work_sync(&be->proto_work);
 	mutex_lock(&be->mutex);
 	xfb_disconnect(be);
 	xfb_vbd_close(be);
 	mutex_unlock(&be->mutex);
+	/*
+	 * Only now: until xfb_disconnect() detached the channels, a poller
+	 * could queue proto_work again (and the work takes be->mutex, so it
+	 * cannot be cancelled under it).
+	 */
+	cancel_work_sync(&be->proto_work);
 	cancel_delayed_work_sync(&be->resize_work);
 	xenbus_switch_state(dev, XS_CLOSED);
 	dev_set_drvdata(&dev->dev, NULL);

@@ -215,7 +215,7 @@ fipc_step bench-phy 1200 bench_domu phy phy 'blkif-backend' 'blkif' || rc=1
 phy1_modules() {
 	fipc_load_module fipc &&
 		fipc_load_module xen-fipc-back poll_idle_us="$(fipc_opt POLL_IDLE_US 200)" \
-			pollers="$(fipc_opt POLLERS 1)"
+			pollers="$(fipc_opt POLLERS 1)" memshare_max_mib=1536
 }
 export -f phy1_modules
 have_fipc() { [ -n "$FIPC_MODULES" ] && find "$FIPC_MODULES" -name 'xen-fipc-back.ko' | grep -q .; }
