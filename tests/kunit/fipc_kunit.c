@@ -1399,6 +1399,7 @@ struct fipc_poll_test_chan {
 	atomic_t looks;
 	atomic_t received;
 	u64 wakeups_seen;
+	unsigned int retry_us;
 };
 
 static struct fipc_poll_test_chan *
@@ -1418,6 +1419,7 @@ static int fipc_poll_test_poll(struct fipc_poll_entry *entry,
 
 	while (budget-- && fipc_recv(&c->rx, &msg, 1) == 1)
 		n++;
+	fipc_poll_entry_retry(entry, READ_ONCE(c->retry_us));
 	hist[fipc_poll_lat_bucket(0)] += n;
 	atomic_add(n, &c->received);
 	return n;
@@ -1596,6 +1598,60 @@ static void fipc_test_poller_sleep(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fipc_poller_set_show(set, buf), 0);
 }
 
+static bool fipc_poll_test_timed3(void *arg)
+{
+	struct fipc_poll_test_chan *c = arg;
+	struct fipc_poller *pl = fipc_poll_entry_poller(&c->poll);
+
+	return READ_ONCE(pl->timed_sleeps) >= 3;
+}
+
+/*
+ * A channel that asks for a timed retry (fipc_poll_entry_retry()) gets
+ * looked at again by a sleeping poller with nobody kicking it; without
+ * one, a sleeping poller stays asleep.  The poller sleeps between the
+ * retries: it does not spin.
+ */
+static void fipc_test_poller_retry(struct kunit *test)
+{
+	struct fipc_poller_set *set = fipc_poll_test_set(test, 1);
+	struct fipc_poll_test_chan *c = fipc_poll_test_chans(test, 1);
+	struct fipc_poller *pl = &set->pollers[0];
+	u64 sleeps, wakeups, timed;
+
+	KUNIT_ASSERT_EQ(test, fipc_poller_set_start(set), 0);
+	fipc_poller_attach(set, &c->poll, NULL);
+	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_asleep, c));
+
+	/* No retry asked: asleep it stays, whatever the time. */
+	sleeps = READ_ONCE(pl->sleeps);
+	msleep(200);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(pl->sleeps), sleeps);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(pl->timed_sleeps), 0ull);
+
+	/* A retry every 20 ms: one kick, then it comes back on its own. */
+	WRITE_ONCE(c->retry_us, 20000);
+	wakeups = READ_ONCE(pl->wakeups);
+	KUNIT_EXPECT_TRUE(test, fipc_poll_entry_wake(&c->poll));
+	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_timed3, c));
+	KUNIT_EXPECT_GE(test, READ_ONCE(pl->sleeps), sleeps + 3);
+	/* Only the one kick woke it; the rest were timeouts. */
+	KUNIT_EXPECT_LE(test, READ_ONCE(pl->wakeups), wakeups + 1);
+
+	/* Cancelled: the next sleep is untimed again. */
+	WRITE_ONCE(c->retry_us, 0);
+	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_asleep, c));
+	msleep(100);
+	timed = READ_ONCE(pl->timed_sleeps);
+	sleeps = READ_ONCE(pl->sleeps);
+	msleep(200);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(pl->timed_sleeps), timed);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(pl->sleeps), sleeps);
+
+	fipc_poller_detach(&c->poll);
+	fipc_poller_set_stop(set);
+}
+
 /*
  * Settings, round robin and CPU restriction, repinning, and the
  * latency buckets.
@@ -1674,6 +1730,7 @@ static struct kunit_case fipc_test_cases[] = {
 	KUNIT_CASE(fipc_test_waiter),
 	KUNIT_CASE(fipc_test_stress),
 	KUNIT_CASE(fipc_test_poller_sleep),
+	KUNIT_CASE(fipc_test_poller_retry),
 	KUNIT_CASE(fipc_test_poller_set),
 	{}
 };
