@@ -50,6 +50,7 @@ extern unsigned int xfb_max_buffer_pages;
 extern bool xfb_memshare_enabled;
 extern unsigned int xfb_staging_max_pages;
 extern unsigned int xfb_memshare_max_mib;
+extern unsigned int xfb_max_guest_grants;
 extern struct fipc_poller_set xfb_pollers;
 
 /**
@@ -74,6 +75,8 @@ extern struct fipc_poller_set xfb_pollers;
  * @XFB_PARKED: times the channel was parked: responses waited for room
  *	the frontend did not make (a full response ring), so the poller
  *	stopped looking at it until a timed retry
+ * @XFB_GRANT_WAITS: times the channel waited because its guest had
+ *	max_guest_grants grants mapped (back_guest.c)
  * @XFB_SPURIOUS_IRQS: event-channel interrupts that brought no request
  *	since the previous one, EOIed as spurious (Xen then delays the
  *	next ones of that port: an event storm is throttled)
@@ -98,6 +101,7 @@ enum xfb_stat {
 	XFB_PROTO_ERRORS,
 	XFB_STAGED_REQ,
 	XFB_PARKED,
+	XFB_GRANT_WAITS,
 	XFB_SPURIOUS_IRQS,
 	XFB_NR_STATS,
 };
@@ -152,6 +156,21 @@ struct xfb_req {
 };
 
 struct xfb_be;
+
+/**
+ * struct xfb_guest - what one guest holds of the backend domain's
+ *	resources, for all its devices (back_guest.c)
+ * @node: on the list of guests
+ * @domid: the guest
+ * @users: devices of the guest
+ * @grants: grants of the guest's requests mapped now
+ */
+struct xfb_guest {
+	struct list_head node;
+	domid_t domid;
+	unsigned int users;
+	atomic_t grants;
+};
 
 /**
  * struct xfb_memshare - the guest's memory, mapped once (memshare path)
@@ -217,8 +236,10 @@ struct xfb_memshare {
  * @stg_nr: number of staging pages (0: none)
  * @msgbuf: private copy of the request being handled
  * @answered: responses sent since the last notification check
- * @park_us: while parked (responses wait for room in the response ring),
- *	the current retry interval; 0 when not parked
+ * @park_us: while parked (responses wait for room in the response ring,
+ *	or the guest's grant budget is used up), the current retry
+ *	interval; 0 when not parked
+ * @grant_wait: the guest's grant budget stopped us taking requests
  * @eoi_pending: an interrupt of the channel waits for its late EOI, which
  *	the poller gives after looking at the channel
  * @taken: requests taken from the ring
@@ -251,6 +272,7 @@ struct xfb_chan {
 	struct fipc_msg msgbuf[FIPC_MSG_MAX_SLOTS];
 	unsigned int answered;
 	unsigned int park_us;
+	bool grant_wait;
 	atomic_t eoi_pending;
 	u64 taken;
 	u64 taken_at_eoi;
@@ -279,6 +301,7 @@ struct xfb_chan {
  * @poller_cpus: CPUs allowed for this device's pollers (toolstack key)
  * @ms_offered: we offered the memshare data path (fipc-data-paths)
  * @ms: the guest's memory while connected on the memshare path, or NULL
+ * @guest: the guest's share of the backend domain's resources
  * @retired: counters of channels already torn down
  */
 struct xfb_be {
@@ -302,6 +325,7 @@ struct xfb_be {
 	cpumask_var_t poller_cpus;
 	bool ms_offered;
 	struct xfb_memshare *ms;
+	struct xfb_guest *guest;
 	u64 retired[XFB_NR_STATS];
 };
 
@@ -322,6 +346,11 @@ unsigned long xfb_memshare_array_bytes(const struct xfb_memshare *ms);
 int xfb_memshare_pages(const struct xfb_memshare *ms, u8 op,
 		       const struct fipc_msg *msgs, unsigned int nrefs,
 		       struct page **pages, const char **why);
+
+/* back_guest.c */
+struct xfb_guest *xfb_guest_get(domid_t domid);
+void xfb_guest_put(struct xfb_guest *g);
+bool xfb_guest_grants_room(const struct xfb_guest *g, unsigned int nrefs);
 
 /* back_staging.c */
 int xfb_staging_map(struct xfb_be *be, struct xfb_chan *chan);

@@ -67,7 +67,8 @@ static bool xfb_has_work(struct fipc_poll_entry *entry)
 		return false;
 	if (!list_empty(&chan->answer_pending))
 		return fipc_tx_room(&chan->fc.tx);
-	return !list_empty(&chan->free_reqs) && fipc_rx_ready(&chan->fc.rx);
+	return !list_empty(&chan->free_reqs) && !chan->grant_wait &&
+	       fipc_rx_ready(&chan->fc.rx);
 }
 
 /* Timed retries of a parked channel: from the idle window up to this. */
@@ -83,13 +84,15 @@ static bool xfb_has_work(struct fipc_poll_entry *entry)
  */
 static void xfb_park(struct xfb_chan *chan)
 {
-	if (list_empty(&chan->answer_pending) || chan->broken) {
+	if ((list_empty(&chan->answer_pending) && !chan->grant_wait) ||
+	    chan->broken) {
 		chan->park_us = 0;
 		fipc_poll_entry_retry(&chan->poll, 0);
 		return;
 	}
 	if (!chan->park_us) {
-		chan->st[XFB_PARKED]++;
+		if (!list_empty(&chan->answer_pending))
+			chan->st[XFB_PARKED]++;
 		chan->park_us = max(READ_ONCE(xfb_pollers.idle_us), 100u);
 	} else {
 		chan->park_us = min_t(unsigned int, chan->park_us * 2,
@@ -223,7 +226,10 @@ static void xfb_unmap(struct xfb_chan *chan, struct xfb_req *req)
 			if (chan->unmap_ops[i].status != GNTST_okay)
 				err = -EIO;
 		if (err) {
-			/* Keep the pages out of use rather than reuse them. */
+			/*
+			 * Keep the pages out of use rather than reuse them,
+			 * and charged to the guest: they may still be mapped.
+			 */
 			dev_err_ratelimited(&chan->be->dev->dev,
 					    "grant unmap failed (%d), leaking %u pages\n",
 					    err, n);
@@ -231,6 +237,7 @@ static void xfb_unmap(struct xfb_chan *chan, struct xfb_req *req)
 			return;
 		}
 	}
+	atomic_sub(req->nrefs, &chan->be->guest->grants);
 	gnttab_page_cache_put(&chan->page_cache, req->pages, req->nrefs);
 	req->nrefs = 0;
 }
@@ -306,6 +313,7 @@ static bool xfb_map(struct xfb_chan *chan, struct xfb_req *req,
 		chan->map_ops[i].handle = INVALID_GRANT_HANDLE;
 	}
 	req->nrefs = nrefs;
+	atomic_add(nrefs, &chan->be->guest->grants);
 	err = gnttab_map_refs(chan->map_ops, NULL, req->pages, nrefs);
 	chan->st[XFB_GRANT_OPS] += nrefs;
 	chan->st[XFB_HYPERCALLS]++;
@@ -487,10 +495,19 @@ static int xfb_poll(struct fipc_poll_entry *entry, unsigned int budget)
 	 * the plug here dispatches the batch from the poller itself.
 	 */
 	blk_start_plug(&plug);
+	chan->grant_wait = false;
 	while (!chan->broken && budget--) {
 		if (list_empty(&chan->free_reqs)) {
 			if (fipc_rx_ready(&chan->fc.rx))
 				chan->st[XFB_OO_REQ]++;
+			break;
+		}
+		if (!xfb_guest_grants_room(chan->be->guest, chan->be->max_refs)) {
+			/* Resumed by the guest's own completions or a retry. */
+			if (fipc_rx_ready(&chan->fc.rx)) {
+				chan->grant_wait = true;
+				chan->st[XFB_GRANT_WAITS]++;
+			}
 			break;
 		}
 		n = fipc_recv(&chan->fc.rx, chan->msgbuf, FIPC_MSG_MAX_SLOTS);

@@ -47,6 +47,11 @@ module_param_named(memshare_max_mib, xfb_memshare_max_mib, uint, 0644);
 MODULE_PARM_DESC(memshare_max_mib,
 		 "memshare: guest memory mapped at once for all guests together, in MiB; a guest that would pass it connects on grant. Each page is one of the backend domain's grant mappings (Xen's gnttab_max_maptrack_frames x 256; default 1024 x 256 = 1 GiB), which blkback and netback need too (default 512)");
 
+unsigned int xfb_max_guest_grants = 8192;
+module_param_named(max_guest_grants, xfb_max_guest_grants, uint, 0644);
+MODULE_PARM_DESC(max_guest_grants,
+		 "Grants of one guest's requests mapped at once, all its disks together; more requests wait. Each is one of the backend domain's grant mappings (maptrack), shared with every other guest (default 8192: 32 MiB in flight)");
+
 struct fipc_poller_set xfb_pollers = {
 	.name = "xfb-poll",
 	.ops = &xfb_poll_ops,

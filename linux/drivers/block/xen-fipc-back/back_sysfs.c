@@ -28,6 +28,7 @@ static const char * const xfb_stat_names[XFB_NR_STATS] = {
 	[XFB_PROTO_ERRORS] = "proto_errors",
 	[XFB_STAGED_REQ] = "staged_req",
 	[XFB_PARKED] = "parked",
+	[XFB_GRANT_WAITS] = "grant_waits",
 	[XFB_SPURIOUS_IRQS] = "spurious_irqs",
 };
 

@@ -354,6 +354,7 @@ static void xfb_read_poller_cpus(struct xfb_be *be)
 
 static void xfb_free(struct xfb_be *be)
 {
+	xfb_guest_put(be->guest);
 	free_cpumask_var(be->poller_cpus);
 	kfree(be);
 }
@@ -372,6 +373,11 @@ static int xfb_probe(struct xenbus_device *dev,
 		return -ENOMEM;
 	}
 	be->dev = dev;
+	be->guest = xfb_guest_get(dev->otherend_id);
+	if (!be->guest) {
+		xfb_free(be);
+		return -ENOMEM;
+	}
 	mutex_init(&be->mutex);
 	INIT_WORK(&be->proto_work, xfb_proto_work);
 	INIT_DELAYED_WORK(&be->resize_work, xfb_vbd_resize_work);

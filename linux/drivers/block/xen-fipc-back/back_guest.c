@@ -1,0 +1,95 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xen-fipc-back: what one guest may hold of the backend domain's shared
+ * resources, whatever number of disks and channels it has.
+ *
+ * Each grant a request maps takes one of the backend domain's grant
+ * mappings (Xen's maptrack: gnttab_max_maptrack_frames x 256 entries for
+ * the whole domain, 262144 by default), which every other guest's
+ * blkback, netback and fipc channels need too.  Left alone, one guest
+ * with 8 channels of 128 requests of 257 pages per disk could hold them
+ * all.  So the grants a guest has mapped at once are counted here, for
+ * all of its devices together, and a channel whose next request could
+ * pass max_guest_grants waits (back_io.c) until the guest's own requests
+ * end; other guests are not held up.
+ */
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/slab.h>
+#include "back.h"
+
+static DEFINE_MUTEX(xfb_guests_mutex);
+static LIST_HEAD(xfb_guests);
+
+/**
+ * xfb_guest_get() - the accounting of a guest, shared by its devices
+ * @domid: the guest
+ *
+ * Return: the guest's accounting (referenced; xfb_guest_put()), or NULL
+ * if out of memory.
+ */
+struct xfb_guest *xfb_guest_get(domid_t domid)
+{
+	struct xfb_guest *g;
+
+	mutex_lock(&xfb_guests_mutex);
+	list_for_each_entry(g, &xfb_guests, node) {
+		if (g->domid == domid) {
+			g->users++;
+			goto out;
+		}
+	}
+	g = kzalloc(sizeof(*g), GFP_KERNEL);
+	if (g) {
+		g->domid = domid;
+		g->users = 1;
+		atomic_set(&g->grants, 0);
+		list_add(&g->node, &xfb_guests);
+	}
+out:
+	mutex_unlock(&xfb_guests_mutex);
+	return g;
+}
+
+/**
+ * xfb_guest_put() - drop a device's reference to its guest's accounting
+ * @g: the accounting, or NULL
+ */
+void xfb_guest_put(struct xfb_guest *g)
+{
+	if (!g)
+		return;
+	mutex_lock(&xfb_guests_mutex);
+	if (--g->users) {
+		mutex_unlock(&xfb_guests_mutex);
+		return;
+	}
+	list_del(&g->node);
+	mutex_unlock(&xfb_guests_mutex);
+	/* Grants whose unmap failed stay charged: they are still mapped. */
+	if (atomic_read(&g->grants))
+		pr_warn(XFB_NAME ": domain %u leaves %d grant mappings behind\n",
+			g->domid, atomic_read(&g->grants));
+	kfree(g);
+}
+
+/**
+ * xfb_guest_grants_room() - may a channel take a request of @nrefs grants
+ * @g: the guest's accounting
+ * @nrefs: grants the next request may map at most
+ *
+ * Checked before a request is taken, with the channel's largest request:
+ * channels of the guest on other pollers may pass it at the same time,
+ * so the count can exceed max_guest_grants by at most one largest
+ * request per poller.
+ *
+ * Return: true if the guest's mapped grants plus @nrefs stay within
+ * max_guest_grants.
+ */
+bool xfb_guest_grants_room(const struct xfb_guest *g, unsigned int nrefs)
+{
+	int held = atomic_read(&g->grants);
+
+	/* One request always fits, so a low setting cannot stall a guest. */
+	return !held || held + nrefs <= READ_ONCE(xfb_max_guest_grants);
+}
