@@ -436,7 +436,6 @@ static void xff_remove(struct xenbus_device *dev)
 {
 	struct xff_info *info = dev_get_drvdata(&dev->dev);
 
-	cancel_work_sync(&info->error_work);
 	xff_unwatch(info);
 	xff_inject_remove(info);
 
@@ -459,6 +458,13 @@ static void xff_remove(struct xenbus_device *dev)
 	}
 	xff_disk_destroy(info);
 	mutex_unlock(&info->mutex);
+	/*
+	 * Only now: until the channels were detached from the pollers (in
+	 * xff_backend_gone()) a bad response could schedule error_work
+	 * again.  Nothing can now, and the work takes info->mutex, which we
+	 * no longer hold.
+	 */
+	cancel_work_sync(&info->error_work);
 	dev_set_drvdata(&dev->dev, NULL);
 	kfree(info);
 }
