@@ -297,6 +297,11 @@ struct xfb_chan {
  * @ring_order: log2 of ring pages
  * @max_refs: page references per request at most
  * @proto_work: closes the device after a protocol error
+ * @drain_work: finishes a disconnect: waits for the bios in flight, then
+ *	unmaps everything and follows the frontend's state
+ * @draining: channels stopped, @drain_work not done with them yet
+ * @removing: the device is being removed: @drain_work only drains
+ * @released: on the list of removed devices whose drain goes on
  * @resize_work: checks the device size and trims the page caches
  * @poller_cpus: CPUs allowed for this device's pollers (toolstack key)
  * @ms_offered: we offered the memshare data path (fipc-data-paths)
@@ -321,6 +326,10 @@ struct xfb_be {
 	unsigned int ring_order;
 	unsigned int max_refs;
 	struct work_struct proto_work;
+	struct work_struct drain_work;
+	bool draining;
+	bool removing;
+	struct list_head released;
 	struct delayed_work resize_work;
 	cpumask_var_t poller_cpus;
 	bool ms_offered;
@@ -331,6 +340,9 @@ struct xfb_be {
 
 /* back_chan.c */
 int xfb_chans_connect(struct xfb_be *be, unsigned int nr, unsigned int order);
+void xfb_chans_stop(struct xfb_be *be);
+void xfb_chans_drain(struct xfb_be *be);
+void xfb_chans_free(struct xfb_be *be);
 void xfb_chans_disconnect(struct xfb_be *be);
 
 /* back_io.c */

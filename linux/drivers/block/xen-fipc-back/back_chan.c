@@ -236,26 +236,66 @@ int xfb_chans_connect(struct xfb_be *be, unsigned int nr, unsigned int order)
 }
 
 /**
- * xfb_chans_disconnect() - stop, drain and unmap every channel
- * @be: the device
+ * xfb_chans_stop() - take every channel away from its poller
+ * @be: the device, with channels
  *
- * Waits for the bios in flight, unmaps every grant they used, then the
- * rings.  On return nothing of the frontend's is mapped.
+ * On return no request is taken any more; bios in flight go on.
  */
-void xfb_chans_disconnect(struct xfb_be *be)
+void xfb_chans_stop(struct xfb_be *be)
+{
+	unsigned int i;
+
+	for (i = 0; i < be->nr_chans; i++)
+		fipc_poller_detach(&be->chans[i].poll);
+}
+
+/**
+ * xfb_chans_drain() - wait for the bios of stopped channels, unmap them
+ * @be: the device, its channels stopped (xfb_chans_stop())
+ *
+ * May wait as long as the device takes; needs no lock, as long as nobody
+ * frees the channels meanwhile.
+ */
+void xfb_chans_drain(struct xfb_be *be)
+{
+	unsigned int i;
+
+	for (i = 0; i < be->nr_chans; i++)
+		xfb_chan_drain(&be->chans[i]);
+}
+
+/**
+ * xfb_chans_free() - unmap and free drained channels
+ * @be: the device, its channels drained (xfb_chans_drain()), with
+ *	be->mutex held
+ *
+ * On return nothing of the frontend's rings is mapped.
+ */
+void xfb_chans_free(struct xfb_be *be)
 {
 	unsigned int i;
 
 	if (!be->chans)
 		return;
-	for (i = 0; i < be->nr_chans; i++)
-		fipc_poller_detach(&be->chans[i].poll);
-	for (i = 0; i < be->nr_chans; i++)
-		xfb_chan_drain(&be->chans[i]);
 	xfb_stats_retire(be);
 	for (i = 0; i < be->nr_chans; i++)
 		xfb_chan_free(be, &be->chans[i]);
 	kfree(be->chans);
 	be->chans = NULL;
 	be->nr_chans = 0;
+}
+
+/**
+ * xfb_chans_disconnect() - stop, drain and unmap every channel, waiting
+ * @be: the device
+ *
+ * For a connect that failed half-way (no bio can be in flight yet).
+ */
+void xfb_chans_disconnect(struct xfb_be *be)
+{
+	if (!be->chans)
+		return;
+	xfb_chans_stop(be);
+	xfb_chans_drain(be);
+	xfb_chans_free(be);
 }

@@ -6,13 +6,20 @@
  *   physical-device     -> open the block device
  *   frontend Initialised-> check its choices, map its channels, write the
  *                          geometry, go Connected
- *   frontend Closing    -> go Closing, drain and unmap everything, go
- *                          Closed (the frontend may then free its pages)
+ *   frontend Closing    -> go Closing, stop the channels; once their
+ *                          bios ended, unmap everything, go Closed (the
+ *                          frontend may then free its pages)
  *   frontend Closed     -> same; then, if the toolstack still wants the
  *                          device (online), go InitWait for a reconnect,
  *                          else unregister
  *   ring protocol error -> go Closing (the frontend closes, and may come
  *                          back)
+ *
+ * Waiting for the bios runs in a work item (drain_work), never in the
+ * xenwatch thread: a guest that fills its channels with slow I/O and
+ * closes must not stall every other device's xenstore watches for as
+ * long as its device takes.  When the drain ends, the frontend's state
+ * of that moment is followed.
  *
  * A reconnecting frontend (after a protocol error, or our module being
  * reloaded) goes through the same steps.
@@ -21,6 +28,30 @@
 #include <linux/slab.h>
 #include <xen/xenbus.h>
 #include "back.h"
+
+/* Where disconnects wait for their bios (drain_work); flushed at unload. */
+static struct workqueue_struct *xfb_wq;
+
+/*
+ * Devices removed while their bios were still in flight: drain_work
+ * releases them.  The same xenbus device may be probed again meanwhile
+ * (unbound and bound through sysfs): that probe waits until they are gone.
+ */
+static DEFINE_MUTEX(xfb_released_mutex);
+static LIST_HEAD(xfb_released);
+static DECLARE_WAIT_QUEUE_HEAD(xfb_released_wq);
+
+static bool xfb_released_has(struct xenbus_device *dev)
+{
+	struct xfb_be *be;
+	bool found = false;
+
+	mutex_lock(&xfb_released_mutex);
+	list_for_each_entry(be, &xfb_released, released)
+		found |= be->dev == dev;
+	mutex_unlock(&xfb_released_mutex);
+	return found;
+}
 
 static u32 xfb_request_bytes(void)
 {
@@ -89,16 +120,34 @@ int xfb_read_fe_uint(struct xfb_be *be, const char *key, u32 min, u32 max,
 	return err;
 }
 
-static void xfb_disconnect(struct xfb_be *be)
+/*
+ * Start a disconnect: go Closing and stop the channels; drain_work waits
+ * for their bios and finishes.  With be->mutex held.  Returns true if a
+ * drain is under way (the caller must not act on the frontend's state
+ * now: drain_work does once it is done).
+ */
+static bool xfb_disconnect(struct xfb_be *be)
 {
+	if (be->draining)
+		return true;
 	if (!be->chans)
-		return;
+		return false;
 	cancel_delayed_work_sync(&be->resize_work);
 	xenbus_switch_state(be->dev, XS_CLOSING);
-	xfb_chans_disconnect(be);
+	xfb_chans_stop(be);
+	be->draining = true;
+	queue_work(xfb_wq, &be->drain_work);
+	return true;
+}
+
+/* The end of a drain: with be->mutex held, every bio ended. */
+static void xfb_disconnected(struct xfb_be *be)
+{
+	xfb_chans_free(be);
 	/* Every bio has ended: nothing uses the guest's pages any more. */
 	xfb_memshare_unmap(be);
 	be->lim.memshare = false;
+	be->draining = false;
 	dev_info(&be->dev->dev, "disconnected\n");
 }
 
@@ -234,14 +283,18 @@ out:
 	mutex_unlock(&be->mutex);
 }
 
-static void xfb_frontend_changed(struct xenbus_device *dev,
-				 enum xenbus_state fe)
+/*
+ * Do what the frontend's state asks, with be->mutex held.  Nothing while
+ * a drain is under way (drain_work calls us again when it is done) or the
+ * device is being removed.  Returns true if the device must now be
+ * unregistered (by the caller, after unlocking).
+ */
+static bool xfb_follow_frontend(struct xfb_be *be, enum xenbus_state fe)
 {
-	struct xfb_be *be = dev_get_drvdata(&dev->dev);
+	struct xenbus_device *dev = be->dev;
 
-	dev_dbg(&dev->dev, "frontend %s, we are %s\n", xenbus_strstate(fe),
-		xenbus_strstate(dev->state));
-	mutex_lock(&be->mutex);
+	if (be->removing || be->draining)
+		return false;
 	switch (fe) {
 	case XS_INITIALISING:
 		if (dev->state == XS_CLOSED) {
@@ -254,16 +307,15 @@ static void xfb_frontend_changed(struct xenbus_device *dev,
 		xfb_connect(be);
 		break;
 	case XS_CLOSING:
-		xfb_disconnect(be);
-		xenbus_switch_state(dev, XS_CLOSED);
+		if (!xfb_disconnect(be))
+			xenbus_switch_state(dev, XS_CLOSED);
 		break;
 	case XS_CLOSED:
-		xfb_disconnect(be);
+		if (xfb_disconnect(be))
+			break;
 		if (!xenbus_dev_is_online(dev)) {
 			xenbus_switch_state(dev, XS_CLOSED);
-			mutex_unlock(&be->mutex);
-			device_unregister(&dev->dev);
-			return;
+			return true;
 		}
 		if (dev->state != XS_INITWAIT) {
 			xenbus_switch_state(dev, XS_CLOSED);
@@ -272,14 +324,66 @@ static void xfb_frontend_changed(struct xenbus_device *dev,
 		}
 		break;
 	case XS_UNKNOWN:
-		xfb_disconnect(be);
+		if (xfb_disconnect(be))
+			break;
 		xenbus_switch_state(dev, XS_CLOSED);
-		mutex_unlock(&be->mutex);
-		device_unregister(&dev->dev);
-		return;
+		return true;
 	default:
 		break;
 	}
+	return false;
+}
+
+static void xfb_frontend_changed(struct xenbus_device *dev,
+				 enum xenbus_state fe)
+{
+	struct xfb_be *be = dev_get_drvdata(&dev->dev);
+	bool gone;
+
+	dev_dbg(&dev->dev, "frontend %s, we are %s\n", xenbus_strstate(fe),
+		xenbus_strstate(dev->state));
+	mutex_lock(&be->mutex);
+	gone = xfb_follow_frontend(be, fe);
+	mutex_unlock(&be->mutex);
+	if (gone)
+		device_unregister(&dev->dev);
+}
+
+static void xfb_release(struct xfb_be *be);
+static void xfb_free(struct xfb_be *be);
+
+/*
+ * The second half of a disconnect, off the xenwatch thread: wait for the
+ * stopped channels' bios (no lock held: nobody else frees the channels
+ * while be->draining), unmap and free everything, then follow the
+ * frontend's state as it is now; or, if the device was removed
+ * meanwhile, release what is left of it.
+ *
+ * Unregistering is left to the xenwatch thread (the toolstack removes
+ * the backend's directory once we are Closed, and the bus unregisters
+ * the device): from here it could race with that.
+ */
+static void xfb_drain_work(struct work_struct *work)
+{
+	struct xfb_be *be = container_of(work, struct xfb_be, drain_work);
+	struct xenbus_device *dev = be->dev;
+
+	xfb_chans_drain(be);
+	mutex_lock(&be->mutex);
+	xfb_disconnected(be);
+	if (be->removing) {
+		mutex_unlock(&be->mutex);
+		xfb_release(be);
+		mutex_lock(&xfb_released_mutex);
+		list_del(&be->released);
+		mutex_unlock(&xfb_released_mutex);
+		wake_up_all(&xfb_released_wq);
+		xfb_free(be);
+		put_device(&dev->dev);
+		return;
+	}
+	if (xfb_follow_frontend(be, xenbus_read_driver_state(dev->otherend)))
+		dev_info(&dev->dev, "closed; the toolstack removes the device\n");
 	mutex_unlock(&be->mutex);
 }
 
@@ -365,6 +469,8 @@ static int xfb_probe(struct xenbus_device *dev,
 	struct xfb_be *be;
 	int err;
 
+	/* The same device removed a moment ago: let its drain end first. */
+	wait_event(xfb_released_wq, !xfb_released_has(dev));
 	be = kzalloc(sizeof(*be), GFP_KERNEL);
 	if (!be)
 		return -ENOMEM;
@@ -380,6 +486,7 @@ static int xfb_probe(struct xenbus_device *dev,
 	}
 	mutex_init(&be->mutex);
 	INIT_WORK(&be->proto_work, xfb_proto_work);
+	INIT_WORK(&be->drain_work, xfb_drain_work);
 	INIT_DELAYED_WORK(&be->resize_work, xfb_vbd_resize_work);
 	dev_set_drvdata(&dev->dev, be);
 	xfb_read_poller_cpus(be);
@@ -424,7 +531,34 @@ static void xfb_remove(struct xenbus_device *dev)
 		be->watching = false;
 	}
 	mutex_lock(&be->mutex);
-	xfb_disconnect(be);
+	be->removing = true;
+	dev_set_drvdata(&dev->dev, NULL);
+	if (xfb_disconnect(be)) {
+		/*
+		 * Bios in flight: drain_work releases the device when they
+		 * end; removal (xenwatch) does not wait for the guest's I/O.
+		 */
+		get_device(&dev->dev);
+		mutex_lock(&xfb_released_mutex);
+		list_add(&be->released, &xfb_released);
+		mutex_unlock(&xfb_released_mutex);
+		mutex_unlock(&be->mutex);
+		dev_info(&dev->dev, "removed; its bios in flight are drained in the background\n");
+		return;
+	}
+	mutex_unlock(&be->mutex);
+	/* A drain that just ended may still be leaving its work function. */
+	flush_work(&be->drain_work);
+	xfb_release(be);
+	xfb_free(be);
+}
+
+/* Let go of a removed device, nothing of the frontend's mapped any more. */
+static void xfb_release(struct xfb_be *be)
+{
+	struct xenbus_device *dev = be->dev;
+
+	mutex_lock(&be->mutex);
 	xfb_vbd_close(be);
 	mutex_unlock(&be->mutex);
 	/*
@@ -435,8 +569,6 @@ static void xfb_remove(struct xenbus_device *dev)
 	cancel_work_sync(&be->proto_work);
 	cancel_delayed_work_sync(&be->resize_work);
 	xenbus_switch_state(dev, XS_CLOSED);
-	dev_set_drvdata(&dev->dev, NULL);
-	xfb_free(be);
 }
 
 static const struct xenbus_device_id xfb_ids[] = {
@@ -458,9 +590,17 @@ static struct xenbus_driver xfb_driver = {
  */
 int xfb_xenbus_register(void)
 {
+	int err;
+
+	xfb_wq = alloc_workqueue("xfb-drain", WQ_UNBOUND, 0);
+	if (!xfb_wq)
+		return -ENOMEM;
 	xfb_sysfs_init();
 	xfb_driver.driver.dev_groups = xfb_groups;
-	return xenbus_register_backend(&xfb_driver);
+	err = xenbus_register_backend(&xfb_driver);
+	if (err)
+		destroy_workqueue(xfb_wq);
+	return err;
 }
 
 /**
@@ -469,4 +609,6 @@ int xfb_xenbus_register(void)
 void xfb_xenbus_unregister(void)
 {
 	xenbus_unregister_driver(&xfb_driver);
+	/* Waits for the drains that removals handed over. */
+	destroy_workqueue(xfb_wq);
 }
