@@ -163,8 +163,20 @@ static ssize_t staging_pages_show(struct device *d,
 }
 static DEVICE_ATTR_RO(staging_pages);
 
+/* Grants the guest has mapped now, all its devices (back_guest.c). */
+static ssize_t guest_grants_show(struct device *d,
+				 struct device_attribute *attr, char *buf)
+{
+	struct xfb_be *be = dev_get_drvdata(d);
+
+	if (!be)
+		return -ENODEV;
+	return sysfs_emit(buf, "%d\n", atomic_read(&be->guest->grants));
+}
+static DEVICE_ATTR_RO(guest_grants);
+
 static struct xfb_stat_attr xfb_stat_attrs[XFB_NR_STATS];
-static struct attribute *xfb_attrs[XFB_NR_STATS + 7];
+static struct attribute *xfb_attrs[XFB_NR_STATS + 8];
 
 static const struct attribute_group xfb_stat_group = {
 	.name = "statistics",
@@ -198,6 +210,7 @@ void xfb_sysfs_init(void)
 	xfb_attrs[i++] = &dev_attr_memshare_pages.attr;
 	xfb_attrs[i++] = &dev_attr_memshare_array_bytes.attr;
 	xfb_attrs[i++] = &dev_attr_data_path.attr;
+	xfb_attrs[i++] = &dev_attr_guest_grants.attr;
 	xfb_attrs[i++] = &dev_attr_staging_pages.attr;
 	xfb_attrs[i] = NULL;
 }
