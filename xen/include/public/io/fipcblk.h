@@ -72,6 +72,12 @@
  *                                 channel's staging list page
  *   queue-<q>/fipc-staging-pages  its number of staging pages
  *
+ * Every number the frontend writes is a plain decimal number (digits
+ * only: no sign, blank, base prefix or trailing text) in its range; a
+ * grant reference is never one of the reserved entries (0 to 7).  The
+ * backend refuses anything else with an error node, it does not wrap or
+ * default it.
+ *
  * Each channel has a request ring (frontend to backend) and a response
  * ring (backend to frontend), both of 2^fipc-ring-order pages laid out
  * as fipc rings, and one control page (struct fipcblk_ctrl).
@@ -80,7 +86,7 @@
 /* Request operations. */
 #define FIPCBLK_OP_READ		0
 #define FIPCBLK_OP_WRITE	1
-#define FIPCBLK_OP_FLUSH	2	/* no data; completes after all prior writes are stable */
+#define FIPCBLK_OP_FLUSH	2	/* no data, sector 0; completes after all prior writes are stable */
 #define FIPCBLK_OP_DISCARD	3	/* no data; nr_bytes is the range length */
 
 /* Request flags. */
