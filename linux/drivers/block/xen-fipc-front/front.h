@@ -190,7 +190,10 @@ enum xff_data {
  * @nrefs: number of data page references in @refs
  * @inflight: sent and not yet answered
  * @data: what @refs name (enum xff_data)
- * @refs: grant references, pfns or staging page indices of the data
+ * @stuck: on the disk's stuck list (front_complete.c): answered or
+ *	taken back, but the backend still maps some of its pages
+ * @refs: grant references, pfns or staging page indices of the data;
+ *	on the stuck list, INVALID_GRANT_REF for each grant already ended
  */
 struct xff_rq {
 	struct xff_chan *chan;
@@ -199,6 +202,7 @@ struct xff_rq {
 	u16 nrefs;
 	bool inflight;
 	u8 data;
+	struct list_head stuck;
 	grant_ref_t refs[];
 };
 
@@ -286,6 +290,13 @@ enum xff_link {
  * @sectors_watch: watch on the backend's sectors node
  * @watching: @sectors_watch is registered
  * @error_work: moves the device to Closing after a protocol error
+ * @stuck_lock: protects @stuck, @stuck_force and @stuck_waiting
+ * @stuck: requests whose pages the backend still maps (struct xff_rq)
+ * @stuck_work: retries ending their grants, completes them once ended
+ * @stuck_force: the disk is being removed: hand the grants still mapped
+ *	to the grant table (which keeps their pages) and complete
+ * @stuck_waiting: requests on @stuck
+ * @stuck_total: requests ever put on @stuck
  * @ms: the guest's memory shared with the backend (memshare path), or NULL
  * @ms_refused: the backend closed before connecting us on memshare: use
  *	the grant path from now on
@@ -322,6 +333,12 @@ struct xff_info {
 	struct xenbus_watch sectors_watch;
 	bool watching;
 	struct work_struct error_work;
+	spinlock_t stuck_lock;		/* protects stuck, stuck_force */
+	struct list_head stuck;
+	struct delayed_work stuck_work;
+	bool stuck_force;
+	unsigned int stuck_waiting;
+	u64 stuck_total;
 	struct xff_memshare *ms;
 	bool ms_refused;
 	struct dentry *dbg;
@@ -403,8 +420,7 @@ static inline int xff_walk_data_pages(struct request *rq, unsigned int nrefs,
 
 /* front_submit.c */
 extern const struct blk_mq_ops xff_mq_ops;
-void xff_end_data(struct xff_rq *p, struct request *read_ok,
-		  bool *leaked);
+bool xff_end_data(struct xff_rq *p, struct request *read_ok);
 
 /* front_memshare.c */
 int xff_memshare_setup(struct xff_info *info);
@@ -427,6 +443,10 @@ void xff_staging_release(struct xff_chan *chan, struct xff_rq *p,
 extern const struct fipc_poll_ops xff_poll_ops;
 void xff_requeue_inflight(struct xff_info *info);
 void xff_protocol_error(struct xff_chan *chan, const char *why);
+void xff_stuck_init(struct xff_info *info);
+void xff_stuck_add(struct xff_info *info, struct request *rq);
+void xff_stuck_force(struct xff_info *info);
+void xff_stuck_exit(struct xff_info *info);
 
 /* front_xenbus.c */
 int xff_xenbus_register(void);

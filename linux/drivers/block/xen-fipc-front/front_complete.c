@@ -9,8 +9,15 @@
  * flight on this channel.  A response that matches nothing means a
  * broken or hostile backend: the channel is marked broken and the disk
  * disconnects (and reconnects) like after a ring protocol error.
+ *
+ * A request is completed only once the backend can no longer touch its
+ * pages.  One whose grants the backend still maps after answering (or
+ * after closing) waits on the disk's stuck list, whatever it was, until
+ * they are ended (then it fails with an I/O error), or until the disk is
+ * removed (then the grant table keeps its pages until they are ended).
  */
 #include <linux/blk-mq.h>
+#include <linux/ratelimit.h>
 #include "front.h"
 
 static struct xff_chan *xff_poll_chan(struct fipc_poll_entry *entry)
@@ -82,7 +89,6 @@ static void xff_complete_one(struct xff_chan *chan,
 	unsigned int hwq = (rsp->id >> 16) & 0xffff;
 	unsigned int tag = rsp->id & 0xffff;
 	u32 gen = (rsp->id >> 32) & 0x7fffffff;
-	bool leaked = false;
 	struct fipc_poller *pl;
 	struct xff_poll_lat *lat;
 	struct request *rq;
@@ -111,16 +117,16 @@ static void xff_complete_one(struct xff_chan *chan,
 	}
 
 	sts = xff_status(rsp->status);
-	xff_end_data(p, !sts && req_op(rq) == REQ_OP_READ ? rq : NULL,
-		     &leaked);
-	if (leaked)
-		sts = BLK_STS_IOERR;
 	chan->st[XFF_COMPLETIONS]++;
+	if (!xff_end_data(p, !sts && req_op(rq) == REQ_OP_READ ? rq : NULL)) {
+		chan->st[XFF_ERRORS]++;
+		xff_stuck_add(info, rq);
+		xff_protocol_error(chan, "data page still mapped after response");
+		return;
+	}
 	if (sts)
 		chan->st[XFF_ERRORS]++;
 	blk_mq_end_request(rq, sts);
-	if (leaked)
-		xff_protocol_error(chan, "data page still mapped after response");
 	return;
 
 bad:
@@ -194,14 +200,14 @@ static bool xff_requeue_one(struct request *rq, void *data)
 {
 	struct xff_info *info = data;
 	struct xff_rq *p = blk_mq_rq_to_pdu(rq);
-	bool leaked = false;
 
 	if (!READ_ONCE(p->inflight))
 		return true;
 	WRITE_ONCE(p->inflight, false);
-	xff_end_data(p, NULL, &leaked);
 	p->chan->st[XFF_REQUEUED]++;
-	if (leaked || info->removing)
+	if (!xff_end_data(p, NULL))
+		xff_stuck_add(info, rq);
+	else if (info->removing)
 		blk_mq_end_request(rq, BLK_STS_IOERR);
 	else
 		blk_mq_requeue_request(rq, false);
@@ -220,4 +226,131 @@ void xff_requeue_inflight(struct xff_info *info)
 	if (!info->disk)
 		return;
 	blk_mq_tagset_busy_iter(&info->tag_set, xff_requeue_one, info);
+}
+
+/* How often the grants of stuck requests are tried again. */
+#define XFF_STUCK_RETRY		HZ
+
+/* A line a minute at most while requests stay stuck. */
+static DEFINE_RATELIMIT_STATE(xff_stuck_rs, 60 * HZ, 1);
+
+/* End what the grant table can still end, and let it keep the rest. */
+static void xff_stuck_let_go(struct xff_rq *p)
+{
+	unsigned int i;
+
+	for (i = 0; i < p->nrefs; i++) {
+		/*
+		 * With no page given, a grant still mapped gets a reference
+		 * on its frame's page, dropped only once the grant is ended
+		 * (6.1's gnttab_add_deferred()): the page is never freed
+		 * while the backend maps it.
+		 */
+		if (p->refs[i] != INVALID_GRANT_REF)
+			gnttab_end_foreign_access(p->refs[i], NULL);
+		p->refs[i] = INVALID_GRANT_REF;
+	}
+	p->nrefs = 0;
+}
+
+static void xff_stuck_retry(struct work_struct *work)
+{
+	struct xff_info *info = container_of(to_delayed_work(work),
+					     struct xff_info, stuck_work);
+	struct xff_rq *p, *next;
+	LIST_HEAD(done);
+	unsigned int left;
+	bool force;
+
+	spin_lock_irq(&info->stuck_lock);
+	force = info->stuck_force;
+	list_for_each_entry_safe(p, next, &info->stuck, stuck)
+		if (force || xff_end_data(p, NULL))
+			list_move_tail(&p->stuck, &done);
+	list_for_each_entry(p, &done, stuck)
+		info->stuck_waiting--;
+	left = info->stuck_waiting;
+	spin_unlock_irq(&info->stuck_lock);
+
+	list_for_each_entry_safe(p, next, &done, stuck) {
+		list_del_init(&p->stuck);
+		if (force)
+			xff_stuck_let_go(p);
+		blk_mq_end_request(blk_mq_rq_from_pdu(p), BLK_STS_IOERR);
+	}
+	if (left) {
+		if (__ratelimit(&xff_stuck_rs))
+			dev_warn(&info->xbdev->dev,
+				 "%u request(s) wait for the backend to unmap their pages\n",
+				 left);
+		schedule_delayed_work(&info->stuck_work, XFF_STUCK_RETRY);
+	}
+}
+
+/**
+ * xff_stuck_init() - an empty stuck list
+ * @info: the disk, being probed
+ */
+void xff_stuck_init(struct xff_info *info)
+{
+	spin_lock_init(&info->stuck_lock);
+	INIT_LIST_HEAD(&info->stuck);
+	INIT_DELAYED_WORK(&info->stuck_work, xff_stuck_retry);
+}
+
+/**
+ * xff_stuck_add() - keep a request whose pages the backend still maps
+ * @info: the disk
+ * @rq: the request, started, no longer in flight, xff_end_data() false
+ *
+ * The request is completed with an I/O error by the stuck work once all
+ * its grants are ended (tried every second), or at the disk's removal.
+ * Any context: the work does the rest.
+ */
+void xff_stuck_add(struct xff_info *info, struct request *rq)
+{
+	struct xff_rq *p = blk_mq_rq_to_pdu(rq);
+	unsigned long flags;
+	bool force;
+
+	dev_alert_ratelimited(&info->xbdev->dev,
+			      "backend still maps a page of request %u; it waits until the backend lets go\n",
+			      rq->tag);
+	spin_lock_irqsave(&info->stuck_lock, flags);
+	list_add_tail(&p->stuck, &info->stuck);
+	info->stuck_waiting++;
+	info->stuck_total++;
+	force = info->stuck_force;
+	spin_unlock_irqrestore(&info->stuck_lock, flags);
+	if (force)
+		mod_delayed_work(system_wq, &info->stuck_work, 0);
+	else
+		schedule_delayed_work(&info->stuck_work, XFF_STUCK_RETRY);
+}
+
+/**
+ * xff_stuck_force() - the disk is going away: stop waiting for the backend
+ * @info: the disk, being removed
+ *
+ * Every stuck request, and any added from now on, is completed at once
+ * (by the work) with the grants still mapped left to the grant table,
+ * which holds their pages until the backend unmaps them: removal never
+ * waits for a hostile backend, and no page it maps is freed.
+ */
+void xff_stuck_force(struct xff_info *info)
+{
+	spin_lock_irq(&info->stuck_lock);
+	info->stuck_force = true;
+	spin_unlock_irq(&info->stuck_lock);
+	mod_delayed_work(system_wq, &info->stuck_work, 0);
+}
+
+/**
+ * xff_stuck_exit() - the last of the stuck work
+ * @info: the disk, removed: its requests have all completed
+ */
+void xff_stuck_exit(struct xff_info *info)
+{
+	cancel_delayed_work_sync(&info->stuck_work);
+	WARN_ON_ONCE(!list_empty(&info->stuck));
 }

@@ -25,34 +25,42 @@
  * @p: the request's data
  * @read_ok: the request if it is a READ that succeeded (staged data is
  *	copied into its pages), else NULL
- * @leaked: set to true if the backend still maps a page
  *
- * A page the backend still maps cannot be taken back: its reference is
- * left granted (leaked) and the caller fails the request.  Pfns need
- * nothing; staging pages go back to their channel.
+ * A page the backend still maps cannot be taken back: its grant stays in
+ * @p->refs (those ended become INVALID_GRANT_REF) and the request must
+ * not be completed, since its pages would go back to their owner while
+ * the backend can still read or write them: the caller hands it to
+ * xff_stuck_add(), which calls this again until every grant is ended.
+ * Pfns need nothing; staging pages go back to their channel.
+ *
+ * Return: true if the backend can no longer touch the request's pages.
  */
-void xff_end_data(struct xff_rq *p, struct request *read_ok, bool *leaked)
+bool xff_end_data(struct xff_rq *p, struct request *read_ok)
 {
+	bool ended = true;
 	unsigned int i;
 
 	if (p->data == XFF_DATA_PFNS) {
 		/* pfns of the memshare path: nothing granted for this request. */
 		p->data = XFF_DATA_GRANTS;
 		p->nrefs = 0;
-		return;
+		return true;
 	}
 	if (p->data == XFF_DATA_STAGED) {
 		xff_staging_release(p->chan, p, read_ok);
-		return;
+		return true;
 	}
 	for (i = 0; i < p->nrefs; i++) {
-		if (!gnttab_try_end_foreign_access(p->refs[i])) {
-			pr_alert_ratelimited(XFF_NAME ": backend still maps grant %u of a finished request\n",
-					     p->refs[i]);
-			*leaked = true;
-		}
+		if (p->refs[i] == INVALID_GRANT_REF)
+			continue;
+		if (gnttab_try_end_foreign_access(p->refs[i]))
+			p->refs[i] = INVALID_GRANT_REF;
+		else
+			ended = false;
 	}
-	p->nrefs = 0;
+	if (ended)
+		p->nrefs = 0;
+	return ended;
 }
 
 /* Number of slots a request with nrefs references takes. */
@@ -154,10 +162,11 @@ static blk_status_t xff_prepare(struct xff_info *info, struct xff_chan *chan,
 				struct fipcblk_request *r, unsigned int *nslots)
 {
 	unsigned int nrefs = 0;
-	bool leaked = false;
 	int first = 0;
 
 	memset(r, 0, sizeof(*r));
+	p->nrefs = 0;
+	p->data = XFF_DATA_GRANTS;
 	r->sector = blk_rq_pos(rq);
 	switch (req_op(rq)) {
 	case REQ_OP_READ:
@@ -182,8 +191,6 @@ static blk_status_t xff_prepare(struct xff_info *info, struct xff_chan *chan,
 	default:
 		return BLK_STS_NOTSUPP;
 	}
-	p->nrefs = 0;
-	p->data = XFF_DATA_GRANTS;
 	if (r->op == FIPCBLK_OP_READ || r->op == FIPCBLK_OP_WRITE) {
 		r->nr_bytes = blk_rq_bytes(rq);
 		first = bio_iter_iovec(rq->bio, rq->bio->bi_iter).bv_offset;
@@ -195,11 +202,9 @@ static blk_status_t xff_prepare(struct xff_info *info, struct xff_chan *chan,
 		else
 			first = xff_grant_data(info, rq, p, nrefs,
 					       r->op == FIPCBLK_OP_WRITE);
-		if (first < 0) {
-			xff_end_data(p, NULL, &leaked);
+		if (first < 0)
 			return first == -ENOSPC ? BLK_STS_RESOURCE :
 						  BLK_STS_IOERR;
-		}
 		r->first_offset = first;
 	}
 	*nslots = xff_slots(nrefs);
@@ -215,7 +220,6 @@ static blk_status_t xff_queue_rq(struct blk_mq_hw_ctx *hctx,
 	struct fipcblk_request head;
 	struct xff_chan *chan;
 	unsigned int i, nslots = 1;
-	bool leaked = false;
 	blk_status_t sts;
 	int err;
 
@@ -229,7 +233,7 @@ static blk_status_t xff_queue_rq(struct blk_mq_hw_ctx *hctx,
 	p->chan = chan;
 	sts = xff_prepare(info, chan, rq, p, &head, &nslots);
 	if (sts)
-		return sts;
+		goto end_data;
 
 	spin_lock(&chan->tx_lock);
 	if (unlikely(chan->broken)) {
@@ -272,11 +276,21 @@ fail:
 		xff_chan_notify(chan);
 	}
 	spin_unlock(&chan->tx_lock);
-	xff_end_data(p, NULL, &leaked);
 	if (err == -EPROTO)
 		xff_protocol_error(chan, "request ring corrupted");
-	return err == -EAGAIN || err == -EPROTO ? BLK_STS_RESOURCE :
-						  BLK_STS_IOERR;
+	sts = err == -EAGAIN || err == -EPROTO ? BLK_STS_RESOURCE :
+						 BLK_STS_IOERR;
+end_data:
+	if (unlikely(!xff_end_data(p, NULL))) {
+		/*
+		 * Never sent, yet mapped: the backend maps references it
+		 * guessed.  The request is ours until they are ended.
+		 */
+		xff_stuck_add(info, rq);
+		xff_protocol_error(chan, "data page mapped before the request was sent");
+		return BLK_STS_OK;
+	}
+	return sts;
 }
 
 static void xff_commit_rqs(struct blk_mq_hw_ctx *hctx)

@@ -134,8 +134,39 @@ static ssize_t staging_pages_show(struct device *d,
 }
 static DEVICE_ATTR_RO(staging_pages);
 
+/*
+ * Requests completed late (or now waiting) because the backend still
+ * mapped their pages: ever, and now.
+ */
+static ssize_t stuck_show(struct device *d, char *buf, bool now)
+{
+	struct xff_info *info = dev_get_drvdata(d);
+	u64 n;
+
+	if (!info)
+		return -ENODEV;
+	spin_lock_irq(&info->stuck_lock);
+	n = now ? info->stuck_waiting : info->stuck_total;
+	spin_unlock_irq(&info->stuck_lock);
+	return sysfs_emit(buf, "%llu\n", n);
+}
+
+static ssize_t stuck_requests_show(struct device *d,
+				   struct device_attribute *attr, char *buf)
+{
+	return stuck_show(d, buf, false);
+}
+static DEVICE_ATTR_RO(stuck_requests);
+
+static ssize_t stuck_waiting_show(struct device *d,
+				  struct device_attribute *attr, char *buf)
+{
+	return stuck_show(d, buf, true);
+}
+static DEVICE_ATTR_RO(stuck_waiting);
+
 static struct xff_stat_attr xff_stat_attrs[XFF_NR_STATS];
-static struct attribute *xff_attrs[XFF_NR_STATS + 6];
+static struct attribute *xff_attrs[XFF_NR_STATS + 8];
 
 static const struct attribute_group xff_stat_group = {
 	.name = "statistics",
@@ -169,5 +200,7 @@ void xff_sysfs_init(void)
 	xff_attrs[i++] = &dev_attr_ring_order.attr;
 	xff_attrs[i++] = &dev_attr_data_path.attr;
 	xff_attrs[i++] = &dev_attr_staging_pages.attr;
+	xff_attrs[i++] = &dev_attr_stuck_requests.attr;
+	xff_attrs[i++] = &dev_attr_stuck_waiting.attr;
 	xff_attrs[i] = NULL;
 }

@@ -407,6 +407,7 @@ static int xff_probe(struct xenbus_device *dev,
 	info->index = index;
 	mutex_init(&info->mutex);
 	INIT_WORK(&info->error_work, xff_error_work);
+	xff_stuck_init(info);
 	mutex_init(&info->inject.lock);
 	init_completion(&info->inject.done);
 	dev_set_drvdata(&dev->dev, info);
@@ -436,6 +437,8 @@ static void xff_remove(struct xenbus_device *dev)
 {
 	struct xff_info *info = dev_get_drvdata(&dev->dev);
 
+	/* Requests the backend keeps mapped must not hold up del_gendisk(). */
+	xff_stuck_force(info);
 	xff_unwatch(info);
 	xff_inject_remove(info);
 
@@ -465,6 +468,7 @@ static void xff_remove(struct xenbus_device *dev)
 	 * no longer hold.
 	 */
 	cancel_work_sync(&info->error_work);
+	xff_stuck_exit(info);
 	dev_set_drvdata(&dev->dev, NULL);
 	kfree(info);
 }
