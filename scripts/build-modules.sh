@@ -1,5 +1,5 @@
 #!/bin/sh
-# Build fipc.ko and the xen-fipc drivers out of tree against Debian's 6.1
+# Build fipc.ko, the xen-fipc drivers and the test-only fipc_attack.ko out of tree against Debian's 6.1
 # headers, at W=1.  Sources are copied to build/kmod so the tree stays
 # clean; any compiler warning fails the build.
 set -eu
@@ -15,6 +15,10 @@ for d in "$top"/linux/drivers/block/xen-fipc-*; do
 	cp -r "$d" "$out/"
 	echo "obj-m += $(basename "$d")/" >> "$out/Kbuild"
 done
+# The testbed's hostile frontend (tests/attack, scenario fipc-hostile):
+# a test module, built here so that it reaches the guests like ours.
+cp -r "$top/tests/attack" "$out/attack"
+echo "obj-m += attack/" >> "$out/Kbuild"
 log="$out/build.log"
 make -C "$kdir" M="$out" W=1 \
 	CONFIG_FIPC=m CONFIG_XEN_FIPC_FRONT=m CONFIG_XEN_FIPC_BACK=m \

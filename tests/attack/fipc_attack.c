@@ -1,0 +1,725 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fipc_attack: a hostile fipcblk frontend, for the testbed only (scenario
+ * fipc-hostile, docs/testbed.md).  Not shipped.
+ *
+ * It binds to the guest's "fipcblk" devices instead of xen-fipc-front and
+ * speaks the protocol itself, as an attacker would: its own zeroed ring
+ * pages, its own grants, event channel and xenstore keys, slot flags
+ * written byte by byte (docs/protocol.md; lib/fipc is not used).
+ *
+ * mode= (one per load; the testbed loads the module once without
+ * parameters, mode "none", which binds nothing):
+ *   noreap     send FLUSH requests, keep the request ring full, never
+ *              free a response slot
+ *   prestamp   stamp every response slot "READY, one lap ago" before
+ *              connecting, then send as noreap
+ *   storm      connect, then EVTCHNOP_send in a loop
+ *   xsbad      one out-of-range or garbled frontend key per case; the
+ *              backend must never reach Connected
+ *   cycle      connect and disconnect correctly cycles= times
+ *   closebusy  fill the request ring and close at once (3 rounds)
+ * Each mode runs for seconds= (where it has a duration) and prints
+ * "@@FIPC-ATTACK <mode> start ...", "... done ..." and, once unbound,
+ * "... removed ..." lines in the kernel log (the guest script relays
+ * them to the console).  With wait_go=1 a mode first prints "<mode>
+ * waiting" and starts once its name is in the frontend directory's
+ * fipc-attack-go (dom0 takes its counters first).  Disconnects end every
+ * grant only after the backend is Closed; a grant still mapped then is
+ * counted (busy_grants).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/delay.h>
+#include <linux/kthread.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/slab.h>
+#include <xen/events.h>
+#include <xen/grant_table.h>
+#include <xen/page.h>
+#include <xen/xen.h>
+#include <xen/xenbus.h>
+#include <public/io/fipcblk.h>
+
+/* The ring layout of docs/protocol.md, written out here on purpose. */
+#define FA_SLOT_BYTES		64
+#define FA_SLOT_PAYLOAD		60
+#define FA_SLOTS_PER_PAGE	(XEN_PAGE_SIZE / FA_SLOT_BYTES)
+#define FA_FLAG_READY		0xa5000000u
+#define FA_FLAG_FREE		0x00000000u
+#define FA_MAX_ORDER		4
+#define FA_MAX_PAGES		BIT(FA_MAX_ORDER)
+
+/* The xenbus states without CamelCase (their values are the ABI). */
+#define XS_UNKNOWN		((enum xenbus_state)0)
+#define XS_INITIALISING		((enum xenbus_state)1)
+#define XS_INITWAIT		((enum xenbus_state)2)
+#define XS_INITIALISED		((enum xenbus_state)3)
+#define XS_CONNECTED		((enum xenbus_state)4)
+#define XS_CLOSING		((enum xenbus_state)5)
+#define XS_CLOSED		((enum xenbus_state)6)
+
+struct fa_slot {
+	u8 payload[FA_SLOT_PAYLOAD];
+	u32 flag;
+};
+
+static_assert(sizeof(struct fa_slot) == FA_SLOT_BYTES);
+static_assert(sizeof(struct fipcblk_request) == FA_SLOT_PAYLOAD);
+
+static char *mode = "none";
+module_param(mode, charp, 0444);
+MODULE_PARM_DESC(mode,
+		 "none, noreap, prestamp, storm, xsbad, cycle or closebusy");
+
+static unsigned int seconds = 20;
+module_param(seconds, uint, 0444);
+MODULE_PARM_DESC(seconds, "Duration of noreap, prestamp and storm (default 20)");
+
+static unsigned int cycles = 100;
+module_param(cycles, uint, 0444);
+MODULE_PARM_DESC(cycles, "Connect/disconnect cycles of mode cycle (default 100)");
+
+static bool wait_go;
+module_param(wait_go, bool, 0444);
+MODULE_PARM_DESC(wait_go,
+		 "Before the mode starts, wait until the frontend directory's fipc-attack-go names it (written by dom0)");
+
+static unsigned int ring_order;
+module_param(ring_order, uint, 0444);
+MODULE_PARM_DESC(ring_order, "Ring order written to fipc-ring-order (0..4, default 0)");
+
+struct fa_ring {
+	struct page *pages[FA_MAX_PAGES];
+	grant_ref_t refs[FA_MAX_PAGES];
+	unsigned int nr_pages;
+	u32 slots;
+	u32 seq;
+};
+
+struct fa_dev {
+	struct xenbus_device *dev;
+	struct task_struct *task;
+	struct fa_ring req;
+	struct fa_ring rsp;
+	struct page *ctrl;
+	grant_ref_t ctrl_ref;
+	evtchn_port_t port;
+	bool have_port;
+	bool have_chan;		/* pages granted (maybe mapped by the backend) */
+	u64 next_id;
+	unsigned int busy_grants;
+};
+
+/* One bad value per xsbad case. */
+struct fa_bad {
+	const char *key;
+	const char *value;
+};
+
+static const struct fa_bad fa_bad_cases[] = {
+	{ "multi-queue-num-queues", "-1" },
+	{ "multi-queue-num-queues", "two" },
+	{ "multi-queue-num-queues", "4294967297" },
+	{ "multi-queue-num-queues", "0" },
+	{ "fipc-ring-order", "4294967296" },
+	{ "fipc-ring-order", "99" },
+	{ "queue-0/req-ring-ref0", "0" },
+	{ "queue-0/event-channel", "abc" },
+};
+
+static bool fa_stopping(struct fa_dev *fa)
+{
+	return current == fa->task && kthread_should_stop();
+}
+
+/* Sleep ms, in 10 ms steps; false if the thread is asked to stop. */
+static bool fa_sleep(struct fa_dev *fa, unsigned int ms)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(ms);
+
+	while (time_before(jiffies, end)) {
+		if (fa_stopping(fa))
+			return false;
+		usleep_range(10000, 20000);
+	}
+	return !fa_stopping(fa);
+}
+
+static enum xenbus_state fa_backend(struct fa_dev *fa)
+{
+	return xenbus_read_driver_state(fa->dev->otherend);
+}
+
+/*
+ * Wait up to ms for the backend to be in one of the states of mask
+ * (BIT(state)); polled, the otherend watch is gone during remove.
+ * Returns the state it ended in.
+ */
+static enum xenbus_state fa_wait(struct fa_dev *fa, unsigned long mask,
+				 unsigned int ms)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(ms);
+	enum xenbus_state s;
+
+	for (;;) {
+		s = fa_backend(fa);
+		if ((BIT(s) & mask) || !time_before(jiffies, end) ||
+		    fa_stopping(fa))
+			return s;
+		usleep_range(10000, 20000);
+	}
+}
+
+static struct fa_slot *fa_slot(struct fa_ring *r, u32 seq)
+{
+	u32 i = seq & (r->slots - 1);
+	struct fa_slot *base = page_address(r->pages[i / FA_SLOTS_PER_PAGE]);
+
+	return base + i % FA_SLOTS_PER_PAGE;
+}
+
+static u32 fa_flag(u32 seq, u32 len)
+{
+	return FA_FLAG_READY | len << 16 | (seq & 0xffff);
+}
+
+/* End a grant; a grant the backend still maps is counted, never reused. */
+static void fa_end_grant(struct fa_dev *fa, grant_ref_t ref, struct page *page)
+{
+	if (gnttab_try_end_foreign_access(ref)) {
+		__free_page(page);
+		return;
+	}
+	fa->busy_grants++;
+	gnttab_end_foreign_access(ref, page);	/* frees it once unmapped */
+}
+
+static int fa_grant(struct fa_dev *fa, struct page **page, grant_ref_t *ref)
+{
+	int err;
+
+	*page = alloc_page(GFP_KERNEL | __GFP_ZERO);
+	if (!*page)
+		return -ENOMEM;
+	err = gnttab_grant_foreign_access(fa->dev->otherend_id,
+					  xen_page_to_gfn(*page), 0);
+	if (err < 0) {
+		__free_page(*page);
+		*page = NULL;
+		return err;
+	}
+	*ref = err;
+	return 0;
+}
+
+static void fa_ring_free(struct fa_dev *fa, struct fa_ring *r)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->nr_pages; i++)
+		fa_end_grant(fa, r->refs[i], r->pages[i]);
+	r->nr_pages = 0;
+}
+
+static int fa_ring_alloc(struct fa_dev *fa, struct fa_ring *r)
+{
+	unsigned int n = 1u << ring_order;
+	int err;
+
+	r->nr_pages = 0;
+	r->seq = 0;
+	r->slots = n * FA_SLOTS_PER_PAGE;
+	while (r->nr_pages < n) {
+		err = fa_grant(fa, &r->pages[r->nr_pages],
+			       &r->refs[r->nr_pages]);
+		if (err)
+			return err;
+		r->nr_pages++;
+	}
+	return 0;
+}
+
+/* Only once the backend is Closed (it unmapped everything). */
+static void fa_chan_free(struct fa_dev *fa)
+{
+	if (fa->have_port)
+		xenbus_free_evtchn(fa->dev, fa->port);
+	fa->have_port = false;
+	if (!fa->have_chan)
+		return;
+	fa_ring_free(fa, &fa->req);
+	fa_ring_free(fa, &fa->rsp);
+	if (fa->ctrl)
+		fa_end_grant(fa, fa->ctrl_ref, fa->ctrl);
+	fa->ctrl = NULL;
+	fa->have_chan = false;
+}
+
+static int fa_chan_alloc(struct fa_dev *fa)
+{
+	int err;
+
+	fa->have_chan = true;
+	err = fa_ring_alloc(fa, &fa->req) ?: fa_ring_alloc(fa, &fa->rsp) ?:
+	      fa_grant(fa, &fa->ctrl, &fa->ctrl_ref) ?:
+	      xenbus_alloc_evtchn(fa->dev, &fa->port);
+	if (err) {
+		fa_chan_free(fa);
+		return err;
+	}
+	fa->have_port = true;
+	return 0;
+}
+
+static int fa_write_keys(struct fa_dev *fa, const struct fa_bad *bad)
+{
+	const char *dir = fa->dev->nodename;
+	struct xenbus_transaction xbt;
+	char key[32];
+	unsigned int i;
+	int err;
+
+again:
+	err = xenbus_transaction_start(&xbt);
+	if (err)
+		return err;
+	err = xenbus_printf(xbt, dir, "fipc-protocol", "%u",
+			    FIPCBLK_PROTOCOL_VERSION) ?:
+	      xenbus_printf(xbt, dir, "multi-queue-num-queues", "%u", 1) ?:
+	      xenbus_printf(xbt, dir, "fipc-ring-order", "%u", ring_order) ?:
+	      xenbus_printf(xbt, dir, "fipc-data-path", "%s", "grant");
+	for (i = 0; !err && i < fa->req.nr_pages; i++) {
+		snprintf(key, sizeof(key), "queue-0/req-ring-ref%u", i);
+		err = xenbus_printf(xbt, dir, key, "%u", fa->req.refs[i]);
+		snprintf(key, sizeof(key), "queue-0/rsp-ring-ref%u", i);
+		err = err ?: xenbus_printf(xbt, dir, key, "%u",
+					   fa->rsp.refs[i]);
+	}
+	err = err ?: xenbus_printf(xbt, dir, "queue-0/ctrl-ring-ref", "%u",
+				   fa->ctrl_ref) ?:
+	      xenbus_printf(xbt, dir, "queue-0/event-channel", "%u", fa->port);
+	if (!err && bad)
+		err = xenbus_write(xbt, dir, bad->key, bad->value);
+	if (err) {
+		xenbus_transaction_end(xbt, 1);
+		return err;
+	}
+	err = xenbus_transaction_end(xbt, 0);
+	if (err == -EAGAIN)
+		goto again;
+	return err;
+}
+
+/* Every response slot "READY, one lap ago": the backend sees a full ring. */
+static void fa_prestamp(struct fa_dev *fa)
+{
+	u32 seq;
+
+	for (seq = 0; seq < fa->rsp.slots; seq++)
+		WRITE_ONCE(fa_slot(&fa->rsp, seq)->flag,
+			   fa_flag(seq - fa->rsp.slots, 1));
+	/* All stamps in place before the keys that let the backend map them. */
+	virt_wmb();
+}
+
+/*
+ * Set up a channel (one queue), write the keys (with one bad value if
+ * bad) and go Initialised.  Returns the backend state it reached:
+ * Connected, or whatever it stayed in for ms.
+ */
+static enum xenbus_state fa_connect(struct fa_dev *fa, const struct fa_bad *bad,
+				    bool prestamp, unsigned int ms)
+{
+	struct xenbus_device *dev = fa->dev;
+	enum xenbus_state s;
+	int err;
+
+	xenbus_switch_state(dev, XS_INITIALISING);
+	s = fa_wait(fa, BIT(XS_INITWAIT), 20000);
+	if (s != XS_INITWAIT) {
+		pr_warn("backend is %s, not InitWait\n", xenbus_strstate(s));
+		return s;
+	}
+	err = fa_chan_alloc(fa);
+	if (err) {
+		pr_warn("cannot set up a channel: %d\n", err);
+		return XS_UNKNOWN;
+	}
+	fa->next_id = 0;
+	if (prestamp)
+		fa_prestamp(fa);
+	err = fa_write_keys(fa, bad);
+	if (err) {
+		pr_warn("cannot write the keys: %d\n", err);
+		fa_chan_free(fa);
+		return XS_UNKNOWN;
+	}
+	xenbus_switch_state(dev, XS_INITIALISED);
+	s = fa_wait(fa, BIT(XS_CONNECTED) | BIT(XS_CLOSING) |
+		    BIT(XS_CLOSED), ms);
+	if (s == XS_CONNECTED && !bad)
+		xenbus_switch_state(dev, XS_CONNECTED);
+	return s;
+}
+
+/*
+ * Close as a correct frontend does: Closing, wait for the backend to be
+ * Closed (it drained and unmapped), Closed, wait for InitWait, end the
+ * grants.  Returns the ms the backend took to reach Closed (-1: never).
+ */
+static int fa_disconnect(struct fa_dev *fa)
+{
+	struct xenbus_device *dev = fa->dev;
+	ktime_t t0 = ktime_get();
+	enum xenbus_state s;
+	int ms = -1;
+
+	xenbus_switch_state(dev, XS_CLOSING);
+	s = fa_wait(fa, BIT(XS_CLOSED), 30000);
+	if (s == XS_CLOSED)
+		ms = ktime_ms_delta(ktime_get(), t0);
+	else
+		pr_warn("backend is %s 30 s after Closing\n",
+			xenbus_strstate(s));
+	xenbus_switch_state(dev, XS_CLOSED);
+	s = fa_wait(fa, BIT(XS_INITWAIT), 10000);
+	if (s != XS_INITWAIT)
+		pr_warn("backend is %s, not InitWait, after Closed\n",
+			xenbus_strstate(s));
+	fa_chan_free(fa);
+	return ms;
+}
+
+/* Put FLUSH requests in every free request slot; returns how many. */
+static unsigned int fa_top_up(struct fa_dev *fa)
+{
+	struct fipcblk_request r;
+	unsigned int n = 0;
+	struct fa_slot *slot;
+
+	for (;;) {
+		slot = fa_slot(&fa->req, fa->req.seq);
+		/* Acquire: the backend's copy of the old request is done. */
+		if (virt_load_acquire(&slot->flag) != FA_FLAG_FREE)
+			break;
+		memset(&r, 0, sizeof(r));
+		r.id = fa->next_id++;
+		r.op = FIPCBLK_OP_FLUSH;
+		memcpy(slot->payload, &r, sizeof(r));
+		/* Release: the payload before the flag that announces it. */
+		virt_store_release(&slot->flag, fa_flag(fa->req.seq, 1));
+		fa->req.seq++;
+		n++;
+	}
+	return n;
+}
+
+/* Notify as a sender does: only when the backend says it sleeps. */
+static void fa_kick(struct fa_dev *fa)
+{
+	struct fipcblk_ctrl *ctrl = page_address(fa->ctrl);
+
+	/* Our requests before the back_sleeping load (docs/protocol.md). */
+	virt_mb();
+	if (READ_ONCE(ctrl->back_sleeping))
+		notify_remote_via_evtchn(fa->port);
+}
+
+static unsigned int fa_count(struct fa_ring *r, bool ready)
+{
+	unsigned int n = 0;
+	u32 seq;
+
+	for (seq = 0; seq < r->slots; seq++)
+		n += (READ_ONCE(fa_slot(r, seq)->flag) != FA_FLAG_FREE) == ready;
+	return n;
+}
+
+/* noreap and prestamp: requests, and never a response taken. */
+static void fa_noreap(struct fa_dev *fa, bool prestamp)
+{
+	unsigned long end;
+	u64 sent = 0;
+	unsigned int n;
+
+	if (fa_connect(fa, NULL, prestamp, 30000) != XS_CONNECTED) {
+		pr_info("@@FIPC-ATTACK %s failed connect\n", mode);
+		return;
+	}
+	pr_info("@@FIPC-ATTACK %s start seconds=%u slots=%u\n", mode, seconds,
+		fa->rsp.slots);
+	end = jiffies + seconds * HZ;
+	while (time_before(jiffies, end) && !fa_stopping(fa)) {
+		n = fa_top_up(fa);
+		if (n)
+			fa_kick(fa);
+		sent += n;
+		usleep_range(1000, 2000);
+	}
+	pr_info("@@FIPC-ATTACK %s done requests=%llu rsp_ready=%u req_waiting=%u\n",
+		mode, sent, fa_count(&fa->rsp, true), fa_count(&fa->req, true));
+}
+
+/* storm: notifications in a loop, nothing else. */
+static void fa_storm(struct fa_dev *fa)
+{
+	unsigned long end;
+	ktime_t t0;
+	u64 sent = 0, ms;
+
+	if (fa_connect(fa, NULL, false, 30000) != XS_CONNECTED) {
+		pr_info("@@FIPC-ATTACK storm failed connect\n");
+		return;
+	}
+	pr_info("@@FIPC-ATTACK storm start seconds=%u\n", seconds);
+	t0 = ktime_get();
+	end = jiffies + seconds * HZ;
+	while (!fa_stopping(fa)) {
+		notify_remote_via_evtchn(fa->port);
+		sent++;
+		if (!(sent & 255) && !time_before(jiffies, end))
+			break;
+		cond_resched();
+	}
+	ms = max_t(u64, ktime_ms_delta(ktime_get(), t0), 1);
+	pr_info("@@FIPC-ATTACK storm done sent=%llu ms=%llu per_s=%llu\n",
+		sent, ms, div64_u64(sent * 1000, ms));
+}
+
+/* xsbad: each bad value must leave the backend short of Connected. */
+static void fa_xsbad(struct fa_dev *fa)
+{
+	const char *dir = fa->dev->nodename;
+	unsigned int i, refused = 0;
+	enum xenbus_state s;
+
+	pr_info("@@FIPC-ATTACK xsbad start cases=%zu\n",
+		ARRAY_SIZE(fa_bad_cases));
+	for (i = 0; i < ARRAY_SIZE(fa_bad_cases) && !fa_stopping(fa); i++) {
+		const struct fa_bad *bad = &fa_bad_cases[i];
+
+		/* For dom0: which case the backend's error node is about. */
+		xenbus_printf(XBT_NIL, dir, "fipc-attack-case", "%u", i);
+		if (!fa_sleep(fa, 2000))
+			break;
+		s = fa_connect(fa, bad, false, 4000);
+		if (s != XS_CONNECTED)
+			refused++;
+		pr_info("@@FIPC-ATTACK xsbad case %u %s=%s %s backend=%s\n", i,
+			bad->key, bad->value,
+			s == XS_CONNECTED ? "CONNECTED" : "refused",
+			xenbus_strstate(s));
+		if (fa->have_chan)
+			fa_disconnect(fa);
+	}
+	xenbus_printf(XBT_NIL, dir, "fipc-attack-case", "%s", "done");
+	pr_info("@@FIPC-ATTACK xsbad done cases=%u refused=%u busy_grants=%u\n",
+		i, refused, fa->busy_grants);
+}
+
+/* cycle: correct connects and disconnects. */
+static void fa_cycle(struct fa_dev *fa)
+{
+	unsigned int i, ok = 0, failed = 0;
+	ktime_t t0 = ktime_get();
+	u64 ms;
+
+	pr_info("@@FIPC-ATTACK cycle start cycles=%u\n", cycles);
+	for (i = 0; i < cycles && !fa_stopping(fa); i++) {
+		if (fa_connect(fa, NULL, false, 30000) == XS_CONNECTED)
+			ok++;
+		else
+			failed++;
+		if (fa->have_chan && fa_disconnect(fa) < 0)
+			failed++;
+		if (!((i + 1) % 25))
+			pr_info("@@FIPC-ATTACK cycle progress %u\n", i + 1);
+	}
+	ms = ktime_ms_delta(ktime_get(), t0);
+	pr_info("@@FIPC-ATTACK cycle done cycles=%u ok=%u failed=%u busy_grants=%u ms=%llu\n",
+		i, ok, failed, fa->busy_grants, ms);
+}
+
+/* closebusy: a full request ring, then Closing at once. */
+static void fa_closebusy(struct fa_dev *fa)
+{
+	unsigned int round, n, worst = 0, failed = 0;
+	int ms;
+
+	pr_info("@@FIPC-ATTACK closebusy start rounds=3\n");
+	for (round = 0; round < 3 && !fa_stopping(fa); round++) {
+		if (fa_connect(fa, NULL, false, 30000) != XS_CONNECTED) {
+			failed++;
+			if (fa->have_chan)
+				fa_disconnect(fa);
+			continue;
+		}
+		n = fa_top_up(fa);
+		fa_kick(fa);
+		ms = fa_disconnect(fa);
+		pr_info("@@FIPC-ATTACK closebusy round %u requests=%u closed_ms=%d\n",
+			round, n, ms);
+		if (ms < 0)
+			failed++;
+		else
+			worst = max_t(unsigned int, worst, ms);
+	}
+	pr_info("@@FIPC-ATTACK closebusy done rounds=%u failed=%u closed_ms_max=%u busy_grants=%u\n",
+		round, failed, worst, fa->busy_grants);
+}
+
+/* wait_go: dom0 says when (it takes its counters first). */
+static bool fa_wait_go(struct fa_dev *fa)
+{
+	bool go = false;
+	char *v;
+
+	pr_info("@@FIPC-ATTACK %s waiting\n", mode);
+	while (!go && !kthread_should_stop()) {
+		v = xenbus_read(XBT_NIL, fa->dev->nodename, "fipc-attack-go",
+				NULL);
+		if (!IS_ERR(v)) {
+			go = !strcmp(v, mode);
+			kfree(v);
+		}
+		if (!go)
+			msleep(100);
+	}
+	return go;
+}
+
+static void fa_run(struct fa_dev *fa)
+{
+	if (!strcmp(mode, "noreap"))
+		fa_noreap(fa, false);
+	else if (!strcmp(mode, "prestamp"))
+		fa_noreap(fa, true);
+	else if (!strcmp(mode, "storm"))
+		fa_storm(fa);
+	else if (!strcmp(mode, "xsbad"))
+		fa_xsbad(fa);
+	else if (!strcmp(mode, "cycle"))
+		fa_cycle(fa);
+	else if (!strcmp(mode, "closebusy"))
+		fa_closebusy(fa);
+}
+
+static int fa_thread(void *arg)
+{
+	struct fa_dev *fa = arg;
+
+	if (!wait_go || fa_wait_go(fa))
+		fa_run(fa);
+	/* Stay as we are until unbound. */
+	while (!kthread_should_stop())
+		schedule_timeout_idle(HZ);
+	return 0;
+}
+
+static int fa_probe(struct xenbus_device *dev,
+		    const struct xenbus_device_id *id)
+{
+	struct fa_dev *fa;
+
+	fa = kzalloc(sizeof(*fa), GFP_KERNEL);
+	if (!fa)
+		return -ENOMEM;
+	fa->dev = dev;
+	dev_set_drvdata(&dev->dev, fa);
+	fa->task = kthread_create(fa_thread, fa, "fipc-attack");
+	if (IS_ERR(fa->task)) {
+		int err = PTR_ERR(fa->task);
+
+		kfree(fa);
+		dev_set_drvdata(&dev->dev, NULL);
+		return err;
+	}
+	pr_info("@@FIPC-ATTACK %s bound %s backend %s\n", mode,
+		dev->nodename, dev->otherend);
+	wake_up_process(fa->task);
+	return 0;
+}
+
+static void fa_remove(struct xenbus_device *dev)
+{
+	struct fa_dev *fa = dev_get_drvdata(&dev->dev);
+	enum xenbus_state s;
+	int ms = -1;
+
+	kthread_stop(fa->task);
+	fa->task = NULL;
+	if (fa->have_chan) {
+		ms = fa_disconnect(fa);
+	} else {
+		xenbus_switch_state(dev, XS_CLOSED);
+		fa_wait(fa, BIT(XS_INITWAIT), 10000);
+	}
+	s = fa_backend(fa);
+	pr_info("@@FIPC-ATTACK %s removed closed_ms=%d busy_grants=%u backend=%s\n",
+		mode, ms, fa->busy_grants, xenbus_strstate(s));
+	dev_set_drvdata(&dev->dev, NULL);
+	kfree(fa);
+}
+
+static void fa_backend_changed(struct xenbus_device *dev,
+			       enum xenbus_state state)
+{
+	/* The thread polls the backend's state. */
+}
+
+static const struct xenbus_device_id fa_ids[] = {
+	{ "fipcblk" },
+	{ "" }
+};
+
+static struct xenbus_driver fa_driver = {
+	.ids = fa_ids,
+	.probe = fa_probe,
+	.remove = fa_remove,
+	.otherend_changed = fa_backend_changed,
+	.not_essential = true,
+};
+
+static bool fa_registered;
+
+static int __init fa_init(void)
+{
+	static const char * const modes[] = {
+		"noreap", "prestamp", "storm", "xsbad", "cycle", "closebusy",
+	};
+	unsigned int i;
+	int err;
+
+	if (!xen_domain())
+		return -ENODEV;
+	if (ring_order > FA_MAX_ORDER)
+		return -EINVAL;
+	if (!strcmp(mode, "none")) {
+		pr_info("mode none: not binding any device\n");
+		return 0;
+	}
+	for (i = 0; i < ARRAY_SIZE(modes) && strcmp(mode, modes[i]); i++)
+		;
+	if (i == ARRAY_SIZE(modes)) {
+		pr_err("unknown mode %s\n", mode);
+		return -EINVAL;
+	}
+	err = xenbus_register_frontend(&fa_driver);
+	fa_registered = !err;
+	return err;
+}
+
+static void __exit fa_exit(void)
+{
+	if (fa_registered)
+		xenbus_unregister_driver(&fa_driver);
+}
+
+module_init(fa_init);
+module_exit(fa_exit);
+
+MODULE_DESCRIPTION("Hostile fipcblk frontend for the fipc testbed (test only)");
+MODULE_LICENSE("GPL");
