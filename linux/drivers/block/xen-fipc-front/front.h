@@ -15,6 +15,7 @@
 #include <linux/blkdev.h>
 #include <linux/completion.h>
 #include <linux/list.h>
+#include <linux/mempool.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
@@ -46,6 +47,7 @@ extern unsigned int xff_max_request_kb;
 extern char xff_memshare_mode[8];
 extern unsigned int xff_staging_pages;
 extern unsigned int xff_staging_max_kb;
+extern bool xff_trusted;
 extern struct fipc_poller_set xff_pollers;
 extern int xff_major;
 
@@ -175,11 +177,13 @@ struct xff_chan {
  * @XFF_DATA_GRANTS: grants of its own pages (or no data)
  * @XFF_DATA_PFNS: pfns of its pages (memshare: nothing granted)
  * @XFF_DATA_STAGED: staging pages of its channel (memshare)
+ * @XFF_DATA_BOUNCE: grants of bounce pages of ours (untrusted backend)
  */
 enum xff_data {
 	XFF_DATA_GRANTS,
 	XFF_DATA_PFNS,
 	XFF_DATA_STAGED,
+	XFF_DATA_BOUNCE,
 };
 
 /**
@@ -285,6 +289,9 @@ enum xff_link {
  * @secure: the backend handles secure DISCARD
  * @discard_granularity: from the backend
  * @discard_alignment: from the backend
+ * @bounce: the backend is not trusted: data only through bounce pages
+ *	(front_bounce.c), no memshare; fixed at probe
+ * @bounce_pool: the bounce pages, once the largest request is known
  * @removing: remove() has started: fail requests
  * @quiesced: the queue is quiesced by us
  * @sectors_watch: watch on the backend's sectors node
@@ -328,6 +335,8 @@ struct xff_info {
 	bool secure;
 	unsigned int discard_granularity;
 	unsigned int discard_alignment;
+	bool bounce;
+	mempool_t *bounce_pool;
 	bool removing;
 	bool quiesced;
 	struct xenbus_watch sectors_watch;
@@ -418,9 +427,40 @@ static inline int xff_walk_data_pages(struct request *rq, unsigned int nrefs,
 	return first;
 }
 
+/* The bytes of a request's page i: [*start, *start + return value). */
+static inline unsigned int xff_page_span(unsigned int first, u32 bytes,
+					 unsigned int i, unsigned int *start)
+{
+	u64 end = (u64)first + bytes - (u64)i * PAGE_SIZE;
+
+	*start = i ? 0 : first;
+	return min_t(u64, end, PAGE_SIZE) - *start;
+}
+
+/*
+ * Size of the per-request data, and the bounce pages of a request, after
+ * its references (untrusted disks only).
+ */
+static inline size_t xff_rq_size(const struct xff_info *info)
+{
+	size_t size = struct_size((struct xff_rq *)NULL, refs, info->max_refs);
+
+	if (info->bounce)
+		size += sizeof(struct page *) * (info->max_refs + 1);
+	return size;
+}
+
+static inline struct page **xff_rq_bounce(const struct xff_info *info,
+					  struct xff_rq *p)
+{
+	return PTR_ALIGN((void *)&p->refs[info->max_refs],
+			 sizeof(struct page *));
+}
+
 /* front_submit.c */
 extern const struct blk_mq_ops xff_mq_ops;
-bool xff_end_data(struct xff_rq *p, struct request *read_ok);
+bool xff_end_data(struct xff_info *info, struct xff_rq *p,
+		  struct request *read_ok);
 
 /* front_memshare.c */
 int xff_memshare_setup(struct xff_info *info);
@@ -438,6 +478,16 @@ int xff_staging_take(struct xff_chan *chan, struct request *rq,
 		     struct xff_rq *p, unsigned int nrefs);
 void xff_staging_release(struct xff_chan *chan, struct xff_rq *p,
 			 struct request *rq);
+
+/* front_bounce.c */
+int xff_bounce_setup(struct xff_info *info);
+void xff_bounce_teardown(struct xff_info *info);
+int xff_bounce_data(struct xff_info *info, struct request *rq,
+		    struct xff_rq *p, unsigned int nrefs);
+void xff_bounce_end(struct xff_info *info, struct xff_rq *p,
+		    struct request *read_ok);
+void xff_bounce_let_go(struct xff_info *info, struct xff_rq *p,
+		       unsigned int i);
 
 /* front_complete.c */
 extern const struct fipc_poll_ops xff_poll_ops;

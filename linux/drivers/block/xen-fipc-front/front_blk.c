@@ -117,8 +117,7 @@ int xff_disk_create(struct xff_info *info)
 	set->queue_depth = clamp(xff_queue_depth, 1u, slots - 1);
 	set->numa_node = NUMA_NO_NODE;
 	set->flags = BLK_MQ_F_SHOULD_MERGE;
-	set->cmd_size = struct_size((struct xff_rq *)NULL, refs,
-				    info->max_refs);
+	set->cmd_size = xff_rq_size(info);
 	set->driver_data = info;
 	err = blk_mq_alloc_tag_set(set);
 	if (err)

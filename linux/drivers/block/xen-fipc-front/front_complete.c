@@ -118,7 +118,8 @@ static void xff_complete_one(struct xff_chan *chan,
 
 	sts = xff_status(rsp->status);
 	chan->st[XFF_COMPLETIONS]++;
-	if (!xff_end_data(p, !sts && req_op(rq) == REQ_OP_READ ? rq : NULL)) {
+	if (!xff_end_data(info, p,
+			  !sts && req_op(rq) == REQ_OP_READ ? rq : NULL)) {
 		chan->st[XFF_ERRORS]++;
 		xff_stuck_add(info, rq);
 		xff_protocol_error(chan, "data page still mapped after response");
@@ -205,7 +206,7 @@ static bool xff_requeue_one(struct request *rq, void *data)
 		return true;
 	WRITE_ONCE(p->inflight, false);
 	p->chan->st[XFF_REQUEUED]++;
-	if (!xff_end_data(p, NULL))
+	if (!xff_end_data(info, p, NULL))
 		xff_stuck_add(info, rq);
 	else if (info->removing)
 		blk_mq_end_request(rq, BLK_STS_IOERR);
@@ -235,22 +236,28 @@ void xff_requeue_inflight(struct xff_info *info)
 static DEFINE_RATELIMIT_STATE(xff_stuck_rs, 60 * HZ, 1);
 
 /* End what the grant table can still end, and let it keep the rest. */
-static void xff_stuck_let_go(struct xff_rq *p)
+static void xff_stuck_let_go(struct xff_info *info, struct xff_rq *p)
 {
 	unsigned int i;
 
 	for (i = 0; i < p->nrefs; i++) {
+		if (p->refs[i] == INVALID_GRANT_REF)
+			continue;
 		/*
+		 * A bounce page goes to the grant table with our reference.
 		 * With no page given, a grant still mapped gets a reference
 		 * on its frame's page, dropped only once the grant is ended
 		 * (6.1's gnttab_add_deferred()): the page is never freed
 		 * while the backend maps it.
 		 */
-		if (p->refs[i] != INVALID_GRANT_REF)
+		if (p->data == XFF_DATA_BOUNCE)
+			xff_bounce_let_go(info, p, i);
+		else
 			gnttab_end_foreign_access(p->refs[i], NULL);
 		p->refs[i] = INVALID_GRANT_REF;
 	}
-	p->nrefs = 0;
+	/* Every grant is ended now: the bounce pages left go back. */
+	xff_end_data(info, p, NULL);
 }
 
 static void xff_stuck_retry(struct work_struct *work)
@@ -265,7 +272,7 @@ static void xff_stuck_retry(struct work_struct *work)
 	spin_lock_irq(&info->stuck_lock);
 	force = info->stuck_force;
 	list_for_each_entry_safe(p, next, &info->stuck, stuck)
-		if (force || xff_end_data(p, NULL))
+		if (force || xff_end_data(info, p, NULL))
 			list_move_tail(&p->stuck, &done);
 	list_for_each_entry(p, &done, stuck)
 		info->stuck_waiting--;
@@ -275,7 +282,7 @@ static void xff_stuck_retry(struct work_struct *work)
 	list_for_each_entry_safe(p, next, &done, stuck) {
 		list_del_init(&p->stuck);
 		if (force)
-			xff_stuck_let_go(p);
+			xff_stuck_let_go(info, p);
 		blk_mq_end_request(blk_mq_rq_from_pdu(p), BLK_STS_IOERR);
 	}
 	if (left) {

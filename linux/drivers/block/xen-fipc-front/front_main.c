@@ -43,6 +43,11 @@ module_param_named(staging_max_kb, xff_staging_max_kb, uint, 0644);
 MODULE_PARM_DESC(staging_max_kb,
 		 "memshare: largest request copied through staging pages; larger ones carry grants (default 256)");
 
+bool xff_trusted = true;
+module_param_named(trusted, xff_trusted, bool, 0644);
+MODULE_PARM_DESC(trusted,
+		 "N: treat every backend as untrusted (data only through bounce pages, no memshare), as if each disk's frontend node said trusted=0; read when a disk is probed (default Y)");
+
 struct fipc_poller_set xff_pollers = {
 	.name = "xff-poll",
 	.ops = &xff_poll_ops,

@@ -149,16 +149,6 @@ int xff_staging_write_keys(struct xenbus_transaction xbt,
 	return xenbus_printf(xbt, node, key, "%u", chan->stg.nr);
 }
 
-/* The bytes of a request's page i: [*start, *start + return value). */
-static unsigned int xff_staging_span(unsigned int first, u32 bytes,
-				     unsigned int i, unsigned int *start)
-{
-	u64 end = (u64)first + bytes - (u64)i * PAGE_SIZE;
-
-	*start = i ? 0 : first;
-	return min_t(u64, end, PAGE_SIZE) - *start;
-}
-
 struct xff_staging_walk {
 	struct xff_page_walk walk;
 	struct xff_staging *stg;
@@ -177,7 +167,7 @@ static int xff_staging_copy(struct xff_page_walk *walk, unsigned int i,
 	unsigned int start, len;
 	void *data;
 
-	len = xff_staging_span(w->first, w->bytes, i, &start);
+	len = xff_page_span(w->first, w->bytes, i, &start);
 	data = kmap_local_page(page);
 	if (w->to_stage)
 		memcpy(stage + start, data + start, len);

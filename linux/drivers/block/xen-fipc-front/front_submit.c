@@ -22,9 +22,10 @@
 
 /**
  * xff_end_data() - take the data pages of a request back from the backend
+ * @info: the disk
  * @p: the request's data
- * @read_ok: the request if it is a READ that succeeded (staged data is
- *	copied into its pages), else NULL
+ * @read_ok: the request if it is a READ that succeeded (staged or
+ *	bounced data is copied into its pages), else NULL
  *
  * A page the backend still maps cannot be taken back: its grant stays in
  * @p->refs (those ended become INVALID_GRANT_REF) and the request must
@@ -35,7 +36,8 @@
  *
  * Return: true if the backend can no longer touch the request's pages.
  */
-bool xff_end_data(struct xff_rq *p, struct request *read_ok)
+bool xff_end_data(struct xff_info *info, struct xff_rq *p,
+		  struct request *read_ok)
 {
 	bool ended = true;
 	unsigned int i;
@@ -58,9 +60,13 @@ bool xff_end_data(struct xff_rq *p, struct request *read_ok)
 		else
 			ended = false;
 	}
-	if (ended)
-		p->nrefs = 0;
-	return ended;
+	if (!ended)
+		return false;
+	if (p->data == XFF_DATA_BOUNCE)
+		xff_bounce_end(info, p, read_ok);
+	p->data = XFF_DATA_GRANTS;
+	p->nrefs = 0;
+	return true;
 }
 
 /* Number of slots a request with nrefs references takes. */
@@ -199,6 +205,8 @@ static blk_status_t xff_prepare(struct xff_info *info, struct xff_chan *chan,
 			return BLK_STS_IOERR;
 		if (info->ms)
 			first = xff_memshare_data(info, chan, rq, p, r, nrefs);
+		else if (info->bounce)
+			first = xff_bounce_data(info, rq, p, nrefs);
 		else
 			first = xff_grant_data(info, rq, p, nrefs,
 					       r->op == FIPCBLK_OP_WRITE);
@@ -281,7 +289,7 @@ fail:
 	sts = err == -EAGAIN || err == -EPROTO ? BLK_STS_RESOURCE :
 						 BLK_STS_IOERR;
 end_data:
-	if (unlikely(!xff_end_data(p, NULL))) {
+	if (unlikely(!xff_end_data(info, p, NULL))) {
 		/*
 		 * Never sent, yet mapped: the backend maps references it
 		 * guessed.  The request is ours until they are ended.

@@ -106,6 +106,10 @@ static void xff_pick_data_path(struct xff_info *info)
 
 	if (!xenbus_read_unsigned(dev->nodename, "fipc-memshare", 0))
 		return;
+	if (info->bounce) {
+		dev_info(&dev->dev, "memshare: refused, the backend is not trusted; using the grant data path\n");
+		return;
+	}
 	if (info->ms_refused) {
 		dev_info(&dev->dev, "memshare: the backend failed to connect on it, using the grant data path\n");
 		return;
@@ -169,6 +173,11 @@ static void xff_talk_to_backend(struct xff_info *info)
 		info->max_req_bytes = max_bytes;
 		/* An unaligned first page adds one reference. */
 		info->max_refs = max_bytes / FIPCBLK_PAGE_BYTES + 1;
+		err = info->bounce ? xff_bounce_setup(info) : 0;
+		if (err) {
+			xenbus_dev_fatal(dev, err, "allocating bounce pages");
+			return;
+		}
 	} else if (max_bytes < info->max_req_bytes) {
 		xenbus_dev_fatal(dev, -EINVAL,
 				 "backend now takes requests of %u bytes, the disk was set up for %u",
@@ -278,10 +287,11 @@ static void xff_connect(struct xff_info *info)
 			xenbus_dev_fatal(dev, err, "adding the disk");
 			return;
 		}
-		dev_info(&dev->dev, "%s: %llu sectors of %u bytes, %u queue(s), ring order %u, %s data path%s%s%s\n",
+		dev_info(&dev->dev, "%s: %llu sectors of %u bytes, %u queue(s), ring order %u, %s data path%s%s%s%s\n",
 			 info->disk->disk_name, info->sectors,
 			 info->sector_size, info->nr_chans, info->ring_order,
 			 info->ms ? "memshare" : "grant",
+			 info->bounce ? " (untrusted: bounce pages)" : "",
 			 info->ro ? ", read-only" : "",
 			 info->flush ? ", flush" : "",
 			 info->discard ? ", discard" : "");
@@ -405,6 +415,9 @@ static int xff_probe(struct xenbus_device *dev,
 	info->xbdev = dev;
 	info->vdevice = vdevice;
 	info->index = index;
+	/* As blkfront: the toolstack's word, or ours for every disk. */
+	info->bounce = !READ_ONCE(xff_trusted) ||
+		       !xenbus_read_unsigned(dev->nodename, "trusted", 1);
 	mutex_init(&info->mutex);
 	INIT_WORK(&info->error_work, xff_error_work);
 	xff_stuck_init(info);
@@ -469,6 +482,7 @@ static void xff_remove(struct xenbus_device *dev)
 	 */
 	cancel_work_sync(&info->error_work);
 	xff_stuck_exit(info);
+	xff_bounce_teardown(info);
 	dev_set_drvdata(&dev->dev, NULL);
 	kfree(info);
 }
