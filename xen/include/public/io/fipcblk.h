@@ -86,7 +86,8 @@
 /* Request operations. */
 #define FIPCBLK_OP_READ		0
 #define FIPCBLK_OP_WRITE	1
-#define FIPCBLK_OP_FLUSH	2	/* no data, sector 0; completes after all prior writes are stable */
+/* FLUSH: no data, sector 0; completes after all prior writes are stable. */
+#define FIPCBLK_OP_FLUSH	2
 #define FIPCBLK_OP_DISCARD	3	/* no data; nr_bytes is the range length */
 
 /* Request flags. */
