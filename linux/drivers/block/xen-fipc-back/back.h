@@ -300,7 +300,9 @@ struct xfb_chan {
  * @drain_work: finishes a disconnect: waits for the bios in flight, then
  *	unmaps everything and follows the frontend's state
  * @draining: channels stopped, @drain_work not done with them yet
- * @removing: the device is being removed: @drain_work only drains
+ * @removing: the device is being removed
+ * @handed_off: removal returned before the drain ended: @drain_work
+ *	releases and frees the device
  * @released: on the list of removed devices whose drain goes on
  * @resize_work: checks the device size and trims the page caches
  * @poller_cpus: CPUs allowed for this device's pollers (toolstack key)
@@ -329,6 +331,7 @@ struct xfb_be {
 	struct work_struct drain_work;
 	bool draining;
 	bool removing;
+	bool handed_off;
 	struct list_head released;
 	struct delayed_work resize_work;
 	cpumask_var_t poller_cpus;

@@ -19,7 +19,9 @@
  * xenwatch thread: a guest that fills its channels with slow I/O and
  * closes must not stall every other device's xenstore watches for as
  * long as its device takes.  When the drain ends, the frontend's state
- * of that moment is followed.
+ * of that moment is followed.  Removal is the one exception, bounded:
+ * the bus writes Closed as soon as it returns, so it waits up to
+ * XFB_REMOVE_DRAIN_WAIT for the drain before handing the device over.
  *
  * A reconnecting frontend (after a protocol error, or our module being
  * reloaded) goes through the same steps.
@@ -31,6 +33,16 @@
 
 /* Where disconnects wait for their bios (drain_work); flushed at unload. */
 static struct workqueue_struct *xfb_wq;
+
+/*
+ * How long removal waits for a drain before handing it over.  The bus
+ * writes Closed as soon as removal returns, and a frontend then takes
+ * back what it shared; memshare pages and staging pages still mapped
+ * here would outlive that (the guest must then defer them).  Bios on a
+ * healthy device end in milliseconds; a guest's slow I/O stalls xenwatch
+ * for at most this long.
+ */
+#define XFB_REMOVE_DRAIN_WAIT	(5 * HZ)
 
 /*
  * Devices removed while their bios were still in flight: drain_work
@@ -371,6 +383,12 @@ static void xfb_drain_work(struct work_struct *work)
 	xfb_chans_drain(be);
 	mutex_lock(&be->mutex);
 	xfb_disconnected(be);
+	if (be->removing && !be->handed_off) {
+		/* xfb_remove() waits for us and releases the device. */
+		mutex_unlock(&be->mutex);
+		wake_up_all(&xfb_released_wq);
+		return;
+	}
 	if (be->removing) {
 		mutex_unlock(&be->mutex);
 		xfb_release(be);
@@ -534,10 +552,18 @@ static void xfb_remove(struct xenbus_device *dev)
 	be->removing = true;
 	dev_set_drvdata(&dev->dev, NULL);
 	if (xfb_disconnect(be)) {
+		mutex_unlock(&be->mutex);
+		/* Usually quick: then the guest finds nothing mapped. */
+		wait_event_timeout(xfb_released_wq, !READ_ONCE(be->draining),
+				   XFB_REMOVE_DRAIN_WAIT);
+		mutex_lock(&be->mutex);
+	}
+	if (be->draining) {
 		/*
-		 * Bios in flight: drain_work releases the device when they
-		 * end; removal (xenwatch) does not wait for the guest's I/O.
+		 * Bios still in flight: drain_work releases the device when
+		 * they end; removal (xenwatch) waits no longer for them.
 		 */
+		be->handed_off = true;
 		get_device(&dev->dev);
 		mutex_lock(&xfb_released_mutex);
 		list_add(&be->released, &xfb_released);
