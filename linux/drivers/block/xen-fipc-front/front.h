@@ -88,6 +88,8 @@ struct xff_poll_lat {
  *	staging pages free, or too large to stage)
  * @XFF_MS_STAGED: requests of a memshare channel sent through staging
  *	pages (READs, and WRITE fallbacks)
+ * @XFF_BOUNCED: READs and WRITEs sent through bounce pages (untrusted
+ *	backend)
  * @XFF_NR_STATS: number of counters
  */
 enum xff_stat {
@@ -101,6 +103,7 @@ enum xff_stat {
 	XFF_MS_FALLBACKS,
 	XFF_MS_READ_GRANTS,
 	XFF_MS_STAGED,
+	XFF_BOUNCED,
 	XFF_NR_STATS,
 };
 
@@ -468,6 +471,13 @@ void xff_memshare_teardown(struct xff_info *info);
 int xff_memshare_refs(struct xff_info *info, struct request *rq,
 		      struct xff_rq *p, unsigned int nrefs);
 long xff_memshare_unshared_pfn(const struct xff_memshare *ms);
+
+/* front_linger.c */
+struct xff_linger;
+struct xff_linger *xff_linger_new(unsigned long max);
+void xff_linger_end_ref(struct xff_linger *l, grant_ref_t ref);
+void xff_linger_commit(struct xff_linger *l);
+void xff_linger_exit(void);
 
 /* front_staging.c */
 void xff_staging_setup(struct xff_info *info, struct xff_chan *chan);

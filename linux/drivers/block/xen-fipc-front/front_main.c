@@ -100,6 +100,7 @@ out_major:
 static void __exit xff_exit(void)
 {
 	xff_xenbus_unregister();
+	xff_linger_exit();
 	xff_debugfs_exit();
 	fipc_poller_set_stop(&xff_pollers);
 	xff_major_unregister();

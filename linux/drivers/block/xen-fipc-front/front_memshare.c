@@ -21,7 +21,7 @@
  * behind a pfn); otherwise the request goes through staging pages or
  * with grants (counted in memshare_fallbacks).  The grants are
  * revoked at disconnect, after the backend has unmapped them: one still
- * mapped is left to gnttab_end_foreign_access() to end later.
+ * mapped is ended later by front_linger.c.
  */
 #include <linux/blk-mq.h>
 #include <linux/ioport.h>
@@ -271,6 +271,7 @@ int xff_memshare_setup(struct xff_info *info)
 void xff_memshare_teardown(struct xff_info *info)
 {
 	struct xff_memshare *ms = info->ms;
+	struct xff_linger *linger;
 	grant_ref_t ref;
 	unsigned long pfn;
 	unsigned int t;
@@ -285,15 +286,25 @@ void xff_memshare_teardown(struct xff_info *info)
 	}
 	list_del(&ms->node);
 	mutex_unlock(&xff_ms_mutex);
-	/* The references in the order xff_ms_create() gave them out. */
+	/*
+	 * The references in the order xff_ms_create() gave them out.  One
+	 * still mapped waits in front_linger.c: never a page reference on
+	 * a frame we may not own.
+	 */
+	linger = xff_linger_new(ms->shared);
 	ref = ms->first_ref;
 	for (pfn = 0; pfn < ms->npfns; pfn++) {
 		if (ms->frames[pfn] == INVALID_P2M_ENTRY)
 			continue;
-		gnttab_end_foreign_access(ref++, NULL);
+		if (linger)
+			xff_linger_end_ref(linger, ref++);
+		else
+			gnttab_end_foreign_access(ref++, NULL);
 		if (!(pfn % 4096))
 			cond_resched();
 	}
+	if (linger)
+		xff_linger_commit(linger);
 	for (t = 0; t < ms->nr_tables; t++) {
 		/* Frees the table page once the backend lets it go. */
 		gnttab_end_foreign_access(ref++, ms->tables[t]);
