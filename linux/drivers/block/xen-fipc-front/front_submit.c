@@ -269,6 +269,8 @@ static blk_status_t xff_queue_rq(struct blk_mq_hw_ctx *hctx,
 		chan->st[XFF_MS_FALLBACKS]++;
 	else if (head.flags & FIPCBLK_F_GRANTREFS)
 		chan->st[XFF_MS_READ_GRANTS]++;
+	if (p->data == XFF_DATA_BOUNCE)
+		chan->st[XFF_BOUNCED]++;
 	if (bd->last)
 		xff_chan_notify(chan);
 	spin_unlock(&chan->tx_lock);

@@ -19,6 +19,7 @@ static const char * const xff_stat_names[XFF_NR_STATS] = {
 	[XFF_MS_FALLBACKS] = "memshare_fallbacks",
 	[XFF_MS_READ_GRANTS] = "memshare_read_grants",
 	[XFF_MS_STAGED] = "memshare_staged",
+	[XFF_BOUNCED] = "bounced",
 };
 
 /**
@@ -165,8 +166,18 @@ static ssize_t stuck_waiting_show(struct device *d,
 }
 static DEVICE_ATTR_RO(stuck_waiting);
 
+/* 1 if the backend is trusted, 0 if data goes through bounce pages. */
+static ssize_t trusted_show(struct device *d, struct device_attribute *attr,
+			    char *buf)
+{
+	struct xff_info *info = dev_get_drvdata(d);
+
+	return info ? sysfs_emit(buf, "%d\n", !info->bounce) : -ENODEV;
+}
+static DEVICE_ATTR_RO(trusted);
+
 static struct xff_stat_attr xff_stat_attrs[XFF_NR_STATS];
-static struct attribute *xff_attrs[XFF_NR_STATS + 8];
+static struct attribute *xff_attrs[XFF_NR_STATS + 9];
 
 static const struct attribute_group xff_stat_group = {
 	.name = "statistics",
@@ -202,5 +213,6 @@ void xff_sysfs_init(void)
 	xff_attrs[i++] = &dev_attr_staging_pages.attr;
 	xff_attrs[i++] = &dev_attr_stuck_requests.attr;
 	xff_attrs[i++] = &dev_attr_stuck_waiting.attr;
+	xff_attrs[i++] = &dev_attr_trusted.attr;
 	xff_attrs[i] = NULL;
 }

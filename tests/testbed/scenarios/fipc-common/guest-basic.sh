@@ -1,7 +1,7 @@
 #!/bin/sh
 # fipc-basic, domU side: verify, hostile requests and measure on the fipc
 # disks dom0 attached: xvdb (null_blk, 512 B blocks, one queue per vCPU) and
-# xvdc (null_blk, single queue).
+# xvdc (null_blk, single queue, 'untrusted': data through bounce pages).
 . /fipc/lib.sh
 . /fipc/scenario/guest-lib.sh
 . /fipc/scenario/hostile.sh
@@ -15,6 +15,16 @@ echo "fipc-basic: xvdb $(cat /sys/block/xvdb/size) sectors," \
     "xvdc $(cat /sys/bus/xen/devices/fipcblk-51744/statistics/queues) queue(s)"
 FIPC_DEV=/dev/xvdb FIPC_BS_MIN=512 fipc_fio verify-xvdb /fipc/scenario/verify.fio || rc=1
 FIPC_DEV=/dev/xvdc FIPC_BS_MIN=512 FIPC_SZ_BIG=4m fipc_fio verify-xvdc /fipc/scenario/verify.fio || rc=1
+# xvdc is 'untrusted' in the xl config: all its data through bounce pages.
+t_b=$(cat /sys/bus/xen/devices/fipcblk-51728/trusted)
+t_c=$(cat /sys/bus/xen/devices/fipcblk-51744/trusted)
+n_b=$(cat /sys/bus/xen/devices/fipcblk-51728/statistics/bounced)
+n_c=$(cat /sys/bus/xen/devices/fipcblk-51744/statistics/bounced)
+echo "fipc-basic: trusted xvdb $t_b (bounced $n_b), xvdc $t_c (bounced $n_c)"
+[ "$t_b" = 1 ] && [ "$n_b" = 0 ] ||
+	{ echo "fipc-basic: FAIL xvdb should be trusted with nothing bounced"; rc=1; }
+[ "$t_c" = 0 ] && [ "$n_c" -gt 0 ] ||
+	{ echo "fipc-basic: FAIL xvdc (untrusted) should bounce its data"; rc=1; }
 fipc_front_stats 51728 /fipc/out/front-before-perf.json
 FIPC_DEV=/dev/xvdb fipc_fio perf /fipc/scenario/perf.fio || rc=1
 fipc_front_stats 51728 /fipc/out/front-after-perf.json
