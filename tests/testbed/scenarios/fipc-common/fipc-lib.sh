@@ -185,6 +185,17 @@ fipc_domu_wait_marker() {
     done
 }
 
+# fipc_domu_kernel_clean NAME WHAT: the guest's console shows no kernel
+# BUG, Oops or WARNING (a page freed twice shows as "BUG: Bad page state").
+fipc_domu_kernel_clean() {
+    local con=/var/log/xen/console/guest-$1.log n
+    n=$(tr -d '\r' < "$con" | grep -cE '(BUG|WARNING|Oops)[: ]')
+    [ "$n" = 0 ] && return 0
+    fipc_fail "$2: $n kernel BUG/WARNING/Oops line(s) on $1's console"
+    tr -d '\r' < "$con" | grep -E -m 5 '(BUG|WARNING|Oops)[: ]'
+    return 1
+}
+
 # fipc_blk_wait_gone DOMID: libxl removes the fipc disks of a domain that
 # went away: wait up to 10 s until neither their xenstore directory nor a
 # backend device is left.
@@ -221,5 +232,5 @@ fipc_destroyed() {
         ! xl list 2>/dev/null | awk 'NR > 1 { print $2 }' | grep -qx "$1"
 }
 
-export -f fipc_mailbox_put fipc_domu_wait_marker fipc_blk_wait_gone fipc_blk_gone \
+export -f fipc_mailbox_put fipc_domu_wait_marker fipc_domu_kernel_clean fipc_blk_wait_gone fipc_blk_gone \
     fipc_destroyed_wait fipc_destroyed

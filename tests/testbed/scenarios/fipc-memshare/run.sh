@@ -218,7 +218,8 @@ unload_round() {
         xl destroy domU3
         return 1
     fi
-    fipc_log "unload: the guest reconnected after the reload, verified I/O goes on"
+    fipc_domu_kernel_clean domU3 unload || { xl destroy domU3; return 1; }
+    fipc_log "unload: the guest reconnected after the reload, verified I/O goes on, its kernel log clean"
     xl destroy domU3 || { fipc_fail "xl destroy failed"; return 1; }
     fipc_destroyed_wait "unload" "$id" 51728 || return 1
     [ -f "$FIPC_WORK/domU3/loop" ] && losetup -d "$(cat "$FIPC_WORK/domU3/loop")"
