@@ -17,4 +17,5 @@ suites+=(
 	"e2e-phy1-driver-domain|tests/testbed/fipc-testbed run phy1-driver-domain"
 	"e2e-fipc-destroy|tests/testbed/fipc-testbed run fipc-destroy"
 	"e2e-fipc-memshare|tests/testbed/fipc-testbed run fipc-memshare"
+	"e2e-fipc-hostile|tests/testbed/fipc-testbed run fipc-hostile"
 )

@@ -24,7 +24,9 @@
  * "... removed ..." lines in the kernel log (the guest script relays
  * them to the console).  With wait_go=1 a mode first prints "<mode>
  * waiting" and starts once its name is in the frontend directory's
- * fipc-attack-go (dom0 takes its counters first).  Disconnects end every
+ * fipc-attack-go (dom0 takes its counters first), and once done prints
+ * "<mode> released" when it reads "release" there (the guest script
+ * unbinds the device only then).  Disconnects end every
  * grant only after the backend is Closed; a grant still mapped then is
  * counted (busy_grants).
  */
@@ -109,14 +111,23 @@ struct fa_dev {
 	evtchn_port_t port;
 	bool have_port;
 	bool have_chan;		/* pages granted (maybe mapped by the backend) */
+	struct page *ms_pages[3];	/* memshare cases: dir, table, data */
+	grant_ref_t ms_refs[3];
 	u64 next_id;
 	unsigned int busy_grants;
 };
 
-/* One bad value per xsbad case. */
+/*
+ * One bad value per xsbad case.  A memshare case (ms) asks for the
+ * memshare path with a table of its own: a directory naming one table
+ * page whose entries all name one data page (repeat: every entry, else
+ * only the first), and the bad value in key.
+ */
 struct fa_bad {
 	const char *key;
 	const char *value;
+	bool ms;
+	bool repeat;
 };
 
 static const struct fa_bad fa_bad_cases[] = {
@@ -128,6 +139,12 @@ static const struct fa_bad fa_bad_cases[] = {
 	{ "fipc-ring-order", "99" },
 	{ "queue-0/req-ring-ref0", "0" },
 	{ "queue-0/event-channel", "abc" },
+	/* 2^32: wraps to 0 in a lax parser */
+	{ "fipc-memshare-pfns", "4294967296", true, false },
+	/* 4 GiB of pfns: more than twice the guest's maximum memory */
+	{ "fipc-memshare-pfns", "1048576", true, false },
+	/* 1024 pfns naming one page: a repeated reference */
+	{ "fipc-memshare-pfns", "1024", true, true },
 };
 
 static bool fa_stopping(struct fa_dev *fa)
@@ -242,6 +259,40 @@ static int fa_ring_alloc(struct fa_dev *fa, struct fa_ring *r)
 	return 0;
 }
 
+static void fa_ms_free(struct fa_dev *fa)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(fa->ms_pages); i++) {
+		if (fa->ms_pages[i])
+			fa_end_grant(fa, fa->ms_refs[i], fa->ms_pages[i]);
+		fa->ms_pages[i] = NULL;
+	}
+}
+
+/* A memshare table of our own: directory -> one table -> one page. */
+static int fa_ms_alloc(struct fa_dev *fa, bool repeat)
+{
+	u32 *dir, *table;
+	unsigned int i;
+	int err = 0;
+
+	for (i = 0; !err && i < ARRAY_SIZE(fa->ms_pages); i++)
+		err = fa_grant(fa, &fa->ms_pages[i], &fa->ms_refs[i]);
+	if (err) {
+		fa_ms_free(fa);
+		return err;
+	}
+	dir = page_address(fa->ms_pages[0]);
+	table = page_address(fa->ms_pages[1]);
+	dir[0] = cpu_to_le32(fa->ms_refs[1]);
+	for (i = 0; i < (repeat ? FIPCBLK_MEMSHARE_REFS_PER_PAGE : 1); i++)
+		table[i] = cpu_to_le32(fa->ms_refs[2]);
+	/* The table in place before the keys that let the backend read it. */
+	virt_wmb();
+	return 0;
+}
+
 /* Only once the backend is Closed (it unmapped everything). */
 static void fa_chan_free(struct fa_dev *fa)
 {
@@ -255,6 +306,7 @@ static void fa_chan_free(struct fa_dev *fa)
 	if (fa->ctrl)
 		fa_end_grant(fa, fa->ctrl_ref, fa->ctrl);
 	fa->ctrl = NULL;
+	fa_ms_free(fa);
 	fa->have_chan = false;
 }
 
@@ -290,7 +342,11 @@ again:
 			    FIPCBLK_PROTOCOL_VERSION) ?:
 	      xenbus_printf(xbt, dir, "multi-queue-num-queues", "%u", 1) ?:
 	      xenbus_printf(xbt, dir, "fipc-ring-order", "%u", ring_order) ?:
-	      xenbus_printf(xbt, dir, "fipc-data-path", "%s", "grant");
+	      xenbus_printf(xbt, dir, "fipc-data-path", "%s",
+			    bad && bad->ms ? "memshare" : "grant");
+	if (!err && bad && bad->ms)
+		err = xenbus_printf(xbt, dir, "fipc-memshare-dir-ref", "%u",
+				    fa->ms_refs[0]);
 	for (i = 0; !err && i < fa->req.nr_pages; i++) {
 		snprintf(key, sizeof(key), "queue-0/req-ring-ref%u", i);
 		err = xenbus_printf(xbt, dir, key, "%u", fa->req.refs[i]);
@@ -351,6 +407,14 @@ static enum xenbus_state fa_connect(struct fa_dev *fa, const struct fa_bad *bad,
 	fa->next_id = 0;
 	if (prestamp)
 		fa_prestamp(fa);
+	if (bad && bad->ms) {
+		err = fa_ms_alloc(fa, bad->repeat);
+		if (err) {
+			pr_warn("cannot grant a memshare table: %d\n", err);
+			fa_chan_free(fa);
+			return XS_UNKNOWN;
+		}
+	}
 	err = fa_write_keys(fa, bad);
 	if (err) {
 		pr_warn("cannot write the keys: %d\n", err);
@@ -489,21 +553,46 @@ static void fa_storm(struct fa_dev *fa)
 		sent, ms, div64_u64(sent * 1000, ms));
 }
 
+/* wait_go: wait until the frontend directory's fipc-attack-go is want. */
+static bool fa_wait_go(struct fa_dev *fa, const char *want)
+{
+	bool go = false;
+	char *v;
+
+	while (!go && !kthread_should_stop()) {
+		v = xenbus_read(XBT_NIL, fa->dev->nodename, "fipc-attack-go",
+				NULL);
+		if (!IS_ERR(v)) {
+			go = !strcmp(v, want);
+			kfree(v);
+		}
+		if (!go)
+			msleep(100);
+	}
+	return go;
+}
+
 /* xsbad: each bad value must leave the backend short of Connected. */
 static void fa_xsbad(struct fa_dev *fa)
 {
 	const char *dir = fa->dev->nodename;
 	unsigned int i, refused = 0;
 	enum xenbus_state s;
+	char ack[16];
 
 	pr_info("@@FIPC-ATTACK xsbad start cases=%zu\n",
 		ARRAY_SIZE(fa_bad_cases));
 	for (i = 0; i < ARRAY_SIZE(fa_bad_cases) && !fa_stopping(fa); i++) {
 		const struct fa_bad *bad = &fa_bad_cases[i];
 
-		/* For dom0: which case the backend's error node is about. */
+		/*
+		 * For dom0: which case the backend's error node is about.
+		 * With wait_go, dom0 acknowledges (it took the previous
+		 * case's error node away); else it has 2 s.
+		 */
 		xenbus_printf(XBT_NIL, dir, "fipc-attack-case", "%u", i);
-		if (!fa_sleep(fa, 2000))
+		snprintf(ack, sizeof(ack), "case-%u", i);
+		if (wait_go ? !fa_wait_go(fa, ack) : !fa_sleep(fa, 2000))
 			break;
 		s = fa_connect(fa, bad, false, 4000);
 		if (s != XS_CONNECTED)
@@ -571,26 +660,6 @@ static void fa_closebusy(struct fa_dev *fa)
 		round, failed, worst, fa->busy_grants);
 }
 
-/* wait_go: dom0 says when (it takes its counters first). */
-static bool fa_wait_go(struct fa_dev *fa)
-{
-	bool go = false;
-	char *v;
-
-	pr_info("@@FIPC-ATTACK %s waiting\n", mode);
-	while (!go && !kthread_should_stop()) {
-		v = xenbus_read(XBT_NIL, fa->dev->nodename, "fipc-attack-go",
-				NULL);
-		if (!IS_ERR(v)) {
-			go = !strcmp(v, mode);
-			kfree(v);
-		}
-		if (!go)
-			msleep(100);
-	}
-	return go;
-}
-
 static void fa_run(struct fa_dev *fa)
 {
 	if (!strcmp(mode, "noreap"))
@@ -611,8 +680,13 @@ static int fa_thread(void *arg)
 {
 	struct fa_dev *fa = arg;
 
-	if (!wait_go || fa_wait_go(fa))
+	if (wait_go)
+		pr_info("@@FIPC-ATTACK %s waiting\n", mode);
+	if (!wait_go || fa_wait_go(fa, mode))
 		fa_run(fa);
+	/* dom0 takes its counters before we may be unbound. */
+	if (wait_go && fa_wait_go(fa, "release"))
+		pr_info("@@FIPC-ATTACK %s released\n", mode);
 	/* Stay as we are until unbound. */
 	while (!kthread_should_stop())
 		schedule_timeout_idle(HZ);

@@ -1,0 +1,560 @@
+#!/bin/bash
+# Scenario "fipc-hostile" (dom0 side): a hostile guest attacks the fipc
+# backend while an honest guest runs verified I/O beside it (issue 12).
+#
+# dom0: two memory-backed null_blk devices, xen-fipc-back with one poller
+# (both guests' channels on it).  Guest "honest" (xen-fipc-front, phy1
+# disk on /dev/nullb0) runs rounds of fio verify (4 KiB and 64 KiB random
+# writes, crc32c) the whole time.  Guest "attacker" has fipc_attack.ko
+# (tests/attack) instead of the frontend, a phy1 disk on /dev/nullb1, and
+# runs each mode of -o ATTACK_MODES in turn (fipc-common/
+# guest-hostile-attacker.sh); dom0 checks each with what the backend
+# exposes (statistics of the attacker's device, the xenbus device's event
+# counters, poller_cpus, /proc/interrupts, xenstore state and error
+# nodes, /proc/vmallocinfo, dmesg):
+#   noreap, prestamp  the poller must go on sleeping: its loops in a 10 s
+#                     window below -o CPU_MAX % (50) of a vCPU (a poller
+#                     spinning on the channel takes ~100 %; its loops are
+#                     printed: the honest guest's I/O adds to them), sleeps growing,
+#                     the channel parked (statistics/parked)
+#   storm             statistics/spurious_irqs grows and the dom0
+#                     interrupts of the channel stay far below (< 10 %)
+#                     the notifications the attacker sent
+#   xsbad             each out-of-range or garbled key is refused: the
+#                     backend never Connected, an error node per case;
+#                     the attacker's disk allows memshare, and three cases
+#                     offer a memshare table of their own (pfns 2^32, pfns
+#                     beyond twice the guest's memory, a repeated reference)
+#   cycle             -o ATTACK_CYCLES (50) connects and disconnects: no ring
+#                     mapping left (vmallocinfo), dom0 MemFree within
+#                     8 MiB, every grant ended by the attacker at once
+#   closebusy         Closing with a full request ring reaches Closed
+# After every mode the backend must be back in InitWait and dom0's kernel
+# log clean.  Then the attacker, in noreap again, is destroyed: its
+# domain and backend device must go and no ring mapping be left; the
+# honest guest stops after its current round: every round verified, its
+# backend counters without an error.  Every check prints its figure
+# (results/dom0/checks.txt, results/dom0/hostile.json); any failed check
+# fails the run.
+set -u
+. "${FIPC_LIB:-$(dirname "$0")/../../lib}/fipc-scenario.sh"
+fipc_parse_args "$@"
+here=$(cd "$(dirname "$0")" && pwd)
+common=$(cd "$here/../fipc-common" && pwd)
+. "$common/fipc-lib.sh"
+R=$FIPC_RESULTS/dom0
+VDEV=51728
+CPU_MAX=$(fipc_opt CPU_MAX 50)
+# fa_bad_cases in tests/attack/fipc_attack.c
+XSBAD_CASES=11
+export here common R VDEV CPU_MAX XSBAD_CASES
+
+# The helpers below that run while the attacker keeps dom0's only vCPU
+# busy use shell builtins only: a fork costs up to a second then.
+
+# meminfo KEY: a /proc/meminfo value (kB).
+meminfo() {
+    local k v u
+    while read -r k v u; do
+        [ "$k" = "$1:" ] && { echo "$v"; return; }
+    done < /proc/meminfo
+}
+aid() { cat "$FIPC_WORK/attacker.id"; }
+hid() { cat "$FIPC_WORK/honest.id"; }
+
+# amarker ERE TIMEOUT: wait for a line matching ^ERE on the attacker's
+# console; a guest that crashed or went away fails (checked every 5 s).
+amarker() {
+    local con=/var/log/xen/console/guest-attacker.log i=0 n=$(($2 * 5))
+    while ! grep -Eq "^$1" "$con" 2>/dev/null; do
+        i=$((i + 1))
+        if [ $i -ge $n ] || { [ $((i % 25)) = 0 ] && { ! xl domid attacker >/dev/null 2>&1 ||
+           xl list attacker 2>/dev/null | awk 'NR == 2 { exit !($5 ~ /c/) }'; }; }; then
+            fipc_fail "attacker: no '$1' on the console after $((i / 5)) s (or the guest crashed)"
+            fipc_domu_console_tail attacker
+            return 1
+        fi
+        sleep 0.2
+    done
+}
+
+# aline ERE: the attacker's last console line matching ^ERE.
+aline() { tr -d '\r' < /var/log/xen/console/guest-attacker.log | grep -E "^$1" | tail -n 1; }
+
+# field LINE KEY: the value of KEY=value in LINE.
+field() { echo "$1" | sed -n "s/.* $2=\([^ ]*\).*/\1/p"; }
+
+# figure NAME VALUE: one figure of the run (results/dom0/figures.txt).
+figure() { echo "$1 $2" >> "$R/figures.txt"; }
+
+# verdict NAME OK TEXT: one check; OK is 1 (pass) or anything else.
+verdict() {
+    local name=$1 ok=$2
+    shift 2
+    if [ "$ok" = 1 ]; then
+        fipc_log "check $name: pass: $*"
+        echo "pass $name: $*" >> "$R/checks.txt"
+        return 0
+    fi
+    fipc_fail "check $name: FAIL: $*"
+    echo "FAIL $name: $*" >> "$R/checks.txt"
+    return 1
+}
+
+# pollers: "loops N sleeps N ..." summed over the pollers' lines of
+# poller_cpus (each "poller ..." line is pairs of name and value).
+pollers() {
+    local -a f
+    local -A sum=()
+    local i k
+    while read -r -a f; do
+        [ "${f[0]}" = poller ] || continue
+        for ((i = 2; i + 1 < ${#f[@]}; i += 2)); do
+            case ${f[i + 1]} in ''|*[!0-9]*) continue ;; esac
+            sum[${f[i]}]=$((${sum[${f[i]}]:-0} + f[i + 1]))
+        done
+    done < /sys/module/xen_fipc_back/parameters/poller_cpus
+    for k in loops empty sleeps timed_sleeps wakeups irqs irqs_awake; do
+        echo "p_$k ${sum[$k]:--1}"
+    done
+}
+
+# poller_ticks: CPU time of the backend's poller threads, clock ticks
+# (-1 if there is no poller thread: the check cannot pass then).
+poller_ticks() {
+    local f c s=0 n=0
+    local -a st
+    for f in /proc/[0-9]*/comm; do
+        read -r c < "$f" 2>/dev/null || continue
+        case $c in xfb-poll/*) ;; *) continue ;; esac
+        read -r -a st < "${f%comm}stat" 2>/dev/null || continue
+        s=$((s + st[13] + st[14])) n=$((n + 1))
+    done
+    [ $n -gt 0 ] && echo $s || echo -1
+}
+
+# irq_lines: "IRQ COUNT" of every xen-fipc-back line of /proc/interrupts.
+irq_lines() {
+    local -a f
+    local i n
+    while read -r -a f; do
+        case " ${f[*]} " in *" xen-fipc-back "*) ;; *) continue ;; esac
+        n=0
+        for ((i = 1; i < ${#f[@]}; i++)); do
+            case ${f[i]} in ''|*[!0-9]*) break ;; esac
+            n=$((n + f[i]))
+        done
+        echo "${f[0]%:} $n"
+    done < /proc/interrupts
+}
+
+# vmaps: xenbus ring mappings (grant-mapped areas) in /proc/vmallocinfo.
+vmaps() {
+    local l n=0
+    while read -r l; do
+        case $l in *xenbus_map_ring*) n=$((n + 1)) ;; esac
+    done < /proc/vmallocinfo
+    echo $n
+}
+
+# snap NAME: what the checks compare, to $FIPC_WORK/snap-NAME (a copy in
+# results/dom0/snaps/): the statistics of the attacker's backend device
+# and of its xenbus device (events, spurious_events,
+# jiffies_eoi_delayed), the honest guest's writes, the pollers, their CPU
+# time, the xen-fipc-back interrupts, dom0 memory and ring mappings.
+snap() {
+    local id hd f v l n irqs=0
+    id=$(aid)
+    hd=$FIPC_BE_SYSFS/fipcblk-$(hid)-$VDEV/statistics
+    mkdir -p "$R/snaps"
+    irq_lines > "$FIPC_WORK/irqs-$1"
+    {
+        for f in "$FIPC_BE_SYSFS/fipcblk-$id-$VDEV"/statistics/*; do
+            [ -f "$f" ] && read -r v < "$f" && echo "${f##*/} $v"
+        done
+        for f in parked spurious_irqs; do
+            [ -f "$FIPC_BE_SYSFS/fipcblk-$id-$VDEV/statistics/$f" ] || echo "$f -1"
+        done
+        for f in events spurious_events jiffies_eoi_delayed; do
+            v=-1
+            [ -f "$FIPC_BE_SYSFS/fipcblk-$id-$VDEV/$f" ] && read -r v < "$FIPC_BE_SYSFS/fipcblk-$id-$VDEV/$f"
+            echo "xb_$f $v"
+        done
+        v=-1
+        [ -f "$hd/wr_req" ] && read -r v < "$hd/wr_req"
+        echo "h_wr_req $v"
+        pollers
+        while read -r l n; do irqs=$((irqs + n)); done < "$FIPC_WORK/irqs-$1"
+        echo "irqs $irqs"
+        echo "ticks $(poller_ticks)"
+        echo "memfree $(meminfo MemFree)"
+        echo "sunreclaim $(meminfo SUnreclaim)"
+        echo "vmap $(vmaps)"
+    } > "$FIPC_WORK/snap-$1"
+    cat "$FIPC_WORK/snap-$1" > "$R/snaps/$1.txt"
+    cat /sys/module/xen_fipc_back/parameters/poller_cpus > "$R/snaps/$1.pollers"
+}
+
+# sv SNAP KEY: a value of a snapshot.  sd A B KEY: its growth from A to B.
+sv() {
+    local k v
+    while read -r k v; do
+        [ "$k" = "$2" ] && { echo "$v"; return; }
+    done < "$FIPC_WORK/snap-$1"
+    echo -1
+}
+sd() { echo $(($(sv "$2" "$3") - $(sv "$1" "$3"))); }
+
+# counter_check NAME A B KEY: KEY grew from snapshot A to B (and exists).
+counter_check() {
+    local v
+    if [ "$(sv "$3" "$4")" = -1 ]; then
+        verdict "$1" 0 "the backend has no statistics/$4"
+        return 1
+    fi
+    v=$(sd "$2" "$3" "$4")
+    figure "$1" "$v"
+    verdict "$1" $((v > 0)) "statistics/$4 +$v"
+}
+
+start() {
+    mkdir -p "$R"
+    fipc_dmesg_mark
+    fipc_null_blk 1 2 || return 1
+    fipc_modules_load 0 || return 1
+    FIPC_DOMU_LOAD="fipc xen-fipc-front" fipc_domu_start honest "$here/domU.cfg" \
+        "$common/guest-hostile-honest.sh" BACKING=/dev/nullb0 DISKOPTS= || return 1
+    xl domid honest > "$FIPC_WORK/honest.id"
+}
+
+# The honest guest under I/O first (dom0's mappings without the attacker
+# are the reference after its destroy), then the attacker.
+ready() {
+    fipc_domu_wait_marker honest '@@FIPC-HOSTILE honest running' 300 || return 1
+    fipc_blk_wait_connected "$(hid)" $VDEV 60 || return 1
+    echo "vmap $(vmaps)" > "$FIPC_WORK/snap-honest-only"
+    FIPC_DOMU_LOAD="fipc_attack" fipc_domu_start attacker "$here/domU.cfg" \
+        "$common/guest-hostile-attacker.sh" BACKING=/dev/nullb1 DISKOPTS=,memshare=on || return 1
+    xl domid attacker > "$FIPC_WORK/attacker.id"
+    fipc_log "honest is domain $(hid), attacker is domain $(aid)"
+    amarker '@@FIPC-ATTACK-GUEST ready' 300 || return 1
+    fipc_log "attacker's backend: state $(fipc_blk_state "$(aid)" $VDEV back)"
+    snap baseline
+    cat /sys/module/xen_fipc_back/parameters/poller_cpus
+}
+
+# go MODE: let the attacker's module, loaded with wait_go=1, start MODE.
+go() {
+    local fe
+    fe=/local/domain/$(aid)/device/fipcblk/$VDEV
+    xenstore-write "$fe/fipc-attack-go" "$1" &&
+        xenstore-chmod "$fe/fipc-attack-go" "n$(aid)" r0
+}
+
+# mode_begin MODE: once the module waits, snapshot, go, wait until the
+# attack has started.
+mode_begin() {
+    amarker "@@FIPC-ATTACK-GUEST $1 loading" 300 || return 1
+    amarker "@@FIPC-ATTACK $1 waiting" 120 || return 1
+    snap "$1-before"
+    go "$1" || return 1
+    amarker "@@FIPC-ATTACK $1 (start|failed)" 180 || return 1
+    if [ -n "$(aline "@@FIPC-ATTACK $1 failed")" ]; then
+        verdict "$1-connect" 0 "$(aline "@@FIPC-ATTACK $1 failed")"
+        return 1
+    fi
+}
+
+# mode_end MODE: release the attacker (it unbinds, closing as a correct
+# frontend does); then the backend must be in InitWait, dom0 healthy.
+mode_end() {
+    local s rc=0
+    go release || return 1
+    amarker "@@FIPC-ATTACK $1 removed" 240 || return 1
+    snap "$1-removed"
+    fipc_log "$(aline "@@FIPC-ATTACK $1 removed")"
+    s=$(fipc_blk_state "$(aid)" $VDEV back)
+    verdict "$1-backend-initwait" $([ "$s" = 2 ] && echo 1 || echo 0) "backend state $s once the attacker closed" || rc=1
+    fipc_health "$1" || rc=1
+    return $rc
+}
+
+# noreap and prestamp: responses never taken.
+noreap() {
+    local m=$1 rc=0 loops sleeps ticks pct hw line
+    mode_begin "$m" || return 1
+    sleep 2
+    snap "$m-w0"
+    sleep 10
+    snap "$m-w1"
+    loops=$(sd "$m-w0" "$m-w1" p_loops) sleeps=$(sd "$m-w0" "$m-w1" p_sleeps)
+    ticks=$(sd "$m-w0" "$m-w1" ticks) hw=$(sd "$m-w0" "$m-w1" h_wr_req)
+    pct=$((ticks * 100 / (10 * $(getconf CLK_TCK))))
+    figure "$m.window_loops" "$loops"
+    figure "$m.window_sleeps" "$sleeps"
+    figure "$m.window_poller_cpu_pct" "$pct"
+    figure "$m.window_honest_writes" "$hw"
+    amarker "@@FIPC-ATTACK $m done" 120 || rc=1
+    line=$(aline "@@FIPC-ATTACK $m done")
+    fipc_log "$line"
+    snap "$m-done"
+    [ "$(sv "$m-w0" ticks)" -ge 0 ] || pct=100
+    verdict "$m-poller-cpu" $((pct < CPU_MAX)) \
+        "poller CPU $pct % of a vCPU in 10 s (bound $CPU_MAX %), loops $loops, sleeps +$sleeps" || rc=1
+    verdict "$m-poller-sleeps" $((sleeps > 0)) "poller sleeps in 10 s: +$sleeps" || rc=1
+    counter_check "$m-parked" "$m-before" "$m-done" parked || rc=1
+    verdict "$m-honest-served" $((hw > 0)) "honest guest's writes served in the 10 s: $hw" || rc=1
+    fipc_log "$m: requests sent $(field "$line" requests), response slots held $(field "$line" rsp_ready), oo_req +$(sd "$m-before" "$m-done" oo_req), proto_errors +$(sd "$m-before" "$m-done" proto_errors)"
+    mode_end "$m" || rc=1
+    return $rc
+}
+
+storm() {
+    local rc=0 line sent ev irq n irqs xsp jd pi
+    mode_begin storm || return 1
+    amarker "@@FIPC-ATTACK storm done" 180 || return 1
+    snap storm-done
+    line=$(aline "@@FIPC-ATTACK storm done")
+    fipc_log "$line"
+    sent=$(field "$line" sent)
+    [ -n "$sent" ] && [ "$sent" -gt 0 ] || { verdict storm-sent 0 "no notification count from the attacker"; return 1; }
+    # The attacker's channel has the one xen-fipc-back irq that the
+    # honest guest's channels did not have before the storm connected.
+    irq=$(awk 'NR == FNR { old[$1] = 1; next } !($1 in old) { print $1 }' \
+        "$FIPC_WORK/irqs-storm-before" "$FIPC_WORK/irqs-storm-done" | head -n 1)
+    n=$(awk -v q="$irq" '$1 == q { print $2 }' "$FIPC_WORK/irqs-storm-done")
+    ev=$(sd storm-before storm-done xb_events) irqs=$(sd storm-before storm-done irqs)
+    xsp=$(sd storm-before storm-done xb_spurious_events)
+    jd=$(sd storm-before storm-done xb_jiffies_eoi_delayed)
+    pi=$(sd storm-before storm-done p_irqs)
+    figure storm.sent "$sent"
+    figure storm.per_s "$(field "$line" per_s)"
+    figure storm.dom0_irq "${irq:-none}"
+    figure storm.dom0_irq_count "${n:--1}"
+    figure storm.dom0_events "$ev"
+    figure storm.dom0_irqs_all_fipc "$irqs"
+    figure storm.poller_irqs "$pi"
+    figure storm.evtchn_spurious_events "$xsp"
+    figure storm.evtchn_jiffies_eoi_delayed "$jd"
+    if [ -z "$n" ]; then
+        verdict storm-irqs-throttled 0 "no new xen-fipc-back irq in /proc/interrupts for the attacker's channel"
+        rc=1
+    else
+        verdict storm-irqs-throttled $((n * 10 < sent)) \
+            "dom0 irq $irq (the attacker's channel): $n interrupts for $sent notifications ($((n * 100 / sent)) %, bound 10 %); xenbus device events +$ev, poller irqs +$pi, event core: spurious +$xsp, EOI delayed $jd jiffies" || rc=1
+    fi
+    counter_check storm-spurious storm-before storm-done spurious_irqs || rc=1
+    mode_end storm || rc=1
+    return $rc
+}
+
+xsbad() {
+    local rc=0 id fe err cur="" c e st conn=0 i=0 line res key
+    mode_begin xsbad || return 1
+    id=$(aid)
+    fe=/local/domain/$id/device/fipcblk/$VDEV
+    err=/local/domain/0/error/backend/fipcblk/$id/$VDEV/error
+    : > "$FIPC_WORK/xsbad.cases"
+    # The attacker writes the case number and waits for our "case-N":
+    # we record the error node of the case before, remove it and answer.
+    while :; do
+        c=$(xenstore-read "$fe/fipc-attack-case" 2>/dev/null)
+        if [ "$c" != "$cur" ]; then
+            if [ -n "$cur" ]; then
+                e=$(xenstore-read "$err" 2>/dev/null)
+                echo "$cur|$conn|$e" >> "$FIPC_WORK/xsbad.cases"
+            fi
+            xenstore-rm "$err" 2>/dev/null
+            cur=$c conn=0
+            [ "$c" = done ] && break
+            go "case-$c"
+        fi
+        st=$(fipc_blk_state "$id" $VDEV back)
+        [ "$st" = 4 ] && conn=1
+        i=$((i + 1))
+        [ $i -lt 3000 ] || { fipc_fail "xsbad: cases not done after 600 s"; return 1; }
+        sleep 0.2
+    done
+    amarker "@@FIPC-ATTACK xsbad done" 60 || rc=1
+    fipc_log "$(aline "@@FIPC-ATTACK xsbad done")"
+    for i in $(seq 0 $((XSBAD_CASES - 1))); do
+        line=$(aline "@@FIPC-ATTACK xsbad case $i ")
+        key=$(echo "$line" | awk '{ print $5 }')
+        res=$(echo "$line" | awk '{ print $6 }')
+        conn=$(awk -F'|' -v c="$i" '$1 == c { print $2 }' "$FIPC_WORK/xsbad.cases")
+        e=$(awk -F'|' -v c="$i" '$1 == c { print $3 }' "$FIPC_WORK/xsbad.cases")
+        figure "xsbad.case$i" "${res:-none}"
+        # The attacker watches the backend's state every 10 ms (dom0's
+        # 0.2 s polls may miss a short Connected; shown for the record).
+        verdict "xsbad-case-$i" "$([ "$res" = refused ] && [ -n "$e" ] && echo 1 || echo 0)" \
+            "${key:-?}: attacker saw ${res:-nothing} ($(echo "$line" | awk '{ print $7 }')), dom0 saw Connected: ${conn:-?}, error node: '$e'" || rc=1
+    done
+    mode_end xsbad || rc=1
+    return $rc
+}
+
+cycle() {
+    local rc=0 line n to dv dm ds
+    n=$(fipc_opt ATTACK_CYCLES 50)
+    to=$((n * 5 + 120))
+    mode_begin cycle || return 1
+    amarker "@@FIPC-ATTACK cycle done" "$to" || return 1
+    line=$(aline "@@FIPC-ATTACK cycle done")
+    fipc_log "$line"
+    mode_end cycle || rc=1
+    dv=$(sd cycle-before cycle-removed vmap)
+    dm=$((($(sv cycle-before memfree) - $(sv cycle-removed memfree))))
+    ds=$(sd cycle-before cycle-removed sunreclaim)
+    figure cycle.cycles "$(field "$line" cycles)"
+    figure cycle.ms "$(field "$line" ms)"
+    figure cycle.vmap_delta "$dv"
+    figure cycle.memfree_drop_kib "$dm"
+    figure cycle.sunreclaim_growth_kib "$ds"
+    verdict cycle-all-connected $([ "$(field "$line" ok)" = "$n" ] && [ "$(field "$line" failed)" = 0 ] && echo 1 || echo 0) \
+        "$(field "$line" ok) of $n cycles connected, $(field "$line" failed) failed, $(field "$line" ms) ms" || rc=1
+    verdict cycle-grants-ended $([ "$(field "$line" busy_grants)" = 0 ] && echo 1 || echo 0) \
+        "grants still mapped by the backend once it was Closed: $(field "$line" busy_grants)" || rc=1
+    verdict cycle-no-ring-mapping-left $((dv == 0)) \
+        "xenbus ring mappings in dom0 (vmallocinfo): $(sv cycle-before vmap) before, $(sv cycle-removed vmap) after" || rc=1
+    verdict cycle-memfree $((dm < 8192)) \
+        "dom0 MemFree $(sv cycle-before memfree) kB before, $(sv cycle-removed memfree) kB after (drop $dm kB, bound 8192); SUnreclaim +$ds kB" || rc=1
+    return $rc
+}
+
+closebusy() {
+    local rc=0 line
+    mode_begin closebusy || return 1
+    amarker "@@FIPC-ATTACK closebusy done" 180 || return 1
+    line=$(aline "@@FIPC-ATTACK closebusy done")
+    fipc_log "$line"
+    figure closebusy.closed_ms_max "$(field "$line" closed_ms_max)"
+    verdict closebusy-closed $([ "$(field "$line" failed)" = 0 ] && [ "$(field "$line" busy_grants)" = 0 ] &&
+        [ "$(field "$line" closed_ms_max)" -lt 5000 ] && echo 1 || echo 0) \
+        "$(field "$line" rounds) rounds, Closed after at most $(field "$line" closed_ms_max) ms (bound 5000), $(field "$line" failed) failed, grants still mapped $(field "$line" busy_grants)" || rc=1
+    mode_end closebusy || rc=1
+    return $rc
+}
+
+# The attacker, holding its responses again, destroyed.
+destroy() {
+    local rc=0 id
+    id=$(aid)
+    amarker "@@FIPC-ATTACK-GUEST final waiting" 300 || { xl destroy attacker; return 1; }
+    go "$(fipc_opt ATTACK_FINAL noreap)"
+    amarker "@@FIPC-ATTACK-GUEST final running" 300 || { xl destroy attacker; return 1; }
+    sleep 3
+    snap final-held
+    fipc_log "attacker holds its responses: inflight $(fipc_be_stat "$id" $VDEV inflight), parked $(sv final-held parked)"
+    xl destroy attacker || { fipc_fail "xl destroy attacker failed"; return 1; }
+    fipc_destroyed_wait destroy "$id" $VDEV || rc=1
+    mkdir -p "$FIPC_RESULTS/attacker"
+    tr -d '\r' < /var/log/xen/console/guest-attacker.log > "$FIPC_RESULTS/attacker/console.log"
+    [ -f "$FIPC_WORK/attacker/loop" ] && losetup -d "$(cat "$FIPC_WORK/attacker/loop")"
+    echo "vmap $(vmaps)" > "$FIPC_WORK/snap-destroyed"
+    verdict destroy-no-ring-mapping-left $(($(sv honest-only vmap) == $(sv destroyed vmap))) \
+        "xenbus ring mappings in dom0 (vmallocinfo): $(sv honest-only vmap) before the attacker was created, $(sv destroyed vmap) after its destroy" || rc=1
+    fipc_health after-destroy || rc=1
+    return $rc
+}
+
+honest() {
+    local rc=0 id k v
+    id=$(hid)
+    fipc_mailbox_put /dev/nullb0 done
+    fipc_domu_wait_marker honest '@@FIPC-HOSTILE honest finished' 600 || rc=1
+    fipc_be_stats_json "$id" $VDEV "$R/honest-backend.json"
+    for k in proto_errors io_errors invalid_req grant_errors; do
+        v=$(fipc_be_stat "$id" $VDEV $k)
+        verdict "honest-$k" "$([ "$v" = 0 ] && echo 1 || echo 0)" "honest guest's backend statistics/$k: $v" || rc=1
+    done
+    fipc_mailbox_put /dev/nullb0 bye
+    fipc_domu_wait honest 300 || rc=1
+    honest_fio || rc=1
+    return $rc
+}
+
+# honest_fio: every round verified; completion latency over all rounds.
+honest_fio() {
+    local out
+    out=$(python3 - "$FIPC_RESULTS/honest" <<'PY'
+import glob, json, os, sys
+rounds = fails = 0
+lat = {}
+for path in sorted(glob.glob(os.path.join(sys.argv[1], "honest-verify-*.json"))):
+    rounds += 1
+    rc = open(path[:-5] + ".rc").read().strip() if os.path.exists(path[:-5] + ".rc") else "?"
+    try:
+        text = open(path).read()
+        doc = json.JSONDecoder().raw_decode(text[text.index("{"):])[0]
+    except (OSError, ValueError):
+        fails += 1
+        continue
+    for job in doc.get("jobs", []):
+        if rc != "0" or job.get("error"):
+            fails += 1
+        clat = job["write"]["clat_ns"]
+        pct = clat.get("percentile", {})
+        lat.setdefault(job["jobname"], []).append(
+            (clat.get("mean", 0) / 1000.0, pct.get("99.000000", 0) / 1000.0))
+print("rounds %d failed %d" % (rounds, fails))
+for name, v in sorted(lat.items()):
+    print("%s write clat mean %.0f us (worst round %.0f us), p99 worst round %.0f us"
+          % (name, sum(m for m, _ in v) / len(v), max(m for m, _ in v), max(p for _, p in v)))
+PY
+)
+    echo "$out" > "$R/honest-latency.txt"
+    fipc_log "honest guest: $(echo "$out" | tr '\n' ';')"
+    set -- $(head -n 1 <<< "$out")
+    figure honest.rounds "${2:-0}"
+    verdict honest-verify $([ "${2:-0}" -gt 0 ] && [ "${4:-1}" = 0 ] && echo 1 || echo 0) \
+        "${2:-0} rounds of fio verify, ${4:-?} failed; $(tail -n +2 <<< "$out" | tr '\n' ';')"
+}
+
+finish() {
+    local rc=0
+    dmesg > "$R/dmesg.txt"
+    rmmod xen-fipc-back || { fipc_fail "rmmod xen-fipc-back failed"; rc=1; }
+    rmmod fipc || rc=1
+    fipc_health final || rc=1
+    python3 - "$R" <<'PY' || true
+import json, os, sys
+r = sys.argv[1]
+checks, figures = [], {}
+for line in open(os.path.join(r, "checks.txt")):
+    verdict, rest = line.rstrip("\n").split(" ", 1)
+    name, _, text = rest.partition(": ")
+    checks.append({"name": name, "pass": verdict == "pass", "text": text})
+if os.path.exists(os.path.join(r, "figures.txt")):
+    for line in open(os.path.join(r, "figures.txt")):
+        k, _, v = line.rstrip("\n").partition(" ")
+        figures[k] = int(v) if v.lstrip("-").isdigit() else v
+json.dump({"checks": checks, "figures": figures,
+           "passed": sum(c["pass"] for c in checks),
+           "failed": sum(not c["pass"] for c in checks)},
+          open(os.path.join(r, "hostile.json"), "w"), indent=1)
+PY
+    fipc_log "checks: $(grep -c '^pass' "$R/checks.txt") passed, $(grep -c '^FAIL' "$R/checks.txt") failed"
+    grep '^FAIL' "$R/checks.txt" | sed 's/^/  /'
+    return $rc
+}
+
+export -f meminfo aid hid amarker aline field figure verdict pollers poller_ticks irq_lines vmaps \
+    snap sv sd counter_check start ready go mode_begin mode_end noreap storm xsbad cycle closebusy \
+    destroy honest honest_fio finish
+mkdir -p "$R"
+: > "$R/checks.txt"
+: > "$R/figures.txt"
+fipc_step hostile-start 300 start || exit 1
+rc=0
+fipc_step hostile-ready 600 ready || rc=1
+for m in $(fipc_opt ATTACK_MODES "noreap prestamp storm xsbad cycle closebusy"); do
+    case $m in
+    noreap|prestamp) fipc_step "attack-$m" 300 noreap "$m" || rc=1 ;;
+    cycle) fipc_step attack-cycle $(($(fipc_opt ATTACK_CYCLES 50) * 5 + 600)) cycle || rc=1 ;;
+    *) fipc_step "attack-$m" 600 "$m" || rc=1 ;;
+    esac
+done
+fipc_step attacker-destroy 400 destroy || rc=1
+fipc_step honest-finish 700 honest || rc=1
+fipc_step hostile-finish 120 finish || rc=1
+exit $rc
