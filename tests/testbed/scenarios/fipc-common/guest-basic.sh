@@ -16,8 +16,8 @@ echo "fipc-basic: xvdb $(cat /sys/block/xvdb/size) sectors," \
 FIPC_DEV=/dev/xvdb FIPC_BS_MIN=512 fipc_fio verify-xvdb /fipc/scenario/verify.fio || rc=1
 FIPC_DEV=/dev/xvdc FIPC_BS_MIN=512 FIPC_SZ_BIG=4m fipc_fio verify-xvdc /fipc/scenario/verify.fio || rc=1
 # xvdc is 'untrusted' in the xl config: all its data through bounce pages.
-t_b=$(cat /sys/bus/xen/devices/fipcblk-51728/trusted)
-t_c=$(cat /sys/bus/xen/devices/fipcblk-51744/trusted)
+t_b=$(cat /sys/bus/xen/devices/fipcblk-51728/statistics/trusted)
+t_c=$(cat /sys/bus/xen/devices/fipcblk-51744/statistics/trusted)
 n_b=$(cat /sys/bus/xen/devices/fipcblk-51728/statistics/bounced)
 n_c=$(cat /sys/bus/xen/devices/fipcblk-51744/statistics/bounced)
 echo "fipc-basic: trusted xvdb $t_b (bounced $n_b), xvdc $t_c (bounced $n_c)"
