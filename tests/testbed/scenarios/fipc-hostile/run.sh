@@ -29,6 +29,9 @@
 #                     mapping left (vmallocinfo), dom0 MemFree within
 #                     8 MiB, every grant ended by the attacker at once
 #   closebusy         Closing with a full request ring reaches Closed
+# Then the honest guest's grant budget (max_guest_grants) is lowered to
+# -o BUDGET (64) for 15 s: its mapped grants stay within it, its channel
+# waits (grant_waits) and its writes go on.
 # After every mode the backend must be back in InitWait and dom0's kernel
 # log clean.  Then the attacker, in noreap again, is destroyed: its
 # domain and backend device must go and no ring mapping be left; the
@@ -435,6 +438,38 @@ closebusy() {
     return $rc
 }
 
+# The per-guest grant budget (max_guest_grants) lowered to -o BUDGET (64)
+# for 15 s under the honest guest's grant-path I/O (64 KiB writes take 16
+# or 17 grants, 8 at once): the grants it has mapped, sampled every 0.1 s,
+# never pass the budget, its channel waits (grant_waits grows) and its
+# writes go on.  A guest at its budget waits for its own completions.
+budget() {
+    local rc=0 id f b old max=0 v i w0 w1 g0 g1
+    id=$(hid)
+    f=$FIPC_BE_SYSFS/fipcblk-$id-$VDEV/statistics
+    b=$(fipc_opt BUDGET 64)
+    read -r old < /sys/module/xen_fipc_back/parameters/max_guest_grants
+    read -r w0 < "$f/wr_req"
+    read -r g0 < "$f/grant_waits"
+    echo "$b" > /sys/module/xen_fipc_back/parameters/max_guest_grants
+    for ((i = 0; i < 150; i++)); do
+        read -r v < "$f/guest_grants"
+        [ "$v" -gt "$max" ] && max=$v
+        sleep 0.1
+    done
+    echo "$old" > /sys/module/xen_fipc_back/parameters/max_guest_grants
+    read -r w1 < "$f/wr_req"
+    read -r g1 < "$f/grant_waits"
+    figure budget.max_guest_grants "$b"
+    figure budget.guest_grants_max_seen "$max"
+    figure budget.grant_waits "$((g1 - g0))"
+    figure budget.honest_writes "$((w1 - w0))"
+    verdict budget-held $((max <= b)) "honest guest's mapped grants at most $max (sampled every 0.1 s for 15 s), budget $b" || rc=1
+    verdict budget-waits $((g1 > g0)) "grant_waits +$((g1 - g0)) under a budget of $b" || rc=1
+    verdict budget-progress $((w1 > w0)) "honest writes served meanwhile: $((w1 - w0))" || rc=1
+    return $rc
+}
+
 # The attacker, holding its responses again, destroyed.
 destroy() {
     local rc=0 id
@@ -539,7 +574,7 @@ PY
 }
 
 export -f meminfo aid hid amarker aline field figure verdict pollers poller_ticks irq_lines vmaps \
-    snap sv sd counter_check start ready go mode_begin mode_end noreap storm xsbad cycle closebusy \
+    snap sv sd counter_check start ready go mode_begin mode_end noreap storm xsbad cycle closebusy budget \
     destroy honest honest_fio finish
 mkdir -p "$R"
 : > "$R/checks.txt"
@@ -554,6 +589,7 @@ for m in $(fipc_opt ATTACK_MODES "noreap prestamp storm xsbad cycle closebusy");
     *) fipc_step "attack-$m" 600 "$m" || rc=1 ;;
     esac
 done
+fipc_step grant-budget 120 budget || rc=1
 fipc_step attacker-destroy 400 destroy || rc=1
 fipc_step honest-finish 700 honest || rc=1
 fipc_step hostile-finish 120 finish || rc=1
