@@ -164,12 +164,14 @@ struct xfb_be;
  * @domid: the guest
  * @users: devices of the guest
  * @grants: grants of the guest's requests mapped now
+ * @grants_peak: the most @grants has been since load or the last reset
  */
 struct xfb_guest {
 	struct list_head node;
 	domid_t domid;
 	unsigned int users;
 	atomic_t grants;
+	atomic_t grants_peak;
 };
 
 /**
@@ -366,6 +368,7 @@ int xfb_memshare_pages(const struct xfb_memshare *ms, u8 op,
 struct xfb_guest *xfb_guest_get(domid_t domid);
 void xfb_guest_put(struct xfb_guest *g);
 bool xfb_guest_grants_room(const struct xfb_guest *g, unsigned int nrefs);
+void xfb_guest_grants_charge(struct xfb_guest *g, unsigned int nrefs);
 
 /* back_staging.c */
 int xfb_staging_map(struct xfb_be *be, struct xfb_chan *chan);

@@ -44,6 +44,7 @@ struct xfb_guest *xfb_guest_get(domid_t domid)
 		g->domid = domid;
 		g->users = 1;
 		atomic_set(&g->grants, 0);
+		atomic_set(&g->grants_peak, 0);
 		list_add(&g->node, &xfb_guests);
 	}
 out:
@@ -92,4 +93,20 @@ bool xfb_guest_grants_room(const struct xfb_guest *g, unsigned int nrefs)
 
 	/* One request always fits, so a low setting cannot stall a guest. */
 	return !held || held + nrefs <= READ_ONCE(xfb_max_guest_grants);
+}
+
+/**
+ * xfb_guest_grants_charge() - count @nrefs grants about to be mapped
+ * @g: the guest's accounting
+ * @nrefs: grants of the request
+ *
+ * Also keeps the peak (statistics/guest_grants_peak, reset by writing 0).
+ */
+void xfb_guest_grants_charge(struct xfb_guest *g, unsigned int nrefs)
+{
+	int now = atomic_add_return(nrefs, &g->grants);
+	int peak = atomic_read(&g->grants_peak);
+
+	while (now > peak && !atomic_try_cmpxchg(&g->grants_peak, &peak, now))
+		;
 }

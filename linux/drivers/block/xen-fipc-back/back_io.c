@@ -313,7 +313,7 @@ static bool xfb_map(struct xfb_chan *chan, struct xfb_req *req,
 		chan->map_ops[i].handle = INVALID_GRANT_HANDLE;
 	}
 	req->nrefs = nrefs;
-	atomic_add(nrefs, &chan->be->guest->grants);
+	xfb_guest_grants_charge(chan->be->guest, nrefs);
 	err = gnttab_map_refs(chan->map_ops, NULL, req->pages, nrefs);
 	chan->st[XFB_GRANT_OPS] += nrefs;
 	chan->st[XFB_HYPERCALLS]++;

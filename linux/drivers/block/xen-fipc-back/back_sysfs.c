@@ -175,8 +175,35 @@ static ssize_t guest_grants_show(struct device *d,
 }
 static DEVICE_ATTR_RO(guest_grants);
 
+/* The most grants the guest had mapped at once; writing 0 resets it. */
+static ssize_t guest_grants_peak_show(struct device *d,
+				      struct device_attribute *attr, char *buf)
+{
+	struct xfb_be *be = dev_get_drvdata(d);
+
+	if (!be)
+		return -ENODEV;
+	return sysfs_emit(buf, "%d\n", atomic_read(&be->guest->grants_peak));
+}
+
+static ssize_t guest_grants_peak_store(struct device *d,
+				       struct device_attribute *attr,
+				       const char *buf, size_t count)
+{
+	struct xfb_be *be = dev_get_drvdata(d);
+	unsigned int v;
+
+	if (!be)
+		return -ENODEV;
+	if (kstrtouint(buf, 10, &v) || v)
+		return -EINVAL;
+	atomic_set(&be->guest->grants_peak, atomic_read(&be->guest->grants));
+	return count;
+}
+static DEVICE_ATTR_RW(guest_grants_peak);
+
 static struct xfb_stat_attr xfb_stat_attrs[XFB_NR_STATS];
-static struct attribute *xfb_attrs[XFB_NR_STATS + 8];
+static struct attribute *xfb_attrs[XFB_NR_STATS + 9];
 
 static const struct attribute_group xfb_stat_group = {
 	.name = "statistics",
@@ -211,6 +238,7 @@ void xfb_sysfs_init(void)
 	xfb_attrs[i++] = &dev_attr_memshare_array_bytes.attr;
 	xfb_attrs[i++] = &dev_attr_data_path.attr;
 	xfb_attrs[i++] = &dev_attr_guest_grants.attr;
+	xfb_attrs[i++] = &dev_attr_guest_grants_peak.attr;
 	xfb_attrs[i++] = &dev_attr_staging_pages.attr;
 	xfb_attrs[i] = NULL;
 }
