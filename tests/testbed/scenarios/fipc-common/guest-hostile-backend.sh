@@ -1,0 +1,180 @@
+#!/bin/sh
+# fipc-hostile-backend, guest side: xen-fipc-front's xvdb is served by
+# dom0's fipc_attack_back.ko (tests/attack, mode keepmap) instead of
+# xen-fipc-back.  The backend serves honestly (a disk of zeros) until we
+# write its arm block; from then on it answers each READ and WRITE
+# "OKAY" at once but keeps the request's grants mapped for -o HOLD_S
+# seconds (20), for the first -o OPS requests, then serves honestly
+# again (issue 12, finding 8).
+#
+#   honest   a 4 KiB O_DIRECT read and write succeed, nothing stuck
+#   arm      the arm block (FIPC-ATTACKB-ARM) written to the last 4 KiB
+#   attack   each of -o OPS (read4k write4k read64k write64k), one at a
+#            time, with dd and O_DIRECT: it must fail (I/O error), not
+#            before the backend let go of its pages (HOLD_S after the
+#            answer), and while it waits statistics/stuck_waiting shows
+#            it; stuck_requests grows by one per op
+#   drained  stuck_waiting back to 0
+#   recover  once the backend serves honestly again, the disk
+#            (reconnected) reads and writes again: dd, then fio
+#            (hostile-backend.fio, -o RECOVER_RUNTIME=3 s, no errors)
+#   clean    no kernel BUG/WARNING/Oops line in our log
+# Every check prints its figure ("@@FIPC-HBACK check ..." lines, also in
+# /fipc/out/checks.txt for dom0); exit 1 if any failed.
+. /fipc/lib.sh
+. /fipc/scenario/guest-lib.sh
+hold=$(fipc_opt HOLD_S 20)
+ops=$(fipc_opt OPS "read4k write4k read64k write64k")
+dev=/dev/xvdb
+st=/sys/bus/xen/devices/fipcblk-51728/statistics
+out=/fipc/out
+rc=0
+: > $out/checks.txt
+: > $out/figures.txt
+
+# check NAME OK TEXT: one check; OK is 1 (pass) or anything else.
+check() {
+	name=$1 ok=$2
+	shift 2
+	if [ "$ok" = 1 ]; then
+		v=pass
+	else
+		v=FAIL
+		rc=1
+	fi
+	echo "$v $name: $*" >> $out/checks.txt
+	echo "@@FIPC-HBACK check $name $v: $*"
+}
+
+figure() { echo "$1 $2" >> $out/figures.txt; }
+
+# now: uptime in centiseconds.
+now() { cut -d' ' -f1 /proc/uptime | tr -d '.'; }
+
+sval() { cat "$st/$1" 2>/dev/null || echo -1; }
+
+# io OP BLOCK: one O_DIRECT dd of OP (read4k, write64k, ...) at 4 KiB
+# block BLOCK; its messages go to /fipc/out/OP.log.
+io() {
+	case $1 in
+	*64k) bs=65536 ;;
+	*) bs=4096 ;;
+	esac
+	at=$(($2 * 4096 / bs))
+	case $1 in
+	read*) dd if=$dev of=/dev/null bs=$bs count=1 skip=$at iflag=direct ;;
+	*) dd if=/dev/zero of=$dev bs=$bs count=1 seek=$at oflag=direct conv=notrunc ;;
+	esac
+}
+
+fipc_wait_disk xvdb 120 || exit 1
+size=$(cat /sys/block/xvdb/size)
+echo "@@FIPC-HBACK start xvdb $size sectors, hold $hold s, ops: $ops"
+figure sectors "$size"
+
+# Honest: the backend serves a disk of zeros.
+io read4k 100 > $out/honest-read.log 2>&1
+r1=$?
+io write4k 101 > $out/honest-write.log 2>&1
+r2=$?
+check honest-io "$([ $r1 = 0 ] && [ $r2 = 0 ] && echo 1)" \
+	"4 KiB O_DIRECT read rc=$r1, write rc=$r2 before the attack"
+s0=$(sval stuck_requests)
+check honest-nothing-stuck "$([ "$s0" = 0 ] && echo 1)" "stuck_requests $s0"
+
+# Arm the attack: the backend looks for this word at the start of a
+# WRITE it serves honestly.
+printf 'FIPC-ATTACKB-ARM' |
+	dd of=$dev bs=4096 count=1 seek=$((size / 8 - 1)) conv=sync,notrunc oflag=direct \
+	> $out/arm.log 2>&1
+r=$?
+check arm-written "$([ $r = 0 ] && echo 1)" "arm block written rc=$r"
+echo "@@FIPC-HBACK armed"
+
+n=0
+blk=1000
+for op in $ops; do
+	n=$((n + 1))
+	blk=$((blk + 64))
+	before=$(sval stuck_requests)
+	t0=$(now)
+	io "$op" $blk > "$out/$op.log" 2>&1 &
+	pid=$!
+	seen=0
+	i=0
+	# Sample stuck_waiting while dd waits (at most 3 x HOLD_S + 120 s).
+	while kill -0 $pid 2>/dev/null; do
+		w=$(sval stuck_waiting)
+		[ "$w" -gt "$seen" ] && seen=$w
+		i=$((i + 1))
+		if [ $i -gt $(((3 * hold + 120) * 5)) ]; then
+			echo "@@FIPC-HBACK $op: dd still waiting after $((3 * hold + 120)) s"
+			kill $pid
+			break
+		fi
+		sleep 0.2
+	done
+	wait $pid
+	r=$?
+	el=$(($(now) - t0))
+	after=$(sval stuck_requests)
+	w=$(sval stuck_waiting)
+	msg=$(grep -m 1 -i error "$out/$op.log" || tail -n 1 "$out/$op.log")
+	echo "@@FIPC-HBACK op $op rc=$r elapsed_cs=$el stuck_requests=$before->$after stuck_waiting_max=$seen now=$w ($msg)"
+	figure "$op.rc" "$r"
+	figure "$op.elapsed_cs" "$el"
+	figure "$op.stuck_waiting_max" "$seen"
+	check "$op-not-silent" "$([ $r != 0 ] && echo 1)" \
+		"dd rc=$r ($msg): the backend answered OKAY with the pages still mapped"
+	check "$op-waited-for-unmap" "$([ $el -ge $(((hold - 1) * 100)) ] && echo 1)" \
+		"completed after $((el / 100)).$((el % 100 / 10)) s; the backend let go $hold s after its answer"
+	check "$op-stuck" "$([ "$after" -gt "$before" ] && [ "$seen" -gt 0 ] && echo 1)" \
+		"stuck_requests $before -> $after, stuck_waiting up to $seen while dd waited, $w after"
+done
+
+# Every stuck request let go of.
+i=0
+while [ "$(sval stuck_waiting)" != 0 ] && [ $i -lt $(((hold + 60) * 5)) ]; do
+	i=$((i + 1))
+	sleep 0.2
+done
+w=$(sval stuck_waiting)
+s1=$(sval stuck_requests)
+figure stuck_requests "$s1"
+figure stuck_waiting_end "$w"
+check stuck-drained "$([ "$w" = 0 ] && echo 1)" "stuck_waiting $w at the end"
+check stuck-counted "$([ "$s1" -ge "$n" ] && echo 1)" \
+	"stuck_requests $s1 after $n ops (at least one each)"
+
+# The backend is honest again: the disk comes back and works.
+t0=$(now)
+io read4k 200 > $out/recover-read.log 2>&1
+r1=$?
+io write4k 201 > $out/recover-write.log 2>&1
+r2=$?
+el=$(($(now) - t0))
+figure recover.elapsed_cs "$el"
+check recover-io "$([ $r1 = 0 ] && [ $r2 = 0 ] && echo 1)" \
+	"4 KiB O_DIRECT read rc=$r1, write rc=$r2 after the attack ($((el / 100)) s)"
+# The same under fio (the testbed's results want a fio job, too).
+FIPC_DEV=$dev FIPC_RECOVER_RUNTIME=$(fipc_opt RECOVER_RUNTIME 3) \
+	fipc_fio recover /fipc/scenario/hostile-backend.fio
+r=$?
+check recover-fio "$([ $r = 0 ] && echo 1)" \
+	"fio random 4 KiB reads and writes, QD 8, for $(fipc_opt RECOVER_RUNTIME 3) s: rc=$r"
+fipc_front_stats 51728 $out/front-final.json
+cat $out/front-final.json
+b=$(sval bad_responses)
+check no-bad-response "$([ "$b" = 0 ] && echo 1)" "statistics/bad_responses $b"
+
+dmesg > $out/dmesg.txt
+nb=$(grep -cE '(BUG|WARNING|Oops)[: ]' $out/dmesg.txt)
+na=$(grep -c 'still maps a page of request' $out/dmesg.txt)
+figure kernel_bug_lines "$nb"
+figure stuck_alert_lines "$na"
+# (Not the words themselves: dom0 looks for them on our console.)
+check kernel-clean "$([ "$nb" = 0 ] && echo 1)" \
+	"$nb kernel bug/warning/oops line(s) in our log; $na 'still maps a page' alert(s)"
+grep -E '(BUG|WARNING|Oops)[: ]' $out/dmesg.txt | head -n 5
+echo "@@FIPC-HBACK done rc=$rc"
+exit $rc

@@ -1,0 +1,172 @@
+#!/bin/bash
+# Scenario "fipc-hostile-backend" (dom0 side): a hostile backend against
+# xen-fipc-front (issue 12, finding 8: the frontend must never complete a
+# request whose pages the backend still maps).
+#
+# dom0 loads fipc.ko and tests/attack/fipc_attack_back.ko instead of
+# xen-fipc-back (mode keepmap, hold_s=-o HOLD_S (20), hold_count = the
+# number of -o OPS).  The guest (xen-fipc-front, one phy1 disk xvdb; xl
+# needs a block device behind it for the hotplug script, /dev/nullb0,
+# which nobody reads) runs fipc-common/guest-hostile-backend.sh: honest
+# I/O first, then it arms the backend, which from then on answers each
+# READ/WRITE OKAY at once and keeps its grants mapped for HOLD_S
+# seconds.  Each O_DIRECT dd of -o OPS must fail with an I/O error, not
+# before the backend let go (stuck_requests, stuck_waiting in sysfs);
+# afterwards the disk reconnects and works again (the backend is honest
+# once it held its hold_count requests).
+#
+# dom0 checks the attacker's own account ("@@FIPC-ATTACKB" lines in its
+# kernel log, results/dom0/attackb.log): armed, every op answered with
+# its grants mapped and unmapped only HOLD_S later, a reconnect after
+# each, nothing mapped at removal; the guest's checks
+# (results/domU1/checks.txt); no BUG/WARNING/Oops on the guest's console;
+# the backend device gone after the guest powered off; dom0's kernel log
+# clean.  Every check prints its figure (results/dom0/checks.txt,
+# results/dom0/hostile-backend.json); any failed check fails the run.
+set -u
+. "${FIPC_LIB:-$(dirname "$0")/../../lib}/fipc-scenario.sh"
+fipc_parse_args "$@"
+here=$(cd "$(dirname "$0")" && pwd)
+common=$(cd "$here/../fipc-common" && pwd)
+. "$common/fipc-lib.sh"
+R=$FIPC_RESULTS/dom0
+# The guest reads the same options (fipc_domu_start passes FIPC_OPT_*).
+export FIPC_OPT_HOLD_S=$(fipc_opt HOLD_S 20)
+export FIPC_OPT_OPS=$(fipc_opt OPS "read4k write4k read64k write64k")
+NOPS=$(echo $FIPC_OPT_OPS | wc -w)
+export here common R NOPS
+
+# figure NAME VALUE: one figure of the run (results/dom0/figures.txt).
+figure() { echo "$1 $2" >> "$R/figures.txt"; }
+
+# verdict NAME OK TEXT: one check; OK is 1 (pass) or anything else.
+verdict() {
+    local name=$1 ok=$2
+    shift 2
+    if [ "$ok" = 1 ]; then
+        fipc_log "check $name: pass: $*"
+        echo "pass $name: $*" >> "$R/checks.txt"
+        return 0
+    fi
+    fipc_fail "check $name: FAIL: $*"
+    echo "FAIL $name: $*" >> "$R/checks.txt"
+    return 1
+}
+
+# field LINE KEY: the value of KEY=value in LINE.
+field() { echo "$1" | sed -n "s/.* $2=\([^ ]*\).*/\1/p"; }
+
+did() { cat "$FIPC_WORK/domU1.id"; }
+
+# attackb: the attacker's lines about our guest, from dom0's kernel log.
+attackb() {
+    dmesg | sed -n 's/.*\(@@FIPC-ATTACKB .*\)/\1/p' | grep " dom=$(did) " > "$R/attackb.log"
+}
+
+start() {
+    mkdir -p "$R"
+    fipc_dmesg_mark
+    # Only for the hotplug script of the phy1 disk: nothing reads it.
+    fipc_null_blk 1 || return 1
+    if [ -d /sys/module/xen_fipc_back ]; then
+        fipc_fail "xen-fipc-back is loaded: it would serve the disk"
+        return 1
+    fi
+    fipc_load_module fipc || return 1
+    fipc_load_module fipc_attack_back mode=keepmap hold_s="$FIPC_OPT_HOLD_S" \
+        hold_count="$NOPS" || return 1
+    FIPC_DOMU_LOAD="fipc xen-fipc-front" fipc_domu_start domU1 "$here/domU.cfg" \
+        "$common/guest-hostile-backend.sh" || return 1
+    xl domid domU1 > "$FIPC_WORK/domU1.id"
+    fipc_log "guest is domain $(did); hold_s $FIPC_OPT_HOLD_S, ops: $FIPC_OPT_OPS"
+}
+
+# The guest runs its checks and powers off; libxl removes the disk.
+guest() {
+    local rc=0
+    fipc_domu_wait_marker domU1 '@@FIPC-HBACK armed' 600 || rc=1
+    fipc_domu_wait domU1 $((600 + NOPS * (FIPC_OPT_HOLD_S + 60))) || rc=1
+    fipc_blk_wait_gone "$(did)" || rc=1
+    return $rc
+}
+
+check() {
+    local rc=0 line n u c min ms name text v kc
+    attackb
+    cat "$R/attackb.log"
+    n=$(grep -c '^@@FIPC-ATTACKB answered ' "$R/attackb.log")
+    u=$(grep -c '^@@FIPC-ATTACKB unmapped ' "$R/attackb.log")
+    c=$(grep -c '^@@FIPC-ATTACKB connected ' "$R/attackb.log")
+    min=-1
+    for ms in $(sed -n 's/^@@FIPC-ATTACKB unmapped .* held_ms=\([0-9]*\).*/\1/p' "$R/attackb.log"); do
+        [ "$min" = -1 ] || [ "$ms" -lt "$min" ] && min=$ms
+    done
+    figure answered_mapped "$n"
+    figure unmapped "$u"
+    figure held_ms_min "$min"
+    figure connects "$c"
+    verdict backend-armed "$(grep -q '^@@FIPC-ATTACKB armed ' "$R/attackb.log" && echo 1)" \
+        "$(grep '^@@FIPC-ATTACKB armed ' "$R/attackb.log" | head -n 1)" || rc=1
+    verdict backend-answered-mapped "$([ "$n" = "$NOPS" ] && echo 1)" \
+        "$n requests answered OKAY with their grants mapped, for $NOPS ops" || rc=1
+    verdict backend-held "$([ "$u" = "$n" ] && [ "$min" -ge $((FIPC_OPT_HOLD_S * 1000)) ] && echo 1)" \
+        "$u unmapped, each at least $min ms after its answer (hold $FIPC_OPT_HOLD_S s)" || rc=1
+    verdict frontend-reconnected "$([ "$c" -gt "$NOPS" ] && echo 1)" \
+        "the frontend connected $c times (once, then after each of $NOPS disconnects)" || rc=1
+    line=$(grep '^@@FIPC-ATTACKB removed ' "$R/attackb.log" | tail -n 1)
+    verdict backend-removed-clean "$([ -n "$line" ] && [ "$(field "$line" held_left)" = 0 ] &&
+        [ "$(field "$line" unmapped_early)" = 0 ] && [ "$(field "$line" map_errors)" = 0 ] &&
+        [ "$(field "$line" refused)" = 0 ] && echo 1)" \
+        "at removal: held_left $(field "$line" held_left), unmapped_early $(field "$line" unmapped_early), map_errors $(field "$line" map_errors), refused $(field "$line" refused), honest $(field "$line" honest), grants_max $(field "$line" grants_max)" || rc=1
+    # The guest's own checks, each with its figure.
+    if [ ! -s "$FIPC_RESULTS/domU1/checks.txt" ]; then
+        verdict guest-checks 0 "no checks.txt from the guest"
+        rc=1
+    fi
+    while read -r v name text; do
+        verdict "guest-${name%:}" "$([ "$v" = pass ] && echo 1)" "$text" || rc=1
+    done < "$FIPC_RESULTS/domU1/checks.txt"
+    fipc_domu_kernel_clean domU1 "guest console"
+    kc=$?
+    verdict guest-console-clean "$([ $kc = 0 ] && echo 1)" "no BUG/WARNING/Oops on domU1's console" || rc=1
+    return $rc
+}
+
+finish() {
+    local rc=0
+    dmesg > "$R/dmesg.txt"
+    rmmod fipc_attack_back || { fipc_fail "rmmod fipc_attack_back failed"; rc=1; }
+    rmmod fipc || rc=1
+    fipc_health final || rc=1
+    python3 - "$R" <<'PY' || true
+import json, os, sys
+r = sys.argv[1]
+checks, figures = [], {}
+for line in open(os.path.join(r, "checks.txt")):
+    verdict, rest = line.rstrip("\n").split(" ", 1)
+    name, _, text = rest.partition(": ")
+    checks.append({"name": name, "pass": verdict == "pass", "text": text})
+if os.path.exists(os.path.join(r, "figures.txt")):
+    for line in open(os.path.join(r, "figures.txt")):
+        k, _, v = line.rstrip("\n").partition(" ")
+        figures[k] = int(v) if v.lstrip("-").isdigit() else v
+json.dump({"checks": checks, "figures": figures,
+           "passed": sum(c["pass"] for c in checks),
+           "failed": sum(not c["pass"] for c in checks)},
+          open(os.path.join(r, "hostile-backend.json"), "w"), indent=1)
+PY
+    fipc_log "checks: $(grep -c '^pass' "$R/checks.txt") passed, $(grep -c '^FAIL' "$R/checks.txt") failed"
+    grep '^FAIL' "$R/checks.txt" | sed 's/^/  /'
+    return $rc
+}
+
+export -f figure verdict field did attackb start guest check finish
+mkdir -p "$R"
+: > "$R/checks.txt"
+: > "$R/figures.txt"
+fipc_step hbackend-start 180 start || exit 1
+rc=0
+fipc_step hbackend-guest $((700 + NOPS * (FIPC_OPT_HOLD_S + 60))) guest || rc=1
+fipc_step hbackend-check 60 check || rc=1
+fipc_step hbackend-finish 120 finish || rc=1
+exit $rc
