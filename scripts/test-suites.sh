@@ -18,4 +18,5 @@ suites+=(
 	"e2e-fipc-destroy|tests/testbed/fipc-testbed run fipc-destroy"
 	"e2e-fipc-memshare|tests/testbed/fipc-testbed run fipc-memshare"
 	"e2e-fipc-hostile|tests/testbed/fipc-testbed run fipc-hostile"
+	"e2e-fipc-hostile-backend|tests/testbed/fipc-testbed run fipc-hostile-backend"
 )
