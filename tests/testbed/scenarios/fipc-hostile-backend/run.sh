@@ -29,32 +29,13 @@ fipc_parse_args "$@"
 here=$(cd "$(dirname "$0")" && pwd)
 common=$(cd "$here/../fipc-common" && pwd)
 . "$common/fipc-lib.sh"
+. "$common/checks.sh"
 R=$FIPC_RESULTS/dom0
 # The guest reads the same options (fipc_domu_start passes FIPC_OPT_*).
 export FIPC_OPT_HOLD_S=$(fipc_opt HOLD_S 20)
 export FIPC_OPT_OPS=$(fipc_opt OPS "read4k write4k read64k write64k")
 NOPS=$(echo $FIPC_OPT_OPS | wc -w)
 export here common R NOPS
-
-# figure NAME VALUE: one figure of the run (results/dom0/figures.txt).
-figure() { echo "$1 $2" >> "$R/figures.txt"; }
-
-# verdict NAME OK TEXT: one check; OK is 1 (pass) or anything else.
-verdict() {
-    local name=$1 ok=$2
-    shift 2
-    if [ "$ok" = 1 ]; then
-        fipc_log "check $name: pass: $*"
-        echo "pass $name: $*" >> "$R/checks.txt"
-        return 0
-    fi
-    fipc_fail "check $name: FAIL: $*"
-    echo "FAIL $name: $*" >> "$R/checks.txt"
-    return 1
-}
-
-# field LINE KEY: the value of KEY=value in LINE.
-field() { echo "$1" | sed -n "s/.* $2=\([^ ]*\).*/\1/p"; }
 
 did() { cat "$FIPC_WORK/domU1.id"; }
 
@@ -138,32 +119,12 @@ finish() {
     rmmod fipc_attack_back || { fipc_fail "rmmod fipc_attack_back failed"; rc=1; }
     rmmod fipc || rc=1
     fipc_health final || rc=1
-    python3 - "$R" <<'PY' || true
-import json, os, sys
-r = sys.argv[1]
-checks, figures = [], {}
-for line in open(os.path.join(r, "checks.txt")):
-    verdict, rest = line.rstrip("\n").split(" ", 1)
-    name, _, text = rest.partition(": ")
-    checks.append({"name": name, "pass": verdict == "pass", "text": text})
-if os.path.exists(os.path.join(r, "figures.txt")):
-    for line in open(os.path.join(r, "figures.txt")):
-        k, _, v = line.rstrip("\n").partition(" ")
-        figures[k] = int(v) if v.lstrip("-").isdigit() else v
-json.dump({"checks": checks, "figures": figures,
-           "passed": sum(c["pass"] for c in checks),
-           "failed": sum(not c["pass"] for c in checks)},
-          open(os.path.join(r, "hostile-backend.json"), "w"), indent=1)
-PY
-    fipc_log "checks: $(grep -c '^pass' "$R/checks.txt") passed, $(grep -c '^FAIL' "$R/checks.txt") failed"
-    grep '^FAIL' "$R/checks.txt" | sed 's/^/  /'
+    checks_summary hostile-backend
     return $rc
 }
 
-export -f figure verdict field did attackb start guest check finish
-mkdir -p "$R"
-: > "$R/checks.txt"
-: > "$R/figures.txt"
+export -f did attackb start guest check finish
+checks_begin
 fipc_step hbackend-start 180 start || exit 1
 rc=0
 fipc_step hbackend-guest $((700 + NOPS * (FIPC_OPT_HOLD_S + 60))) guest || rc=1

@@ -45,6 +45,7 @@ fipc_parse_args "$@"
 here=$(cd "$(dirname "$0")" && pwd)
 common=$(cd "$here/../fipc-common" && pwd)
 . "$common/fipc-lib.sh"
+. "$common/checks.sh"
 R=$FIPC_RESULTS/dom0
 VDEV=51728
 CPU_MAX=$(fipc_opt CPU_MAX 50)
@@ -83,26 +84,6 @@ amarker() {
 
 # aline ERE: the attacker's last console line matching ^ERE.
 aline() { tr -d '\r' < /var/log/xen/console/guest-attacker.log | grep -E "^$1" | tail -n 1; }
-
-# field LINE KEY: the value of KEY=value in LINE.
-field() { echo "$1" | sed -n "s/.* $2=\([^ ]*\).*/\1/p"; }
-
-# figure NAME VALUE: one figure of the run (results/dom0/figures.txt).
-figure() { echo "$1 $2" >> "$R/figures.txt"; }
-
-# verdict NAME OK TEXT: one check; OK is 1 (pass) or anything else.
-verdict() {
-    local name=$1 ok=$2
-    shift 2
-    if [ "$ok" = 1 ]; then
-        fipc_log "check $name: pass: $*"
-        echo "pass $name: $*" >> "$R/checks.txt"
-        return 0
-    fi
-    fipc_fail "check $name: FAIL: $*"
-    echo "FAIL $name: $*" >> "$R/checks.txt"
-    return 1
-}
 
 # pollers: "loops N sleeps N ..." summed over the pollers' lines of
 # poller_cpus (each "poller ..." line is pairs of name and value).
@@ -553,34 +534,14 @@ finish() {
     rmmod xen-fipc-back || { fipc_fail "rmmod xen-fipc-back failed"; rc=1; }
     rmmod fipc || rc=1
     fipc_health final || rc=1
-    python3 - "$R" <<'PY' || true
-import json, os, sys
-r = sys.argv[1]
-checks, figures = [], {}
-for line in open(os.path.join(r, "checks.txt")):
-    verdict, rest = line.rstrip("\n").split(" ", 1)
-    name, _, text = rest.partition(": ")
-    checks.append({"name": name, "pass": verdict == "pass", "text": text})
-if os.path.exists(os.path.join(r, "figures.txt")):
-    for line in open(os.path.join(r, "figures.txt")):
-        k, _, v = line.rstrip("\n").partition(" ")
-        figures[k] = int(v) if v.lstrip("-").isdigit() else v
-json.dump({"checks": checks, "figures": figures,
-           "passed": sum(c["pass"] for c in checks),
-           "failed": sum(not c["pass"] for c in checks)},
-          open(os.path.join(r, "hostile.json"), "w"), indent=1)
-PY
-    fipc_log "checks: $(grep -c '^pass' "$R/checks.txt") passed, $(grep -c '^FAIL' "$R/checks.txt") failed"
-    grep '^FAIL' "$R/checks.txt" | sed 's/^/  /'
+    checks_summary hostile
     return $rc
 }
 
-export -f meminfo aid hid amarker aline field figure verdict pollers poller_ticks irq_lines vmaps \
+export -f meminfo aid hid amarker aline pollers poller_ticks irq_lines vmaps \
     snap sv sd counter_check start ready go mode_begin mode_end noreap storm xsbad cycle closebusy budget \
     destroy honest honest_fio finish
-mkdir -p "$R"
-: > "$R/checks.txt"
-: > "$R/figures.txt"
+checks_begin
 fipc_step hostile-start 300 start || exit 1
 rc=0
 fipc_step hostile-ready 600 ready || rc=1
