@@ -74,7 +74,7 @@ static void xff_linger_retry(struct work_struct *work)
  * @max: references that may be left at most
  *
  * Return: the set (empty), or NULL if there is no memory (the caller
- * then ends its references with gnttab_end_foreign_access()).
+ * then leaks the references it cannot end at once).
  */
 struct xff_linger *xff_linger_new(unsigned long max)
 {

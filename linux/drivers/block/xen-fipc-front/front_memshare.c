@@ -272,8 +272,8 @@ void xff_memshare_teardown(struct xff_info *info)
 {
 	struct xff_memshare *ms = info->ms;
 	struct xff_linger *linger;
+	unsigned long pfn, leaked = 0;
 	grant_ref_t ref;
-	unsigned long pfn;
 	unsigned int t;
 
 	if (!ms)
@@ -288,8 +288,9 @@ void xff_memshare_teardown(struct xff_info *info)
 	mutex_unlock(&xff_ms_mutex);
 	/*
 	 * The references in the order xff_ms_create() gave them out.  One
-	 * still mapped waits in front_linger.c: never a page reference on
-	 * a frame we may not own.
+	 * still mapped waits in front_linger.c, or, with no memory for
+	 * that, is leaked (never reused): never a page reference on a
+	 * frame we may not own.
 	 */
 	linger = xff_linger_new(ms->shared);
 	ref = ms->first_ref;
@@ -297,14 +298,18 @@ void xff_memshare_teardown(struct xff_info *info)
 		if (ms->frames[pfn] == INVALID_P2M_ENTRY)
 			continue;
 		if (linger)
-			xff_linger_end_ref(linger, ref++);
-		else
-			gnttab_end_foreign_access(ref++, NULL);
+			xff_linger_end_ref(linger, ref);
+		else if (!gnttab_try_end_foreign_access(ref))
+			leaked++;
+		ref++;
 		if (!(pfn % 4096))
 			cond_resched();
 	}
 	if (linger)
 		xff_linger_commit(linger);
+	if (leaked)
+		dev_warn(&info->xbdev->dev, "memshare: %lu grant references still mapped by the backend and no memory to retry them: leaked\n",
+			 leaked);
 	for (t = 0; t < ms->nr_tables; t++) {
 		/* Frees the table page once the backend lets it go. */
 		gnttab_end_foreign_access(ref++, ms->tables[t]);
