@@ -27,6 +27,19 @@
  * requests after arming, then serves honestly again, so the guest can
  * check that its disk reconnects and works once the attack is over.
  *
+ * linger_sector=S (0: off), on a disk whose toolstack allowed memshare
+ * (fipc-memshare-allowed): we offer the memshare data path.  When the
+ * frontend takes it, we map FAB_LINGER_REFS of the guest pages its table
+ * grants (read-only, as a real backend would) and serve honestly (READs
+ * come with grants, WRITEs name pfns and are dropped) until we have
+ * answered a READ of sector S; then we close with those pages still
+ * mapped and keep them hold_s more: the frontend must not end those
+ * grants with a page reference (issue 12, front_linger.c).  A sector the
+ * guest reads on purpose, not a count: the partition scan at disk
+ * creation runs in the guest's xenwatch, which a close in its middle
+ * would deadlock.  Once per device; the disk reconnects and is served
+ * honestly afterwards.
+ *
  * Every event is a "@@FIPC-ATTACKB <event> key=value ..." line in the
  * kernel log, for the scenario.
  *
@@ -74,6 +87,9 @@
 /* Requests taken per poll. */
 #define FAB_BUDGET		32
 
+/* Memshare grants mapped by the linger attack. */
+#define FAB_LINGER_REFS		32
+
 /* The first bytes of the block a guest writes to arm the attack. */
 #define FAB_ARM_MAGIC		"FIPC-ATTACKB-ARM"
 #define FAB_ARM_LEN		(sizeof(FAB_ARM_MAGIC) - 1)
@@ -100,6 +116,11 @@ static bool wait_arm = true;
 module_param(wait_arm, bool, 0444);
 MODULE_PARM_DESC(wait_arm,
 		 "Serve honestly until the guest writes the arm block (default Y)");
+
+static unsigned long long linger_sector;
+module_param(linger_sector, ullong, 0444);
+MODULE_PARM_DESC(linger_sector,
+		 "Memshare disks: after a READ of this sector, close with guest pages still mapped (default 0: off)");
 
 static unsigned long long sectors = 2097152;
 module_param(sectors, ullong, 0444);
@@ -136,6 +157,15 @@ struct fab_dev {
 	unsigned int grants_max;
 	bool armed;
 
+	/* The linger attack (memshare disks, linger_sector). */
+	bool ms_offered;	/* the toolstack allowed memshare here */
+	bool ms_chan;		/* this connection took the memshare path */
+	bool ms_done;		/* closed once with ms mapped: never again */
+	bool ms_closed;		/* ms->since is the time of that close */
+	bool ms_trigger;	/* the READ of linger_sector was answered */
+	struct fab_held *ms;	/* the guest's memshare grants we map */
+	u64 ms_served;
+	u64 ms_writes;		/* WRITEs by pfn: answered, data dropped */
 	/* Private copies and hypercall arguments: one request at a time. */
 	struct fipc_msg msgs[FAB_MAX_SLOTS];
 	struct gnttab_map_grant_ref map_ops[FAB_MAX_REFS];
@@ -212,13 +242,17 @@ static int fab_check_choices(struct fab_dev *fb)
 			    FAB_RING_ORDER, &v);
 	if (err)
 		return err;
+	fb->ms_chan = false;
 	path = xenbus_read(XBT_NIL, fb->dev->otherend, "fipc-data-path", NULL);
 	if (IS_ERR(path))
 		return 0;	/* grant is the default */
-	err = strcmp(path, "grant") ? -EOPNOTSUPP : 0;
+	if (fb->ms_offered && !strcmp(path, "memshare"))
+		fb->ms_chan = true;
+	else if (strcmp(path, "grant"))
+		err = -EOPNOTSUPP;
 	kfree(path);
 	if (err)
-		xenbus_dev_error(fb->dev, err, "only the grant data path");
+		xenbus_dev_error(fb->dev, err, "unknown data path");
 	return err;
 }
 
@@ -308,9 +342,12 @@ static int fab_write_offer(struct fab_dev *fb)
 			     FAB_RING_ORDER) ?:
 	       xenbus_printf(XBT_NIL, node, "fipc-max-request-bytes", "%u",
 			     FAB_MAX_REQ_BYTES) ?:
-	       xenbus_printf(XBT_NIL, node, "fipc-data-paths", "%s", "grant") ?:
+	       xenbus_printf(XBT_NIL, node, "fipc-data-paths", "%s",
+			     fb->ms_offered ? "grant memshare" : "grant") ?:
 	       xenbus_printf(XBT_NIL, node, "fipc-staging-max-pages", "%u", 0);
 }
+
+static void fab_ms_map(struct fab_dev *fb);
 
 /* Frontend Initialised, we are in InitWait: map its channel, connect. */
 static void fab_connect(struct fab_dev *fb)
@@ -326,10 +363,14 @@ static void fab_connect(struct fab_dev *fb)
 		xenbus_dev_fatal(dev, err, "connecting");
 		return;
 	}
+	if (fb->ms_chan && !fb->ms_done && !fb->ms)
+		fab_ms_map(fb);
 	xenbus_switch_state(dev, XS_CONNECTED);
 	fb->connects++;
-	pr_info("@@FIPC-ATTACKB connected dom=%u connects=%llu armed=%d held_total=%llu\n",
-		dev->otherend_id, fb->connects, fb->armed, fb->held_total);
+	pr_info("@@FIPC-ATTACKB connected dom=%u ms=%d path=%s connects=%llu armed=%d held_total=%llu\n",
+		dev->otherend_id, fb->ms_offered,
+		fb->ms_chan ? "memshare" : "grant", fb->connects, fb->armed,
+		fb->held_total);
 }
 
 /* Reference i of a request of nslots slots (i < its nrefs). */
@@ -448,7 +489,7 @@ static void fab_check_arm(struct fab_dev *fb, struct fab_held *h,
 /* Do we keep the next READ/WRITE mapped? */
 static bool fab_hold_next(struct fab_dev *fb)
 {
-	if (strcmp(mode, "keepmap") || !fb->armed)
+	if (strcmp(mode, "keepmap") || !fb->armed || fb->ms_offered)
 		return false;
 	if (hold_count && fb->held_total >= hold_count)
 		return false;
@@ -456,36 +497,30 @@ static bool fab_hold_next(struct fab_dev *fb)
 }
 
 /*
- * Map a READ or WRITE's grants.  Served honestly: zero a READ's data,
- * unmap, answer.  Held: answer with everything still mapped, unmap only
- * hold_s later (fab_release()).  Returns the response status.
+ * Map nrefs grants of the frontend (at most FAB_MAX_REFS) into a new
+ * fab_held.  Returns it, or NULL (nothing left mapped, map_errors
+ * counted if Xen refused one).
  */
-static s16 fab_rw(struct fab_dev *fb, const struct fipcblk_request *r,
-		  unsigned int nrefs)
+static struct fab_held *fab_map(struct fab_dev *fb, const grant_ref_t *refs,
+				unsigned int nrefs, bool readonly)
 {
-	u32 flags = GNTMAP_host_map;
+	u32 flags = GNTMAP_host_map | (readonly ? GNTMAP_readonly : 0);
 	struct fab_held *h;
 	unsigned int i;
 	bool ok = true;
 
 	h = kzalloc(sizeof(*h), GFP_KERNEL);
 	if (!h)
-		return FIPCBLK_RSP_ERROR;
+		return NULL;
 	if (gnttab_alloc_pages(nrefs, h->pages)) {
 		kfree(h);
-		return FIPCBLK_RSP_ERROR;
+		return NULL;
 	}
 	h->nrefs = nrefs;
-	h->id = r->id;
-	h->op = r->op;
-	/* A WRITE's pages are only read (as a device would). */
-	if (r->op == FIPCBLK_OP_WRITE)
-		flags |= GNTMAP_readonly;
 	for (i = 0; i < nrefs; i++) {
 		gnttab_set_map_op(&fb->map_ops[i],
 				  (unsigned long)page_address(h->pages[i]),
-				  flags, fab_ref(fb->msgs, i),
-				  fb->dev->otherend_id);
+				  flags, refs[i], fb->dev->otherend_id);
 		fb->map_ops[i].status = GNTST_general_error;
 		fb->map_ops[i].handle = INVALID_GRANT_HANDLE;
 		h->handles[i] = INVALID_GRANT_HANDLE;
@@ -502,8 +537,31 @@ static s16 fab_rw(struct fab_dev *fb, const struct fipcblk_request *r,
 	if (!ok) {
 		fb->map_errors++;
 		fab_unmap(fb, h);
-		return FIPCBLK_RSP_ERROR;
+		return NULL;
 	}
+	return h;
+}
+
+/*
+ * Map a READ or WRITE's grants.  Served honestly: zero a READ's data,
+ * unmap, answer.  Held: answer with everything still mapped, unmap only
+ * hold_s later (fab_release()).  Returns the response status.
+ */
+static s16 fab_rw(struct fab_dev *fb, const struct fipcblk_request *r,
+		  unsigned int nrefs)
+{
+	grant_ref_t refs[FAB_MAX_REFS];
+	struct fab_held *h;
+	unsigned int i;
+
+	for (i = 0; i < nrefs; i++)
+		refs[i] = fab_ref(fb->msgs, i);
+	/* A WRITE's pages are only read (as a device would). */
+	h = fab_map(fb, refs, nrefs, r->op == FIPCBLK_OP_WRITE);
+	if (!h)
+		return FIPCBLK_RSP_ERROR;
+	h->id = r->id;
+	h->op = r->op;
 	if (!fab_hold_next(fb)) {
 		if (r->op == FIPCBLK_OP_READ)
 			fab_zero(h, r);
@@ -554,6 +612,74 @@ static void fab_release(struct fab_dev *fb, bool all)
 	}
 }
 
+/*
+ * The linger attack: map FAB_LINGER_REFS of the pages the frontend's
+ * memshare table grants (from its first table page), read-only.  The
+ * directory and table page are copied once; their entries are checked
+ * before use.
+ */
+static void fab_ms_map(struct fab_dev *fb)
+{
+	grant_ref_t refs[FAB_LINGER_REFS], ref;
+	u32 dir_ref, pfns, *table;
+	unsigned int i, n = 0;
+	void *addr;
+	int err;
+
+	err = fab_read_uint(fb, "fipc-memshare-dir-ref",
+			    GNTTAB_NR_RESERVED_ENTRIES, U32_MAX, &dir_ref) ?:
+	      fab_read_uint(fb, "fipc-memshare-pfns", 1,
+			    FIPCBLK_MEMSHARE_MAX_PFNS, &pfns);
+	table = kmalloc(FIPCBLK_PAGE_BYTES, GFP_KERNEL);
+	if (err || !table)
+		goto out;
+	ref = dir_ref;
+	err = xenbus_map_ring_valloc(fb->dev, &ref, 1, &addr);
+	if (err)
+		goto out;
+	memcpy(&ref, addr, sizeof(ref));	/* table page 0 */
+	xenbus_unmap_ring_vfree(fb->dev, addr);
+	err = -EINVAL;
+	if (ref < GNTTAB_NR_RESERVED_ENTRIES)
+		goto out;
+	err = xenbus_map_ring_valloc(fb->dev, &ref, 1, &addr);
+	if (err)
+		goto out;
+	memcpy(table, addr, FIPCBLK_PAGE_BYTES);
+	xenbus_unmap_ring_vfree(fb->dev, addr);
+	pfns = min_t(u32, pfns, FIPCBLK_MEMSHARE_REFS_PER_PAGE);
+	for (i = 0; i < pfns && n < FAB_LINGER_REFS; i++)
+		if (table[i] >= GNTTAB_NR_RESERVED_ENTRIES)
+			refs[n++] = table[i];
+	err = -ENOENT;
+	if (!n)
+		goto out;
+	fb->ms = fab_map(fb, refs, n, true);
+	err = fb->ms ? 0 : -EIO;
+out:
+	kfree(table);
+	pr_info("@@FIPC-ATTACKB ms-mapped dom=%u refs=%u err=%d table0_pfns=%u\n",
+		fb->dev->otherend_id, fb->ms ? fb->ms->nrefs : 0, err,
+		err ? 0 : pfns);
+}
+
+/* hold_s after the close (or at once if now): let the memshare pages go. */
+static void fab_ms_release(struct fab_dev *fb, bool now)
+{
+	unsigned long hold = (unsigned long)hold_s * HZ;
+	struct fab_held *h = fb->ms;
+
+	if (!h || (!now && (!fb->ms_closed ||
+			    time_before(jiffies, h->since + hold))))
+		return;
+	pr_info("@@FIPC-ATTACKB ms-unmapped dom=%u refs=%u held_ms=%u early=%d\n",
+		fb->dev->otherend_id, h->nrefs,
+		fb->ms_closed ? jiffies_to_msecs(jiffies - h->since) : 0,
+		!fb->ms_closed || time_before(jiffies, h->since + hold));
+	fb->ms = NULL;
+	fab_unmap(fb, h);
+}
+
 static void fab_answer(struct fab_dev *fb, u64 id, u8 op, s16 status)
 {
 	struct fipcblk_response rsp;
@@ -585,6 +711,13 @@ static void fab_handle(struct fab_dev *fb, unsigned int nslots)
 	switch (r.op) {
 	case FIPCBLK_OP_READ:
 	case FIPCBLK_OP_WRITE:
+		if (fb->ms_chan && r.op == FIPCBLK_OP_WRITE &&
+		    !(r.flags & FIPCBLK_F_GRANTREFS)) {
+			/* pfns: we have no disk, WRITEs are dropped anyway. */
+			fb->ms_writes++;
+			status = FIPCBLK_RSP_OKAY;
+			break;
+		}
 		if (!fab_valid(&r, nslots, fb->msgs, &nrefs)) {
 			fb->refused++;
 			status = FIPCBLK_RSP_ERROR;
@@ -602,6 +735,9 @@ static void fab_handle(struct fab_dev *fb, unsigned int nslots)
 		break;
 	}
 	fab_answer(fb, r.id, r.op, status);
+	if (fb->ms && r.op == FIPCBLK_OP_READ && r.sector == linger_sector &&
+	    status == FIPCBLK_RSP_OKAY)
+		fb->ms_trigger = true;
 }
 
 /* Take and answer the requests waiting, while there is room to answer. */
@@ -624,6 +760,16 @@ static void fab_serve(struct fab_dev *fb)
 		}
 		fab_handle(fb, n);
 		sent = true;
+		fb->ms_served += fb->ms_chan;
+		if (fb->ms_trigger && !fb->ms_done) {
+			/* Close with the memshare pages still mapped. */
+			fb->ms_done = true;
+			xenbus_switch_state(fb->dev, XS_CLOSING);
+			pr_info("@@FIPC-ATTACKB ms-closing dom=%u served=%llu writes=%llu refs=%u\n",
+				fb->dev->otherend_id, fb->ms_served,
+				fb->ms_writes, fb->ms->nrefs);
+			break;
+		}
 	}
 	if (sent) {
 		virt_mb();	/* our responses before the front_sleeping load */
@@ -639,15 +785,21 @@ static void fab_closed(struct fab_dev *fb, const char *why)
 	struct xenbus_device *dev = fb->dev;
 
 	fab_chan_unmap(fb);
+	if (fb->ms && !fb->ms_closed) {
+		/* The frontend sees Closed with these still mapped. */
+		fb->ms_closed = true;
+		fb->ms->since = jiffies;
+	}
 	if (dev->state == XS_CLOSED)
 		/* The toolstack wrote Closing over our Closed: say it again. */
 		xenbus_printf(XBT_NIL, dev->nodename, "state", "%d", XS_CLOSED);
 	else
 		xenbus_switch_state(dev, XS_CLOSED);
-	pr_info("@@FIPC-ATTACKB closed dom=%u why=%s held_total=%llu unmapped=%llu unmapped_early=%llu honest=%llu flushes=%llu refused=%llu map_errors=%llu grants_max=%u\n",
-		dev->otherend_id, why, fb->held_total, fb->unmapped,
-		fb->unmapped_early, fb->honest, fb->flushes, fb->refused,
-		fb->map_errors, fb->grants_max);
+	pr_info("@@FIPC-ATTACKB closed dom=%u ms=%d why=%s held_total=%llu unmapped=%llu unmapped_early=%llu honest=%llu flushes=%llu refused=%llu map_errors=%llu grants_max=%u ms_mapped=%u\n",
+		dev->otherend_id, fb->ms_offered, why, fb->held_total,
+		fb->unmapped, fb->unmapped_early, fb->honest, fb->flushes,
+		fb->refused, fb->map_errors, fb->grants_max,
+		fb->ms ? fb->ms->nrefs : 0);
 }
 
 /*
@@ -660,6 +812,7 @@ static bool fab_step(struct fab_dev *fb)
 	enum xenbus_state fe = READ_ONCE(fb->fe_state);
 
 	fab_release(fb, false);
+	fab_ms_release(fb, false);
 
 	/*
 	 * The toolstack takes the device away (online 0, it wrote Closing
@@ -746,6 +899,9 @@ static int fab_probe(struct xenbus_device *dev,
 	fb->dev = dev;
 	INIT_LIST_HEAD(&fb->held);
 	fb->armed = !wait_arm;
+	fb->ms_offered = linger_sector &&
+			 xenbus_read_unsigned(dev->nodename,
+					      "fipc-memshare-allowed", 0) == 1;
 	fb->fe_state = xenbus_read_driver_state(dev->otherend);
 	err = fab_write_offer(fb);
 	if (err) {
@@ -763,9 +919,9 @@ static int fab_probe(struct xenbus_device *dev,
 	dev_set_drvdata(&dev->dev, fb);
 	/* libxl waits for InitWait before it runs the hotplug script. */
 	xenbus_switch_state(dev, XS_INITWAIT);
-	pr_info("@@FIPC-ATTACKB bound dom=%u dev=%s mode=%s hold_s=%u hold_count=%u wait_arm=%d\n",
-		dev->otherend_id, dev->nodename, mode, hold_s, hold_count,
-		wait_arm);
+	pr_info("@@FIPC-ATTACKB bound dom=%u ms=%d dev=%s mode=%s hold_s=%u hold_count=%u wait_arm=%d linger_sector=%llu\n",
+		dev->otherend_id, fb->ms_offered, dev->nodename, mode, hold_s,
+		hold_count, wait_arm, linger_sector);
 	wake_up_process(fb->task);
 	return 0;
 }
@@ -776,13 +932,15 @@ static void fab_remove(struct xenbus_device *dev)
 	unsigned int left;
 
 	kthread_stop(fb->task);
-	left = fb->nheld;
+	left = fb->nheld + (fb->ms ? 1 : 0);
 	fab_release(fb, true);
+	fab_ms_release(fb, true);
 	fab_chan_unmap(fb);
-	pr_info("@@FIPC-ATTACKB removed dom=%u held_left=%u held_total=%llu unmapped=%llu unmapped_early=%llu honest=%llu flushes=%llu refused=%llu map_errors=%llu grants_max=%u connects=%llu\n",
-		dev->otherend_id, left, fb->held_total, fb->unmapped,
-		fb->unmapped_early, fb->honest, fb->flushes, fb->refused,
-		fb->map_errors, fb->grants_max, fb->connects);
+	pr_info("@@FIPC-ATTACKB removed dom=%u ms=%d held_left=%u held_total=%llu unmapped=%llu unmapped_early=%llu honest=%llu flushes=%llu refused=%llu map_errors=%llu grants_max=%u connects=%llu ms_writes=%llu\n",
+		dev->otherend_id, fb->ms_offered, left, fb->held_total,
+		fb->unmapped, fb->unmapped_early, fb->honest, fb->flushes,
+		fb->refused, fb->map_errors, fb->grants_max, fb->connects,
+		fb->ms_writes);
 	dev_set_drvdata(&dev->dev, NULL);
 	kfree(fb);
 }

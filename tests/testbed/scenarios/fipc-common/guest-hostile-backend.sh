@@ -18,7 +18,17 @@
 #   recover  once the backend serves honestly again, the disk
 #            (reconnected) reads and writes again: dd, then fio
 #            (hostile-backend.fio, -o RECOVER_RUNTIME=3 s, no errors)
-#   clean    no kernel BUG/WARNING/Oops line in our log
+#   linger   xvdc (memshare=on) is on the memshare path; the backend maps
+#            some of the pages our memshare table grants, answers our
+#            4 KiB read of sector -o LINGER_SECTOR (1000000), then closes
+#            with them still mapped and lets go HOLD_S later: our teardown must keep those grant
+#            references (front_linger.c: "the backend still maps N of our
+#            pages") and end them only once the backend let go ("0
+#            grant(s) still mapped ... (was N)", not before HOLD_S), and
+#            the disk reconnects (memshare again) and works
+#   clean    no kernel BUG/WARNING/Oops line in our log (ending such a
+#            grant with a page reference frees guest pages twice: "BUG:
+#            Bad page state")
 # Every check prints its figure ("@@FIPC-HBACK check ..." lines, also in
 # /fipc/out/checks.txt for dom0); exit 1 if any failed.
 . /fipc/lib.sh
@@ -166,6 +176,62 @@ fipc_front_stats 51728 $out/front-final.json
 cat $out/front-final.json
 b=$(sval bad_responses)
 check no-bad-response "$([ "$b" = 0 ] && echo 1)" "statistics/bad_responses $b"
+
+# The linger round on xvdc.
+linger_sector=$(fipc_opt LINGER_SECTOR 1000000)
+stc=/sys/bus/xen/devices/fipcblk-51744/statistics
+fipc_wait_disk xvdc 120 || exit 1
+p=$(cat $stc/data_path 2>/dev/null)
+check linger-memshare "$([ "$p" = memshare ] && echo 1)" "xvdc is on the $p data path"
+# klog PATTERN: the kernel log time (centiseconds) of the first line with
+# PATTERN, or nothing.
+klog() {
+	dmesg | grep -m 1 -F "$1" | sed -n 's/^\[ *\([0-9]*\)\.\([0-9][0-9]\).*/\1\2/p'
+}
+dd if=/dev/xvdc of=/dev/null bs=4096 count=1 skip=$((linger_sector / 8)) iflag=direct \
+	>> $out/linger-io.log 2>&1
+r=$?
+check linger-trigger-read "$([ $r = 0 ] && echo 1)" "4 KiB read of sector $linger_sector rc=$r"
+# The backend closes after its last answer: we tear down, then reconnect.
+i=0
+while [ -z "$(klog 'of our pages after closing')" ] && [ $i -lt 300 ]; do
+	i=$((i + 1))
+	sleep 0.2
+done
+t1=$(klog 'of our pages after closing')
+kept=$(dmesg | sed -n 's/.*memshare: the backend still maps \([0-9]*\) of our pages after closing.*/\1/p' | head -n 1)
+figure linger.kept "${kept:-0}"
+check linger-kept "$([ "${kept:-0}" -gt 0 ] && echo 1)" \
+	"at teardown the backend still mapped ${kept:-0} of our pages; their grants were kept"
+i=0
+while [ -z "$(klog 'grant(s) still mapped by a closed backend')" ] && [ $i -lt $(((hold + 30) * 5)) ]; do
+	i=$((i + 1))
+	sleep 0.2
+done
+line=$(dmesg | grep -m 1 'grant(s) still mapped by a closed backend')
+t2=$(klog 'grant(s) still mapped by a closed backend')
+left=$(echo "$line" | sed -n 's/.*memshare: \([0-9]*\) grant(s) still mapped.*(was \([0-9]*\)).*/\1/p')
+was=$(echo "$line" | sed -n 's/.*(was \([0-9]*\)).*/\1/p')
+el=$(( ${t2:-0} - ${t1:-0} ))
+figure linger.ended_after_cs "$el"
+check linger-ended "$([ -n "$t2" ] && [ "$left" = 0 ] && [ "$was" = "$kept" ] && echo 1)" \
+	"${left:-?} grant(s) left of ${was:-?} once the backend let go"
+check linger-waited "$([ -n "$t1" ] && [ -n "$t2" ] && [ $el -ge $(((hold - 2) * 100)) ] && echo 1)" \
+	"ended $((el / 100)).$((el % 100 / 10)) s after the teardown; the backend let go $hold s after closing"
+# Reconnected (memshare again) and working.
+i=0
+while [ "$(cat $stc/data_path 2>/dev/null)" != memshare ] && [ $i -lt 300 ]; do
+	i=$((i + 1))
+	sleep 0.2
+done
+dd if=/dev/xvdc of=/dev/null bs=4096 count=1 skip=400 iflag=direct >> $out/linger-io.log 2>&1
+r1=$?
+dd if=/dev/zero of=/dev/xvdc bs=4096 count=1 seek=401 oflag=direct conv=notrunc >> $out/linger-io.log 2>&1
+r2=$?
+p=$(cat $stc/data_path 2>/dev/null)
+check linger-reconnected "$([ $r1 = 0 ] && [ $r2 = 0 ] && [ "$p" = memshare ] && echo 1)" \
+	"after the round: $p data path, 4 KiB O_DIRECT read rc=$r1, write rc=$r2"
+dmesg | grep -E 'memshare' | tail -n 8
 
 dmesg > $out/dmesg.txt
 nb=$(grep -cE '(BUG|WARNING|Oops)[: ]' $out/dmesg.txt)

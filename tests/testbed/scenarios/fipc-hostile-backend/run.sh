@@ -15,6 +15,14 @@
 # afterwards the disk reconnects and works again (the backend is honest
 # once it held its hold_count requests).
 #
+# The linger round (front_linger.c): the guest's second disk, xvdc, has
+# memshare=on; the attacker (linger_sector = -o LINGER_SECTOR, 1000000)
+# maps some of the guest pages the memshare table grants, serves
+# honestly until it answered the guest's READ of that sector, closes
+# with them still mapped and lets go HOLD_S later.  The
+# guest must keep those grant references at its teardown and end them
+# only after the unmap (its checks), then reconnect on memshare.
+#
 # dom0 checks the attacker's own account ("@@FIPC-ATTACKB" lines in its
 # kernel log, results/dom0/attackb.log): armed, every op answered with
 # its grants mapped and unmapped only HOLD_S later, a reconnect after
@@ -34,14 +42,19 @@ R=$FIPC_RESULTS/dom0
 # The guest reads the same options (fipc_domu_start passes FIPC_OPT_*).
 export FIPC_OPT_HOLD_S=$(fipc_opt HOLD_S 20)
 export FIPC_OPT_OPS=$(fipc_opt OPS "read4k write4k read64k write64k")
+export FIPC_OPT_LINGER_SECTOR=$(fipc_opt LINGER_SECTOR 1000000)
 NOPS=$(echo $FIPC_OPT_OPS | wc -w)
 export here common R NOPS
 
 did() { cat "$FIPC_WORK/domU1.id"; }
 
-# attackb: the attacker's lines about our guest, from dom0's kernel log.
+# attackb: the attacker's lines about our guest, from dom0's kernel log;
+# attackb.log for xvdb (keepmap, "ms=0" or no ms field), linger.log for
+# xvdc (memshare, "ms=1" and the ms-* events).
 attackb() {
-    dmesg | sed -n 's/.*\(@@FIPC-ATTACKB .*\)/\1/p' | grep " dom=$(did) " > "$R/attackb.log"
+    dmesg | sed -n 's/.*\(@@FIPC-ATTACKB .*\)/\1/p' | grep " dom=$(did) " > "$R/attackb-all.log"
+    grep -v -E ' ms=1 |^@@FIPC-ATTACKB ms-' "$R/attackb-all.log" > "$R/attackb.log"
+    grep -E ' ms=1 |^@@FIPC-ATTACKB ms-' "$R/attackb-all.log" > "$R/linger.log"
 }
 
 start() {
@@ -55,7 +68,7 @@ start() {
     fi
     fipc_load_module fipc || return 1
     fipc_load_module fipc_attack_back mode=keepmap hold_s="$FIPC_OPT_HOLD_S" \
-        hold_count="$NOPS" || return 1
+        hold_count="$NOPS" linger_sector="$FIPC_OPT_LINGER_SECTOR" || return 1
     FIPC_DOMU_LOAD="fipc xen-fipc-front" fipc_domu_start domU1 "$here/domU.cfg" \
         "$common/guest-hostile-backend.sh" || return 1
     xl domid domU1 > "$FIPC_WORK/domU1.id"
@@ -66,7 +79,7 @@ start() {
 guest() {
     local rc=0
     fipc_domu_wait_marker domU1 '@@FIPC-HBACK armed' 600 || rc=1
-    fipc_domu_wait domU1 $((600 + NOPS * (FIPC_OPT_HOLD_S + 60))) || rc=1
+    fipc_domu_wait domU1 $((700 + (NOPS + 1) * (FIPC_OPT_HOLD_S + 60))) || rc=1
     fipc_blk_wait_gone "$(did)" || rc=1
     return $rc
 }
@@ -99,6 +112,23 @@ check() {
         [ "$(field "$line" unmapped_early)" = 0 ] && [ "$(field "$line" map_errors)" = 0 ] &&
         [ "$(field "$line" refused)" = 0 ] && echo 1)" \
         "at removal: held_left $(field "$line" held_left), unmapped_early $(field "$line" unmapped_early), map_errors $(field "$line" map_errors), refused $(field "$line" refused), honest $(field "$line" honest), grants_max $(field "$line" grants_max)" || rc=1
+    # The linger round, the attacker's side.
+    line=$(grep '^@@FIPC-ATTACKB ms-mapped ' "$R/linger.log" | head -n 1)
+    figure linger_mapped "$(field "$line" refs)"
+    verdict linger-mapped "$([ -n "$line" ] && [ "$(field "$line" err)" = 0 ] &&
+        [ "$(field "$line" refs)" -gt 0 ] && echo 1)" \
+        "xvdc connected on memshare; the attacker mapped $(field "$line" refs) of its table's pages (err $(field "$line" err))" || rc=1
+    line=$(grep '^@@FIPC-ATTACKB closed ' "$R/linger.log" | head -n 1)
+    verdict linger-closed-mapped "$([ -n "$line" ] && [ "$(field "$line" ms_mapped)" -gt 0 ] && echo 1)" \
+        "it wrote Closed with $(field "$line" ms_mapped) of them still mapped" || rc=1
+    line=$(grep '^@@FIPC-ATTACKB ms-unmapped ' "$R/linger.log" | head -n 1)
+    figure linger_held_ms "$(field "$line" held_ms)"
+    verdict linger-unmapped-late "$([ -n "$line" ] && [ "$(field "$line" early)" = 0 ] &&
+        [ "$(field "$line" held_ms)" -ge $((FIPC_OPT_HOLD_S * 1000)) ] && echo 1)" \
+        "let go $(field "$line" held_ms) ms after closing (hold $FIPC_OPT_HOLD_S s), early $(field "$line" early)" || rc=1
+    c=$(grep -c '^@@FIPC-ATTACKB connected .* path=memshare ' "$R/linger.log")
+    verdict linger-reconnected "$([ "$c" -ge 2 ] && echo 1)" \
+        "xvdc connected on memshare $c times" || rc=1
     # The guest's own checks, each with its figure.
     if [ ! -s "$FIPC_RESULTS/domU1/checks.txt" ]; then
         verdict guest-checks 0 "no checks.txt from the guest"
@@ -127,7 +157,7 @@ export -f did attackb start guest check finish
 checks_begin
 fipc_step hbackend-start 180 start || exit 1
 rc=0
-fipc_step hbackend-guest $((700 + NOPS * (FIPC_OPT_HOLD_S + 60))) guest || rc=1
+fipc_step hbackend-guest $((800 + (NOPS + 1) * (FIPC_OPT_HOLD_S + 60))) guest || rc=1
 fipc_step hbackend-check 60 check || rc=1
 fipc_step hbackend-finish 120 finish || rc=1
 exit $rc
