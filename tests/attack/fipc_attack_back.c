@@ -40,6 +40,12 @@
  * would deadlock.  Once per device; the disk reconnects and is served
  * honestly afterwards.
  *
+ * On every request it maps, it counts the bytes of the mapped pages
+ * outside the request's data that are not zero (exposed_pages,
+ * exposed_bytes in the removed line): what a backend sees of the guest
+ * beyond its I/O.  An untrusted disk (bounce pages, finding 10) must
+ * show none.
+ *
  * Every event is a "@@FIPC-ATTACKB <event> key=value ..." line in the
  * kernel log, for the scenario.
  *
@@ -57,6 +63,7 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/slab.h>
+#include <linux/string.h>
 #include <xen/events.h>
 #include <xen/grant_table.h>
 #include <xen/page.h>
@@ -181,6 +188,9 @@ struct fab_dev {
 	u64 flushes;
 	u64 refused;
 	u64 map_errors;
+	u64 checked_pages;	/* mapped data pages looked at */
+	u64 exposed_pages;	/* ... with a non-zero byte outside the data */
+	u64 exposed_bytes;
 };
 
 static const char *fab_op(u8 op)
@@ -467,6 +477,34 @@ static void fab_zero(struct fab_held *h, const struct fipcblk_request *r)
 	}
 }
 
+/*
+ * Count what the mapped pages show outside the request's data: bytes
+ * that are not zero are guest memory the I/O did not need to expose.
+ */
+static void fab_count_exposed(struct fab_dev *fb, struct fab_held *h,
+			      const struct fipcblk_request *r)
+{
+	u32 left = r->nr_bytes, off = r->first_offset, len, b, n;
+	const u8 *p;
+	unsigned int i;
+
+	for (i = 0; i < h->nrefs; i++) {
+		len = min_t(u32, left, FIPCBLK_PAGE_BYTES - off);
+		p = page_address(h->pages[i]);
+		n = 0;
+		for (b = 0; b < FIPCBLK_PAGE_BYTES; b++)
+			if ((b < off || b >= off + len) && p[b])
+				n++;
+		fb->checked_pages++;
+		if (n) {
+			fb->exposed_pages++;
+			fb->exposed_bytes += n;
+		}
+		left -= len;
+		off = 0;
+	}
+}
+
 /* A WRITE served honestly: does its data start with the arm word? */
 static void fab_check_arm(struct fab_dev *fb, struct fab_held *h,
 			  const struct fipcblk_request *r)
@@ -562,6 +600,7 @@ static s16 fab_rw(struct fab_dev *fb, const struct fipcblk_request *r,
 		return FIPCBLK_RSP_ERROR;
 	h->id = r->id;
 	h->op = r->op;
+	fab_count_exposed(fb, h, r);
 	if (!fab_hold_next(fb)) {
 		if (r->op == FIPCBLK_OP_READ)
 			fab_zero(h, r);
@@ -936,11 +975,12 @@ static void fab_remove(struct xenbus_device *dev)
 	fab_release(fb, true);
 	fab_ms_release(fb, true);
 	fab_chan_unmap(fb);
-	pr_info("@@FIPC-ATTACKB removed dom=%u ms=%d held_left=%u held_total=%llu unmapped=%llu unmapped_early=%llu honest=%llu flushes=%llu refused=%llu map_errors=%llu grants_max=%u connects=%llu ms_writes=%llu\n",
-		dev->otherend_id, fb->ms_offered, left, fb->held_total,
-		fb->unmapped, fb->unmapped_early, fb->honest, fb->flushes,
-		fb->refused, fb->map_errors, fb->grants_max, fb->connects,
-		fb->ms_writes);
+	pr_info("@@FIPC-ATTACKB removed dom=%u ms=%d vdev=%s held_left=%u held_total=%llu unmapped=%llu unmapped_early=%llu honest=%llu flushes=%llu refused=%llu map_errors=%llu grants_max=%u connects=%llu ms_writes=%llu checked_pages=%llu exposed_pages=%llu exposed_bytes=%llu\n",
+		dev->otherend_id, fb->ms_offered, kbasename(dev->nodename),
+		left, fb->held_total, fb->unmapped, fb->unmapped_early,
+		fb->honest, fb->flushes, fb->refused, fb->map_errors,
+		fb->grants_max, fb->connects, fb->ms_writes, fb->checked_pages,
+		fb->exposed_pages, fb->exposed_bytes);
 	dev_set_drvdata(&dev->dev, NULL);
 	kfree(fb);
 }

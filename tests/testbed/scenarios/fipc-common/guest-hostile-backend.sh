@@ -26,6 +26,10 @@
 #            pages") and end them only once the backend let go ("0
 #            grant(s) still mapped ... (was N)", not before HOLD_S), and
 #            the disk reconnects (memshare again) and works
+#   expose   512-byte O_DIRECT random writes from fio buffers that share
+#            pages (3 s each, QD 8) to xvdd (untrusted: statistics/trusted
+#            0, bounced grows) and then xvdb (trusted, the control); dom0
+#            counts what the backend saw beyond the data
 #   clean    no kernel BUG/WARNING/Oops line in our log (ending such a
 #            grant with a page reference frees guest pages twice: "BUG:
 #            Bad page state")
@@ -232,6 +236,23 @@ p=$(cat $stc/data_path 2>/dev/null)
 check linger-reconnected "$([ $r1 = 0 ] && [ $r2 = 0 ] && [ "$p" = memshare ] && echo 1)" \
 	"after the round: $p data path, 4 KiB O_DIRECT read rc=$r1, write rc=$r2"
 dmesg | grep -E 'memshare' | tail -n 8
+
+# The exposure round: fio's buffers for QD 8 of 512 bytes share a page.
+std=/sys/bus/xen/devices/fipcblk-51760/statistics
+fipc_wait_disk xvdd 120 || exit 1
+b0=$(cat $std/bounced 2>/dev/null || echo -1)
+for d in xvdd xvdb; do
+	fipc_fio "expose-$d" --name="expose-$d" --filename=/dev/$d --ioengine=libaio \
+		--direct=1 --rw=randwrite --bs=512 --iodepth=8 --size=16m \
+		--time_based=1 --runtime=3
+	r=$?
+	check "expose-$d-io" "$([ $r = 0 ] && echo 1)" "fio 512 B O_DIRECT random writes to $d: rc=$r"
+done
+b1=$(cat $std/bounced 2>/dev/null || echo -1)
+t=$(cat $std/trusted 2>/dev/null)
+figure expose.bounced "$((b1 - b0))"
+check expose-bounced "$([ "$t" = 0 ] && [ "$b1" -gt "$b0" ] && echo 1)" \
+	"xvdd: trusted $t, bounced $b0 -> $b1"
 
 dmesg > $out/dmesg.txt
 nb=$(grep -cE '(BUG|WARNING|Oops)[: ]' $out/dmesg.txt)

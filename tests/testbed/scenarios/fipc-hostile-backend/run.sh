@@ -15,6 +15,12 @@
 # afterwards the disk reconnects and works again (the backend is honest
 # once it held its hold_count requests).
 #
+# The exposure round (finding 10): the attacker counts, on every page it
+# maps, the non-zero bytes outside the request's data.  The guest writes
+# 512-byte O_DIRECT blocks from fio buffers that share pages, to xvdd
+# (untrusted: bounce pages) and to xvdb (trusted, the control): xvdd must
+# expose nothing, xvdb shows that the count sees what is there.
+#
 # The linger round (front_linger.c): the guest's second disk, xvdc, has
 # memshare=on; the attacker (linger_sector = -o LINGER_SECTOR, 1000000)
 # maps some of the guest pages the memshare table grants, serves
@@ -107,11 +113,23 @@ check() {
         "$u unmapped, each at least $min ms after its answer (hold $FIPC_OPT_HOLD_S s)" || rc=1
     verdict frontend-reconnected "$([ "$c" -gt "$NOPS" ] && echo 1)" \
         "the frontend connected $c times (once, then after each of $NOPS disconnects)" || rc=1
-    line=$(grep '^@@FIPC-ATTACKB removed ' "$R/attackb.log" | tail -n 1)
+    line=$(grep '^@@FIPC-ATTACKB removed .* vdev=51728 ' "$R/attackb.log" | tail -n 1)
     verdict backend-removed-clean "$([ -n "$line" ] && [ "$(field "$line" held_left)" = 0 ] &&
         [ "$(field "$line" unmapped_early)" = 0 ] && [ "$(field "$line" map_errors)" = 0 ] &&
         [ "$(field "$line" refused)" = 0 ] && echo 1)" \
         "at removal: held_left $(field "$line" held_left), unmapped_early $(field "$line" unmapped_early), map_errors $(field "$line" map_errors), refused $(field "$line" refused), honest $(field "$line" honest), grants_max $(field "$line" grants_max)" || rc=1
+    # The exposure round: xvdd (untrusted) against xvdb (trusted).
+    line=$(grep '^@@FIPC-ATTACKB removed .* vdev=51760 ' "$R/attackb.log" | tail -n 1)
+    figure untrusted_checked_pages "$(field "$line" checked_pages)"
+    figure untrusted_exposed_bytes "$(field "$line" exposed_bytes)"
+    verdict expose-untrusted-none "$([ -n "$line" ] && [ "$(field "$line" checked_pages)" -gt 0 ] &&
+        [ "$(field "$line" exposed_pages)" = 0 ] && echo 1)" \
+        "xvdd (untrusted): $(field "$line" exposed_pages) of $(field "$line" checked_pages) mapped pages showed guest bytes beyond the I/O ($(field "$line" exposed_bytes) bytes)" || rc=1
+    line=$(grep '^@@FIPC-ATTACKB removed .* vdev=51728 ' "$R/attackb.log" | tail -n 1)
+    figure trusted_exposed_pages "$(field "$line" exposed_pages)"
+    figure trusted_exposed_bytes "$(field "$line" exposed_bytes)"
+    verdict expose-trusted-control "$([ -n "$line" ] && [ "$(field "$line" exposed_pages)" -gt 0 ] && echo 1)" \
+        "xvdb (trusted, control): $(field "$line" exposed_pages) of $(field "$line" checked_pages) mapped pages showed guest bytes beyond the I/O ($(field "$line" exposed_bytes) bytes)" || rc=1
     # The linger round, the attacker's side.
     line=$(grep '^@@FIPC-ATTACKB ms-mapped ' "$R/linger.log" | head -n 1)
     figure linger_mapped "$(field "$line" refs)"
