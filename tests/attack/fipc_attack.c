@@ -19,6 +19,11 @@
  *              backend must never reach Connected
  *   cycle      connect and disconnect correctly cycles= times
  *   closebusy  fill the request ring and close at once (3 rounds)
+ *   forge      one forged request flag per case, each on a fresh
+ *              connection: not the READY magic, a stamp one lap ago,
+ *              length 0, length past any message, a two-slot message
+ *              whose second slot is still free; the backend must close
+ *              the channel (Closing) and take us back
  * Each mode runs for seconds= (where it has a duration) and prints
  * "@@FIPC-ATTACK <mode> start ...", "... done ..." and, once unbound,
  * "... removed ..." lines in the kernel log (the guest script relays
@@ -74,7 +79,7 @@ static_assert(sizeof(struct fipcblk_request) == FA_SLOT_PAYLOAD);
 static char *mode = "none";
 module_param(mode, charp, 0444);
 MODULE_PARM_DESC(mode,
-		 "none, noreap, prestamp, storm, xsbad, cycle or closebusy");
+		 "none, noreap, prestamp, storm, xsbad, cycle, closebusy or forge");
 
 static unsigned int seconds = 20;
 module_param(seconds, uint, 0444);
@@ -660,6 +665,75 @@ static void fa_closebusy(struct fa_dev *fa)
 		round, failed, worst, fa->busy_grants);
 }
 
+static const char * const fa_forge_cases[] = {
+	"badmagic", "lapago", "len0", "toolong", "torn",
+};
+
+/* Publish a FLUSH at the request cursor with forged flag number c. */
+static void fa_forge_write(struct fa_dev *fa, unsigned int c)
+{
+	struct fa_slot *slot = fa_slot(&fa->req, fa->req.seq);
+	u32 seq = fa->req.seq, flag;
+	struct fipcblk_request r;
+
+	memset(&r, 0, sizeof(r));
+	r.id = fa->next_id++;
+	r.op = FIPCBLK_OP_FLUSH;
+	memcpy(slot->payload, &r, sizeof(r));
+	switch (c) {
+	case 0:		/* anything but the READY magic */
+		flag = 0x5a000000u | 1 << 16 | (seq & 0xffff);
+		break;
+	case 1:		/* READY, but stamped one lap ago */
+		flag = fa_flag(seq - fa->req.slots, 1);
+		break;
+	case 2:
+		flag = fa_flag(seq, 0);
+		break;
+	case 3:		/* longer than any message (32 slots) */
+		flag = fa_flag(seq, 0xff);
+		break;
+	default:	/* two slots announced, the second still free */
+		flag = fa_flag(seq, 2);
+		break;
+	}
+	/* Release: the payload before the (forged) flag, as a sender would. */
+	virt_store_release(&slot->flag, flag);
+	fa->req.seq++;
+}
+
+/* forge: each case on a fresh connection; the backend must close it. */
+static void fa_forge(struct fa_dev *fa)
+{
+	unsigned int c, closed = 0, n = ARRAY_SIZE(fa_forge_cases);
+	enum xenbus_state s;
+	ktime_t t0;
+	int ms;
+
+	pr_info("@@FIPC-ATTACK forge start cases=%u\n", n);
+	for (c = 0; c < n && !fa_stopping(fa); c++) {
+		if (fa_connect(fa, NULL, false, 30000) != XS_CONNECTED) {
+			pr_info("@@FIPC-ATTACK forge case %u %s connect-failed\n",
+				c, fa_forge_cases[c]);
+			if (fa->have_chan)
+				fa_disconnect(fa);
+			continue;
+		}
+		t0 = ktime_get();
+		fa_forge_write(fa, c);
+		notify_remote_via_evtchn(fa->port);
+		s = fa_wait(fa, BIT(XS_CLOSING) | BIT(XS_CLOSED), 10000);
+		ms = ktime_ms_delta(ktime_get(), t0);
+		if (s == XS_CLOSING || s == XS_CLOSED)
+			closed++;
+		pr_info("@@FIPC-ATTACK forge case %u %s backend=%s ms=%d\n", c,
+			fa_forge_cases[c], xenbus_strstate(s), ms);
+		fa_disconnect(fa);
+	}
+	pr_info("@@FIPC-ATTACK forge done cases=%u closed=%u busy_grants=%u\n",
+		n, closed, fa->busy_grants);
+}
+
 static void fa_run(struct fa_dev *fa)
 {
 	if (!strcmp(mode, "noreap"))
@@ -674,6 +748,8 @@ static void fa_run(struct fa_dev *fa)
 		fa_cycle(fa);
 	else if (!strcmp(mode, "closebusy"))
 		fa_closebusy(fa);
+	else if (!strcmp(mode, "forge"))
+		fa_forge(fa);
 }
 
 static int fa_thread(void *arg)
@@ -763,6 +839,7 @@ static int __init fa_init(void)
 {
 	static const char * const modes[] = {
 		"noreap", "prestamp", "storm", "xsbad", "cycle", "closebusy",
+		"forge",
 	};
 	unsigned int i;
 	int err;

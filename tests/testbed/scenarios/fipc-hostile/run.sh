@@ -29,6 +29,12 @@
 #                     mapping left (vmallocinfo), dom0 MemFree within
 #                     8 MiB, every grant ended by the attacker at once
 #   closebusy         Closing with a full request ring reaches Closed
+#   forge             5 forged request flags, each on a fresh connection
+#                     (not READY, a stamp one lap ago, length 0, length
+#                     past any message, a two-slot message with its second
+#                     slot free): the backend closes each channel within
+#                     10 s, statistics/proto_errors +5, and takes the
+#                     attacker back every time
 # Then the honest guest's grant budget (max_guest_grants) is lowered to
 # -o BUDGET (64) for 15 s: its mapped grants stay within it, its channel
 # waits (grant_waits) and its writes go on.
@@ -419,6 +425,29 @@ closebusy() {
     return $rc
 }
 
+forge() {
+    local rc=0 line n c v
+    mode_begin forge || return 1
+    amarker "@@FIPC-ATTACK forge done" 300 || return 1
+    line=$(aline "@@FIPC-ATTACK forge done")
+    fipc_log "$line"
+    n=$(field "$line" cases)
+    for c in $(seq 0 $((n - 1))); do
+        v=$(aline "@@FIPC-ATTACK forge case $c ")
+        figure "forge.case$c" "$(echo "$v" | awk '{ print $5, $6, $7 }')"
+        verdict "forge-case-$c" "$(echo "$v" | grep -qE 'backend=(Closing|Closed) ' && echo 1 || echo 0)" \
+            "${v:-no line for case $c}" || rc=1
+    done
+    verdict forge-grants-ended "$([ "$(field "$line" busy_grants)" = 0 ] && echo 1 || echo 0)" \
+        "grants still mapped by the backend at the attacker's disconnects: $(field "$line" busy_grants)" || rc=1
+    mode_end forge || rc=1
+    v=$(sd forge-before forge-removed proto_errors)
+    figure forge.proto_errors "$v"
+    verdict forge-proto-errors "$([ "$v" = "$n" ] && echo 1 || echo 0)" \
+        "statistics/proto_errors +$v for $n forged flags" || rc=1
+    return $rc
+}
+
 # The per-guest grant budget (max_guest_grants) lowered to -o BUDGET (64)
 # for 15 s under the honest guest's grant-path I/O (64 KiB writes take 16
 # or 17 grants, 8 at once): the most grants it had mapped at once
@@ -539,13 +568,13 @@ finish() {
 }
 
 export -f meminfo aid hid amarker aline pollers poller_ticks irq_lines vmaps \
-    snap sv sd counter_check start ready go mode_begin mode_end noreap storm xsbad cycle closebusy budget \
+    snap sv sd counter_check start ready go mode_begin mode_end noreap storm xsbad cycle closebusy forge budget \
     destroy honest honest_fio finish
 checks_begin
 fipc_step hostile-start 300 start || exit 1
 rc=0
 fipc_step hostile-ready 600 ready || rc=1
-for m in $(fipc_opt ATTACK_MODES "noreap prestamp storm xsbad cycle closebusy"); do
+for m in $(fipc_opt ATTACK_MODES "noreap prestamp storm xsbad cycle closebusy forge"); do
     case $m in
     noreap|prestamp) fipc_step "attack-$m" 300 noreap "$m" || rc=1 ;;
     cycle) fipc_step attack-cycle $(($(fipc_opt ATTACK_CYCLES 50) * 5 + 600)) cycle || rc=1 ;;
