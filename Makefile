@@ -13,7 +13,7 @@ FIPC_HDRS := $(wildcard lib/fipc/*.h lib/fipc/include/fipc/*.h)
 LIBFIPC := $(BUILD)/user/libfipc.a
 
 .PHONY: all deps lib modules check checkpatch kunit bench-ring testbed \
-	testbed-smoke e2e demo test clean dom0-overlay
+	testbed-smoke e2e e2e-debug demo test clean dom0-overlay
 
 # Extra options for the testbed runs of `e2e` and `demo`, e.g.
 # TESTBED_ARGS="--timeout-scale 2" on a slow or loaded host.
@@ -74,6 +74,12 @@ e2e: modules dom0-overlay
 		echo "=== e2e: $$s"; \
 		tests/testbed/fipc-testbed run $$s $(TESTBED_ARGS); \
 	done
+
+# The hostile-peer scenarios on the testbed's debug kernel (lockdep, KFENCE,
+# SLUB/page poisoning, debug objects; see scripts/e2e-debug.sh).  Not in
+# `make test`: a cold debug kernel build takes about an hour on 2 cores.
+e2e-debug: dom0-overlay
+	@scripts/e2e-debug.sh
 
 # The main job: build, boot the emulated testbed, run the fio harness on
 # every configuration, print the tables (labelled emulated).

@@ -2,10 +2,12 @@
 # Build fipc.ko, the xen-fipc drivers and the test-only fipc_attack.ko out of tree against Debian's 6.1
 # headers, at W=1.  Sources are copied to build/kmod so the tree stays
 # clean; any compiler warning fails the build.
+# FIPC_KDIR and FIPC_KMOD_OUT build against another kernel tree into another
+# directory (the testbed's debug kernel: make e2e-debug).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-kdir=$("$top/scripts/kdir.sh")
-out="$top/build/kmod"
+kdir=${FIPC_KDIR:-$("$top/scripts/kdir.sh")}
+out=${FIPC_KMOD_OUT:-$top/build/kmod}
 rm -rf "$out"
 mkdir -p "$out"
 cp -r "$top/lib/fipc" "$out/fipc"

@@ -18,6 +18,10 @@ export S R XENBIN
 # shellcheck source=/dev/null
 . "$S/params.env"
 export FIPC_RESULTS=$R FIPC_TIMEOUT_SCALE
+# The debug kernel (fipc-testbed --kernel debug): the guests' extra command
+# line, and kernel_checks after the scenario; fipc_health leaves the
+# kernel's reports to the host then.
+export FIPC_DOMU_CMDLINE_EXTRA=${FIPC_DOMU_CMDLINE_EXTRA:-} FIPC_KERNEL_CHECKS=${FIPC_KERNEL_CHECKS:-0}
 . "$S/testbed/lib/fipc-scenario.sh"
 
 power_off() {
@@ -104,6 +108,14 @@ run_scenario() {
     return $rc
 }
 
+# kernel_checks: with the debug kernel, dom0's whole kernel log goes to
+# the results (kernel-log.txt), beside the guests' consoles; the host
+# judges the reports in them (lib/kernel_reports.py).
+kernel_checks() {
+    dmesg > "$R/kernel-log.txt" || return 1
+    echo "debug kernel $(uname -r): kernel log saved, $(wc -l < "$R/kernel-log.txt") lines"
+}
+
 interactive_shell() {
     cat <<EOF
 
@@ -121,7 +133,7 @@ EOF
 }
 
 # fipc_step runs its command in a child bash: export our functions.
-export -f tb_setup tb_daemons
+export -f tb_setup tb_daemons kernel_checks
 export FIPC_DOMU_KERNEL FIPC_DOMU_RAMDISK FIPC_NVME_MIB
 rc=0
 if ! fipc_step dom0-setup 60 tb_setup; then
@@ -133,6 +145,9 @@ elif [ "$FIPC_MODE" = shell ]; then
 else
     run_scenario
     rc=$?
+    if [ "$FIPC_KERNEL_CHECKS" = 1 ] && ! fipc_step kernel-checks 120 kernel_checks; then
+        rc=1
+    fi
     if [ "${FIPC_SHELL_AFTER:-0}" = 1 ]; then
         interactive_shell
     fi

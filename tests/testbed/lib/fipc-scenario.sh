@@ -218,7 +218,7 @@ fipc_domu_start() {
     sed -e "s|@NAME@|$name|g" -e "s|@KERNEL@|$FIPC_DOMU_KERNEL|g" \
         -e "s|@RAMDISK@|$FIPC_DOMU_RAMDISK|g" -e "s|@MEMORY@|$FIPC_DOMU_MEM|g" \
         -e "s|@VCPUS@|$FIPC_DOMU_VCPUS|g" -e "s|@CPUS@|$FIPC_DOMU_CPUS|g" \
-        -e "s|@EXTRA@|console=hvc0 rdinit=/init quiet loglevel=4 fipc.xchg=$size|g" \
+        -e "s|@EXTRA@|console=hvc0 rdinit=/init quiet loglevel=4 ${FIPC_DOMU_CMDLINE_EXTRA:+$FIPC_DOMU_CMDLINE_EXTRA }fipc.xchg=$size|g" \
         -e "s|@XCHG@|phy:$loop,xvdz,w|g" "$cfg" > "$w/$name.cfg"
     for kv in "$@"; do
         k=${kv%%=*} v=${kv#*=}

@@ -115,10 +115,13 @@ check() {
         fipc_log "$d timed run: $io requests ($(delta "$d" rd_req) reads, $(delta "$d" staged_req) staged), grant_ops +$g, hypercalls +$h (notifications +$n)"
         echo "{\"disk\": \"$d\", \"requests\": $io, \"reads\": $(delta "$d" rd_req), \"staged\": $(delta "$d" staged_req), \"grant_ops\": $g, \"hypercalls\": $h, \"notify_sent\": $n}" \
             >> "$FIPC_RESULTS/dom0/timed-delta.json"
+        # No grant-table hypercall: the backend adds every grant map and
+        # unmap hypercall's operations to grant_ops, so only event-channel
+        # notifications to a sleeping frontend may remain.  (hypercalls and
+        # notify_sent are not compared: the two sysfs reads of a snapshot
+        # are apart, and notifications sent in between made them differ
+        # by 2 under the slower debug kernel.)
         [ "$g" = 0 ] || { fipc_fail "$d: $g grant operations during the timed run"; rc=1; }
-        # Only event-channel notifications to a sleeping frontend may
-        # remain: no grant-table hypercall.
-        [ "$h" = "$n" ] || { fipc_fail "$d: $((h - n)) grant hypercalls during the timed run"; rc=1; }
     done
     [ "$(delta xvdb wr_req)" -gt 0 ] || { fipc_fail "xvdb: no WRITE during the timed run"; rc=1; }
     [ "$(delta xvdb rd_req)" -gt 0 ] || { fipc_fail "xvdb: no READ during the timed run"; rc=1; }
