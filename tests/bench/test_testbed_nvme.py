@@ -46,9 +46,10 @@ def test_nvme_image_is_sparse_and_private(tmp_path):
         tb.nvme_image_create(0, tmpdir=str(tmp_path))
 
 
-def machine(nvme_image):
+def machine(nvme_image, kernel="debian"):
     a = types.SimpleNamespace(cpu_model="qemu64", cpus=2, mem=3072, dom0_mem=2048,
-                              dom0_vcpus=1, pin=True, xen_cmdline="", dom0_cmdline="")
+                              dom0_vcpus=1, pin=True, xen_cmdline="", dom0_cmdline="",
+                              kernel=kernel)
     art = types.SimpleNamespace(paths={"xen": "/c/xen", "kernel": "/c/k", "dom0": "/c/d"},
                                 cache="/c")
     m = tb.Machine(a, art, "run", "bench", "/s", "/r", "/l")
@@ -62,6 +63,16 @@ def test_qemu_cmd_has_nvme_only_when_asked():
     cmd = machine("/var/tmp/d/nvme0.raw").qemu_cmd(False)
     i = cmd.index("-device", cmd.index("file=/var/tmp/d/nvme0.raw,if=none,format=raw,id=nvm0") - 1)
     assert cmd[i + 1] == "nvme,serial=fipcnvme0,drive=nvm0"
+
+
+def test_debug_kernel_cmdline():
+    """The debug kernel's dom0 gets its checkers' options; Debian's does not."""
+    assert "page_poison=1" not in machine(None).dom0_cmdline()
+    m = machine(None, kernel="debug")
+    assert "page_poison=1" in m.dom0_cmdline().split()
+    assert "log_buf_len=4M" in m.dom0_cmdline().split()
+    # (the dom0 command line may not contain a comma: qemu_cmd checks)
+    assert any("page_poison=1" in c for c in m.qemu_cmd(False))
 
 
 def test_run_help_offers_nvme():
