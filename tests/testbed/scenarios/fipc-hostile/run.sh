@@ -461,15 +461,18 @@ forge() {
 # or 17 grants, 8 at once): the most grants it had mapped at once
 # (statistics/guest_grants_peak, reset 1 s after the budget was lowered,
 # when what was mapped before has ended) stays within the budget and is
-# not 0, its channel waits (grant_waits grows) and its writes go on.  A
-# guest at its budget waits for its own completions.
+# not 0, its channel waits (grant_waits grows) and its I/O goes on (reads
+# and writes both count: fio verify alternates a write phase with a
+# read-back phase, and the window may fall wholly in either).  A guest at
+# its budget waits for its own completions.
 budget() {
-    local rc=0 id f b old max v w0 w1 g0 g1
+    local rc=0 id f b old max v w0 w1 r0 r1 g0 g1
     id=$(hid)
     f=$FIPC_BE_SYSFS/fipcblk-$id-$VDEV/statistics
     b=$(fipc_opt BUDGET 64)
     read -r old < /sys/module/xen_fipc_back/parameters/max_guest_grants
     read -r w0 < "$f/wr_req"
+    read -r r0 < "$f/rd_req"
     read -r g0 < "$f/grant_waits"
     echo "$b" > /sys/module/xen_fipc_back/parameters/max_guest_grants
     sleep 1
@@ -479,14 +482,17 @@ budget() {
     read -r v < "$f/guest_grants"
     echo "$old" > /sys/module/xen_fipc_back/parameters/max_guest_grants
     read -r w1 < "$f/wr_req"
+    read -r r1 < "$f/rd_req"
     read -r g1 < "$f/grant_waits"
     figure budget.max_guest_grants "$b"
     figure budget.guest_grants_max_seen "$max"
     figure budget.grant_waits "$((g1 - g0))"
     figure budget.honest_writes "$((w1 - w0))"
+    figure budget.honest_reads "$((r1 - r0))"
     verdict budget-held $((max > 0 && max <= b)) "honest guest's mapped grants at most $max at once in 15 s (statistics/guest_grants_peak; $v at the end), budget $b" || rc=1
     verdict budget-waits $((g1 > g0)) "grant_waits +$((g1 - g0)) under a budget of $b" || rc=1
-    verdict budget-progress $((w1 > w0)) "honest writes served meanwhile: $((w1 - w0))" || rc=1
+    verdict budget-progress $((w1 + r1 > w0 + r0)) \
+        "honest requests served meanwhile: $((w1 - w0)) writes, $((r1 - r0)) reads" || rc=1
     return $rc
 }
 
