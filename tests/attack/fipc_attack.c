@@ -24,6 +24,10 @@
  *              length 0, length past any message, a two-slot message
  *              whose second slot is still free; the backend must close
  *              the channel (Closing) and take us back
+ *   rebind     connect, fill the request ring, close, over and over for
+ *              seconds=, while dom0 unbinds and binds the backend device
+ *              (removal racing connect and drain); short waits, each
+ *              state taken as it comes
  * Each mode runs for seconds= (where it has a duration) and prints
  * "@@FIPC-ATTACK <mode> start ...", "... done ..." and, once unbound,
  * "... removed ..." lines in the kernel log (the guest script relays
@@ -79,11 +83,11 @@ static_assert(sizeof(struct fipcblk_request) == FA_SLOT_PAYLOAD);
 static char *mode = "none";
 module_param(mode, charp, 0444);
 MODULE_PARM_DESC(mode,
-		 "none, noreap, prestamp, storm, xsbad, cycle, closebusy or forge");
+		 "none, noreap, prestamp, storm, xsbad, cycle, closebusy, forge or rebind");
 
 static unsigned int seconds = 20;
 module_param(seconds, uint, 0444);
-MODULE_PARM_DESC(seconds, "Duration of noreap, prestamp and storm (default 20)");
+MODULE_PARM_DESC(seconds, "Duration of noreap, prestamp, storm and rebind (default 20)");
 
 static unsigned int cycles = 100;
 module_param(cycles, uint, 0444);
@@ -436,30 +440,38 @@ static enum xenbus_state fa_connect(struct fa_dev *fa, const struct fa_bad *bad,
 
 /*
  * Close as a correct frontend does: Closing, wait for the backend to be
- * Closed (it drained and unmapped), Closed, wait for InitWait, end the
- * grants.  Returns the ms the backend took to reach Closed (-1: never).
+ * in one of the states of closed (it drained and unmapped), Closed, wait
+ * for InitWait, end the grants.  closed is BIT(Closed), or with InitWait
+ * too where the backend device may have been removed and bound again
+ * meanwhile (a new one starts in InitWait, nothing mapped).  Returns the
+ * ms the backend took to get there (-1: never).
  */
-static int fa_disconnect(struct fa_dev *fa)
+static int fa_close(struct fa_dev *fa, unsigned long closed, unsigned int ms)
 {
 	struct xenbus_device *dev = fa->dev;
 	ktime_t t0 = ktime_get();
 	enum xenbus_state s;
-	int ms = -1;
+	int took = -1;
 
 	xenbus_switch_state(dev, XS_CLOSING);
-	s = fa_wait(fa, BIT(XS_CLOSED), 30000);
-	if (s == XS_CLOSED)
-		ms = ktime_ms_delta(ktime_get(), t0);
+	s = fa_wait(fa, closed, ms);
+	if (BIT(s) & closed)
+		took = ktime_ms_delta(ktime_get(), t0);
 	else
-		pr_warn("backend is %s 30 s after Closing\n",
-			xenbus_strstate(s));
+		pr_warn("backend is %s %u ms after Closing\n",
+			xenbus_strstate(s), ms);
 	xenbus_switch_state(dev, XS_CLOSED);
 	s = fa_wait(fa, BIT(XS_INITWAIT), 10000);
 	if (s != XS_INITWAIT)
 		pr_warn("backend is %s, not InitWait, after Closed\n",
 			xenbus_strstate(s));
 	fa_chan_free(fa);
-	return ms;
+	return took;
+}
+
+static int fa_disconnect(struct fa_dev *fa)
+{
+	return fa_close(fa, BIT(XS_CLOSED), 30000);
 }
 
 /* Put FLUSH requests in every free request slot; returns how many. */
@@ -734,6 +746,38 @@ static void fa_forge(struct fa_dev *fa)
 		n, closed, fa->busy_grants);
 }
 
+/*
+ * rebind: connect, fill the request ring, close, over and over, while
+ * dom0 unbinds and binds the backend device.  A connection the backend
+ * dropped meanwhile is counted (lost); whatever happened, once the
+ * backend is Closed or InitWait again every grant must end at once
+ * (busy_grants).
+ */
+static void fa_rebind(struct fa_dev *fa)
+{
+	unsigned int rounds = 0, connected = 0, lost = 0, sent = 0, n;
+	unsigned long end = jiffies + seconds * HZ;
+
+	pr_info("@@FIPC-ATTACK rebind start seconds=%u\n", seconds);
+	while (time_before(jiffies, end) && !fa_stopping(fa)) {
+		rounds++;
+		if (fa_connect(fa, NULL, false, 3000) == XS_CONNECTED) {
+			connected++;
+			n = fa_top_up(fa);
+			fa_kick(fa);
+			sent += n;
+			/* Close at once, or with the requests answered. */
+			fa_sleep(fa, 25 * (rounds % 4));
+			if (fa_backend(fa) != XS_CONNECTED)
+				lost++;
+		}
+		if (fa->have_chan)
+			fa_close(fa, BIT(XS_CLOSED) | BIT(XS_INITWAIT), 10000);
+	}
+	pr_info("@@FIPC-ATTACK rebind done rounds=%u connected=%u lost=%u requests=%u busy_grants=%u\n",
+		rounds, connected, lost, sent, fa->busy_grants);
+}
+
 static void fa_run(struct fa_dev *fa)
 {
 	if (!strcmp(mode, "noreap"))
@@ -750,6 +794,8 @@ static void fa_run(struct fa_dev *fa)
 		fa_closebusy(fa);
 	else if (!strcmp(mode, "forge"))
 		fa_forge(fa);
+	else if (!strcmp(mode, "rebind"))
+		fa_rebind(fa);
 }
 
 static int fa_thread(void *arg)
@@ -839,7 +885,7 @@ static int __init fa_init(void)
 {
 	static const char * const modes[] = {
 		"noreap", "prestamp", "storm", "xsbad", "cycle", "closebusy",
-		"forge",
+		"forge", "rebind",
 	};
 	unsigned int i;
 	int err;

@@ -607,6 +607,13 @@ static struct xenbus_driver xfb_driver = {
 	.probe = xfb_probe,
 	.remove = xfb_remove,
 	.otherend_changed = xfb_frontend_changed,
+	/*
+	 * The bus must not write Closed when xfb_remove() returns: a device
+	 * whose drain was handed off still maps the guest's pages, and
+	 * Closed tells the guest it may take them back.  xfb_release()
+	 * writes Closed once nothing is mapped.
+	 */
+	.allow_rebind = true,
 };
 
 /**

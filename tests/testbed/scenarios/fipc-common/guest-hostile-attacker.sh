@@ -9,7 +9,7 @@
 # it as a correct frontend would and prints "<mode> removed"), unload it.
 # Then load -o ATTACK_FINAL (noreap) once more and stay: dom0 destroys us.
 . /fipc/lib.sh
-modes=$(fipc_opt ATTACK_MODES "noreap prestamp storm xsbad cycle closebusy forge")
+modes=$(fipc_opt ATTACK_MODES "noreap prestamp storm xsbad cycle closebusy forge rebind")
 secs=$(fipc_opt ATTACK_SECONDS 20)
 cyc=$(fipc_opt ATTACK_CYCLES 50)
 final=$(fipc_opt ATTACK_FINAL noreap)
@@ -50,7 +50,9 @@ for m in $modes; do
 	sleep 1
 	echo "@@FIPC-ATTACK-GUEST $m loading"
 	# insmod waits (at most 30 s) for the device to be Connected.
-	insmod "$ko" mode="$m" seconds="$secs" cycles="$cyc" wait_go=1 &
+	s=$secs
+	[ "$m" = rebind ] && s=$(fipc_opt REBIND_SECONDS 12)
+	insmod "$ko" mode="$m" seconds="$s" cycles="$cyc" wait_go=1 &
 	wait_line "^@@FIPC-ATTACK $m (done|failed)" 900 || rc=1
 	wait_line "^@@FIPC-ATTACK $m released" 900 || rc=1
 	echo "$dev" > "/sys/bus/xen/devices/$dev/driver/unbind"

@@ -35,6 +35,11 @@
 #                     slot free): the backend closes each channel within
 #                     10 s, statistics/proto_errors +5, and takes the
 #                     attacker back every time
+#   rebind            dom0 unbinds and binds the attacker's backend device
+#                     at random moments while it connects, fills its ring
+#                     and closes: every unbind and bind works, it still
+#                     connects, no grant mapped once the backend is Closed
+#                     or InitWait, no ring mapping left, MemFree within 8 MiB
 # Then the honest guest's grant budget (max_guest_grants) is lowered to
 # -o BUDGET (64) for 15 s: its mapped grants stay within it, its channel
 # waits (grant_waits) and its writes go on.
@@ -456,6 +461,50 @@ forge() {
     return $rc
 }
 
+# rebind: while the attacker connects, fills its ring and closes over and
+# over (-o REBIND_SECONDS, 12), dom0 unbinds its backend device and binds it
+# again at random moments (removal racing connect, drain and release):
+# every unbind and bind succeeds, the attacker still connects between
+# them, no grant is still mapped once the backend is Closed or InitWait,
+# no ring mapping is left, dom0 MemFree within 8 MiB, dom0 healthy (the
+# mode's end checks the kernel log).
+rebind() {
+    local rc=0 line drv=/sys/bus/xen-backend/drivers/fipcblk dev n=0 bad=0 end dv dm secs
+    dev=fipcblk-$(aid)-$VDEV
+    secs=$(fipc_opt REBIND_SECONDS 12)
+    mode_begin rebind || return 1
+    end=$((SECONDS + secs - 2))
+    while [ $SECONDS -lt $end ]; do
+        sleep "0.$((RANDOM % 9 + 1))"
+        echo "$dev" > "$drv/unbind" || bad=$((bad + 1))
+        sleep "0.$((RANDOM % 5))"
+        echo "$dev" > "$drv/bind" || bad=$((bad + 1))
+        n=$((n + 1))
+    done
+    amarker "@@FIPC-ATTACK rebind done" 180 || rc=1
+    line=$(aline "@@FIPC-ATTACK rebind done")
+    fipc_log "$line; dom0: $n unbinds and binds, $bad failed"
+    figure rebind.rebinds "$n"
+    figure rebind.rounds "$(field "$line" rounds)"
+    figure rebind.connected "$(field "$line" connected)"
+    figure rebind.lost "$(field "$line" lost)"
+    verdict rebind-bound $((n > 0 && bad == 0)) \
+        "$n unbinds and binds of $dev, $bad failed; bound now: $([ -e "$drv/$dev" ] && echo yes || echo no)" || rc=1
+    [ -e "$drv/$dev" ] || { echo "$dev" > "$drv/bind"; rc=1; }
+    verdict rebind-connects "$([ "$(field "$line" connected)" -gt 0 ] 2>/dev/null && echo 1 || echo 0)" \
+        "the attacker connected $(field "$line" connected) times in $(field "$line" rounds) rounds (lost $(field "$line" lost) to a removal)" || rc=1
+    verdict rebind-grants-ended "$([ "$(field "$line" busy_grants)" = 0 ] && echo 1 || echo 0)" \
+        "grants still mapped once the backend was Closed or InitWait again: $(field "$line" busy_grants)" || rc=1
+    mode_end rebind || rc=1
+    dv=$(sd rebind-before rebind-removed vmap)
+    dm=$((($(sv rebind-before memfree) - $(sv rebind-removed memfree))))
+    verdict rebind-no-ring-mapping-left $((dv == 0)) \
+        "xenbus ring mappings in dom0 (vmallocinfo): $(sv rebind-before vmap) before, $(sv rebind-removed vmap) after" || rc=1
+    verdict rebind-memfree $((dm < 8192)) \
+        "dom0 MemFree $(sv rebind-before memfree) kB before, $(sv rebind-removed memfree) kB after (drop $dm kB, bound 8192)" || rc=1
+    return $rc
+}
+
 # The per-guest grant budget (max_guest_grants) lowered to -o BUDGET (64)
 # for 15 s under the honest guest's grant-path I/O (64 KiB writes take 16
 # or 17 grants, 8 at once): the most grants it had mapped at once
@@ -582,13 +631,13 @@ finish() {
 }
 
 export -f meminfo aid hid amarker aline pollers poller_ticks irq_lines vmaps \
-    snap sv sd counter_check start ready go mode_begin mode_end noreap storm xsbad cycle closebusy forge budget \
+    snap sv sd counter_check start ready go mode_begin mode_end noreap storm xsbad cycle closebusy forge rebind budget \
     destroy honest honest_fio finish
 checks_begin
 fipc_step hostile-start 300 start || exit 1
 rc=0
 fipc_step hostile-ready 600 ready || rc=1
-for m in $(fipc_opt ATTACK_MODES "noreap prestamp storm xsbad cycle closebusy forge"); do
+for m in $(fipc_opt ATTACK_MODES "noreap prestamp storm xsbad cycle closebusy forge rebind"); do
     case $m in
     noreap|prestamp) fipc_step "attack-$m" 300 noreap "$m" || rc=1 ;;
     cycle) fipc_step attack-cycle $(($(fipc_opt ATTACK_CYCLES 50) * 5 + 600)) cycle || rc=1 ;;
