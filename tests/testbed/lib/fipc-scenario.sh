@@ -151,6 +151,28 @@ fipc_null_blk() {
     done
 }
 
+# fipc_null_blk_slow NAME MS DEPTH [MB]: beside fipc_null_blk's devices, a
+# null_blk device /dev/NAME (configfs) that completes each request MS ms
+# after it was queued, DEPTH requests at a time: a slow disk for noisy
+# neighbours.  Not memory backed: writes are dropped, reads give zeroes.
+fipc_null_blk_slow() {
+    local cfs=/sys/kernel/config/nullb d
+    mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
+    [ -d $cfs ] || { fipc_fail "null_blk has no configfs"; return 1; }
+    d=$cfs/$1
+    mkdir "$d" || { fipc_fail "cannot create null_blk device $1"; return 1; }
+    echo 2 > "$d/queue_mode"
+    echo 2 > "$d/irqmode"
+    echo $(($2 * 1000000)) > "$d/completion_nsec"
+    echo "$3" > "$d/hw_queue_depth"
+    echo 1 > "$d/submit_queues"
+    echo 512 > "$d/blocksize"
+    echo "${4:-256}" > "$d/size"
+    echo 1 > "$d/power" || { fipc_fail "cannot power null_blk device $1"; return 1; }
+    fipc_wait_blockdev "/dev/$1" || return 1
+    fipc_log "null_blk: /dev/$1 slow: $2 ms a request, $3 at a time"
+}
+
 # fipc_fio WHERE JOB [FIO ARGS...]: run fio in this domain (dom0); the JSON
 # goes to $FIPC_RESULTS/WHERE/JOB.json and the exit status to JOB.rc.
 # Job files may use ${FIPC_DEV} etc.: fio expands environment variables.
@@ -298,5 +320,5 @@ fipc_domu_collect() {
 
 export -f fipc_log fipc_fail fipc_die fipc_usage fipc_opt fipc_scaled fipc_step \
     fipc_wait_blockdev fipc_until \
-    fipc_load_module fipc_null_blk fipc_fio fipc_domu_start fipc_domu_console_tail \
+    fipc_load_module fipc_null_blk fipc_null_blk_slow fipc_fio fipc_domu_start fipc_domu_console_tail \
     fipc_domu_wait fipc_domu_collect

@@ -80,6 +80,11 @@ extern struct fipc_poller_set xfb_pollers;
  * @XFB_SPURIOUS_IRQS: event-channel interrupts that brought no request
  *	since the previous one, EOIed as spurious (Xen then delays the
  *	next ones of that port: an event storm is throttled)
+ * @XFB_SUBMIT_AGAIN: bios the device could not take without waiting,
+ *	submitted again by a worker instead of the poller (back_nowait.c;
+ *	written by that worker)
+ * @XFB_PAGE_WAITS: times the channel waited for its page cache to be
+ *	refilled by a worker (back_nowait.c)
  * @XFB_NR_STATS: number of counters
  */
 enum xfb_stat {
@@ -103,6 +108,8 @@ enum xfb_stat {
 	XFB_PARKED,
 	XFB_GRANT_WAITS,
 	XFB_SPURIOUS_IRQS,
+	XFB_SUBMIT_AGAIN,
+	XFB_PAGE_WAITS,
 	XFB_NR_STATS,
 };
 
@@ -123,7 +130,8 @@ struct xfb_chan;
 /**
  * struct xfb_req - one request taken from a ring, until it is answered
  * @node: on the channel's free or answer-pending list
- * @done: on the channel's done list once its bio ended
+ * @done: on the channel's done list once its bio ended (or its again
+ *	list, to be submitted again)
  * @chan: the channel
  * @id: the frontend's id, echoed
  * @op: the request's op, echoed
@@ -132,6 +140,12 @@ struct xfb_chan;
  * @shared: @pages are mapped for the connection (memshare pfns, staging
  *	pages), not grants of this request: nothing to unmap
  * @bio_status: outcome of the bio
+ * @opf: the bio's operation and flags, REQ_NOWAIT included if tried
+ * @sector: the bio's first sector
+ * @nr_bytes: the request's length
+ * @first_offset: where the data starts in the first page
+ * @t_seen: when the request was taken (ns)
+ * @t_done: when its bio ended (ns)
  * @bio: the bio, embedded (one per request, split by the block layer)
  * @pages: the pages the grants are mapped on
  * @handles: grant handles of the mappings
@@ -147,6 +161,10 @@ struct xfb_req {
 	unsigned int nrefs;
 	bool shared;
 	blk_status_t bio_status;
+	blk_opf_t opf;
+	sector_t sector;
+	u32 nr_bytes;
+	u32 first_offset;
 	u64 t_seen;
 	u64 t_done;
 	struct bio bio;
@@ -242,6 +260,11 @@ struct xfb_memshare {
  *	or the guest's grant budget is used up), the current retry
  *	interval; 0 when not parked
  * @grant_wait: the guest's grant budget stopped us taking requests
+ * @page_wait: the page cache is short of a largest request's pages: a
+ *	worker refills it (back_nowait.c)
+ * @again: requests whose REQ_NOWAIT bio the device refused
+ * @again_work: submits @again without REQ_NOWAIT
+ * @refill_work: refills @page_cache
  * @eoi_pending: an interrupt of the channel waits for its late EOI, which
  *	the poller gives after looking at the channel
  * @taken: requests taken from the ring
@@ -275,6 +298,10 @@ struct xfb_chan {
 	unsigned int answered;
 	unsigned int park_us;
 	bool grant_wait;
+	bool page_wait;
+	struct llist_head again;
+	struct work_struct again_work;
+	struct work_struct refill_work;
 	atomic_t eoi_pending;
 	u64 taken;
 	u64 taken_at_eoi;
@@ -287,6 +314,7 @@ struct xfb_chan {
  * @mutex: serialises state changes
  * @devt: the physical device, once known
  * @bdev: the opened block device
+ * @nowait: @bdev takes REQ_NOWAIT bios (back_nowait.c)
  * @mode: how @bdev was opened
  * @lim: validation limits (@lim.sectors may change on resize)
  * @pbs: physical block size
@@ -318,6 +346,7 @@ struct xfb_be {
 	struct mutex mutex;		/* serialises state changes */
 	dev_t devt;
 	struct block_device *bdev;
+	bool nowait;
 	fmode_t mode;
 	struct xfb_limits lim;
 	unsigned int pbs;
@@ -353,6 +382,17 @@ void xfb_chans_disconnect(struct xfb_be *be);
 /* back_io.c */
 extern const struct fipc_poll_ops xfb_poll_ops;
 void xfb_chan_drain(struct xfb_chan *chan);
+void xfb_bio_build(struct xfb_req *req, bool nowait);
+
+/* back_nowait.c */
+int xfb_nowait_init(void);
+void xfb_nowait_exit(void);
+void xfb_nowait_chan_init(struct xfb_chan *chan);
+void xfb_nowait_chan_stop(struct xfb_chan *chan);
+void xfb_nowait_again(struct xfb_req *req);
+bool xfb_pages_ready(struct xfb_chan *chan);
+void xfb_pages_refill(struct xfb_chan *chan);
+int xfb_pages_prefill(struct xfb_chan *chan);
 
 /* back_memshare.c */
 int xfb_memshare_map(struct xfb_be *be);

@@ -76,6 +76,7 @@ static void xfb_chan_free(struct xfb_be *be, struct xfb_chan *chan)
 	chan->rsp_ring = NULL;
 	chan->ctrl = NULL;
 	xfb_staging_unmap(be, chan);
+	xfb_nowait_chan_stop(chan);
 	gnttab_page_cache_shrink(&chan->page_cache, 0);
 	if (chan->reqs) {
 		kvfree(chan->reqs[0].pages);
@@ -122,7 +123,7 @@ static int xfb_chan_pool(struct xfb_be *be, struct xfb_chan *chan)
 		req->bvecs = bvecs + i * m;
 		list_add_tail(&req->node, &chan->free_reqs);
 	}
-	return 0;
+	return xfb_pages_prefill(chan);
 }
 
 static int xfb_chan_map(struct xfb_be *be, struct xfb_chan *chan,
@@ -216,6 +217,7 @@ int xfb_chans_connect(struct xfb_be *be, unsigned int nr, unsigned int order)
 		atomic_set(&chan->inflight, 0);
 		atomic_set(&chan->eoi_pending, 0);
 		gnttab_page_cache_init(&chan->page_cache);
+		xfb_nowait_chan_init(chan);
 		be->nr_chans = i + 1;
 		err = xfb_chan_map(be, chan, order);
 		if (err)

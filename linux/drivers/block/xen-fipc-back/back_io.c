@@ -8,9 +8,14 @@
  *   request: validate, map its grants in one batch (memshare: look its
  *         pfns up in the mapping of the guest's memory, back_memshare.c,
  *         or its staging page indices, back_staging.c), build one bio
- *         over the pages, submit
+ *         over the pages, submit (REQ_NOWAIT where the device allows it)
  *   end_io: (any context) put the request on the channel's done list and
- *         wake the poller
+ *         wake the poller; a REQ_NOWAIT bio the device could not take
+ *         goes to a worker instead (back_nowait.c)
+ *
+ * Nothing here sleeps: the poller serves other channels, of other
+ * guests too.  Requests are taken only while the page cache holds a
+ * largest request's pages (back_nowait.c refills it).
  *
  * A request the frontend got wrong is answered FIPCBLK_RSP_ERROR (or
  * EOPNOTSUPP) with a rate-limited log line; a corrupted ring (-EPROTO)
@@ -68,7 +73,7 @@ static bool xfb_has_work(struct fipc_poll_entry *entry)
 	if (!list_empty(&chan->answer_pending))
 		return fipc_tx_room(&chan->fc.tx);
 	return !list_empty(&chan->free_reqs) && !chan->grant_wait &&
-	       fipc_rx_ready(&chan->fc.rx);
+	       !chan->page_wait && fipc_rx_ready(&chan->fc.rx);
 }
 
 /* Timed retries of a parked channel: from the idle window up to this. */
@@ -84,8 +89,8 @@ static bool xfb_has_work(struct fipc_poll_entry *entry)
  */
 static void xfb_park(struct xfb_chan *chan)
 {
-	if ((list_empty(&chan->answer_pending) && !chan->grant_wait) ||
-	    chan->broken) {
+	if ((list_empty(&chan->answer_pending) && !chan->grant_wait &&
+	     !chan->page_wait) || chan->broken) {
 		chan->park_us = 0;
 		fipc_poll_entry_retry(&chan->poll, 0);
 		return;
@@ -277,8 +282,13 @@ static void xfb_bio_end(struct bio *bio)
 	struct xfb_chan *chan = req->chan;
 
 	req->bio_status = bio->bi_status;
-	req->t_done = ktime_get_ns();
 	bio_uninit(bio);
+	/* Would have waited for the device: submitted again by a worker. */
+	if (req->bio_status == BLK_STS_AGAIN && (req->opf & REQ_NOWAIT)) {
+		xfb_nowait_again(req);
+		return;
+	}
+	req->t_done = ktime_get_ns();
 	llist_add(&req->done, &chan->done);
 	fipc_poll_entry_wake(&chan->poll);
 	/* The last access to the channel: it may be freed right after. */
@@ -331,14 +341,42 @@ static bool xfb_map(struct xfb_chan *chan, struct xfb_req *req,
 	return ok;
 }
 
+/**
+ * xfb_bio_build() - (re)build a request's bio over its pages
+ * @req: the request, its pages mapped and its bio fields set
+ * @nowait: submit with REQ_NOWAIT if the device takes it
+ */
+void xfb_bio_build(struct xfb_req *req, bool nowait)
+{
+	struct xfb_be *be = req->chan->be;
+	struct bio *bio = &req->bio;
+	u32 left = req->nr_bytes, off = req->first_offset;
+	unsigned int i;
+
+	req->opf &= ~REQ_NOWAIT;
+	if (nowait && be->nowait)
+		req->opf |= REQ_NOWAIT;
+	bio_init(bio, be->bdev, req->bvecs, req->nrefs, req->opf);
+	bio->bi_iter.bi_sector = req->sector;
+	bio->bi_end_io = xfb_bio_end;
+	bio->bi_private = req;
+	if (req->op == FIPCBLK_OP_DISCARD) {
+		bio->bi_iter.bi_size = req->nr_bytes;
+	} else if (req->op != FIPCBLK_OP_FLUSH) {
+		for (i = 0; i < req->nrefs; i++) {
+			u32 len = min_t(u32, left, FIPCBLK_PAGE_BYTES - off);
+
+			__bio_add_page(bio, req->pages[i], len, off);
+			left -= len;
+			off = 0;
+		}
+	}
+}
+
 static void xfb_submit(struct xfb_chan *chan, struct xfb_req *req,
 		       const struct fipcblk_request *r)
 {
-	struct xfb_be *be = chan->be;
-	struct bio *bio = &req->bio;
-	u32 left = r->nr_bytes, off = r->first_offset;
 	blk_opf_t opf;
-	unsigned int i;
 
 	switch (r->op) {
 	case FIPCBLK_OP_READ:
@@ -347,7 +385,12 @@ static void xfb_submit(struct xfb_chan *chan, struct xfb_req *req,
 		chan->st[XFB_RD_SECT] += r->nr_bytes >> SECTOR_SHIFT;
 		break;
 	case FIPCBLK_OP_WRITE:
-		opf = REQ_OP_WRITE | REQ_SYNC;
+		/*
+		 * As direct I/O (and blkback): REQ_SYNC | REQ_IDLE keeps
+		 * the guest's writes out of dom0's writeback throttling,
+		 * which would sleep in submit_bio() whatever REQ_NOWAIT says.
+		 */
+		opf = REQ_OP_WRITE | REQ_SYNC | REQ_IDLE;
 		if (r->flags & FIPCBLK_F_FUA) {
 			opf |= REQ_FUA;
 			chan->st[XFB_F_REQ]++;
@@ -356,7 +399,7 @@ static void xfb_submit(struct xfb_chan *chan, struct xfb_req *req,
 		chan->st[XFB_WR_SECT] += r->nr_bytes >> SECTOR_SHIFT;
 		break;
 	case FIPCBLK_OP_FLUSH:
-		opf = REQ_OP_WRITE | REQ_PREFLUSH;
+		opf = REQ_OP_WRITE | REQ_PREFLUSH | REQ_SYNC | REQ_IDLE;
 		chan->st[XFB_F_REQ]++;
 		break;
 	default:
@@ -366,25 +409,25 @@ static void xfb_submit(struct xfb_chan *chan, struct xfb_req *req,
 		break;
 	}
 
-	bio_init(bio, be->bdev, req->bvecs, req->nrefs, opf);
+	req->opf = opf;
 	/* A flush has no sector (xfb_validate() refuses any but 0). */
-	bio->bi_iter.bi_sector = r->op == FIPCBLK_OP_FLUSH ? 0 : r->sector;
-	bio->bi_end_io = xfb_bio_end;
-	bio->bi_private = req;
-	if (r->op == FIPCBLK_OP_DISCARD) {
-		bio->bi_iter.bi_size = r->nr_bytes;
-	} else if (r->op != FIPCBLK_OP_FLUSH) {
-		for (i = 0; i < req->nrefs; i++) {
-			u32 len = min_t(u32, left, FIPCBLK_PAGE_BYTES - off);
-
-			__bio_add_page(bio, req->pages[i], len, off);
-			left -= len;
-			off = 0;
-		}
-	}
+	req->sector = r->op == FIPCBLK_OP_FLUSH ? 0 : r->sector;
+	req->nr_bytes = r->nr_bytes;
+	req->first_offset = r->first_offset;
 	req->bio_status = BLK_STS_OK;
 	atomic_inc(&chan->inflight);
-	submit_bio(bio);
+	/*
+	 * What may wait goes to a worker at once: every request of a
+	 * device without REQ_NOWAIT, and discards (writeback throttling
+	 * holds them whatever REQ_NOWAIT says).
+	 */
+	if (!chan->be->nowait || r->op == FIPCBLK_OP_DISCARD) {
+		req->opf = opf;
+		xfb_nowait_again(req);
+		return;
+	}
+	xfb_bio_build(req, true);
+	submit_bio(&req->bio);
 }
 
 /*
@@ -496,10 +539,19 @@ static int xfb_poll(struct fipc_poll_entry *entry, unsigned int budget)
 	 */
 	blk_start_plug(&plug);
 	chan->grant_wait = false;
+	chan->page_wait = false;
 	while (!chan->broken && budget--) {
 		if (list_empty(&chan->free_reqs)) {
 			if (fipc_rx_ready(&chan->fc.rx))
 				chan->st[XFB_OO_REQ]++;
+			break;
+		}
+		if (!xfb_pages_ready(chan)) {
+			/* Resumed by the refill or a timed retry. */
+			if (fipc_rx_ready(&chan->fc.rx)) {
+				chan->page_wait = true;
+				xfb_pages_refill(chan);
+			}
 			break;
 		}
 		if (!xfb_guest_grants_room(chan->be->guest, chan->be->max_refs)) {

@@ -75,12 +75,18 @@ static int __init xfb_init(void)
 
 	if (!xen_domain())
 		return -ENODEV;
-	err = fipc_poller_set_start(&xfb_pollers);
+	err = xfb_nowait_init();
 	if (err)
 		return err;
+	err = fipc_poller_set_start(&xfb_pollers);
+	if (err) {
+		xfb_nowait_exit();
+		return err;
+	}
 	err = xfb_xenbus_register();
 	if (err) {
 		fipc_poller_set_stop(&xfb_pollers);
+		xfb_nowait_exit();
 		return err;
 	}
 	pr_info(XFB_NAME ": %u poller(s), requests up to %u bytes\n",
@@ -92,6 +98,7 @@ static void __exit xfb_exit(void)
 {
 	xfb_xenbus_unregister();
 	fipc_poller_set_stop(&xfb_pollers);
+	xfb_nowait_exit();
 }
 
 module_init(xfb_init);

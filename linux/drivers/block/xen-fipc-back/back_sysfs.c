@@ -30,6 +30,8 @@ static const char * const xfb_stat_names[XFB_NR_STATS] = {
 	[XFB_PARKED] = "parked",
 	[XFB_GRANT_WAITS] = "grant_waits",
 	[XFB_SPURIOUS_IRQS] = "spurious_irqs",
+	[XFB_SUBMIT_AGAIN] = "submit_again",
+	[XFB_PAGE_WAITS] = "page_waits",
 };
 
 /**

@@ -52,6 +52,12 @@ int xfb_vbd_open(struct xfb_be *be, dev_t devt)
 		return -EINVAL;
 	}
 	be->bdev = bdev;
+	/* Else every request is submitted by a worker (back_nowait.c). */
+	be->nowait = bdev_nowait(bdev);
+	if (!be->nowait)
+		dev_info(&dev->dev,
+			 "device %u:%u does not take REQ_NOWAIT: its requests are submitted from a worker\n",
+			 MAJOR(devt), MINOR(devt));
 	be->mode = mode;
 	be->devt = devt;
 	lim->sectors = bdev_nr_sectors(bdev);
@@ -164,9 +170,11 @@ void xfb_vbd_resize_work(struct work_struct *work)
 				  "%llu", sectors))
 			dev_warn(&be->dev->dev, "cannot write the new size\n");
 	}
+	/* Never below a largest request: the poller needs those pages. */
 	for (i = 0; i < be->nr_chans; i++)
 		gnttab_page_cache_shrink(&be->chans[i].page_cache,
-					 xfb_max_buffer_pages);
+					 max(xfb_max_buffer_pages,
+					     be->max_refs));
 	mutex_unlock(&be->mutex);
 again:
 	schedule_delayed_work(&be->resize_work, HZ);

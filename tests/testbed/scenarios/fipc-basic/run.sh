@@ -2,8 +2,12 @@
 # Scenario "fipc-basic" (dom0 side): null_blk (memory backed) in dom0,
 # served by xen-fipc-back to one PV domU running xen-fipc-front:
 #   xvdb  one channel per guest vCPU (2)   xvdc  one channel (queues=1)
-# Both are phy1: disks of the domain's xl config (the patched xl of make
-# dom0-overlay).  In the guest: fio verify (crc32c) on both, perf, a
+#   xvdd  a slow null_blk (100 ms a request, 4 at a time)
+# All are phy1: disks of the domain's xl config (the patched xl of make
+# dom0-overlay).  In the guest: fio verify (crc32c) on xvdb and xvdc, perf,
+# QD1 reads on xvdb alone and beside a writer keeping xvdd's tags taken
+# (the backend's poller must not wait for them: submit_again on xvdd, and
+# the reads beside at least -o QUIET_MIN_PCT (40) % of those alone), a
 # flush, the hostile request kinds; then the guest waits for dom0 (the
 # mailbox at the end of xvdb) while dom0 takes the backend's counters and
 # checks them (no protocol error, the hostile requests refused, flushes
@@ -21,6 +25,7 @@ export FIPC_DOMU_LOAD="fipc xen-fipc-front"
 start() {
     fipc_dmesg_mark
     fipc_null_blk 1 || return 1
+    fipc_null_blk_slow nullslow "$(fipc_opt SLOW_MS 100)" 4 || return 1
     fipc_modules_load 0 || return 1
     fipc_domu_start domU1 "$here/domU.cfg" "$common/guest-basic.sh" || return 1
     xl domid domU1 > "$FIPC_WORK/domU1.id"
@@ -32,7 +37,7 @@ counters() {
     local id v
     id=$(cat "$FIPC_WORK/domU1.id")
     fipc_domu_wait_marker domU1 '@@FIPC-BASIC counters' 1200 || return 1
-    for v in 51728:xvdb 51744:xvdc; do
+    for v in 51728:xvdb 51744:xvdc 51760:xvdd; do
         fipc_be_stats_json "$id" "${v%%:*}" "$FIPC_RESULTS/dom0/backend-${v#*:}.json"
     done
     cat /sys/module/xen_fipc_back/parameters/poller_cpus > "$FIPC_RESULTS/dom0/pollers.txt"
@@ -61,6 +66,12 @@ check() {
     v=$(snap_stat xvdc queues)
     [ "$v" = 1 ] || { fipc_fail "xvdc has $v channels, want 1 (queues=1)"; rc=1; }
     [ "$(snap_stat xvdc proto_errors)" = 0 ] || { fipc_fail "protocol errors on xvdc"; rc=1; }
+    # The noisy neighbour's bios that found xvdd's tags taken went to a
+    # worker (statistics/submit_again), not waited for in the poller.
+    v=$(snap_stat xvdd submit_again)
+    [ "$v" -gt 0 ] || { fipc_fail "xvdd submit_again is $v: no bio of the noisy disk was handed to a worker"; rc=1; }
+    fipc_log "noisy neighbour: xvdd submit_again $v, page_waits $(snap_stat xvdd page_waits)"
+    [ "$(snap_stat xvdd io_errors)" = 0 ] || { fipc_fail "I/O errors on xvdd"; rc=1; }
     v=$(snap_stat xvdb xenbus_spurious_events)
     [ "$v" = 0 ] || [ "$v" = -1 ] || { fipc_fail "xvdb: $v event-channel events flagged spurious"; rc=1; }
     return $rc

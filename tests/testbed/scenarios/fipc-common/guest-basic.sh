@@ -1,7 +1,8 @@
 #!/bin/sh
 # fipc-basic, domU side: verify, hostile requests and measure on the fipc
-# disks dom0 attached: xvdb (null_blk, 512 B blocks, one queue per vCPU) and
-# xvdc (null_blk, single queue, 'untrusted': data through bounce pages).
+# disks dom0 attached: xvdb (null_blk, 512 B blocks, one queue per vCPU),
+# xvdc (null_blk, single queue, 'untrusted': data through bounce pages) and
+# xvdd (a slow null_blk, for the noisy neighbour).
 . /fipc/lib.sh
 . /fipc/scenario/guest-lib.sh
 . /fipc/scenario/hostile.sh
@@ -28,6 +29,28 @@ echo "fipc-basic: trusted xvdb $t_b (bounced $n_b), xvdc $t_c (bounced $n_c)"
 fipc_front_stats 51728 /fipc/out/front-before-perf.json
 FIPC_DEV=/dev/xvdb fipc_fio perf /fipc/scenario/perf.fio || rc=1
 fipc_front_stats 51728 /fipc/out/front-after-perf.json
+# A noisy neighbour on the same backend poller (issue 13): QD1 4 KiB reads
+# on xvdb alone, then beside a writer that keeps every tag of xvdd (a slow
+# null_blk in dom0: 100 ms a request, 4 at a time) taken.  A poller that
+# waits in submit_bio() for a tag of xvdd serves xvdb only between those
+# waits; one that never waits serves it as before.
+fipc_wait_disk xvdd 120 || rc=1
+export FIPC_QUIET_SECONDS=$(fipc_opt QUIET_SECONDS 6)
+export FIPC_NOISY_SECONDS=$((FIPC_QUIET_SECONDS + 6))
+FIPC_DEV=/dev/xvdb fipc_fio quiet-alone /fipc/scenario/quiet.fio || rc=1
+FIPC_DEV=/dev/xvdd fipc_fio noisy /fipc/scenario/noisy.fio &
+noisy=$!
+sleep 3
+FIPC_DEV=/dev/xvdb fipc_fio quiet-beside /fipc/scenario/quiet.fio || rc=1
+wait $noisy || rc=1
+ios() { sed -n 's/.*"total_ios" : \([0-9]*\).*/\1/p' "/fipc/out/$1.json" | head -n 1; }
+q0=$(ios quiet-alone) q1=$(ios quiet-beside) nw=$(sed -n 's/.*"total_ios" : \([0-9]*\).*/\1/p' /fipc/out/noisy.json | sed -n 2p)
+min=$(fipc_opt QUIET_MIN_PCT 40)
+echo "fipc-basic: noisy neighbour: xvdb QD1 reads in ${FIPC_QUIET_SECONDS} s: ${q0:-?} alone, ${q1:-?} beside the writer of xvdd (${nw:-?} writes in ${FIPC_NOISY_SECONDS} s); bound ${min} %"
+if [ -z "$q0" ] || [ -z "$q1" ] || [ "$q0" -eq 0 ] || [ $((q1 * 100)) -lt $((q0 * min)) ]; then
+	echo "fipc-basic: FAIL the quiet disk beside the noisy one did less than ${min} % of its reads alone"
+	rc=1
+fi
 # Flush: fsync on the block device sends a cache flush (the backend's
 # f_req is checked by dom0).
 dd if=/dev/zero of=/dev/xvdb bs=4k count=1 seek=51200 conv=fsync 2>/dev/null ||
