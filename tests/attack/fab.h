@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * fipc_attack_back: what its parts share (fab_main.c: the xenbus device
+ * and its state machine; fab_io.c: the requests; fab_linger.c: the linger
+ * attack).  The module is described in fab_main.c.
+ */
+#ifndef _FIPC_ATTACK_BACK_H
+#define _FIPC_ATTACK_BACK_H
+
+#include <linux/list.h>
+#include <linux/types.h>
+#include <xen/grant_table.h>
+#include <xen/xenbus.h>
+#include <fipc/fipc.h>
+#include <public/io/fipcblk.h>
+
+/* The xenbus states without CamelCase (their values are the ABI). */
+#define XS_UNKNOWN		((enum xenbus_state)0)
+#define XS_INITIALISING		((enum xenbus_state)1)
+#define XS_INITWAIT		((enum xenbus_state)2)
+#define XS_INITIALISED		((enum xenbus_state)3)
+#define XS_CONNECTED		((enum xenbus_state)4)
+#define XS_CLOSING		((enum xenbus_state)5)
+#define XS_CLOSED		((enum xenbus_state)6)
+
+/* What we offer: one queue, one-page rings, requests of up to 128 KiB. */
+#define FAB_RING_ORDER		0
+#define FAB_MAX_REQ_BYTES	(128 * 1024)
+/* An unaligned first page adds one reference. */
+#define FAB_MAX_REFS		(FAB_MAX_REQ_BYTES / FIPCBLK_PAGE_BYTES + 1)
+#define FAB_MAX_SLOTS		(1 + DIV_ROUND_UP(FAB_MAX_REFS - \
+						  FIPCBLK_HEAD_REFS, \
+						  FIPCBLK_CONT_REFS))
+/* Requests held at once; beyond, a request is refused, nothing mapped. */
+#define FAB_MAX_HELD		64
+/* Requests taken per poll. */
+#define FAB_BUDGET		32
+
+/* Memshare grants mapped by the linger attack. */
+#define FAB_LINGER_REFS		32
+
+/* The first bytes of the block a guest writes to arm the attack. */
+#define FAB_ARM_MAGIC		"FIPC-ATTACKB-ARM"
+#define FAB_ARM_LEN		(sizeof(FAB_ARM_MAGIC) - 1)
+
+static_assert(sizeof(struct fipcblk_request) == FIPC_SLOT_PAYLOAD);
+static_assert(sizeof(struct fipcblk_response) == FIPC_SLOT_PAYLOAD);
+static_assert(FAB_MAX_SLOTS <= FIPC_MSG_MAX_SLOTS);
+
+/* Module parameters (fab_main.c). */
+extern char *mode;
+extern unsigned int hold_s;
+extern unsigned int hold_count;
+extern bool wait_arm;
+extern unsigned long long linger_sector;
+extern unsigned long long sectors;
+
+/* An answered request whose grants we keep mapped. */
+struct fab_held {
+	struct list_head node;
+	unsigned long since;		/* jiffies of the answer */
+	u64 id;
+	u8 op;
+	unsigned int nrefs;
+	struct page *pages[FAB_MAX_REFS];
+	grant_handle_t handles[FAB_MAX_REFS];
+};
+
+struct fab_dev {
+	struct xenbus_device *dev;
+	struct task_struct *task;
+	enum xenbus_state fe_state;	/* written by the xenbus watch */
+	unsigned long next_online_check;
+
+	/* The channel, while mapped (dev->state Connected or Closing). */
+	void *req_ring;
+	void *rsp_ring;
+	struct fipcblk_ctrl *ctrl;
+	int irq;
+	struct fipc_chan fc;
+	bool broken;
+
+	struct list_head held;
+	unsigned int nheld;
+	unsigned int grants_now;
+	unsigned int grants_max;
+	bool armed;
+
+	/* The linger attack (memshare disks, linger_sector). */
+	bool ms_offered;	/* the toolstack allowed memshare here */
+	bool ms_chan;		/* this connection took the memshare path */
+	bool ms_done;		/* closed once with ms mapped: never again */
+	bool ms_closed;		/* ms->since is the time of that close */
+	bool ms_trigger;	/* the READ of linger_sector was answered */
+	struct fab_held *ms;	/* the guest's memshare grants we map */
+	u64 ms_served;
+	u64 ms_writes;		/* WRITEs by pfn: answered, data dropped */
+	/* Private copies and hypercall arguments: one request at a time. */
+	struct fipc_msg msgs[FAB_MAX_SLOTS];
+	struct gnttab_map_grant_ref map_ops[FAB_MAX_REFS];
+	struct gnttab_unmap_grant_ref unmap_ops[FAB_MAX_REFS];
+	struct page *unmap_pages[FAB_MAX_REFS];
+
+	/* Counters, printed in the log lines. */
+	u64 connects;
+	u64 held_total;		/* answered while mapped */
+	u64 unmapped;		/* let go once hold_s had passed */
+	u64 unmapped_early;	/* let go early: removal, toolstack close */
+	u64 honest;
+	u64 flushes;
+	u64 refused;
+	u64 map_errors;
+	u64 checked_pages;	/* mapped data pages looked at */
+	u64 exposed_pages;	/* ... with a non-zero byte outside the data */
+	u64 exposed_bytes;
+};
+
+/* fab_main.c */
+int fab_read_uint(struct fab_dev *fb, const char *key, u32 min, u32 max,
+		  u32 *val);
+
+/* fab_io.c */
+struct fab_held *fab_map(struct fab_dev *fb, const grant_ref_t *refs,
+			 unsigned int nrefs, bool readonly);
+void fab_unmap(struct fab_dev *fb, struct fab_held *h);
+void fab_release(struct fab_dev *fb, bool all);
+void fab_serve(struct fab_dev *fb);
+
+/* fab_linger.c */
+void fab_ms_map(struct fab_dev *fb);
+void fab_ms_release(struct fab_dev *fb, bool now);
+
+#endif
