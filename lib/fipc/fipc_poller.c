@@ -110,18 +110,25 @@ static int fipc_poll_round(struct fipc_poller *pl)
 
 /*
  * Wait a little before the next round: with one channel, the fipc wait
- * strategy (MWAITX/UMWAIT where the CPU has them, else PAUSE); with
- * several, the spin-loop hint.
+ * strategy (MWAITX/UMWAIT where the CPU has them, else PAUSE) on its
+ * ring, unless work of it ends elsewhere (ops->busy): a kick cannot end
+ * a hardware wait early.  Otherwise, and with several channels, the
+ * spin-loop hint.
  */
 static void fipc_poll_pause(struct fipc_poller *pl)
 {
+	const struct fipc_poll_ops *ops = pl->set->ops;
 	struct fipc_poll_entry *entry;
 
 	if (pl->nr_entries == 1 && mutex_trylock(&pl->lock)) {
 		entry = list_first_entry_or_null(&pl->entries,
 						 struct fipc_poll_entry, node);
-		if (entry)
+		if (entry && !(ops->busy && ops->busy(entry))) {
+			pl->rx_waits++;
 			fipc_wait_rx(entry->rx, &pl->waiter);
+		} else {
+			cpu_relax();
+		}
 		mutex_unlock(&pl->lock);
 		return;
 	}
@@ -353,7 +360,7 @@ int fipc_poller_set_show(struct fipc_poller_set *set, char *buf)
 		struct fipc_poller *pl = &set->pollers[i];
 
 		n += scnprintf(buf + n, PAGE_SIZE - n,
-			       "poller %u cpu %d channels %u loops %llu empty %llu sleeps %llu timed_sleeps %llu wait %s wakeups %llu slept_us %llu sleep_max_us %llu irqs %lld irqs_awake %lld\n",
+			       "poller %u cpu %d channels %u loops %llu empty %llu sleeps %llu timed_sleeps %llu wait %s wakeups %llu slept_us %llu sleep_max_us %llu irqs %lld irqs_awake %lld rx_waits %llu\n",
 			       i, pl->cpu, READ_ONCE(pl->nr_entries),
 			       READ_ONCE(pl->loops), READ_ONCE(pl->empty),
 			       READ_ONCE(pl->sleeps), READ_ONCE(pl->timed_sleeps),
@@ -363,7 +370,8 @@ int fipc_poller_set_show(struct fipc_poller_set *set, char *buf)
 			       div_u64(READ_ONCE(pl->sleep_max_ns),
 				       NSEC_PER_USEC),
 			       (s64)atomic64_read(&pl->irqs),
-			       (s64)atomic64_read(&pl->irqs_awake));
+			       (s64)atomic64_read(&pl->irqs_awake),
+			       READ_ONCE(pl->rx_waits));
 		if (set->ops->show)
 			n += set->ops->show(pl, buf + n, PAGE_SIZE - n);
 	}

@@ -1400,6 +1400,7 @@ struct fipc_poll_test_chan {
 	atomic_t received;
 	u64 wakeups_seen;
 	unsigned int retry_us;
+	bool busy;
 };
 
 static struct fipc_poll_test_chan *
@@ -1441,6 +1442,11 @@ static bool fipc_poll_test_has_work(struct fipc_poll_entry *entry)
 	return fipc_rx_ready(&c->rx);
 }
 
+static bool fipc_poll_test_busy(struct fipc_poll_entry *entry)
+{
+	return READ_ONCE(fipc_poll_test_chan(entry)->busy);
+}
+
 static int fipc_poll_test_show(struct fipc_poller *pl, char *buf,
 			       size_t size)
 {
@@ -1451,6 +1457,7 @@ static const struct fipc_poll_ops fipc_poll_test_ops = {
 	.poll = fipc_poll_test_poll,
 	.set_sleeping = fipc_poll_test_set_sleeping,
 	.has_work = fipc_poll_test_has_work,
+	.busy = fipc_poll_test_busy,
 	.show = fipc_poll_test_show,
 };
 
@@ -1652,6 +1659,52 @@ static void fipc_test_poller_retry(struct kunit *test)
 	fipc_poller_set_stop(set);
 }
 
+/* Woken, through its idle window, and asleep again. */
+static void fipc_poll_test_idle_window(struct kunit *test,
+				       struct fipc_poll_test_chan *c)
+{
+	struct fipc_poller *pl = fipc_poll_entry_poller(&c->poll);
+
+	c->wakeups_seen = READ_ONCE(pl->wakeups);
+	KUNIT_EXPECT_TRUE(test, fipc_poll_entry_wake(&c->poll));
+	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_woken, c));
+	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_asleep, c));
+}
+
+/*
+ * A poller serving one channel waits on its ring between rounds
+ * (fipc_wait_rx(): MWAITX or UMWAIT where the CPU has them), which a
+ * kick from another CPU cannot end early.  While the channel says work
+ * of it ends elsewhere (ops->busy), the poller spins instead: through a
+ * whole idle window, not one wait on the ring.
+ */
+static void fipc_test_poller_busy(struct kunit *test)
+{
+	struct fipc_poller_set *set = fipc_poll_test_set(test, 1);
+	struct fipc_poll_test_chan *c = fipc_poll_test_chans(test, 1);
+	struct fipc_poller *pl = &set->pollers[0];
+	u64 waits, loops;
+
+	set->idle_us = 50000;
+	KUNIT_ASSERT_EQ(test, fipc_poller_set_start(set), 0);
+	fipc_poller_attach(set, &c->poll, NULL);
+	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_asleep, c));
+
+	WRITE_ONCE(c->busy, true);
+	waits = READ_ONCE(pl->rx_waits);
+	loops = READ_ONCE(pl->loops);
+	fipc_poll_test_idle_window(test, c);
+	KUNIT_EXPECT_GT(test, READ_ONCE(pl->loops), loops + 1);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(pl->rx_waits), waits);
+
+	WRITE_ONCE(c->busy, false);
+	fipc_poll_test_idle_window(test, c);
+	KUNIT_EXPECT_GT(test, READ_ONCE(pl->rx_waits), waits);
+
+	fipc_poller_detach(&c->poll);
+	fipc_poller_set_stop(set);
+}
+
 /*
  * Settings, round robin and CPU restriction, repinning, and the
  * latency buckets.
@@ -1731,6 +1784,7 @@ static struct kunit_case fipc_test_cases[] = {
 	KUNIT_CASE(fipc_test_stress),
 	KUNIT_CASE(fipc_test_poller_sleep),
 	KUNIT_CASE(fipc_test_poller_retry),
+	KUNIT_CASE(fipc_test_poller_busy),
 	KUNIT_CASE(fipc_test_poller_set),
 	{}
 };

@@ -45,17 +45,24 @@ struct fipc_poll_entry;
  *	the channel's control page
  * @has_work: the last look before sleeping: true if the channel has
  *	work, so the poller must not sleep
+ * @busy: optional: true while work of the channel is under way that
+ *	ends elsewhere (a bio completing on another CPU) and is announced
+ *	with fipc_poll_entry_wake(), which kicks only a sleeping poller.
+ *	A poller serving this channel alone then spins between rounds
+ *	instead of waiting on @rx in hardware (MWAITX, UMWAIT), which such
+ *	a kick cannot end early.
  * @show: optional: more text after the poller's line in
  *	fipc_poller_set_show(), at most @size bytes at @buf; return the
  *	bytes written
  *
- * @poll, @set_sleeping and @has_work run in the poller thread, with the
- * poller's channel list locked.
+ * @poll, @set_sleeping, @has_work and @busy run in the poller thread,
+ * with the poller's channel list locked.
  */
 struct fipc_poll_ops {
 	int (*poll)(struct fipc_poll_entry *entry, unsigned int budget);
 	void (*set_sleeping)(struct fipc_poll_entry *entry, bool sleeping);
 	bool (*has_work)(struct fipc_poll_entry *entry);
+	bool (*busy)(struct fipc_poll_entry *entry);
 	int (*show)(struct fipc_poller *pl, char *buf, size_t size);
 };
 
@@ -99,6 +106,8 @@ struct fipc_poll_entry {
  * @sleep_max_ns: statistics: longest sleep
  * @irqs: statistics: interrupts of the channels served
  * @irqs_awake: statistics: those that found the poller awake
+ * @rx_waits: statistics: pauses between rounds spent waiting on the one
+ *	channel's ring with @waiter (not counted: pauses that spun)
  * @priv: the driver's per-poller data, @set->priv_size zeroed bytes
  */
 struct fipc_poller {
@@ -122,6 +131,7 @@ struct fipc_poller {
 	u64 sleep_max_ns;
 	atomic64_t irqs;
 	atomic64_t irqs_awake;
+	u64 rx_waits;
 	void *priv;
 };
 

@@ -76,6 +76,18 @@ static bool xfb_has_work(struct fipc_poll_entry *entry)
 	       !chan->page_wait && fipc_rx_ready(&chan->fc.rx);
 }
 
+/*
+ * xfb_busy() - bios of the channel in flight: they end on other CPUs and
+ * kick only a sleeping poller, so a poller serving this channel alone
+ * must not wait on its ring in hardware meanwhile (fipc_poll_ops.busy).
+ */
+static bool xfb_busy(struct fipc_poll_entry *entry)
+{
+	struct xfb_chan *chan = xfb_poll_chan(entry);
+
+	return atomic_read(&chan->inflight) || !llist_empty(&chan->done);
+}
+
 /* Timed retries of a parked channel: from the idle window up to this. */
 #define XFB_PARK_MAX_US		(100 * USEC_PER_MSEC)
 
@@ -598,6 +610,7 @@ const struct fipc_poll_ops xfb_poll_ops = {
 	.poll = xfb_poll,
 	.set_sleeping = xfb_set_sleeping,
 	.has_work = xfb_has_work,
+	.busy = xfb_busy,
 	.show = xfb_poll_show,
 };
 
