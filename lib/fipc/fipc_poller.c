@@ -103,7 +103,7 @@ static int fipc_poll_round(struct fipc_poller *pl)
 
 	mutex_lock(&pl->lock);
 	list_for_each_entry(entry, &pl->entries, node)
-		work += ops->poll(entry, budget);
+		work += ops->poll(entry, fipc_poll_entry_budget(entry, budget));
 	mutex_unlock(&pl->lock);
 	return work;
 }

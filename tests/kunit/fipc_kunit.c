@@ -1401,6 +1401,7 @@ struct fipc_poll_test_chan {
 	u64 wakeups_seen;
 	unsigned int retry_us;
 	bool busy;
+	unsigned int budget_seen;
 };
 
 static struct fipc_poll_test_chan *
@@ -1418,6 +1419,7 @@ static int fipc_poll_test_poll(struct fipc_poll_entry *entry,
 	struct fipc_msg msg;
 	int n = 0;
 
+	WRITE_ONCE(c->budget_seen, budget);
 	while (budget-- && fipc_recv(&c->rx, &msg, 1) == 1)
 		n++;
 	fipc_poll_entry_retry(entry, READ_ONCE(c->retry_us));
@@ -1705,6 +1707,92 @@ static void fipc_test_poller_busy(struct kunit *test)
 	fipc_poller_set_stop(set);
 }
 
+struct fipc_poll_test_drained {
+	struct fipc_poll_test_chan *c;
+	unsigned int n;
+	int want;
+};
+
+static bool fipc_poll_test_all_received(void *arg)
+{
+	const struct fipc_poll_test_drained *d = arg;
+	unsigned int i;
+
+	for (i = 0; i < d->n; i++)
+		if (atomic_read(&d->c[i].received) < d->want)
+			return false;
+	return true;
+}
+
+/*
+ * Weights: each visit of a channel may take the set's budget scaled by
+ * the channel's weight against FIPC_POLL_WEIGHT_DEFAULT, at least one
+ * message, with no overflow; out-of-range weights are clamped; a weight
+ * set on an attached channel holds from its next visit.
+ */
+static void fipc_test_poller_weight(struct kunit *test)
+{
+	static const unsigned int weights[] = { FIPC_POLL_WEIGHT_DEFAULT, 512,
+						1, 64 };
+	static const unsigned int budgets[] = { 4, 8, 1, 1 };
+	struct fipc_poller_set *set = fipc_poll_test_set(test, 1);
+	struct fipc_poll_test_chan *c = kunit_kcalloc(test, 4, sizeof(*c),
+						      GFP_KERNEL);
+	struct fipc_poll_test_drained d = { .c = c, .n = 4 };
+	struct fipc_msg msg = { };
+	unsigned int i, j;
+
+	/* Each with its own ring: all of them carry messages at once. */
+	KUNIT_ASSERT_NOT_NULL(test, c);
+	for (i = 0; i < 4; i++) {
+		void *mem = fipc_test_alloc(test, 0);
+
+		KUNIT_ASSERT_EQ(test, fipc_ring_init(&c[i].tx, mem, 0), 0);
+		KUNIT_ASSERT_EQ(test, fipc_ring_init(&c[i].rx, mem, 0), 0);
+		fipc_poll_entry_init(&c[i].poll, &c[i].rx);
+	}
+	KUNIT_EXPECT_EQ(test, c[0].poll.weight, FIPC_POLL_WEIGHT_DEFAULT);
+	fipc_poll_entry_set_weight(&c[0].poll, 0);
+	KUNIT_EXPECT_EQ(test, c[0].poll.weight, 1u);
+	fipc_poll_entry_set_weight(&c[0].poll, 1000000);
+	KUNIT_EXPECT_EQ(test, c[0].poll.weight, FIPC_POLL_WEIGHT_MAX);
+	KUNIT_EXPECT_EQ(test, fipc_poll_entry_budget(&c[0].poll, UINT_MAX),
+			UINT_MAX);
+	KUNIT_EXPECT_EQ(test, fipc_poll_entry_budget(&c[0].poll, 32),
+			32u * FIPC_POLL_WEIGHT_MAX / FIPC_POLL_WEIGHT_DEFAULT);
+
+	set->budget = 4;
+	KUNIT_ASSERT_EQ(test, fipc_poller_set_start(set), 0);
+	for (i = 0; i < 4; i++) {
+		fipc_poll_entry_set_weight(&c[i].poll, weights[i]);
+		fipc_poller_attach(set, &c[i].poll, NULL);
+	}
+	for (i = 0; i < 4; i++)
+		for (j = 0; j < 16; j++)
+			KUNIT_EXPECT_EQ(test, fipc_send(&c[i].tx, &msg, 1), 0);
+	d.want = 16;
+	KUNIT_EXPECT_TRUE(test, fipc_poll_entry_irq(&c[0].poll));
+	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_all_received,
+						     &d));
+	for (i = 0; i < 4; i++)
+		KUNIT_EXPECT_EQ(test, READ_ONCE(c[i].budget_seen), budgets[i]);
+
+	/* Live: the next visit of channel 2 takes 4 x 1024 / 256. */
+	fipc_poll_entry_set_weight(&c[2].poll, 1024);
+	KUNIT_EXPECT_EQ(test, fipc_send(&c[2].tx, &msg, 1), 0);
+	fipc_poll_entry_irq(&c[2].poll);
+	d.c = &c[2];
+	d.n = 1;
+	d.want = 17;
+	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_all_received,
+						     &d));
+	KUNIT_EXPECT_EQ(test, READ_ONCE(c[2].budget_seen), 16u);
+
+	for (i = 0; i < 4; i++)
+		fipc_poller_detach(&c[i].poll);
+	fipc_poller_set_stop(set);
+}
+
 /*
  * Settings, round robin and CPU restriction, repinning, and the
  * latency buckets.
@@ -1785,6 +1873,7 @@ static struct kunit_case fipc_test_cases[] = {
 	KUNIT_CASE(fipc_test_poller_sleep),
 	KUNIT_CASE(fipc_test_poller_retry),
 	KUNIT_CASE(fipc_test_poller_busy),
+	KUNIT_CASE(fipc_test_poller_weight),
 	KUNIT_CASE(fipc_test_poller_set),
 	{}
 };

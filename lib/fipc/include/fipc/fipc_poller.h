@@ -19,7 +19,9 @@
 #define _FIPC_FIPC_POLLER_H
 
 #include <linux/atomic.h>
+#include <linux/limits.h>
 #include <linux/list.h>
+#include <linux/minmax.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/stringify.h>
@@ -31,6 +33,9 @@
 #define FIPC_POLLERS_MAX		8
 #define FIPC_POLLERS_DEFAULT		1
 #define FIPC_POLL_IDLE_US_DEFAULT	200
+/* Channel weights, as Xen's credit scheduler's domain weights. */
+#define FIPC_POLL_WEIGHT_DEFAULT	256
+#define FIPC_POLL_WEIGHT_MAX		65535
 
 struct cpumask;
 struct task_struct;
@@ -76,12 +81,17 @@ struct fipc_poll_ops {
  *	channel waits on something its peer will not notify (e.g. room in
  *	a ring the peer does not empty), so a sleeping poller looks again
  *	after this many microseconds; 0: nothing to retry
+ * @weight: the channel's share of its poller against the other channels
+ *	there: each visit may take the set's budget x @weight /
+ *	FIPC_POLL_WEIGHT_DEFAULT messages (at least one); set with
+ *	fipc_poll_entry_set_weight(), live
  */
 struct fipc_poll_entry {
 	struct list_head node;
 	struct fipc_poller *poller;
 	struct fipc_ring *rx;
 	unsigned int retry_us;
+	unsigned int weight;
 };
 
 /**
@@ -190,6 +200,39 @@ static inline void fipc_poll_entry_init(struct fipc_poll_entry *entry,
 	entry->poller = NULL;
 	entry->rx = rx;
 	entry->retry_us = 0;
+	entry->weight = FIPC_POLL_WEIGHT_DEFAULT;
+}
+
+/**
+ * fipc_poll_entry_set_weight() - set a channel's share of its poller
+ * @entry: the channel's entry, attached or not
+ * @weight: 1 to FIPC_POLL_WEIGHT_MAX (FIPC_POLL_WEIGHT_DEFAULT: the
+ *	set's budget per visit); other values are clamped into that range
+ *
+ * Takes effect at the channel's next visit.
+ */
+static inline void fipc_poll_entry_set_weight(struct fipc_poll_entry *entry,
+					      unsigned int weight)
+{
+	WRITE_ONCE(entry->weight, clamp_t(unsigned int, weight, 1,
+					  FIPC_POLL_WEIGHT_MAX));
+}
+
+/**
+ * fipc_poll_entry_budget() - messages a channel may take at one visit
+ * @entry: the channel's entry
+ * @budget: the set's budget per visit
+ *
+ * Return: @budget scaled by the channel's weight, at least 1.
+ */
+static inline unsigned int
+fipc_poll_entry_budget(const struct fipc_poll_entry *entry,
+		       unsigned int budget)
+{
+	u64 b = (u64)budget * READ_ONCE(entry->weight) /
+		FIPC_POLL_WEIGHT_DEFAULT;
+
+	return clamp_t(u64, b, 1, UINT_MAX);
 }
 
 /**

@@ -51,6 +51,7 @@ extern bool xfb_memshare_enabled;
 extern unsigned int xfb_staging_max_pages;
 extern unsigned int xfb_memshare_max_mib;
 extern unsigned int xfb_max_guest_grants;
+extern unsigned int xfb_max_guest_staging_pages;
 extern struct fipc_poller_set xfb_pollers;
 
 /**
@@ -72,6 +73,9 @@ extern struct fipc_poller_set xfb_pollers;
  * @XFB_IO_ERRORS: requests failed by the block device
  * @XFB_PROTO_ERRORS: ring-level protocol errors
  * @XFB_STAGED_REQ: requests served in the channel's staging pages
+ * @XFB_STAGED_GRANT_REQ: of those, requests whose staging pages were
+ *	mapped for the request only, because keeping the channel's staging
+ *	pages mapped would pass a budget (back_staging.c)
  * @XFB_PARKED: times the channel was parked: responses waited for room
  *	the frontend did not make (a full response ring), so the poller
  *	stopped looking at it until a timed retry
@@ -105,6 +109,7 @@ enum xfb_stat {
 	XFB_IO_ERRORS,
 	XFB_PROTO_ERRORS,
 	XFB_STAGED_REQ,
+	XFB_STAGED_GRANT_REQ,
 	XFB_PARKED,
 	XFB_GRANT_WAITS,
 	XFB_SPURIOUS_IRQS,
@@ -183,6 +188,8 @@ struct xfb_be;
  * @users: devices of the guest
  * @grants: grants of the guest's requests mapped now
  * @grants_peak: the most @grants has been since load or the last reset
+ * @staging: staging pages of the guest's channels kept mapped now
+ *	(under the guests' list lock)
  */
 struct xfb_guest {
 	struct list_head node;
@@ -190,6 +197,7 @@ struct xfb_guest {
 	unsigned int users;
 	atomic_t grants;
 	atomic_t grants_peak;
+	unsigned int staging;
 };
 
 /**
@@ -251,7 +259,10 @@ struct xfb_memshare {
  * @map_ops: scratch for mapping
  * @unmap_ops: scratch for unmapping
  * @unmap_pages: scratch for unmapping
- * @stg_pages: the staging pages, mapped writable (memshare, optional)
+ * @stg_refs: the grant references of the staging pages (private copy of
+ *	the frontend's list; memshare, optional)
+ * @stg_pages: the staging pages, mapped for the connection, or NULL when
+ *	that would pass a budget: then each request maps the ones it names
  * @stg_handles: their grant handles
  * @stg_nr: number of staging pages (0: none)
  * @msgbuf: private copy of the request being handled
@@ -291,6 +302,7 @@ struct xfb_chan {
 	struct gnttab_map_grant_ref *map_ops;
 	struct gnttab_unmap_grant_ref *unmap_ops;
 	struct page **unmap_pages;
+	u32 *stg_refs;
 	struct page **stg_pages;
 	grant_handle_t *stg_handles;
 	unsigned int stg_nr;
@@ -336,6 +348,8 @@ struct xfb_chan {
  * @released: on the list of removed devices whose drain goes on
  * @resize_work: checks the device size and trims the page caches
  * @poller_cpus: CPUs allowed for this device's pollers (toolstack key)
+ * @weight: its channels' share of their pollers (fipc-weight, read at
+ *	each connect; statistics/weight sets it live)
  * @ms_offered: we offered the memshare data path (fipc-data-paths)
  * @ms: the guest's memory while connected on the memshare path, or NULL
  * @guest: the guest's share of the backend domain's resources
@@ -366,6 +380,7 @@ struct xfb_be {
 	struct list_head released;
 	struct delayed_work resize_work;
 	cpumask_var_t poller_cpus;
+	unsigned int weight;
 	bool ms_offered;
 	struct xfb_memshare *ms;
 	struct xfb_guest *guest;
@@ -400,6 +415,8 @@ void xfb_unmap_free_pages(struct xfb_be *be, struct gnttab_unmap_grant_ref *ops,
 			  struct page **pages, unsigned int n);
 void xfb_memshare_unmap(struct xfb_be *be);
 unsigned long xfb_memshare_array_bytes(const struct xfb_memshare *ms);
+bool xfb_memshare_budget_take(unsigned long n);
+void xfb_memshare_budget_give(unsigned long n);
 int xfb_memshare_pages(const struct xfb_memshare *ms, u8 op,
 		       const struct fipc_msg *msgs, unsigned int nrefs,
 		       struct page **pages, const char **why);
@@ -409,13 +426,17 @@ struct xfb_guest *xfb_guest_get(domid_t domid);
 void xfb_guest_put(struct xfb_guest *g);
 bool xfb_guest_grants_room(const struct xfb_guest *g, unsigned int nrefs);
 void xfb_guest_grants_charge(struct xfb_guest *g, unsigned int nrefs);
+bool xfb_guest_staging_charge(struct xfb_guest *g, unsigned int n);
+void xfb_guest_staging_uncharge(struct xfb_guest *g, unsigned int n);
 
 /* back_staging.c */
 int xfb_staging_map(struct xfb_be *be, struct xfb_chan *chan);
 void xfb_staging_unmap(struct xfb_be *be, struct xfb_chan *chan);
-int xfb_staging_pages(const struct xfb_chan *chan, const struct fipc_msg *msgs,
-		      unsigned int nrefs, struct page **pages,
-		      const char **why);
+int xfb_staging_check(const struct xfb_chan *chan, const struct fipc_msg *msgs,
+		      unsigned int nrefs, const char **why);
+void xfb_staging_pages(const struct xfb_chan *chan, const struct fipc_msg *msgs,
+		       unsigned int nrefs, struct page **pages);
+u32 xfb_staging_ref(const struct xfb_chan *chan, u32 idx);
 
 /* back_vbd.c */
 int xfb_vbd_open(struct xfb_be *be, dev_t devt);

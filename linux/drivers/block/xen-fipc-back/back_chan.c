@@ -211,6 +211,7 @@ int xfb_chans_connect(struct xfb_be *be, unsigned int nr, unsigned int order)
 		chan->be = be;
 		chan->index = i;
 		fipc_poll_entry_init(&chan->poll, &chan->fc.rx);
+		fipc_poll_entry_set_weight(&chan->poll, be->weight);
 		INIT_LIST_HEAD(&chan->free_reqs);
 		INIT_LIST_HEAD(&chan->answer_pending);
 		init_llist_head(&chan->done);

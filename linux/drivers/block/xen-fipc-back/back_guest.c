@@ -12,6 +12,11 @@
  * all of its devices together, and a channel whose next request could
  * pass max_guest_grants waits (back_io.c) until the guest's own requests
  * end; other guests are not held up.
+ *
+ * The staging pages a guest's memshare channels keep mapped for their
+ * connection (back_staging.c) take grant mappings too, for as long as
+ * they are connected: they are counted here against
+ * max_guest_staging_pages.
  */
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -109,4 +114,36 @@ void xfb_guest_grants_charge(struct xfb_guest *g, unsigned int nrefs)
 
 	while (now > peak && !atomic_try_cmpxchg(&g->grants_peak, &peak, now))
 		;
+}
+
+/**
+ * xfb_guest_staging_charge() - count @n staging pages to keep mapped
+ * @g: the guest's accounting
+ * @n: the staging pages of one channel
+ *
+ * Return: true if counted (the guest's kept staging pages stay within
+ * max_guest_staging_pages), false if they would pass it: nothing counted.
+ */
+bool xfb_guest_staging_charge(struct xfb_guest *g, unsigned int n)
+{
+	bool ok;
+
+	mutex_lock(&xfb_guests_mutex);
+	ok = g->staging + n <= READ_ONCE(xfb_max_guest_staging_pages);
+	if (ok)
+		g->staging += n;
+	mutex_unlock(&xfb_guests_mutex);
+	return ok;
+}
+
+/**
+ * xfb_guest_staging_uncharge() - staging pages no longer kept mapped
+ * @g: the guest's accounting
+ * @n: what xfb_guest_staging_charge() counted
+ */
+void xfb_guest_staging_uncharge(struct xfb_guest *g, unsigned int n)
+{
+	mutex_lock(&xfb_guests_mutex);
+	g->staging -= min(n, g->staging);
+	mutex_unlock(&xfb_guests_mutex);
 }

@@ -308,9 +308,14 @@ static void xfb_bio_end(struct bio *bio)
 		wake_up(&xfb_drain_wq);
 }
 
-/* Map the request's grants in one batch; false (all undone) on failure. */
+/*
+ * Map the request's grants in one batch: the references it carries, or
+ * (@staged) those of the staging pages it names.  False (all undone) on
+ * failure.
+ */
 static bool xfb_map(struct xfb_chan *chan, struct xfb_req *req,
-		    const struct fipc_msg *msgs, unsigned int nrefs)
+		    const struct fipc_msg *msgs, unsigned int nrefs,
+		    bool staged)
 {
 	domid_t domid = chan->be->dev->otherend_id;
 	u32 flags = GNTMAP_host_map;
@@ -330,7 +335,9 @@ static bool xfb_map(struct xfb_chan *chan, struct xfb_req *req,
 		req->handles[i] = INVALID_GRANT_HANDLE;
 		gnttab_set_map_op(&chan->map_ops[i],
 				  (unsigned long)page_address(req->pages[i]),
-				  flags, xfb_ref_at(msgs, i), domid);
+				  flags, staged ?
+				  xfb_staging_ref(chan, xfb_ref_at(msgs, i)) :
+				  xfb_ref_at(msgs, i), domid);
 		chan->map_ops[i].status = GNTST_general_error;
 		chan->map_ops[i].handle = INVALID_GRANT_HANDLE;
 	}
@@ -356,7 +363,7 @@ static bool xfb_map(struct xfb_chan *chan, struct xfb_req *req,
 /**
  * xfb_bio_build() - (re)build a request's bio over its pages
  * @req: the request, its pages mapped and its bio fields set
- * @nowait: submit with REQ_NOWAIT if the device takes it
+ * @nowait: submit with REQ_NOWAIT (the caller knows the device takes it)
  */
 void xfb_bio_build(struct xfb_req *req, bool nowait)
 {
@@ -366,7 +373,7 @@ void xfb_bio_build(struct xfb_req *req, bool nowait)
 	unsigned int i;
 
 	req->opf &= ~REQ_NOWAIT;
-	if (nowait && be->nowait)
+	if (nowait)
 		req->opf |= REQ_NOWAIT;
 	bio_init(bio, be->bdev, req->bvecs, req->nrefs, req->opf);
 	bio->bi_iter.bi_sector = req->sector;
@@ -434,7 +441,6 @@ static void xfb_submit(struct xfb_chan *chan, struct xfb_req *req,
 	 * holds them whatever REQ_NOWAIT says).
 	 */
 	if (!chan->be->nowait || r->op == FIPCBLK_OP_DISCARD) {
-		req->opf = opf;
 		xfb_nowait_again(req);
 		return;
 	}
@@ -445,8 +451,10 @@ static void xfb_submit(struct xfb_chan *chan, struct xfb_req *req,
 /*
  * Memshare: take the request's pages from the mapping of the guest's
  * memory (pfns) or from the channel's staging pages (indices), no grant
- * operation.  False (request answered) if a pfn or index is out of range
- * or a pfn is not mapped.
+ * operation; or, where the channel keeps no staging page mapped (a
+ * budget), map the staging pages it names for this request.  False
+ * (request answered) if a pfn or index is out of range, a pfn is not
+ * mapped or a staging page cannot be mapped.
  */
 static bool xfb_ms_lookup(struct xfb_chan *chan, struct xfb_req *req,
 			  const struct fipc_msg *msgs, unsigned int nrefs,
@@ -455,11 +463,22 @@ static bool xfb_ms_lookup(struct xfb_chan *chan, struct xfb_req *req,
 	const char *why = "";
 	int err;
 
-	if (staged)
-		err = xfb_staging_pages(chan, msgs, nrefs, req->pages, &why);
-	else
+	if (staged) {
+		err = xfb_staging_check(chan, msgs, nrefs, &why);
+		if (!err && !chan->stg_pages) {
+			chan->st[XFB_STAGED_REQ]++;
+			chan->st[XFB_STAGED_GRANT_REQ]++;
+			if (xfb_map(chan, req, msgs, nrefs, true))
+				return true;
+			err = -ENOENT;
+			why = "a staging page cannot be mapped";
+		} else if (!err) {
+			xfb_staging_pages(chan, msgs, nrefs, req->pages);
+		}
+	} else {
 		err = xfb_memshare_pages(chan->be->ms, req->op, msgs, nrefs,
 					 req->pages, &why);
+	}
 	if (err) {
 		chan->st[err == -ENOENT ? XFB_GRANT_ERRORS : XFB_INVALID_REQ]++;
 		dev_warn_ratelimited(&chan->be->dev->dev,
@@ -513,7 +532,7 @@ static void xfb_handle(struct xfb_chan *chan, const struct fipc_msg *msgs,
 		if (!xfb_ms_lookup(chan, req, msgs, nrefs,
 				   r.flags & FIPCBLK_F_STAGED))
 			return;
-	} else if (nrefs && !xfb_map(chan, req, msgs, nrefs)) {
+	} else if (nrefs && !xfb_map(chan, req, msgs, nrefs, false)) {
 		chan->st[XFB_GRANT_ERRORS]++;
 		dev_warn_ratelimited(&be->dev->dev,
 				     "queue %u: cannot map the %u grants of a request\n",

@@ -52,6 +52,11 @@ module_param_named(max_guest_grants, xfb_max_guest_grants, uint, 0644);
 MODULE_PARM_DESC(max_guest_grants,
 		 "Grants of one guest's requests mapped at once, all its disks together; more requests wait. Each is one of the backend domain's grant mappings (maptrack), shared with every other guest (default 8192: 32 MiB in flight)");
 
+unsigned int xfb_max_guest_staging_pages = 16384;
+module_param_named(max_guest_staging_pages, xfb_max_guest_staging_pages, uint, 0644);
+MODULE_PARM_DESC(max_guest_staging_pages,
+		 "memshare: staging pages one guest's channels keep mapped at once, all its disks together; past it, requests map the staging pages they name (each is a grant mapping, maptrack, for the connection's life; default 16384: 64 MiB, two disks of 8 channels)");
+
 struct fipc_poller_set xfb_pollers = {
 	.name = "xfb-poll",
 	.ops = &xfb_poll_ops,

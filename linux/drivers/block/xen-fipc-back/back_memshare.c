@@ -27,7 +27,8 @@
  * bounded before anything is mapped: a table may not repeat a reference,
  * its references may not outnumber the guest's own maximum memory (Xen's
  * max_pages for the domain, where we may ask), and all the guests'
- * tables together stay within memshare_max_mib, so that one guest cannot
+ * tables together, with the staging pages the channels keep mapped
+ * (back_staging.c), stay within memshare_max_mib, so that one guest cannot
  * use up the backend domain's grant mappings (maptrack), which every
  * other guest's blkback, netback and fipc channels need too.  The list's
  * lock is never held while a table is read or mapped.
@@ -188,6 +189,40 @@ static int xfb_ms_reserve(struct xfb_be *be, struct xfb_memshare *ms,
 	}
 	mutex_unlock(&xfb_ms_mutex);
 	return err;
+}
+
+/**
+ * xfb_memshare_budget_take() - count @n pages kept mapped outside a table
+ * @n: pages (a channel's staging pages, back_staging.c)
+ *
+ * They share memshare_max_mib with the guests' tables: all of them are
+ * grant mappings kept for a connection's life.
+ *
+ * Return: true if counted, false if they would pass the budget.
+ */
+bool xfb_memshare_budget_take(unsigned long n)
+{
+	unsigned long budget = (unsigned long)READ_ONCE(xfb_memshare_max_mib) <<
+			       (20 - XEN_PAGE_SHIFT);
+	bool ok;
+
+	mutex_lock(&xfb_ms_mutex);
+	ok = xfb_ms_reserved + n <= budget;
+	if (ok)
+		xfb_ms_reserved += n;
+	mutex_unlock(&xfb_ms_mutex);
+	return ok;
+}
+
+/**
+ * xfb_memshare_budget_give() - uncount pages no longer kept mapped
+ * @n: what xfb_memshare_budget_take() counted
+ */
+void xfb_memshare_budget_give(unsigned long n)
+{
+	mutex_lock(&xfb_ms_mutex);
+	xfb_ms_reserved -= min(n, xfb_ms_reserved);
+	mutex_unlock(&xfb_ms_mutex);
 }
 
 /* Copy the directory and the tables into a private array. */

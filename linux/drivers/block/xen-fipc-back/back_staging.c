@@ -13,11 +13,22 @@
  * grant operation and no hypercall.  The frontend copies READ data out
  * after our response.
  *
+ * Kept mapped, each staging page is one of the backend domain's grant
+ * mappings (maptrack) for as long as the guest stays connected.  So the
+ * pages a guest's channels keep are bounded per guest
+ * (max_guest_staging_pages, back_guest.c) and, with the guests' memshare
+ * tables, for all guests (memshare_max_mib, back_memshare.c).  A channel
+ * whose pages would pass either keeps only the list: each request then
+ * maps the staging pages it names for itself, as a grant request does
+ * (statistics/staged_grant_req), and counts in the guest's
+ * max_guest_grants like one.  The frontend sees no difference.
+ *
  * The frontend is untrusted: the count is bounded by what we offered
  * (fipc-staging-max-pages) and every index is checked (array_index_nospec)
  * before use.  A list naming a reference that cannot be mapped fails the
- * connection with an error in xenstore.  Unmapped when the channel goes,
- * after its bios have ended.
+ * connection with an error in xenstore (kept mapped) or the request that
+ * names it (mapped per request).  Unmapped when the channel goes, after
+ * its bios have ended.
  */
 #include <linux/nospec.h>
 #include <linux/slab.h>
@@ -50,40 +61,44 @@ bad:
 	return -EINVAL;
 }
 
-/* Map the n pages the list names, writable; all or nothing. */
+/*
+ * Map the n pages the list names, writable; all or nothing.  Once the
+ * pages are allocated they are the channel's (@chan->stg_pages), mapped
+ * or not: xfb_staging_unmap() ends what was mapped.
+ */
 static int xfb_staging_map_pages(struct xfb_be *be, struct xfb_chan *chan,
 				 const u32 *refs, unsigned int n)
 {
 	struct gnttab_map_grant_ref *ops;
+	grant_handle_t *handles;
+	struct page **pages;
 	unsigned int i;
 	int err;
 
 	ops = kvcalloc(n, sizeof(*ops), GFP_KERNEL);
-	chan->stg_pages = kvcalloc(n, sizeof(*chan->stg_pages), GFP_KERNEL);
-	chan->stg_handles = kvcalloc(n, sizeof(*chan->stg_handles),
-				     GFP_KERNEL);
-	if (!ops || !chan->stg_pages || !chan->stg_handles) {
-		err = -ENOMEM;
+	pages = kvcalloc(n, sizeof(*pages), GFP_KERNEL);
+	handles = kvcalloc(n, sizeof(*handles), GFP_KERNEL);
+	err = ops && pages && handles ? gnttab_alloc_pages(n, pages) : -ENOMEM;
+	if (err) {
+		kvfree(pages);
+		kvfree(handles);
 		goto out;
 	}
-	err = gnttab_alloc_pages(n, chan->stg_pages);
-	if (err)
-		goto out;
-	chan->stg_nr = n;
+	chan->stg_pages = pages;
+	chan->stg_handles = handles;
 	for (i = 0; i < n; i++) {
-		chan->stg_handles[i] = INVALID_GRANT_HANDLE;
-		gnttab_set_map_op(&ops[i],
-				  (unsigned long)page_address(chan->stg_pages[i]),
+		handles[i] = INVALID_GRANT_HANDLE;
+		gnttab_set_map_op(&ops[i], (unsigned long)page_address(pages[i]),
 				  GNTMAP_host_map, refs[i],
 				  be->dev->otherend_id);
 		ops[i].status = GNTST_general_error;
 		ops[i].handle = INVALID_GRANT_HANDLE;
 	}
-	err = gnttab_map_refs(ops, NULL, chan->stg_pages, n);
+	err = gnttab_map_refs(ops, NULL, pages, n);
 	/* Whatever it returned, keep the handle of every page mapped. */
 	for (i = 0; i < n; i++) {
 		if (ops[i].status == GNTST_okay)
-			chan->stg_handles[i] = ops[i].handle;
+			handles[i] = ops[i].handle;
 		else if (!err)
 			err = -EINVAL;
 	}
@@ -92,12 +107,32 @@ out:
 	return err;
 }
 
+/* Count @n pages to keep mapped for the guest and for the backend. */
+static bool xfb_staging_charge(struct xfb_be *be, struct xfb_chan *chan,
+			       unsigned int n)
+{
+	const char *which = "the guest's max_guest_staging_pages";
+
+	if (xfb_guest_staging_charge(be->guest, n)) {
+		if (xfb_memshare_budget_take(n))
+			return true;
+		xfb_guest_staging_uncharge(be->guest, n);
+		which = "the backend's memshare_max_mib";
+	}
+	dev_notice(&be->dev->dev, "queue %u: keeping %u staging pages mapped would pass %s; requests map the pages they name\n",
+		   chan->index, n, which);
+	return false;
+}
+
 /**
- * xfb_staging_map() - map a channel's staging pages, if it has any
+ * xfb_staging_map() - take a channel's staging pages, if it has any
  * @be: the device, connecting on the memshare path
  * @chan: the channel, its rings mapped
  *
- * Return: 0 (chan->stg_nr pages mapped, maybe none) or a negative errno,
+ * Copies the list; maps the pages for the connection where the budgets
+ * allow it, else leaves them to be mapped per request.
+ *
+ * Return: 0 (chan->stg_nr staging pages, maybe none) or a negative errno,
  * reported in xenstore; the caller then frees the channel
  * (xfb_staging_unmap()).
  */
@@ -106,28 +141,33 @@ int xfb_staging_map(struct xfb_be *be, struct xfb_chan *chan)
 	grant_ref_t list_ref;
 	unsigned int n;
 	void *list;
-	u32 *refs;
 	int err;
 
 	err = xfb_staging_keys(be, chan, &n, &list_ref);
 	if (err || !n)
 		return err;
-	refs = kcalloc(n, sizeof(*refs), GFP_KERNEL);
-	if (!refs)
+	chan->stg_refs = kcalloc(n, sizeof(*chan->stg_refs), GFP_KERNEL);
+	if (!chan->stg_refs)
 		return -ENOMEM;
 	/* The list, copied once: the frontend may rewrite it any time. */
 	err = xenbus_map_ring_valloc(be->dev, &list_ref, 1, &list);
 	if (err)
-		goto out;
-	memcpy(refs, list, n * sizeof(*refs));
+		return err;
+	memcpy(chan->stg_refs, list, n * sizeof(*chan->stg_refs));
 	xenbus_unmap_ring_vfree(be->dev, list);
-	err = xfb_staging_map_pages(be, chan, refs, n);
-	if (err)
+	chan->stg_nr = n;
+	if (!xfb_staging_charge(be, chan, n))
+		return 0;
+	err = xfb_staging_map_pages(be, chan, chan->stg_refs, n);
+	if (err) {
+		if (!chan->stg_pages) {
+			xfb_guest_staging_uncharge(be->guest, n);
+			xfb_memshare_budget_give(n);
+		}
 		xenbus_dev_fatal(be->dev, err,
 				 "mapping the %u staging pages of queue %u",
 				 n, chan->index);
-out:
-	kfree(refs);
+	}
 	return err;
 }
 
@@ -144,7 +184,7 @@ void xfb_staging_unmap(struct xfb_be *be, struct xfb_chan *chan)
 	struct page **pages = NULL;
 	unsigned int i, n = 0, unmapped = 0;
 
-	if (!chan->stg_nr)
+	if (!chan->stg_pages)
 		goto out;
 	ops = kvcalloc(chan->stg_nr, sizeof(*ops), GFP_KERNEL);
 	pages = kvcalloc(chan->stg_nr, sizeof(*pages), GFP_KERNEL);
@@ -171,7 +211,12 @@ void xfb_staging_unmap(struct xfb_be *be, struct xfb_chan *chan)
 free:
 	kvfree(ops);
 	kvfree(pages);
+	/* A page whose unmap failed is leaked (and logged), not recounted. */
+	xfb_guest_staging_uncharge(be->guest, chan->stg_nr);
+	xfb_memshare_budget_give(chan->stg_nr);
 out:
+	kfree(chan->stg_refs);
+	chan->stg_refs = NULL;
 	kvfree(chan->stg_pages);
 	kvfree(chan->stg_handles);
 	chan->stg_pages = NULL;
@@ -180,30 +225,55 @@ out:
 }
 
 /**
- * xfb_staging_pages() - the staging pages a request names by index
+ * xfb_staging_check() - are a request's staging page indices in range
  * @chan: the channel
  * @msgs: the request message (private copy)
  * @nrefs: number of indices it carries (validated)
- * @pages: filled with the pages
  * @why: set to a reason on failure
  *
  * Return: 0, or -ERANGE if an index is at or past the channel's staging
  * pages (none: every index is).
  */
-int xfb_staging_pages(const struct xfb_chan *chan, const struct fipc_msg *msgs,
-		      unsigned int nrefs, struct page **pages, const char **why)
+int xfb_staging_check(const struct xfb_chan *chan, const struct fipc_msg *msgs,
+		      unsigned int nrefs, const char **why)
 {
 	unsigned int i;
 
 	for (i = 0; i < nrefs; i++) {
-		u32 idx = xfb_ref_at(msgs, i);
-
-		if (idx >= chan->stg_nr) {
+		if (xfb_ref_at(msgs, i) >= chan->stg_nr) {
 			*why = "staging page index out of range";
 			return -ERANGE;
 		}
-		pages[i] = chan->stg_pages[array_index_nospec(idx,
-							      chan->stg_nr)];
 	}
 	return 0;
+}
+
+/**
+ * xfb_staging_pages() - the kept-mapped staging pages a request names
+ * @chan: the channel, its staging pages mapped (@chan->stg_pages)
+ * @msgs: the request message (private copy), checked by
+ *	xfb_staging_check()
+ * @nrefs: number of indices it carries
+ * @pages: filled with the pages
+ */
+void xfb_staging_pages(const struct xfb_chan *chan, const struct fipc_msg *msgs,
+		       unsigned int nrefs, struct page **pages)
+{
+	unsigned int i;
+
+	for (i = 0; i < nrefs; i++)
+		pages[i] = chan->stg_pages[array_index_nospec(xfb_ref_at(msgs, i),
+							      chan->stg_nr)];
+}
+
+/**
+ * xfb_staging_ref() - the grant reference of a staging page
+ * @chan: the channel
+ * @idx: the page's index, checked by xfb_staging_check()
+ *
+ * Return: the reference, from the channel's private copy of the list.
+ */
+u32 xfb_staging_ref(const struct xfb_chan *chan, u32 idx)
+{
+	return chan->stg_refs[array_index_nospec(idx, chan->stg_nr)];
 }

@@ -27,6 +27,7 @@ static const char * const xfb_stat_names[XFB_NR_STATS] = {
 	[XFB_IO_ERRORS] = "io_errors",
 	[XFB_PROTO_ERRORS] = "proto_errors",
 	[XFB_STAGED_REQ] = "staged_req",
+	[XFB_STAGED_GRANT_REQ] = "staged_grant_req",
 	[XFB_PARKED] = "parked",
 	[XFB_GRANT_WAITS] = "grant_waits",
 	[XFB_SPURIOUS_IRQS] = "spurious_irqs",
@@ -148,7 +149,10 @@ static ssize_t data_path_show(struct device *d, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(data_path);
 
-/* Staging pages mapped, all channels (memshare; 0 on grant). */
+/*
+ * Staging pages kept mapped, all channels (memshare; 0 on grant, and for
+ * channels whose requests map them, a budget being used up).
+ */
 static ssize_t staging_pages_show(struct device *d,
 				  struct device_attribute *attr, char *buf)
 {
@@ -159,7 +163,8 @@ static ssize_t staging_pages_show(struct device *d,
 		return -ENODEV;
 	mutex_lock(&be->mutex);
 	for (i = 0; i < be->nr_chans; i++)
-		n += be->chans[i].stg_nr;
+		if (be->chans[i].stg_pages)
+			n += be->chans[i].stg_nr;
 	mutex_unlock(&be->mutex);
 	return sysfs_emit(buf, "%u\n", n);
 }
@@ -204,8 +209,45 @@ static ssize_t guest_grants_peak_store(struct device *d,
 }
 static DEVICE_ATTR_RW(guest_grants_peak);
 
+/*
+ * The channels' share of their pollers (fipc-weight, 1 to 65535, 256 by
+ * default).  Writing sets it on the channels at once and in fipc-weight,
+ * so that the next connection keeps it.
+ */
+static ssize_t weight_show(struct device *d, struct device_attribute *attr,
+			   char *buf)
+{
+	struct xfb_be *be = dev_get_drvdata(d);
+
+	if (!be)
+		return -ENODEV;
+	return sysfs_emit(buf, "%u\n", READ_ONCE(be->weight));
+}
+
+static ssize_t weight_store(struct device *d, struct device_attribute *attr,
+			    const char *buf, size_t count)
+{
+	struct xfb_be *be = dev_get_drvdata(d);
+	unsigned int w, i;
+	int err;
+
+	if (!be)
+		return -ENODEV;
+	if (kstrtouint(buf, 10, &w) || !w || w > FIPC_POLL_WEIGHT_MAX)
+		return -EINVAL;
+	mutex_lock(&be->mutex);
+	WRITE_ONCE(be->weight, w);
+	for (i = 0; i < be->nr_chans; i++)
+		fipc_poll_entry_set_weight(&be->chans[i].poll, w);
+	err = xenbus_printf(XBT_NIL, be->dev->nodename, "fipc-weight", "%u",
+			    w);
+	mutex_unlock(&be->mutex);
+	return err ? err : count;
+}
+static DEVICE_ATTR_RW(weight);
+
 static struct xfb_stat_attr xfb_stat_attrs[XFB_NR_STATS];
-static struct attribute *xfb_attrs[XFB_NR_STATS + 9];
+static struct attribute *xfb_attrs[XFB_NR_STATS + 10];
 
 static const struct attribute_group xfb_stat_group = {
 	.name = "statistics",
@@ -242,5 +284,6 @@ void xfb_sysfs_init(void)
 	xfb_attrs[i++] = &dev_attr_guest_grants.attr;
 	xfb_attrs[i++] = &dev_attr_guest_grants_peak.attr;
 	xfb_attrs[i++] = &dev_attr_staging_pages.attr;
+	xfb_attrs[i++] = &dev_attr_weight.attr;
 	xfb_attrs[i] = NULL;
 }

@@ -224,6 +224,28 @@ static int xfb_read_choices(struct xfb_be *be, u32 *nr, u32 *order,
 	return ok ? 0 : -EOPNOTSUPP;
 }
 
+/*
+ * The toolstack's fipc-weight (our own directory, which the guest cannot
+ * write), read at each connect: absent keeps the current weight; a bad
+ * value is logged and ignored.
+ */
+static void xfb_read_weight(struct xfb_be *be)
+{
+	char *s;
+	u32 w;
+
+	s = xenbus_read(XBT_NIL, be->dev->nodename, "fipc-weight", NULL);
+	if (IS_ERR(s))
+		return;
+	if (xfb_parse_uint(s, 1, FIPC_POLL_WEIGHT_MAX, &w))
+		dev_warn(&be->dev->dev, "ignoring fipc-weight \"%*pE\" (want 1 to %u)\n",
+			 (int)min_t(size_t, strlen(s), 24), s,
+			 FIPC_POLL_WEIGHT_MAX);
+	else
+		be->weight = w;
+	kfree(s);
+}
+
 static void xfb_connect(struct xfb_be *be)
 {
 	struct xenbus_device *dev = be->dev;
@@ -248,6 +270,7 @@ static void xfb_connect(struct xfb_be *be)
 		return;
 	}
 	be->lim.memshare = memshare;
+	xfb_read_weight(be);
 	err = xfb_chans_connect(be, nr, order);
 	if (err) {
 		xenbus_dev_error(dev, err, "connecting %u channels", nr);
@@ -259,8 +282,8 @@ static void xfb_connect(struct xfb_be *be)
 	}
 	xenbus_switch_state(dev, XS_CONNECTED);
 	schedule_delayed_work(&be->resize_work, HZ);
-	dev_info(&dev->dev, "connected: %u queue(s), ring order %u, %s data path\n",
-		 nr, order, memshare ? "memshare" : "grant");
+	dev_info(&dev->dev, "connected: %u queue(s), ring order %u, %s data path, weight %u\n",
+		 nr, order, memshare ? "memshare" : "grant", be->weight);
 	return;
 
 fail:
@@ -497,6 +520,7 @@ static int xfb_probe(struct xenbus_device *dev,
 		return -ENOMEM;
 	}
 	be->dev = dev;
+	be->weight = FIPC_POLL_WEIGHT_DEFAULT;
 	be->guest = xfb_guest_get(dev->otherend_id);
 	if (!be->guest) {
 		xfb_free(be);
@@ -564,6 +588,14 @@ static void xfb_remove(struct xenbus_device *dev)
 		 * they end; removal (xenwatch) waits no longer for them.
 		 */
 		be->handed_off = true;
+		/*
+		 * When removal returns, the bus writes Closed if the state
+		 * is Closing (xenbus_dev_remove()), as ours is: the guest
+		 * would take its pages back while our bios still use them.
+		 * It skips that write if the state it keeps for the device
+		 * already says Closed; xfb_release() writes Closed itself.
+		 */
+		dev->state = XS_CLOSED;
 		get_device(&dev->dev);
 		mutex_lock(&xfb_released_mutex);
 		list_add(&be->released, &xfb_released);
@@ -594,6 +626,9 @@ static void xfb_release(struct xfb_be *be)
 	 */
 	cancel_work_sync(&be->proto_work);
 	cancel_delayed_work_sync(&be->resize_work);
+	/* Handed off: xenstore still says Closing (see xfb_remove()). */
+	if (be->handed_off)
+		dev->state = XS_CLOSING;
 	xenbus_switch_state(dev, XS_CLOSED);
 }
 

@@ -5,8 +5,15 @@
 # wait for its bios, unmap every grant and ring, and unregister; the
 # domain must then disappear completely (a domain that lingers as a zombie
 # still has pages mapped by dom0), and libxl must remove the disk's
-# xenstore nodes.  Repeated -o ROUNDS=N times (default 2),
-# then the modules are unloaded and dom0's health checked.
+# xenstore nodes.  Repeated -o ROUNDS=N times (default 2).
+# Then a removal that outlasts its wait (handoff): a disk on a null_blk
+# device taking 9 s a request is attached to a running guest, whose
+# partition scan keeps a read in flight; dom0 unbinds the backend device
+# at once.  Removal must return after its 5 s wait, handing the drain to
+# the background, and the backend must not write Closed in xenstore
+# until that drain has ended (the guest's pages are mapped until then);
+# bound again, the device must connect again.  Then the modules are
+# unloaded and dom0's health checked.
 set -u
 . "${FIPC_LIB:-$(dirname "$0")/../../lib}/fipc-scenario.sh"
 fipc_parse_args "$@"
@@ -18,7 +25,25 @@ export FIPC_DOMU_LOAD="fipc xen-fipc-front"
 
 prepare() {
     fipc_dmesg_mark
-    fipc_null_blk 1 && fipc_modules_load 0
+    fipc_null_blk 1 && hang_dev && fipc_modules_load 0
+}
+
+# hang_dev: /dev/nullhang, a null_blk device (configfs, bio-based: no
+# request timeout, which is 5 s for its request-based mode) that ends each
+# request 9 s after it came; its own partition scan takes a few of them.
+hang_dev() {
+    local d=/sys/kernel/config/nullb/nullhang
+    mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
+    mkdir "$d" || { fipc_fail "cannot create null_blk device nullhang"; return 1; }
+    echo 0 > "$d/queue_mode"
+    echo 2 > "$d/irqmode"
+    echo 9000000000 > "$d/completion_nsec"
+    echo 4 > "$d/hw_queue_depth"
+    echo 512 > "$d/blocksize"
+    echo 16 > "$d/size"
+    echo 1 > "$d/power" || { fipc_fail "cannot power null_blk device nullhang"; return 1; }
+    fipc_wait_blockdev /dev/nullhang || return 1
+    fipc_log "null_blk: /dev/nullhang, 9 s a request"
 }
 
 round() {
@@ -42,6 +67,61 @@ round() {
     fipc_log "round $n: domain $id gone, backend clean"
 }
 
+# hstate STATE_PATH: the backend state in xenstore, "gone" if none.
+hstate() { xenstore-read "$1" 2>/dev/null || echo gone; }
+
+# A removal whose bios outlast XFB_REMOVE_DRAIN_WAIT (5 s): see the top.
+handoff() {
+    local id dev drv=/sys/bus/xen-backend/drivers/fipcblk st t0 t1 tc=0 now i=0 v rc=0
+    fipc_domu_start domUh "$here/domU.cfg" "$common/guest-load.sh" || return 1
+    id=$(xl domid domUh) || return 1
+    dev=fipcblk-$id-51744
+    st=/local/domain/0/backend/fipcblk/$id/51744/state
+    xl block-attach domUh phy1:/dev/nullhang,xvdc,w || { fipc_fail "handoff: xl block-attach failed"; xl destroy domUh; return 1; }
+    # The guest's partition scan reads xvdc: 9 s a request.
+    until [ "$(fipc_be_stat "$id" 51744 inflight)" -gt 0 ] 2>/dev/null; do
+        i=$((i + 1))
+        if [ $i -ge 600 ]; then
+            fipc_fail "handoff: no request in flight on xvdc after 60 s (state $(hstate "$st"))"
+            xl destroy domUh
+            return 1
+        fi
+        sleep 0.1
+    done
+    fipc_dmesg_mark
+    t0=$(date +%s%N)
+    echo "$dev" > "$drv/unbind" || { fipc_fail "handoff: cannot unbind $dev"; rc=1; }
+    t1=$(date +%s%N)
+    v=$(hstate "$st")
+    fipc_log "handoff: unbind took $(((t1 - t0) / 1000000)) ms with $dev's read in flight; backend state then $v"
+    [ $(((t1 - t0) / 1000000)) -ge 4500 ] && [ $(((t1 - t0) / 1000000)) -lt 7500 ] ||
+        { fipc_fail "handoff: unbind took $(((t1 - t0) / 1000000)) ms, want 4500-7500 (a 5 s wait, then the drain handed off)"; rc=1; }
+    dmesg | tail -n +"$(($(cat "$FIPC_WORK/dmesg.mark") + 1))" | grep -q "$dev: removed; its bios in flight are drained in the background" ||
+        { fipc_fail "handoff: no 'drained in the background' line for $dev"; rc=1; }
+    while now=$(date +%s%N) && [ $(((now - t0) / 1000000000)) -lt 30 ]; do
+        v=$(hstate "$st")
+        if [ "$v" = 6 ] || [ "$v" = gone ]; then
+            tc=$(((now - t0) / 1000000))
+            break
+        fi
+        sleep 0.1
+    done
+    fipc_log "handoff: backend Closed $tc ms after the unbind began (its read ends 9000 ms after it was issued)"
+    # Removal returns after its 5 s wait; the read, issued a little
+    # before t0 (0.4 s in a run of 2026-11-23, emulated), ends before
+    # t0 + 9 s.  Closed before t0 + 6.5 s was written while the read
+    # still used the guest's page (before the fix: at removal's return).
+    [ "$tc" -ge 6500 ] ||
+        { fipc_fail "handoff: backend state '$v' ${tc} ms after the unbind began: Closed while the read was in flight, or never (want 6500-30000 ms)"; rc=1; }
+    echo "$dev" > "$drv/bind" || { fipc_fail "handoff: cannot bind $dev again"; rc=1; }
+    fipc_blk_wait_connected "$id" 51744 60 || rc=1
+    fipc_log "handoff: bound again, backend state $(hstate "$st")"
+    xl destroy domUh || { fipc_fail "xl destroy failed"; return 1; }
+    fipc_destroyed_wait handoff "$id" 51728 || return 1
+    [ -f "$FIPC_WORK/domUh/loop" ] && losetup -d "$(cat "$FIPC_WORK/domUh/loop")"
+    return $rc
+}
+
 finish() {
     local rc=0
     rmmod xen-fipc-back || { fipc_fail "rmmod xen-fipc-back failed"; rc=1; }
@@ -54,11 +134,12 @@ finish() {
     return $rc
 }
 
-export -f prepare round finish
+export -f prepare hang_dev round hstate handoff finish
 fipc_step fipc-prepare 120 prepare || exit 1
 rc=0
 for n in $(seq 1 "$(fipc_opt ROUNDS 2)"); do
     fipc_step "destroy-round-$n" 600 round "$n" || { rc=1; break; }
 done
+fipc_step handoff 300 handoff || rc=1
 fipc_step fipc-finish 120 finish || rc=1
 exit $rc

@@ -397,7 +397,7 @@ xsbad() {
 }
 
 cycle() {
-    local rc=0 line n to dv dm ds
+    local rc=0 line n to
     n=$(fipc_opt ATTACK_CYCLES 50)
     to=$((n * 5 + 120))
     mode_begin cycle || return 1
@@ -405,22 +405,32 @@ cycle() {
     line=$(aline "@@FIPC-ATTACK cycle done")
     fipc_log "$line"
     mode_end cycle || rc=1
-    dv=$(sd cycle-before cycle-removed vmap)
-    dm=$((($(sv cycle-before memfree) - $(sv cycle-removed memfree))))
-    ds=$(sd cycle-before cycle-removed sunreclaim)
     figure cycle.cycles "$(field "$line" cycles)"
     figure cycle.ms "$(field "$line" ms)"
-    figure cycle.vmap_delta "$dv"
-    figure cycle.memfree_drop_kib "$dm"
-    figure cycle.sunreclaim_growth_kib "$ds"
     verdict cycle-all-connected $([ "$(field "$line" ok)" = "$n" ] && [ "$(field "$line" failed)" = 0 ] && echo 1 || echo 0) \
         "$(field "$line" ok) of $n cycles connected, $(field "$line" failed) failed, $(field "$line" ms) ms" || rc=1
     verdict cycle-grants-ended $([ "$(field "$line" busy_grants)" = 0 ] && echo 1 || echo 0) \
         "grants still mapped by the backend once it was Closed: $(field "$line" busy_grants)" || rc=1
-    verdict cycle-no-ring-mapping-left $((dv == 0)) \
-        "xenbus ring mappings in dom0 (vmallocinfo): $(sv cycle-before vmap) before, $(sv cycle-removed vmap) after" || rc=1
-    verdict cycle-memfree $((dm < 8192)) \
-        "dom0 MemFree $(sv cycle-before memfree) kB before, $(sv cycle-removed memfree) kB after (drop $dm kB, bound 8192); SUnreclaim +$ds kB" || rc=1
+    leak_checks cycle || rc=1
+    return $rc
+}
+
+# After a mode that made and removed many connections (snapshots
+# MODE-before and MODE-removed): no xenbus ring mapping left (vmallocinfo)
+# and dom0's MemFree within 8 MiB; figures MODE.vmap_delta,
+# MODE.memfree_drop_kib and MODE.sunreclaim_growth_kib.
+leak_checks() {
+    local m=$1 rc=0 dv dm ds
+    dv=$(sd "$m-before" "$m-removed" vmap)
+    dm=$((($(sv "$m-before" memfree) - $(sv "$m-removed" memfree))))
+    ds=$(sd "$m-before" "$m-removed" sunreclaim)
+    figure "$m.vmap_delta" "$dv"
+    figure "$m.memfree_drop_kib" "$dm"
+    figure "$m.sunreclaim_growth_kib" "$ds"
+    verdict "$m-no-ring-mapping-left" $((dv == 0)) \
+        "xenbus ring mappings in dom0 (vmallocinfo): $(sv "$m-before" vmap) before, $(sv "$m-removed" vmap) after" || rc=1
+    verdict "$m-memfree" $((dm < 8192)) \
+        "dom0 MemFree $(sv "$m-before" memfree) kB before, $(sv "$m-removed" memfree) kB after (drop $dm kB, bound 8192); SUnreclaim +$ds kB" || rc=1
     return $rc
 }
 
@@ -469,7 +479,7 @@ forge() {
 # no ring mapping is left, dom0 MemFree within 8 MiB, dom0 healthy (the
 # mode's end checks the kernel log).
 rebind() {
-    local rc=0 line drv=/sys/bus/xen-backend/drivers/fipcblk dev n=0 bad=0 end dv dm secs
+    local rc=0 line drv=/sys/bus/xen-backend/drivers/fipcblk dev n=0 bad=0 end secs
     dev=fipcblk-$(aid)-$VDEV
     secs=$(fipc_opt REBIND_SECONDS 12)
     mode_begin rebind || return 1
@@ -496,12 +506,7 @@ rebind() {
     verdict rebind-grants-ended "$([ "$(field "$line" busy_grants)" = 0 ] && echo 1 || echo 0)" \
         "grants still mapped once the backend was Closed or InitWait again: $(field "$line" busy_grants)" || rc=1
     mode_end rebind || rc=1
-    dv=$(sd rebind-before rebind-removed vmap)
-    dm=$((($(sv rebind-before memfree) - $(sv rebind-removed memfree))))
-    verdict rebind-no-ring-mapping-left $((dv == 0)) \
-        "xenbus ring mappings in dom0 (vmallocinfo): $(sv rebind-before vmap) before, $(sv rebind-removed vmap) after" || rc=1
-    verdict rebind-memfree $((dm < 8192)) \
-        "dom0 MemFree $(sv rebind-before memfree) kB before, $(sv rebind-removed memfree) kB after (drop $dm kB, bound 8192)" || rc=1
+    leak_checks rebind || rc=1
     return $rc
 }
 
@@ -631,7 +636,7 @@ finish() {
 }
 
 export -f meminfo aid hid amarker aline pollers poller_ticks irq_lines vmaps \
-    snap sv sd counter_check start ready go mode_begin mode_end noreap storm xsbad cycle closebusy forge rebind budget \
+    snap sv sd counter_check start ready go mode_begin mode_end noreap storm xsbad cycle closebusy forge rebind leak_checks budget \
     destroy honest honest_fio finish
 checks_begin
 fipc_step hostile-start 300 start || exit 1

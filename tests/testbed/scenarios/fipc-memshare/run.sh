@@ -195,9 +195,13 @@ destroy_round() {
 # (memory, staging pages, rings), dom0 stays healthy, the module unloads;
 # loaded again, it binds the devices again, the guest reconnects on its
 # own and its I/O goes on without an error; then destroyed, the domain
-# must go away (nothing of it still mapped).
+# must go away (nothing of it still mapped).  Reloaded with a staging
+# budget of 0 pages per guest (max_guest_staging_pages): the channels
+# keep no staging page mapped (staging_pages 0, a notice says why) and
+# each READ maps the staging pages it names (staged_grant_req grows),
+# with no I/O error and the guest's verify going on.
 unload_round() {
-    local id d drv=/sys/bus/xen-backend/drivers/fipcblk n=0
+    local id d drv=/sys/bus/xen-backend/drivers/fipcblk n=0 sp sg
     fipc_domu_start domU3 "$here/domU.cfg" "$common/guest-load.sh" || return 1
     id=$(xl domid domU3) || return 1
     load_wait unload domU3 "$id" || return 1
@@ -213,8 +217,18 @@ unload_round() {
         { fipc_fail "unload: no 'memshare: unmapped' in the kernel log"; return 1; }
     fipc_log "unload: $n devices unbound under I/O, xen-fipc-back unloaded, the guest's memory unmapped"
     fipc_health after-unload || return 1
-    fipc_load_module xen-fipc-back memshare_max_mib=1536 || return 1
+    fipc_dmesg_mark
+    fipc_load_module xen-fipc-back memshare_max_mib=1536 max_guest_staging_pages=0 || return 1
     load_wait reload domU3 "$id" || return 1
+    sp=$(fipc_be_stat "$id" 51728 staging_pages)
+    sg=$(fipc_be_stat "$id" 51728 staged_grant_req)
+    fipc_log "staging budget 0: xvdb keeps $sp staging pages mapped, $sg READs mapped the staging pages they named (staged_req $(fipc_be_stat "$id" 51728 staged_req), rd_req $(fipc_be_stat "$id" 51728 rd_req), io_errors $(fipc_be_stat "$id" 51728 io_errors))"
+    if [ "$sp" != 0 ] || ! [ "$sg" -gt 0 ] 2>/dev/null || [ "$(fipc_be_stat "$id" 51728 io_errors)" != 0 ] ||
+       ! dmesg | tail -n +"$(($(cat "$FIPC_WORK/dmesg.mark") + 1))" | grep -q "would pass the guest's max_guest_staging_pages"; then
+        fipc_fail "staging budget: with max_guest_staging_pages=0 the backend kept $sp staging pages mapped, $sg requests mapped their staging pages, io_errors $(fipc_be_stat "$id" 51728 io_errors) (want 0, > 0, 0 and a notice in the kernel log)"
+        xl destroy domU3
+        return 1
+    fi
     if grep -q 'fio ended' /var/log/xen/console/guest-domU3.log; then
         fipc_fail "unload: the guest's verified I/O stopped (fio ended)"
         fipc_domu_console_tail domU3

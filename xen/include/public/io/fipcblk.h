@@ -35,6 +35,11 @@
  *   fipc-memshare-allowed  0/1: the backend may map the guest's memory
  *   fipc-max-queues        optional cap on channels
  *   fipc-poller-cpus       optional CPU list for the backend's pollers
+ *   fipc-weight            optional share of the pollers, 1-65535 (default
+ *                          256, as Xen's credit scheduler): each visit of
+ *                          a channel takes up to poll_budget x weight / 256
+ *                          requests (at least 1); read at each connect; the
+ *                          backend writes it too when set in its sysfs
  * Written by the toolstack, frontend directory:
  *   backend, backend-id, virtual-device, device-type
  *   fipc-memshare          0/1: the guest owner's consent to memshare
@@ -198,12 +203,16 @@ struct fipcblk_response {
  * a granted list page (uint32 refs[1024], index i = staging page i) named
  * by queue-<q>/fipc-staging-ref, with queue-<q>/fipc-staging-pages
  * entries.  The backend copies the list once and maps every page
- * writable for the life of the connection.  A READ with FIPCBLK_F_STAGED
+ * writable for the life of the connection, or, where that would pass its
+ * budget of long-lived mappings, maps the pages a request names for that
+ * request only (the frontend sees no difference; the grants stay valid
+ * for the connection either way).  A READ with FIPCBLK_F_STAGED
  * names staging pages by index, with the request's usual page layout
  * (first_offset, then whole pages); the backend's device writes there and
  * the frontend copies the data out once the response arrives.  A WRITE
  * may use them the same way (the frontend copies the data in first), for
- * pages it cannot name by pfn.  Neither side calls Xen per request.  An
+ * pages it cannot name by pfn.  Kept mapped, neither side calls Xen per
+ * request.  An
  * index at or past fipc-staging-pages fails the request; two requests in
  * flight naming the same staging page only mix the guest's own data.
  * A READ that does not fit in the free staging pages goes with grants.
