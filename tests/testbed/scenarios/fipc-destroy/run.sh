@@ -116,6 +116,25 @@ handoff() {
     echo "$dev" > "$drv/bind" || { fipc_fail "handoff: cannot bind $dev again"; rc=1; }
     fipc_blk_wait_connected "$id" 51744 60 || rc=1
     fipc_log "handoff: bound again, backend state $(hstate "$st")"
+    # The guest's read, requeued by its frontend, is taken by the new
+    # connection and served 9 s later with no I/O error in the guest.
+    i=0
+    until [ "$(fipc_be_stat "$id" 51744 rd_req)" -gt 0 ] 2>/dev/null; do
+        i=$((i + 1))
+        if [ $i -ge 300 ]; then
+            fipc_fail "handoff: no read served on xvdc 30 s after it connected again (rd_req $(fipc_be_stat "$id" 51744 rd_req))"
+            rc=1
+            break
+        fi
+        sleep 0.1
+    done
+    sleep 10
+    if tr -d '\r' < /var/log/xen/console/guest-domUh.log | grep -qiE 'xvdc.*error|error.*xvdc'; then
+        fipc_fail "handoff: the guest logged an error for xvdc"
+        tr -d '\r' < /var/log/xen/console/guest-domUh.log | grep -iE -m 3 'xvdc.*error|error.*xvdc'
+        rc=1
+    fi
+    fipc_domu_kernel_clean domUh handoff || rc=1
     xl destroy domUh || { fipc_fail "xl destroy failed"; return 1; }
     fipc_destroyed_wait handoff "$id" 51728 || return 1
     [ -f "$FIPC_WORK/domUh/loop" ] && losetup -d "$(cat "$FIPC_WORK/domUh/loop")"

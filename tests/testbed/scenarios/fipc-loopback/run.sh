@@ -8,7 +8,9 @@
 # Steps: fio verify on xvdb and xvdc; flush and discard counters and data;
 # read-only refusal; resize; each malformed request kind (frontend test
 # mode) against the backend's answers and counters; a ring protocol error
-# and reconnection; backend module reload under verified I/O; 20 detach /
+# and reconnection; poller weights (xvdc's fipc-weight 512, xvdb's set
+# through sysfs, out-of-range values refused, kept across the backend
+# reload); backend module reload under verified I/O; 20 detach /
 # re-attach cycles; unload of all modules; dom0 health after each part.
 set -u
 . "${FIPC_LIB:-$(dirname "$0")/../../lib}/fipc-scenario.sh"
@@ -31,7 +33,7 @@ setup() {
     losetup --sector-size 4096 -f --show "$LOOPFILE" > /run/fipc/loop4k || return 1
     fipc_modules_load 1 || return 1
     fipc_blk_attach 0 51728 /dev/nullb0 w || return 1
-    fipc_blk_attach 0 51744 "$(cat /run/fipc/loop4k)" w fipc-max-queues=1 || return 1
+    fipc_blk_attach 0 51744 "$(cat /run/fipc/loop4k)" w fipc-max-queues=1 fipc-weight=512 || return 1
     fipc_blk_attach 0 51760 /dev/nullb0 r || return 1
     fipc_blk_wait_connected 0 51728 60 && fipc_blk_wait_connected 0 51744 60 &&
         fipc_blk_wait_connected 0 51760 60 || return 1
@@ -122,6 +124,29 @@ hostile() {
     return $rc
 }
 
+# Poller weights: the toolstack's fipc-weight (xvdc, 512) is read at
+# connect, the default is 256 (xvdb); statistics/weight sets it live and
+# in xenstore, and refuses 0, 65536 and words.
+weights() {
+    local rc=0 f=$FIPC_BE_SYSFS/fipcblk-0-51728/statistics/weight v bad=0
+    v=$(fipc_be_stat 0 51744 weight)
+    [ "$v" = 512 ] || { fipc_fail "weights: xvdc's weight is $v, want 512 (fipc-weight)"; rc=1; }
+    dmesg | grep -q "fipcblk-0-51744: connected: .* weight 512" ||
+        { fipc_fail "weights: no 'connected: ... weight 512' line for xvdc"; rc=1; }
+    v=$(fipc_be_stat 0 51728 weight)
+    [ "$v" = 256 ] || { fipc_fail "weights: xvdb's weight is $v, want the default 256"; rc=1; }
+    echo 1024 > "$f" || { fipc_fail "weights: cannot write 1024 to $f"; rc=1; }
+    for v in 0 65536 two; do
+        (echo "$v" > "$f") 2>/dev/null && { fipc_fail "weights: $f took '$v'"; bad=1; }
+    done
+    v=$(fipc_be_stat 0 51728 weight)
+    [ "$v" = 1024 ] && [ $bad = 0 ] || { fipc_fail "weights: xvdb's weight is $v after writing 1024 then bad values, want 1024"; rc=1; }
+    v=$(xenstore-read /local/domain/0/backend/fipcblk/0/51728/fipc-weight 2>/dev/null)
+    [ "$v" = 1024 ] || { fipc_fail "weights: xvdb's fipc-weight in xenstore is '$v', want 1024"; rc=1; }
+    fipc_log "weights: xvdc 512 from fipc-weight, xvdb 256 then 1024 through sysfs (in xenstore too), 0, 65536 and 'two' refused"
+    return $rc
+}
+
 reload() {
     local pid rc=0 i=0 pe0
     pe0=$(dmesg | grep -c 'protocol error')
@@ -147,6 +172,9 @@ reload() {
     fipc_log "requeued by the frontend: $(cat /sys/bus/xen/devices/fipcblk-51728/statistics/requeued)"
     [ "$(dmesg | grep -c 'protocol error')" = "$pe0" ] ||
         { fipc_fail "reload: a protocol error was reported"; rc=1; }
+    # The weight set through sysfs before (weights) is in xenstore.
+    [ "$(fipc_be_stat 0 51728 weight)" = 1024 ] ||
+        { fipc_fail "reload: xvdb's weight is $(fipc_be_stat 0 51728 weight) after the reload, want 1024 (fipc-weight)"; rc=1; }
     return $rc
 }
 
@@ -183,7 +211,7 @@ teardown() {
     return $rc
 }
 
-export -f setup mknod_disk verify flush_discard hostile reload cycles teardown
+export -f setup mknod_disk verify flush_discard hostile weights reload cycles teardown
 mkdir -p "$FIPC_RESULTS/dom0"
 fipc_step fipc-setup 180 setup || exit 1
 rc=0
@@ -191,6 +219,7 @@ fipc_step fipc-verify 900 verify || rc=1
 fipc_step fipc-flush-discard 120 flush_discard || rc=1
 fipc_step health-1 30 fipc_health after-io || rc=1
 fipc_step fipc-hostile 300 hostile || rc=1
+fipc_step fipc-weights 60 weights || rc=1
 fipc_step fipc-reload 300 reload || rc=1
 fipc_step fipc-cycles 600 cycles || rc=1
 fipc_step fipc-teardown 120 teardown || rc=1
