@@ -1479,17 +1479,21 @@ static struct fipc_poller_set *fipc_poll_test_set(struct kunit *test,
 	return set;
 }
 
-/* Test channels on one ring memory of order 0, each with its own views. */
+/*
+ * Test channels, each on its own ring memory of order 0 (tx: the peer's
+ * view, rx: the poller's), so that all of them can carry messages at once.
+ */
 static struct fipc_poll_test_chan *
 fipc_poll_test_chans(struct kunit *test, unsigned int n)
 {
 	struct fipc_poll_test_chan *c = kunit_kcalloc(test, n, sizeof(*c),
 						      GFP_KERNEL);
-	void *mem = fipc_test_alloc(test, 0);
 	unsigned int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, c);
 	for (i = 0; i < n; i++) {
+		void *mem = fipc_test_alloc(test, 0);
+
 		KUNIT_ASSERT_EQ(test, fipc_ring_init(&c[i].tx, mem, 0), 0);
 		KUNIT_ASSERT_EQ(test, fipc_ring_init(&c[i].rx, mem, 0), 0);
 		fipc_poll_entry_init(&c[i].poll, &c[i].rx);
@@ -1736,21 +1740,11 @@ static void fipc_test_poller_weight(struct kunit *test)
 						1, 64 };
 	static const unsigned int budgets[] = { 4, 8, 1, 1 };
 	struct fipc_poller_set *set = fipc_poll_test_set(test, 1);
-	struct fipc_poll_test_chan *c = kunit_kcalloc(test, 4, sizeof(*c),
-						      GFP_KERNEL);
+	struct fipc_poll_test_chan *c = fipc_poll_test_chans(test, 4);
 	struct fipc_poll_test_drained d = { .c = c, .n = 4 };
 	struct fipc_msg msg = { };
 	unsigned int i, j;
 
-	/* Each with its own ring: all of them carry messages at once. */
-	KUNIT_ASSERT_NOT_NULL(test, c);
-	for (i = 0; i < 4; i++) {
-		void *mem = fipc_test_alloc(test, 0);
-
-		KUNIT_ASSERT_EQ(test, fipc_ring_init(&c[i].tx, mem, 0), 0);
-		KUNIT_ASSERT_EQ(test, fipc_ring_init(&c[i].rx, mem, 0), 0);
-		fipc_poll_entry_init(&c[i].poll, &c[i].rx);
-	}
 	KUNIT_EXPECT_EQ(test, c[0].poll.weight, FIPC_POLL_WEIGHT_DEFAULT);
 	fipc_poll_entry_set_weight(&c[0].poll, 0);
 	KUNIT_EXPECT_EQ(test, c[0].poll.weight, 1u);

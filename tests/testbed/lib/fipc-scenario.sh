@@ -151,17 +151,19 @@ fipc_null_blk() {
     done
 }
 
-# fipc_null_blk_slow NAME MS DEPTH [MB]: beside fipc_null_blk's devices, a
-# null_blk device /dev/NAME (configfs) that completes each request MS ms
-# after it was queued, DEPTH requests at a time: a slow disk for noisy
-# neighbours.  Not memory backed: writes are dropped, reads give zeroes.
+# fipc_null_blk_slow NAME MS DEPTH [MB [QUEUE_MODE]]: beside fipc_null_blk's
+# devices, a null_blk device /dev/NAME (configfs) that completes each
+# request MS ms after it was queued, DEPTH requests at a time: a slow disk
+# for noisy neighbours.  QUEUE_MODE 2 (blk-mq, the default) times a
+# request out after 5 s; 0 (bio-based) has no timeout, for longer delays.
+# Not memory backed: writes are dropped, reads give zeroes.
 fipc_null_blk_slow() {
     local cfs=/sys/kernel/config/nullb d
     mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
     [ -d $cfs ] || { fipc_fail "null_blk has no configfs"; return 1; }
     d=$cfs/$1
     mkdir "$d" || { fipc_fail "cannot create null_blk device $1"; return 1; }
-    echo 2 > "$d/queue_mode"
+    echo "${5:-2}" > "$d/queue_mode"
     echo 2 > "$d/irqmode"
     echo $(($2 * 1000000)) > "$d/completion_nsec"
     echo "$3" > "$d/hw_queue_depth"

@@ -463,21 +463,16 @@ static bool xfb_ms_lookup(struct xfb_chan *chan, struct xfb_req *req,
 	const char *why = "";
 	int err;
 
-	if (staged) {
+	if (staged)
 		err = xfb_staging_check(chan, msgs, nrefs, &why);
-		if (!err && !chan->stg_pages) {
-			chan->st[XFB_STAGED_REQ]++;
-			chan->st[XFB_STAGED_GRANT_REQ]++;
-			if (xfb_map(chan, req, msgs, nrefs, true))
-				return true;
-			err = -ENOENT;
-			why = "a staging page cannot be mapped";
-		} else if (!err) {
-			xfb_staging_pages(chan, msgs, nrefs, req->pages);
-		}
-	} else {
+	else
 		err = xfb_memshare_pages(chan->be->ms, req->op, msgs, nrefs,
 					 req->pages, &why);
+	/* No staging page kept mapped: map the ones it names, for it. */
+	if (!err && staged && !chan->stg_pages &&
+	    !xfb_map(chan, req, msgs, nrefs, true)) {
+		err = -ENOENT;
+		why = "a staging page cannot be mapped";
 	}
 	if (err) {
 		chan->st[err == -ENOENT ? XFB_GRANT_ERRORS : XFB_INVALID_REQ]++;
@@ -488,10 +483,16 @@ static bool xfb_ms_lookup(struct xfb_chan *chan, struct xfb_req *req,
 		xfb_answer(chan, req);
 		return false;
 	}
+	if (staged) {
+		chan->st[XFB_STAGED_REQ]++;
+		if (!chan->stg_pages) {
+			chan->st[XFB_STAGED_GRANT_REQ]++;
+			return true;	/* mapped, as a grant request */
+		}
+		xfb_staging_pages(chan, msgs, nrefs, req->pages);
+	}
 	req->nrefs = nrefs;
 	req->shared = true;
-	if (staged)
-		chan->st[XFB_STAGED_REQ]++;
 	return true;
 }
 

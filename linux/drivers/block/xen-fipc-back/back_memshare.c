@@ -154,6 +154,13 @@ static int xfb_ms_count_refs(struct xfb_be *be, const u32 *grefs,
 	return 0;
 }
 
+/* memshare_max_mib in pages. */
+static unsigned long xfb_ms_budget_pages(void)
+{
+	return (unsigned long)READ_ONCE(xfb_memshare_max_mib) <<
+	       (20 - XEN_PAGE_SHIFT);
+}
+
 /*
  * Charge @ms->reserved to the guest's bound and the backend's budget, or
  * refuse: all the guest's tables together may not reference more pages
@@ -162,8 +169,7 @@ static int xfb_ms_count_refs(struct xfb_be *be, const u32 *grefs,
 static int xfb_ms_reserve(struct xfb_be *be, struct xfb_memshare *ms,
 			  unsigned long nrefs, unsigned long max_pages)
 {
-	unsigned long budget = (unsigned long)READ_ONCE(xfb_memshare_max_mib) <<
-			       (20 - XEN_PAGE_SHIFT);
+	unsigned long budget = xfb_ms_budget_pages();
 	unsigned long guest = 0;
 	struct xfb_memshare *o;
 	int err = 0;
@@ -202,8 +208,7 @@ static int xfb_ms_reserve(struct xfb_be *be, struct xfb_memshare *ms,
  */
 bool xfb_memshare_budget_take(unsigned long n)
 {
-	unsigned long budget = (unsigned long)READ_ONCE(xfb_memshare_max_mib) <<
-			       (20 - XEN_PAGE_SHIFT);
+	unsigned long budget = xfb_ms_budget_pages();
 	bool ok;
 
 	mutex_lock(&xfb_ms_mutex);

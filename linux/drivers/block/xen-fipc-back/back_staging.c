@@ -107,6 +107,13 @@ out:
 	return err;
 }
 
+/* Uncount what xfb_staging_charge() counted. */
+static void xfb_staging_uncharge(struct xfb_be *be, unsigned int n)
+{
+	xfb_guest_staging_uncharge(be->guest, n);
+	xfb_memshare_budget_give(n);
+}
+
 /* Count @n pages to keep mapped for the guest and for the backend. */
 static bool xfb_staging_charge(struct xfb_be *be, struct xfb_chan *chan,
 			       unsigned int n)
@@ -160,10 +167,9 @@ int xfb_staging_map(struct xfb_be *be, struct xfb_chan *chan)
 		return 0;
 	err = xfb_staging_map_pages(be, chan, chan->stg_refs, n);
 	if (err) {
-		if (!chan->stg_pages) {
-			xfb_guest_staging_uncharge(be->guest, n);
-			xfb_memshare_budget_give(n);
-		}
+		/* Pages allocated: xfb_staging_unmap() uncounts them. */
+		if (!chan->stg_pages)
+			xfb_staging_uncharge(be, n);
 		xenbus_dev_fatal(be->dev, err,
 				 "mapping the %u staging pages of queue %u",
 				 n, chan->index);
@@ -212,8 +218,7 @@ free:
 	kvfree(ops);
 	kvfree(pages);
 	/* A page whose unmap failed is leaked (and logged), not recounted. */
-	xfb_guest_staging_uncharge(be->guest, chan->stg_nr);
-	xfb_memshare_budget_give(chan->stg_nr);
+	xfb_staging_uncharge(be, chan->stg_nr);
 out:
 	kfree(chan->stg_refs);
 	chan->stg_refs = NULL;

@@ -25,25 +25,9 @@ export FIPC_DOMU_LOAD="fipc xen-fipc-front"
 
 prepare() {
     fipc_dmesg_mark
-    fipc_null_blk 1 && hang_dev && fipc_modules_load 0
-}
-
-# hang_dev: /dev/nullhang, a null_blk device (configfs, bio-based: no
-# request timeout, which is 5 s for its request-based mode) that ends each
-# request 9 s after it came; its own partition scan takes a few of them.
-hang_dev() {
-    local d=/sys/kernel/config/nullb/nullhang
-    mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
-    mkdir "$d" || { fipc_fail "cannot create null_blk device nullhang"; return 1; }
-    echo 0 > "$d/queue_mode"
-    echo 2 > "$d/irqmode"
-    echo 9000000000 > "$d/completion_nsec"
-    echo 4 > "$d/hw_queue_depth"
-    echo 512 > "$d/blocksize"
-    echo 16 > "$d/size"
-    echo 1 > "$d/power" || { fipc_fail "cannot power null_blk device nullhang"; return 1; }
-    fipc_wait_blockdev /dev/nullhang || return 1
-    fipc_log "null_blk: /dev/nullhang, 9 s a request"
+    # 9 s a request: bio-based (null_blk's blk-mq mode times out at 5 s);
+    # its own partition scan takes a few of them.
+    fipc_null_blk 1 && fipc_null_blk_slow nullhang 9000 4 16 0 && fipc_modules_load 0
 }
 
 round() {
@@ -67,22 +51,18 @@ round() {
     fipc_log "round $n: domain $id gone, backend clean"
 }
 
-# hstate STATE_PATH: the backend state in xenstore, "gone" if none.
-hstate() { xenstore-read "$1" 2>/dev/null || echo gone; }
-
 # A removal whose bios outlast XFB_REMOVE_DRAIN_WAIT (5 s): see the top.
 handoff() {
-    local id dev drv=/sys/bus/xen-backend/drivers/fipcblk st t0 t1 tc=0 now i=0 v rc=0
+    local id dev drv=/sys/bus/xen-backend/drivers/fipcblk t0 t1 tc=0 now i=0 v rc=0
     fipc_domu_start domUh "$here/domU.cfg" "$common/guest-load.sh" || return 1
     id=$(xl domid domUh) || return 1
     dev=fipcblk-$id-51744
-    st=/local/domain/0/backend/fipcblk/$id/51744/state
     xl block-attach domUh phy1:/dev/nullhang,xvdc,w || { fipc_fail "handoff: xl block-attach failed"; xl destroy domUh; return 1; }
     # The guest's partition scan reads xvdc: 9 s a request.
     until [ "$(fipc_be_stat "$id" 51744 inflight)" -gt 0 ] 2>/dev/null; do
         i=$((i + 1))
         if [ $i -ge 600 ]; then
-            fipc_fail "handoff: no request in flight on xvdc after 60 s (state $(hstate "$st"))"
+            fipc_fail "handoff: no request in flight on xvdc after 60 s (state $(fipc_blk_state "$id" 51744 back))"
             xl destroy domUh
             return 1
         fi
@@ -92,15 +72,15 @@ handoff() {
     t0=$(date +%s%N)
     echo "$dev" > "$drv/unbind" || { fipc_fail "handoff: cannot unbind $dev"; rc=1; }
     t1=$(date +%s%N)
-    v=$(hstate "$st")
+    v=$(fipc_blk_state "$id" 51744 back)
     fipc_log "handoff: unbind took $(((t1 - t0) / 1000000)) ms with $dev's read in flight; backend state then $v"
     [ $(((t1 - t0) / 1000000)) -ge 4500 ] && [ $(((t1 - t0) / 1000000)) -lt 7500 ] ||
         { fipc_fail "handoff: unbind took $(((t1 - t0) / 1000000)) ms, want 4500-7500 (a 5 s wait, then the drain handed off)"; rc=1; }
     dmesg | tail -n +"$(($(cat "$FIPC_WORK/dmesg.mark") + 1))" | grep -q "$dev: removed; its bios in flight are drained in the background" ||
         { fipc_fail "handoff: no 'drained in the background' line for $dev"; rc=1; }
     while now=$(date +%s%N) && [ $(((now - t0) / 1000000000)) -lt 30 ]; do
-        v=$(hstate "$st")
-        if [ "$v" = 6 ] || [ "$v" = gone ]; then
+        v=$(fipc_blk_state "$id" 51744 back)
+        if [ "$v" = 6 ] || [ -z "$v" ]; then
             tc=$(((now - t0) / 1000000))
             break
         fi
@@ -115,7 +95,7 @@ handoff() {
         { fipc_fail "handoff: backend state '$v' ${tc} ms after the unbind began: Closed while the read was in flight, or never (want 6500-30000 ms)"; rc=1; }
     echo "$dev" > "$drv/bind" || { fipc_fail "handoff: cannot bind $dev again"; rc=1; }
     fipc_blk_wait_connected "$id" 51744 60 || rc=1
-    fipc_log "handoff: bound again, backend state $(hstate "$st")"
+    fipc_log "handoff: bound again, backend state $(fipc_blk_state "$id" 51744 back)"
     # The guest's read, requeued by its frontend, is taken by the new
     # connection and served 9 s later with no I/O error in the guest.
     i=0
@@ -153,7 +133,7 @@ finish() {
     return $rc
 }
 
-export -f prepare hang_dev round hstate handoff finish
+export -f prepare round handoff finish
 fipc_step fipc-prepare 120 prepare || exit 1
 rc=0
 for n in $(seq 1 "$(fipc_opt ROUNDS 2)"); do
