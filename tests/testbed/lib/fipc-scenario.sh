@@ -151,12 +151,13 @@ fipc_null_blk() {
     done
 }
 
-# fipc_null_blk_slow NAME MS DEPTH [MB [QUEUE_MODE]]: beside fipc_null_blk's
-# devices, a null_blk device /dev/NAME (configfs) that completes each
-# request MS ms after it was queued, DEPTH requests at a time: a slow disk
-# for noisy neighbours.  QUEUE_MODE 2 (blk-mq, the default) times a
-# request out after 5 s; 0 (bio-based) has no timeout, for longer delays.
-# Not memory backed: writes are dropped, reads give zeroes.
+# fipc_null_blk_slow NAME MS DEPTH [MB [QUEUE_MODE [MEMORY_BACKED]]]: beside
+# fipc_null_blk's devices, a null_blk device /dev/NAME (configfs) that
+# completes each request MS ms after it was queued, DEPTH requests at a
+# time: a slow disk for noisy neighbours, or one that always has requests
+# in flight.  QUEUE_MODE 2 (blk-mq, the default) times a request out
+# after 5 s; 0 (bio-based) has no timeout, for longer delays.  Unless
+# MEMORY_BACKED is 1, writes are dropped and reads give zeroes.
 fipc_null_blk_slow() {
     local cfs=/sys/kernel/config/nullb d
     mountpoint -q /sys/kernel/config || mount -t configfs none /sys/kernel/config
@@ -170,9 +171,10 @@ fipc_null_blk_slow() {
     echo 1 > "$d/submit_queues"
     echo 512 > "$d/blocksize"
     echo "${4:-256}" > "$d/size"
+    echo "${6:-0}" > "$d/memory_backed"
     echo 1 > "$d/power" || { fipc_fail "cannot power null_blk device $1"; return 1; }
     fipc_wait_blockdev "/dev/$1" || return 1
-    fipc_log "null_blk: /dev/$1 slow: $2 ms a request, $3 at a time"
+    fipc_log "null_blk: /dev/$1 slow: $2 ms a request, $3 at a time$([ "${6:-0}" = 1 ] && echo ", memory backed")"
 }
 
 # fipc_fio WHERE JOB [FIO ARGS...]: run fio in this domain (dom0); the JSON

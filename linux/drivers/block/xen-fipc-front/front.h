@@ -314,6 +314,7 @@ enum xff_link {
  * @inject: test-mode state
  * @retired: counters of channels already torn down
  * @retired_notify_recv: same for notifications received
+ * @resumes: times the guest was restored or migrated with this disk
  */
 struct xff_info {
 	struct xenbus_device *xbdev;
@@ -357,6 +358,7 @@ struct xff_info {
 	struct xff_inject inject;
 	u64 retired[XFF_NR_STATS];
 	u64 retired_notify_recv;
+	unsigned int resumes;
 };
 
 /* front_chan.c */

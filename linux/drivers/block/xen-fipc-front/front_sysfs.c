@@ -176,8 +176,19 @@ static ssize_t trusted_show(struct device *d, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(trusted);
 
+/* Times the guest was restored or migrated with this disk. */
+static ssize_t resumes_show(struct device *d, struct device_attribute *attr,
+			    char *buf)
+{
+	struct xff_info *info = dev_get_drvdata(d);
+
+	return info ? sysfs_emit(buf, "%u\n", READ_ONCE(info->resumes)) :
+		      -ENODEV;
+}
+static DEVICE_ATTR_RO(resumes);
+
 static struct xff_stat_attr xff_stat_attrs[XFF_NR_STATS];
-static struct attribute *xff_attrs[XFF_NR_STATS + 9];
+static struct attribute *xff_attrs[XFF_NR_STATS + 10];
 
 static const struct attribute_group xff_stat_group = {
 	.name = "statistics",
@@ -214,5 +225,6 @@ void xff_sysfs_init(void)
 	xff_attrs[i++] = &dev_attr_stuck_requests.attr;
 	xff_attrs[i++] = &dev_attr_stuck_waiting.attr;
 	xff_attrs[i++] = &dev_attr_trusted.attr;
+	xff_attrs[i++] = &dev_attr_resumes.attr;
 	xff_attrs[i] = NULL;
 }

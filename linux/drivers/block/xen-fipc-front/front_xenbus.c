@@ -12,8 +12,9 @@
  *                         free the channels, we go Closed; a backend that
  *                         comes back (InitWait) gets them again
  *
- * The disk survives a backend reload or a protocol error; it goes away
- * only when our xenbus device is removed (detach, module unload).
+ * The disk survives a backend reload, a protocol error and a save/restore
+ * or migration of the guest (xff_resume()); it goes away only when our
+ * xenbus device is removed (detach, module unload).
  */
 #include <linux/delay.h>
 #include <linux/slab.h>
@@ -374,6 +375,36 @@ static void xff_backend_changed(struct xenbus_device *dev,
 	mutex_unlock(&info->mutex);
 }
 
+/*
+ * The guest was restored from a save or migrated (or its suspend was
+ * undone): the backend we were connected to is gone with everything it
+ * had mapped, our grants and event channels are void, and the toolstack
+ * has made our xenstore directory anew.  Take the channels back now, so
+ * that nothing more is sent on them, and put what they had in flight
+ * back on the queue: the new backend's InitWait connects us again
+ * (queues, ring order and data path negotiated anew) and the requests
+ * go out once more, each once.  Runs in the xenwatch thread, which
+ * delivers no watch event until every device is resumed.
+ */
+static int xff_resume(struct xenbus_device *dev)
+{
+	struct xff_info *info = dev_get_drvdata(&dev->dev);
+	u64 before;
+
+	xff_unwatch(info);
+	mutex_lock(&info->mutex);
+	before = info->retired[XFF_REQUEUED];
+	xff_backend_gone(info);
+	info->link = XFF_DOWN;
+	/* A new backend may take our memory where the old one could not. */
+	info->ms_refused = false;
+	info->resumes++;
+	dev_info(&dev->dev, "resumed (restore or migration): %llu request(s) in flight put back, waiting for the backend\n",
+		 info->retired[XFF_REQUEUED] - before);
+	mutex_unlock(&info->mutex);
+	return 0;
+}
+
 static void xff_error_work(struct work_struct *work)
 {
 	struct xff_info *info = container_of(work, struct xff_info,
@@ -497,6 +528,7 @@ static struct xenbus_driver xff_driver = {
 	.probe = xff_probe,
 	.remove = xff_remove,
 	.otherend_changed = xff_backend_changed,
+	.resume = xff_resume,
 	.not_essential = true,
 };
 

@@ -1,0 +1,53 @@
+#!/bin/sh
+# fipc-migrate, domU side: rounds of verified random writes on three fipc
+# disks at once (xvdb: grant, xvdc: memshare, xvdd: memshare on a disk
+# that takes 300 ms a request, so that requests are in flight whenever
+# the guest is suspended) while dom0 saves, restores and migrates the
+# guest.  Each round writes new data (randrepeat=0) and reads all of it
+# back.  When dom0 puts "stop" in xvdb's mailbox, one more round, then
+# the end; every round must pass.
+. /fipc/lib.sh
+. /fipc/scenario/guest-lib.sh
+for d in xvdb xvdc xvdd; do
+    fipc_wait_disk $d 120 || exit 1
+done
+echo "@@FIPC-MIGRATE running"
+n=0
+bad=0
+# A PVH guest does I/O several times slower than a PV one under TCG:
+# smaller rounds, so that it still goes through several.
+mb=4
+[ "$(cat /sys/hypervisor/guest_type 2>/dev/null)" = PVH ] && mb=1
+echo "@@FIPC-MIGRATE $(cat /sys/hypervisor/guest_type 2>/dev/null) guest, rounds of ${mb} MiB"
+# round: one fio run on the three disks, each writing new data
+# (randrepeat=0) and reading it all back.
+round() {
+    n=$((n + 1))
+    fio --output-format=json --output=/fipc/out/round.json \
+        --ioengine=libaio --direct=1 --rw=randwrite --bs=4k \
+        --randrepeat=0 --verify=crc32c --do_verify=1 --verify_fatal=1 \
+        --name=xvdb --filename=/dev/xvdb --offset=0 --size=${mb}m --iodepth=16 \
+        --name=xvdc --filename=/dev/xvdc --offset=256m --size=${mb}m --iodepth=16 \
+        --name=xvdd --filename=/dev/xvdd --offset=0 --size=512k --iodepth=8
+    rc=$?
+    echo $rc > /fipc/out/round.rc
+    echo "@@FIPC-MIGRATE round $n rc=$rc uptime=$(cut -d' ' -f1 /proc/uptime)"
+    if [ $rc -ne 0 ]; then
+        bad=$((bad + 1))
+        cp /fipc/out/round.json "/fipc/out/failed-round-$n.json"
+        cp /fipc/out/round.rc "/fipc/out/failed-round-$n.rc"
+    fi
+}
+while ! fipc_mailbox_is /dev/xvdb stop; do
+    round
+done
+# dom0 says stop once it has saved, restored and migrated us: one more
+# whole round on the connections we have now.
+round
+echo "$n $bad" > /fipc/out/rounds
+for v in 51728 51744 51760; do
+    fipc_front_stats $v "/fipc/out/front-$v.json"
+done
+dmesg | grep -E 'fipcblk|xen-fipc' > /fipc/out/dmesg.txt
+echo "@@FIPC-MIGRATE done: $n rounds, $bad failed"
+[ $bad -eq 0 ] && [ $n -gt 0 ]

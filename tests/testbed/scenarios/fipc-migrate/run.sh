@@ -1,0 +1,227 @@
+#!/bin/bash
+# Scenario "fipc-migrate" (dom0 side): a guest runs rounds of fio verify
+# on three phy1 disks (xvdb on the grant path; xvdc and xvdd asking for
+# memshare, xvdd on a null_blk taking 300 ms a request so that requests
+# are in flight whenever the guest is suspended).  dom0 saves the guest
+# with "xl save", checks that the saved domain left nothing behind
+# (backend devices, xenstore nodes, the domain itself, so no page of it
+# still mapped), restores it with "xl restore", and waits until every
+# disk is connected again on its data path and serving I/O.  A PVH guest
+# is then also migrated live to localhost ("xl migrate"), with the same
+# checks for the domain left behind and the new one.  Then dom0 tells
+# the guest to stop: every fio round must have passed its verify with no
+# I/O error, each disk must count one resume per save or migration, the
+# requests it sent again must be exactly those put back (requests -
+# completions = requeued), xvdd must have had some, the guest's kernel
+# log must be clean.  First a PV guest (save/restore only: see
+# scenario.conf), then a PVH guest.  The modules unload, dom0 is healthy.
+set -u
+. "${FIPC_LIB:-$(dirname "$0")/../../lib}/fipc-scenario.sh"
+fipc_parse_args "$@"
+here=$(cd "$(dirname "$0")" && pwd)
+common=$(cd "$here/../fipc-common" && pwd)
+. "$common/fipc-lib.sh"
+export here common
+export FIPC_DOMU_LOAD="fipc xen-fipc-front"
+# xvdb, xvdc, xvdd
+export VDEVS="51728 51744 51760"
+
+prepare() {
+    fipc_dmesg_mark
+    fipc_null_blk 1 || return 1
+    fipc_null_blk_slow nullslow 300 16 64 2 1 || return 1
+    fipc_modules_load 0 || return 1
+    # During a migration to localhost dom0 maps both domains' memory
+    # (512 MiB each) for a moment; Xen's maptrack is raised to match
+    # (scenario.conf).
+    echo 1536 > /sys/module/xen_fipc_back/parameters/memshare_max_mib
+}
+
+# start NAME CFG: a guest running guest-migrate.sh, its mailbox cleared.
+start() {
+    fipc_mailbox_put /dev/nullb0 run || return 1
+    fipc_domu_start "$1" "$here/$2" "$common/guest-migrate.sh" || return 1
+    fipc_domu_wait_marker "$1" '@@FIPC-MIGRATE running' 300
+}
+
+# want_path VDEV: the data path disk VDEV must be on ($PATHS: the paths
+# of xvdb, xvdc and xvdd).
+want_path() {
+    local i=0 v p
+    for v in $VDEVS; do
+        i=$((i + 1))
+        [ "$v" = "$1" ] && { echo "$PATHS" | cut -d' ' -f$i; return; }
+    done
+}
+
+# reqs DOMID VDEV: requests the backend has served on disk VDEV.
+reqs() {
+    echo $(($(fipc_be_stat "$1" "$2" rd_req) + $(fipc_be_stat "$1" "$2" wr_req)))
+}
+
+# serving WHAT DOMID MIN: every disk of DOMID is connected on its data
+# path, and each has served MIN more requests (xvdd: MIN / 10) since
+# they connected (fio's rounds write, then read back).
+serving() {
+    local what=$1 id=$2 min=$3 v want p i=0 ok
+    local -A r0
+    for v in $VDEVS; do
+        fipc_blk_wait_connected "$id" "$v" 120 || return 1
+        want=$(want_path "$v")
+        p=$(cat "$FIPC_BE_SYSFS/fipcblk-$id-$v/statistics/data_path" 2>/dev/null)
+        [ "$p" = "$want" ] || { fipc_fail "$what: disk $v of domain $id is on the '$p' path, want $want"; return 1; }
+        r0[$v]=$(reqs "$id" "$v")
+    done
+    while true; do
+        ok=1
+        for v in $VDEVS; do
+            want=$min
+            [ "$v" = 51760 ] && want=$((min / 10))
+            [ $(($(reqs "$id" "$v") - r0[$v])) -ge "$want" ] || ok=0
+        done
+        [ $ok = 1 ] && break
+        i=$((i + 1))
+        if [ $i -ge 3000 ]; then
+            fipc_fail "$what: in 300 s the disks of domain $id served $(for v in $VDEVS; do printf '%s ' $(($(reqs "$id" "$v") - r0[$v])); done)requests, want $min each (xvdd $((min / 10)))"
+            fipc_domu_console_tail "$GUEST"
+            return 1
+        fi
+        sleep 0.1
+    done
+    fipc_log "$what: domain $id, every disk connected and serving (requests $(for v in $VDEVS; do printf '%s ' "$(reqs "$id" "$v")"; done); inflight $(for v in $VDEVS; do printf '%s ' "$(fipc_be_stat "$id" "$v" inflight)"; done))"
+}
+
+# left_nothing WHAT DOMID: the domain is gone and so is everything the
+# backend had of it (devices, xenstore nodes; a domain that lingers as a
+# zombie still has pages mapped in dom0).
+left_nothing() {
+    fipc_destroyed_wait "$1" "$2" 51728 || return 1
+    fipc_blk_wait_gone "$2" || return 1
+    fipc_log "$1: domain $2 gone, the backend holds nothing of it"
+}
+
+save_restore() {
+    local id id2 t0 t1 f=$FIPC_WORK/$GUEST.save
+    id=$(xl domid "$GUEST") || return 1
+    serving "before save" "$id" 100 || return 1
+    t0=$(date +%s%N)
+    xl save "$GUEST" "$f" || { fipc_fail "xl save failed"; return 1; }
+    t1=$(date +%s%N)
+    fipc_log "xl save: $(((t1 - t0) / 1000000)) ms, $(($(stat -c %s "$f") >> 20)) MiB"
+    left_nothing save "$id" || return 1
+    t0=$(date +%s%N)
+    xl restore "$f" || { fipc_fail "xl restore failed"; return 1; }
+    t1=$(date +%s%N)
+    rm -f "$f"
+    id2=$(xl domid "$GUEST") || { fipc_fail "no domain $GUEST after xl restore"; return 1; }
+    fipc_log "xl restore: $(((t1 - t0) / 1000000)) ms, domain $id2"
+    serving restored "$id2" 100
+}
+
+migrate() {
+    local id id2 t0 t1
+    id=$(xl domid "$GUEST") || return 1
+    serving "before migration" "$id" 100 || return 1
+    t0=$(date +%s%N)
+    # -s "": no ssh, the "host" is the receiver's command line.
+    xl migrate -s "" -e "$GUEST" "xl migrate-receive -e" ||
+        { fipc_fail "xl migrate failed"; xl list; return 1; }
+    t1=$(date +%s%N)
+    id2=$(xl domid "$GUEST") || { fipc_fail "no domain $GUEST after xl migrate"; xl list; return 1; }
+    fipc_log "xl migrate (live, localhost): $(((t1 - t0) / 1000000)) ms, domain $id -> $id2"
+    [ "$id2" != "$id" ] || { fipc_fail "migrate: the domain kept its id $id"; return 1; }
+    left_nothing migrate "$id" || return 1
+    serving migrated "$id2" 100
+}
+
+stop_guest() {
+    fipc_mailbox_put /dev/nullb0 stop || return 1
+    fipc_domu_wait "$GUEST" 900
+}
+
+# check RESUMES: the guest's results (see the top).
+check() {
+    local r=$FIPC_RESULTS/$GUEST rc=0 f out n bad
+    read -r n bad < "$r/rounds" || { fipc_fail "the guest wrote no round count"; return 1; }
+    fipc_log "guest: $n fio rounds, $bad failed"
+    # At least one round across the suspends and one after them.
+    [ "$bad" = 0 ] && [ "$n" -ge 2 ] || { fipc_fail "guest: $bad of $n fio rounds failed (want 0 of at least 2)"; rc=1; }
+    out=$(python3 - "$r" "$1" "$PATHS" <<'PY'
+import json, sys
+r, resumes, paths = sys.argv[1], int(sys.argv[2]), sys.argv[3].split()
+bad = []
+for v, name in (("51728", "xvdb"), ("51744", "xvdc"), ("51760", "xvdd")):
+    s = json.load(open("%s/front-%s.json" % (r, v)))
+    print("%s: resumes %s requeued %s errors %s requests %s completions %s data_path %s"
+          % (name, s["resumes"], s["requeued"], s["errors"], s["requests"],
+             s["completions"], s["data_path"]))
+    if s["resumes"] != resumes:
+        bad.append("%s resumed %s times, want %d" % (name, s["resumes"], resumes))
+    if s["errors"] != 0:
+        bad.append("%s: %s I/O errors" % (name, s["errors"]))
+    # Every request sent was answered once, except those put back at a
+    # resume, each sent again once.
+    if s["requests"] - s["completions"] != s["requeued"]:
+        bad.append("%s: %d requests sent, %d answered, %d put back: not each once"
+                   % (name, s["requests"], s["completions"], s["requeued"]))
+    want = paths[("xvdb", "xvdc", "xvdd").index(name)]
+    if s["data_path"] != want:
+        bad.append("%s on the %s path at the end, want %s" % (name, s["data_path"], want))
+    if name == "xvdd" and s["requeued"] < 1:
+        bad.append("xvdd: no request was in flight at a suspend (requeued 0)")
+for b in bad:
+    print("BAD " + b)
+PY
+) || { fipc_fail "cannot read the guest's statistics"; return 1; }
+    echo "$out" | while read -r l; do fipc_log "$l"; done
+    if echo "$out" | grep -q '^BAD'; then
+        echo "$out" | sed -n 's/^BAD /guest: /p' | while read -r l; do fipc_fail "$l"; done
+        rc=1
+    fi
+    n=$(grep -c 'resumed (restore or migration)' "$r/dmesg.txt")
+    [ "$n" = $((3 * $1)) ] || { fipc_fail "guest: $n 'resumed' lines in its kernel log, want $((3 * $1)) (3 disks, $1 resume(s))"; rc=1; }
+    # The console of a guest that moved may be logged under its name
+    # during the migration too.
+    for f in "$GUEST" "$GUEST--incoming"; do
+        [ -f "/var/log/xen/console/guest-$f.log" ] || continue
+        if tr -d '\r' < "/var/log/xen/console/guest-$f.log" | grep -qiE 'xvd[bcd].*error|error.*xvd[bcd]|I/O error'; then
+            fipc_fail "guest: an I/O error on the console of $f"
+            tr -d '\r' < "/var/log/xen/console/guest-$f.log" | grep -iE -m 3 'xvd[bcd].*error|error.*xvd[bcd]|I/O error'
+            rc=1
+        fi
+        fipc_domu_kernel_clean "$f" "guest" || rc=1
+    done
+    return $rc
+}
+
+finish() {
+    local rc=0
+    rmmod xen-fipc-back || { fipc_fail "rmmod xen-fipc-back failed"; rc=1; }
+    rmmod fipc || rc=1
+    fipc_health final || rc=1
+    return $rc
+}
+
+# guest_run KIND NAME CFG PATHS: a guest of KIND (pv: save/restore; pvh:
+# save/restore, then migration), its disks on PATHS, stopped and checked.
+guest_run() {
+    local kind=$1 rc=0 resumes=1
+    export GUEST=$2 PATHS=$4
+    fipc_step "$kind-start" 400 start "$GUEST" "$3" || return 1
+    fipc_step "$kind-save-restore" 600 save_restore || rc=1
+    if [ "$kind" = pvh ] && [ $rc = 0 ]; then
+        fipc_step "$kind-migrate" 600 migrate || rc=1
+        resumes=2
+    fi
+    fipc_step "$kind-finish" 960 stop_guest || rc=1
+    fipc_step "$kind-check" 60 check "$resumes" || rc=1
+    return $rc
+}
+
+export -f prepare start want_path reqs serving left_nothing save_restore migrate stop_guest check finish
+fipc_step fipc-prepare 120 prepare || exit 1
+rc=0
+guest_run pv domU domU.cfg "grant memshare memshare" || rc=1
+guest_run pvh domUh domU-pvh.cfg "grant grant grant" || rc=1
+fipc_step fipc-finish 120 finish || rc=1
+exit $rc
