@@ -11,6 +11,8 @@
 #   4. a last attach of xvdc that the guest verifies, then the guest powers
 #      off and libxl must remove every fipcblk node and backend device;
 #   5. the modules unload, dom0's health is checked.
+# Between 1 and 2, xentop (libxenstat with tools/xenstat-fipcblk.patch)
+# must show xvdb as a FipcBlk VBD with the backend's request counts.
 set -u
 . "${FIPC_LIB:-$(dirname "$0")/../../lib}/fipc-scenario.sh"
 fipc_parse_args "$@"
@@ -132,10 +134,33 @@ check() {
     return $rc
 }
 
-export -f be_dir fe_dir start attach_cycle cycles expect_error errors last_attach check
+# xentop -b -x: xvdb's line, its RD and WR between the backend's rd_req
+# and wr_req read just before and just after (the guest still reads its
+# mailbox on xvdb), and some writes (the guest verified xvdb).
+xentop_vbd() {
+    local id d rd0 wr0 rd1 wr1 out line rd wr
+    id=$(cat "$FIPC_WORK/domU1.id")
+    fipc_domu_wait_marker domU1 '@@FIPC-PHY1 cycles-start' 900 || return 1
+    d=$FIPC_BE_SYSFS/fipcblk-$id-51728/statistics
+    rd0=$(cat "$d/rd_req") wr0=$(cat "$d/wr_req")
+    out=$(xentop -b -x -i 1 2>&1) || { fipc_fail "xentop -b -x failed: $out"; return 1; }
+    rd1=$(cat "$d/rd_req") wr1=$(cat "$d/wr_req")
+    echo "$out" > "$FIPC_RESULTS/dom0/xentop.txt"
+    line=$(echo "$out" | grep -E "VBD +FipcBlk +51728 ")
+    [ -n "$line" ] || { fipc_fail "xentop shows no FipcBlk VBD 51728 (xvdb): $(echo "$out" | grep VBD | tr '\n' '|')"; return 1; }
+    rd=$(echo "$line" | sed -n 's/.* RD: *\([0-9]*\) .*/\1/p')
+    wr=$(echo "$line" | sed -n 's/.* WR: *\([0-9]*\) .*/\1/p')
+    fipc_log "xentop: $(echo "$line" | tr -s ' '); backend rd_req $rd0..$rd1, wr_req $wr0..$wr1"
+    [ -n "$rd" ] && [ -n "$wr" ] && [ "$rd" -ge "$rd0" ] && [ "$rd" -le "$rd1" ] &&
+        [ "$wr" -ge "$wr0" ] && [ "$wr" -le "$wr1" ] && [ "$wr" -gt 0 ] ||
+        { fipc_fail "xentop: xvdb RD '$rd' WR '$wr', the backend counted rd_req $rd0..$rd1, wr_req $wr0..$wr1 (want within, and writes)"; return 1; }
+}
+
+export -f be_dir fe_dir start attach_cycle cycles expect_error errors last_attach check xentop_vbd
 mkdir -p "$FIPC_RESULTS/dom0"
 fipc_step phy1-create 300 start || exit 1
 rc=0
+fipc_step phy1-xentop 960 xentop_vbd || rc=1
 if fipc_step phy1-cycles 900 cycles && fipc_step phy1-errors 300 errors; then
     fipc_step phy1-last-attach 120 last_attach || rc=1
 else
