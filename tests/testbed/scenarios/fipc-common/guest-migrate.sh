@@ -1,9 +1,9 @@
 #!/bin/sh
 # fipc-migrate, domU side: rounds of verified random writes on three fipc
 # disks at once (xvdb: grant, xvdc: memshare, xvdd: memshare on a disk
-# that takes 300 ms a request, so that requests are in flight whenever
-# the guest is suspended) while dom0 saves, restores and migrates the
-# guest.  Each round writes new data (randrepeat=0) and reads all of it
+# that takes 600 ms a request, which background reads keep busy, so that
+# requests are in flight whenever the guest is suspended) while dom0
+# saves, restores and migrates the guest.  Each round writes new data (randrepeat=0) and reads all of it
 # back.  When dom0 puts "stop" in xvdb's mailbox, one more round, then
 # the end; every round must pass.
 . /fipc/lib.sh
@@ -11,12 +11,22 @@
 for d in xvdb xvdc xvdd; do
     fipc_wait_disk $d 120 || exit 1
 done
+# Reads that never stop on another region of xvdd (600 ms each, 4 at a
+# time): requests are in flight on it at every suspend.  fio stops at the
+# trigger file, with its results.
+rm -f /tmp/stop-background
+fio --output-format=json --output=/fipc/out/background.json \
+    --trigger-file=/tmp/stop-background \
+    --name=xvdd-background --filename=/dev/xvdd --offset=32m --size=16m \
+    --rw=randread --bs=4k --iodepth=4 --ioengine=libaio --direct=1 \
+    --time_based --runtime=100000 > /dev/null 2>&1 &
+bgpid=$!
 echo "@@FIPC-MIGRATE running"
 n=0
 bad=0
 # A PVH guest does I/O several times slower than a PV one under TCG:
 # smaller rounds, so that it still goes through several.
-mb=4
+mb=2
 [ "$(cat /sys/hypervisor/guest_type 2>/dev/null)" = PVH ] && mb=1
 echo "@@FIPC-MIGRATE $(cat /sys/hypervisor/guest_type 2>/dev/null) guest, rounds of ${mb} MiB"
 # round: one fio run on the three disks, each writing new data
@@ -28,7 +38,7 @@ round() {
         --randrepeat=0 --verify=crc32c --do_verify=1 --verify_fatal=1 \
         --name=xvdb --filename=/dev/xvdb --offset=0 --size=${mb}m --iodepth=16 \
         --name=xvdc --filename=/dev/xvdc --offset=256m --size=${mb}m --iodepth=16 \
-        --name=xvdd --filename=/dev/xvdd --offset=0 --size=512k --iodepth=8
+        --name=xvdd --filename=/dev/xvdd --offset=0 --size=256k --iodepth=8
     rc=$?
     echo $rc > /fipc/out/round.rc
     echo "@@FIPC-MIGRATE round $n rc=$rc uptime=$(cut -d' ' -f1 /proc/uptime)"
@@ -44,6 +54,12 @@ done
 # dom0 says stop once it has saved, restored and migrated us: one more
 # whole round on the connections we have now.
 round
+touch /tmp/stop-background
+wait $bgpid
+bgrc=$?
+echo $bgrc > /fipc/out/background.rc
+echo "@@FIPC-MIGRATE background reads rc=$bgrc"
+[ $bgrc -eq 0 ] || bad=$((bad + 1))
 echo "$n $bad" > /fipc/out/rounds
 for v in 51728 51744 51760; do
     fipc_front_stats $v "/fipc/out/front-$v.json"
