@@ -13,7 +13,7 @@ FIPC_HDRS := $(wildcard lib/fipc/*.h lib/fipc/include/fipc/*.h)
 LIBFIPC := $(BUILD)/user/libfipc.a
 
 .PHONY: all deps lib modules check checkpatch kunit bench-ring testbed \
-	testbed-smoke e2e e2e-debug demo test clean dom0-overlay
+	testbed-smoke e2e e2e-debug demo test clean dom0-overlay deb
 
 # Extra options for the testbed runs of `e2e` and `demo`, e.g.
 # TESTBED_ARGS="--timeout-scale 2" on a slow or loaded host.
@@ -50,6 +50,11 @@ $(LIBFIPC): $(patsubst lib/fipc/%.c,$(BUILD)/user/%.o,$(FIPC_SRCS))
 # Out-of-tree kernel modules against Debian's 6.1 headers, W=1, no warnings.
 modules:
 	@scripts/build-modules.sh
+
+# The fipc-dkms package (build/deb/fipc-dkms_<version>_all.deb): the
+# modules' sources under DKMS, rebuilt for every installed kernel.
+deb:
+	@scripts/make-deb.sh
 
 checkpatch:
 	@scripts/checkpatch.sh

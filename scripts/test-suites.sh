@@ -2,6 +2,7 @@
 # Suites run by scripts/test-all.sh after checkpatch and modules, cheap
 # host tests first, then KUnit, then the emulated Xen testbed.
 suites+=(
+	"pkg-dkms|tests/pkg/run.sh"
 	"user-unit|make -s check-user-unit"
 	"user-stress|make -s check-user-stress"
 	"user-tsan|make -s check-user-tsan"

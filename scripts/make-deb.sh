@@ -1,0 +1,63 @@
+#!/bin/bash
+# make deb: build build/deb/fipc-dkms_<version>_all.deb from this tree.
+#   /usr/src/fipc-<version>/   fipc.ko, xen-fipc-front and xen-fipc-back
+#                              sources with dkms.conf (packaging/dkms/)
+#   /usr/share/doc/fipc-dkms/examples/modprobe-fipc.conf
+# DKMS builds the modules at install time for the running and the newest
+# installed kernel with headers, and again for each kernel installed
+# later (AUTOINSTALL).  No debhelper: dpkg-deb only.
+#
+# Version: 0.<commits>+g<hash> (commits on HEAD: a later commit gives a
+# higher version, so packages upgrade in order), with +dirty for a tree
+# with uncommitted changes; FIPC_DEB_VERSION overrides it.  The last line
+# printed is the package's path.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+out=$top/build/deb
+
+version=${FIPC_DEB_VERSION:-}
+if [ -z "$version" ]; then
+	if git -C "$top" rev-parse -q --verify HEAD >/dev/null 2>&1; then
+		version=0.$(git -C "$top" rev-list --count HEAD)+g$(git -C "$top" rev-parse --short=8 HEAD)
+		git -C "$top" diff --quiet HEAD -- lib linux xen packaging 2>/dev/null ||
+			version=$version+dirty
+	else
+		version=0.0+nogit
+	fi
+fi
+case $version in
+[0-9]*) ;;
+*) echo "make-deb: version '$version' must start with a digit" >&2; exit 1 ;;
+esac
+
+stage=$out/fipc-dkms_$version
+rm -rf "$stage"
+src=$stage/usr/src/fipc-$version
+mkdir -p "$src/include/public/io" "$stage/DEBIAN" \
+	"$stage/usr/share/doc/fipc-dkms/examples"
+cp -r "$top/lib/fipc" "$src/fipc"
+cp -r "$top/lib/fipc/include/fipc" "$src/include/fipc"
+rm -rf "$src/fipc/include"
+cp "$top/xen/include/public/io/fipcblk.h" "$src/include/public/io/"
+for d in xen-fipc-front xen-fipc-back; do
+	cp -r "$top/linux/drivers/block/$d" "$src/$d"
+done
+# Editor and checkpatch leftovers (dot files) stay out.
+find "$src" -name '.*' -type f -delete
+cp "$top/packaging/dkms/Kbuild" "$src/Kbuild"
+sed "s/@VERSION@/$version/g" "$top/packaging/dkms/dkms.conf.in" > "$src/dkms.conf"
+cp "$top/packaging/dkms/modprobe-fipc.conf" \
+	"$stage/usr/share/doc/fipc-dkms/examples/modprobe-fipc.conf"
+for f in control postinst prerm; do
+	in=$top/packaging/dkms/$f
+	[ -f "$in" ] || in=$in.in
+	sed "s/@VERSION@/$version/g" "$in" > "$stage/DEBIAN/$f"
+done
+chmod 755 "$stage/DEBIAN/postinst" "$stage/DEBIAN/prerm"
+find "$stage" -type d -exec chmod 755 {} +
+find "$stage/usr" -type f -exec chmod 644 {} +
+deb=$out/fipc-dkms_${version}_all.deb
+dpkg-deb --root-owner-group -Zxz --build "$stage" "$deb" >/dev/null
+rm -rf "$stage"
+echo "make-deb: fipc-dkms $version"
+echo "$deb"

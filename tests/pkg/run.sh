@@ -1,0 +1,91 @@
+#!/bin/bash
+# The fipc-dkms package (scripts/make-deb.sh) on this host, for the
+# testbed's kernel (Debian's linux-headers-amd64, scripts/kdir.sh):
+#   1. make deb builds it; its contents and control fields are right;
+#   2. dpkg -i installs it (dkms added by its postinst);
+#   3. dkms build and dkms install for that kernel: the three modules land
+#      in /lib/modules/<kernel>/updates/dkms and modinfo reads them;
+#   4. an upgrade: version N+1 (FIPC_DEB_VERSION) installed over N
+#      replaces it in DKMS (N's modules and sources gone), N+1 builds;
+#   5. dpkg -r removes it: no sources, no DKMS entry, no modules left.
+# Needs root and dkms (installed from Debian's archive if missing).
+# Leaves the host as it found it.  Last line: "N passed, N failed".
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+pass=0 fail=0
+ok() { echo "ok   $*"; pass=$((pass + 1)); }
+bad() { echo "FAIL $*"; fail=$((fail + 1)); }
+check() { local what=$1; shift; if "$@"; then ok "$what"; else bad "$what"; fi; }
+finish() { echo "$pass passed, $fail failed"; [ "$fail" = 0 ]; exit $?; }
+
+if [ "$(id -u)" != 0 ]; then
+	echo "pkg: needs root (dpkg -i, dkms install)"
+	bad "running as root"
+	finish
+fi
+if ! command -v dkms >/dev/null; then
+	apt-get -o DPkg::Lock::Timeout=900 install -y --no-install-recommends dkms >/dev/null ||
+		{ bad "installing dkms"; finish; }
+fi
+kdir=$("$top/scripts/kdir.sh") || { bad "linux headers"; finish; }
+kver=${kdir#/usr/src/linux-headers-}
+[ -e "/lib/modules/$kver/build" ] || { bad "/lib/modules/$kver/build (the headers' link)"; finish; }
+
+# Nothing of an earlier run or an installed copy: this test owns fipc-dkms.
+if dpkg-query -W fipc-dkms >/dev/null 2>&1; then
+	dpkg -r fipc-dkms >/dev/null 2>&1
+fi
+
+v1=0.0.1+test v2=0.0.2+test
+deb1=$(FIPC_DEB_VERSION=$v1 "$top/scripts/make-deb.sh" | tail -n 1)
+check "make deb builds fipc-dkms $v1" test -f "$deb1"
+deb2=$(FIPC_DEB_VERSION=$v2 "$top/scripts/make-deb.sh" | tail -n 1)
+check "make deb builds fipc-dkms $v2" test -f "$deb2"
+
+list=$(dpkg-deb -c "$deb1" | awk '{ print $6 }')
+for f in dkms.conf Kbuild fipc/fipc_ring.c xen-fipc-front/front_main.c \
+	xen-fipc-back/back_main.c include/fipc/fipc.h include/public/io/fipcblk.h; do
+	check "package holds /usr/src/fipc-$v1/$f" grep -qx "./usr/src/fipc-$v1/$f" <<<"$list"
+done
+check "package holds the modprobe example" \
+	grep -qx ./usr/share/doc/fipc-dkms/examples/modprobe-fipc.conf <<<"$list"
+check "no dot files in the package" bash -c '! grep -q "/\.[^/]*$" <<<"$1"' _ "$list"
+check "control: arch all, depends on dkms" bash -c \
+	'dpkg-deb -f "$1" Architecture | grep -qx all && dpkg-deb -f "$1" Depends | grep -q "^dkms"' _ "$deb1"
+check "dkms.conf names version $v1 and three modules" bash -c \
+	'c=$(dpkg-deb --fsys-tarfile "$1" | tar xO "./usr/src/fipc-$2/dkms.conf") &&
+	 grep -qx "PACKAGE_VERSION=\"$2\"" <<<"$c" && [ "$(grep -c "^BUILT_MODULE_NAME" <<<"$c")" = 3 ]' \
+	_ "$deb1" "$v1"
+
+mods=/lib/modules/$kver/updates/dkms
+# dkms install for KVER: the three modules, each readable by modinfo.
+installed_for() {
+	local v=$1 m
+	dkms build -m fipc -v "$v" -k "$kver" >/tmp/fipc-pkg-build.log 2>&1 ||
+		{ tail -n 30 /tmp/fipc-pkg-build.log; return 1; }
+	dkms install -m fipc -v "$v" -k "$kver" >/tmp/fipc-pkg-install.log 2>&1 ||
+		{ tail -n 30 /tmp/fipc-pkg-install.log; return 1; }
+	for m in fipc xen-fipc-front xen-fipc-back; do
+		modinfo -F filename "$mods/$m.ko"* >/dev/null 2>&1 ||
+			{ echo "no $m in $mods"; ls "$mods"; return 1; }
+	done
+	dkms status -m fipc -v "$v" -k "$kver" | grep -q installed
+}
+
+check "dpkg -i fipc-dkms $v1" bash -c 'dpkg -i "$1" >/tmp/fipc-pkg-dpkg.log 2>&1 || { cat /tmp/fipc-pkg-dpkg.log; exit 1; }' _ "$deb1"
+check "dkms knows fipc $v1" bash -c 'dkms status -m fipc -v "$1" | grep -q .' _ "$v1"
+check "dkms build + install for $kver (fipc $v1)" installed_for "$v1"
+
+check "dpkg -i fipc-dkms $v2 over $v1" bash -c 'dpkg -i "$1" >/tmp/fipc-pkg-dpkg.log 2>&1 || { cat /tmp/fipc-pkg-dpkg.log; exit 1; }' _ "$deb2"
+check "upgrade: $v1 gone from dkms and /usr/src" bash -c \
+	'! dkms status -m fipc -v "$1" 2>/dev/null | grep -q . && [ ! -e "/usr/src/fipc-$1" ]' _ "$v1"
+check "dkms build + install for $kver (fipc $v2)" installed_for "$v2"
+check "modinfo reads xen-fipc-back's parameters" bash -c \
+	'modinfo -p "$1"/xen-fipc-back.ko* | grep -q "^memshare_max_mib:"' _ "$mods"
+
+check "dpkg -r fipc-dkms" bash -c 'dpkg -r fipc-dkms >/tmp/fipc-pkg-dpkg.log 2>&1 || { cat /tmp/fipc-pkg-dpkg.log; exit 1; }'
+check "removed: no sources, no dkms entry, no modules" bash -c \
+	'[ ! -e "/usr/src/fipc-$1" ] && ! dkms status -m fipc 2>/dev/null | grep -q . &&
+	 ! ls "$2"/fipc.ko* "$2"/xen-fipc-*.ko* >/dev/null 2>&1' _ "$v2" "$mods"
+rm -f "$deb1" "$deb2"
+finish
