@@ -51,10 +51,12 @@ $(LIBFIPC): $(patsubst lib/fipc/%.c,$(BUILD)/user/%.o,$(FIPC_SRCS))
 modules:
 	@scripts/build-modules.sh
 
-# The fipc-dkms package (build/deb/fipc-dkms_<version>_all.deb): the
-# modules' sources under DKMS, rebuilt for every installed kernel.
+# The packages (build/deb/): fipc-dkms (the modules' sources under DKMS,
+# rebuilt for every installed kernel) and fipc-xen-tools (the patched
+# toolstack, diverting Debian's files); docs/packaging.md.
 deb:
 	@scripts/make-deb.sh
+	@scripts/make-deb-xen-tools.sh
 
 checkpatch:
 	@scripts/checkpatch.sh
