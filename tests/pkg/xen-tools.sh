@@ -4,9 +4,10 @@
 # Debian 12 system with Debian's Xen 4.17 packages; this host has none):
 #   1. make deb builds it; it depends on exactly the dom0's Xen version;
 #   2. dpkg -i: Debian's xl, libraries, xentop and man page are diverted
-#      to *.distrib and ours are in their place, block-fipc installed;
-#   3. dpkg -P: Debian's files are back, byte for byte, no diversion, no
-#      *.distrib, no block-fipc;
+#      to /usr/lib/fipc-xen-tools/distrib/ and ours are in their place, the
+#      libraries' soname links name ours, block-fipc installed;
+#   3. dpkg -P: Debian's files are back, byte for byte, with their links,
+#      no diversion, nothing left of ours;
 #   4. a package built for another Xen version is refused (dependency).
 # Needs root; the dom0 image comes from `fipc-testbed build` (cached).
 # Last line: "N passed, N failed".
@@ -56,12 +57,23 @@ ours() { dpkg-deb --fsys-tarfile "$deb" | tar xO ".$1" | sha256sum | cut -d' ' -
 check "dpkg -i in the dom0 image" bash -c \
 	'dpkg --root="$1" --force-not-root -i "$2" >/tmp/fipc-pkg-xt.log 2>&1 || { cat /tmp/fipc-pkg-xt.log; exit 1; }' _ "$root" "$deb"
 for f in "${files[@]}"; do
-	check "installed: ours at $f, Debian's at $f.distrib" bash -c \
-		'[ "$(digest "$1$2")" = "$3" ] && [ "$(digest "$1$2.distrib")" = "$4" ] &&
+	check "installed: ours at $f, Debian's diverted" bash -c \
+		'[ "$(digest "$1$2")" = "$3" ] &&
+		 [ "$(digest "$1/usr/lib/fipc-xen-tools/distrib$2")" = "$4" ] &&
 		 dpkg-divert --admindir="$1/var/lib/dpkg" --listpackage "$2" | grep -qx fipc-xen-tools' \
 		_ "$root" "$f" "$(ours "$f")" "${debian[$f]}"
 done
 check "installed: block-fipc" test -x "$root/etc/xen/scripts/block-fipc"
+# links SONAME...: each soname link (after ldconfig) names FILE.
+links() {
+	local l
+	for l in libxenlight libxlutil libxenstat; do
+		[ "$(readlink -f "$root/usr/lib/x86_64-linux-gnu/$l.so.4.17")" = \
+		  "$(readlink -f "$root/usr/lib/x86_64-linux-gnu/$l.so.4.17.0")" ] ||
+			{ echo "$l.so.4.17 -> $(readlink "$root/usr/lib/x86_64-linux-gnu/$l.so.4.17")"; return 1; }
+	done
+}
+check "installed: the soname links name our libraries" links
 check "installed: the man page documents phy1" bash -c \
 	'zcat "$1/usr/share/man/man5/xl-disk-configuration.5.gz" | grep -q phy1' _ "$root"
 
@@ -69,11 +81,13 @@ check "dpkg -P in the dom0 image" bash -c \
 	'dpkg --root="$1" --force-not-root -P fipc-xen-tools >/tmp/fipc-pkg-xt.log 2>&1 || { cat /tmp/fipc-pkg-xt.log; exit 1; }' _ "$root"
 for f in "${files[@]}"; do
 	check "removed: Debian's $f back, no diversion" bash -c \
-		'[ "$(digest "$1$2")" = "$3" ] && [ ! -e "$1$2.distrib" ] &&
+		'[ "$(digest "$1$2")" = "$3" ] && [ ! -e "$1/usr/lib/fipc-xen-tools/distrib$2" ] &&
 		 [ -z "$(dpkg-divert --admindir="$1/var/lib/dpkg" --listpackage "$2")" ]' \
 		_ "$root" "$f" "${debian[$f]}"
 done
-check "removed: no block-fipc" test ! -e "$root/etc/xen/scripts/block-fipc"
+check "removed: no block-fipc, no /usr/lib/fipc-xen-tools" bash -c \
+	'[ ! -e "$1/etc/xen/scripts/block-fipc" ] && [ ! -e "$1/usr/lib/fipc-xen-tools" ]' _ "$root"
+check "removed: the soname links name Debian's libraries" links
 
 other=$(FIPC_DEB_VERSION=0.0.2+test FIPC_XEN_DEPENDS_VERSION=4.17.0-1 "$top/scripts/make-deb-xen-tools.sh" | tail -n 1)
 check "a package for another Xen version is refused" bash -c \

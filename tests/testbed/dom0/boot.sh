@@ -53,7 +53,16 @@ tb_setup() {
         done
         echo "nvme: /dev/nvme0n1 $(blockdev --getsize64 /dev/nvme0n1) bytes"
     fi
-    # Files from build/dom0-overlay/ (e.g. a patched xl) replace the image's.
+    # Packages from build/dom0-packages/ (make dom0-overlay: fipc-xen-tools,
+    # the patched toolstack), installed with dpkg as on a real host.
+    if ls "$S"/packages/*.deb >/dev/null 2>&1; then
+        dpkg -i "$S"/packages/*.deb > /tmp/fipc-dpkg.log 2>&1 ||
+            { cat /tmp/fipc-dpkg.log; echo "dpkg -i of $(ls "$S"/packages) failed"; return 1; }
+        for d in "$S"/packages/*.deb; do
+            echo "package installed: $(dpkg-query -W -f='${Package} ${Version}' "$(dpkg-deb -f "$d" Package)")"
+        done
+    fi
+    # Files from build/dom0-overlay/, if any, replace the image's.
     if [ -d "$S/overlay" ]; then cp -a "$S/overlay/." /; ldconfig; fi
     # libxl kills hotplug scripts after 10 s; Debian's block script is too
     # slow under TCG.  Testbed only: see lib/block-fipc.
