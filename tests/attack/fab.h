@@ -14,15 +14,6 @@
 #include <fipc/fipc.h>
 #include <public/io/fipcblk.h>
 
-/* The xenbus states without CamelCase (their values are the ABI). */
-#define XS_UNKNOWN		((enum xenbus_state)0)
-#define XS_INITIALISING		((enum xenbus_state)1)
-#define XS_INITWAIT		((enum xenbus_state)2)
-#define XS_INITIALISED		((enum xenbus_state)3)
-#define XS_CONNECTED		((enum xenbus_state)4)
-#define XS_CLOSING		((enum xenbus_state)5)
-#define XS_CLOSED		((enum xenbus_state)6)
-
 /* What we offer: one queue, one-page rings, requests of up to 128 KiB. */
 #define FAB_RING_ORDER		0
 #define FAB_MAX_REQ_BYTES	(128 * 1024)

@@ -383,7 +383,7 @@ void fab_serve(struct fab_dev *fb)
 		if (fb->ms_trigger && !fb->ms_done) {
 			/* Close with the memshare pages still mapped. */
 			fb->ms_done = true;
-			xenbus_switch_state(fb->dev, XS_CLOSING);
+			xenbus_switch_state(fb->dev, XenbusStateClosing);
 			pr_info("@@FIPC-ATTACKB ms-closing dom=%u served=%llu writes=%llu refs=%u\n",
 				fb->dev->otherend_id, fb->ms_served,
 				fb->ms_writes, fb->ms->nrefs);
@@ -396,5 +396,5 @@ void fab_serve(struct fab_dev *fb)
 			notify_remote_via_irq(fb->irq);
 	}
 	if (fb->broken)
-		xenbus_switch_state(fb->dev, XS_CLOSING);
+		xenbus_switch_state(fb->dev, XenbusStateClosing);
 }

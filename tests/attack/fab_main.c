@@ -261,7 +261,7 @@ static void fab_connect(struct fab_dev *fb)
 	}
 	if (fb->ms_chan && !fb->ms_done && !fb->ms)
 		fab_ms_map(fb);
-	xenbus_switch_state(dev, XS_CONNECTED);
+	xenbus_switch_state(dev, XenbusStateConnected);
 	fb->connects++;
 	pr_info("@@FIPC-ATTACKB connected dom=%u ms=%d path=%s connects=%llu armed=%d held_total=%llu\n",
 		dev->otherend_id, fb->ms_offered,
@@ -279,11 +279,11 @@ static void fab_closed(struct fab_dev *fb, const char *why)
 		fb->ms_closed = true;
 		fb->ms->since = jiffies;
 	}
-	if (dev->state == XS_CLOSED)
+	if (dev->state == XenbusStateClosed)
 		/* The toolstack wrote Closing over our Closed: say it again. */
-		xenbus_printf(XBT_NIL, dev->nodename, "state", "%d", XS_CLOSED);
+		xenbus_printf(XBT_NIL, dev->nodename, "state", "%d", XenbusStateClosed);
 	else
-		xenbus_switch_state(dev, XS_CLOSED);
+		xenbus_switch_state(dev, XenbusStateClosed);
 	pr_info("@@FIPC-ATTACKB closed dom=%u ms=%d why=%s held_total=%llu unmapped=%llu unmapped_early=%llu honest=%llu flushes=%llu refused=%llu map_errors=%llu grants_max=%u ms_mapped=%u\n",
 		dev->otherend_id, fb->ms_offered, why, fb->held_total,
 		fb->unmapped, fb->unmapped_early, fb->honest, fb->flushes,
@@ -311,7 +311,7 @@ static bool fab_step(struct fab_dev *fb)
 	if (time_after_eq(jiffies, fb->next_online_check)) {
 		fb->next_online_check = jiffies + HZ;
 		if (!xenbus_dev_is_online(dev) &&
-		    xenbus_read_driver_state(dev->nodename) != XS_CLOSED) {
+		    xenbus_read_driver_state(dev->nodename) != XenbusStateClosed) {
 			fab_release(fb, true);
 			fab_closed(fb, "offline");
 			return false;
@@ -319,32 +319,32 @@ static bool fab_step(struct fab_dev *fb)
 	}
 
 	switch (dev->state) {
-	case XS_INITWAIT:
+	case XenbusStateInitWait:
 		/* Initialised only: a Connected one still uses old rings. */
-		if (fe == XS_INITIALISED)
+		if (fe == XenbusStateInitialised)
 			fab_connect(fb);
 		break;
-	case XS_CONNECTED:
-		if (fe == XS_CONNECTED || fe == XS_INITIALISED) {
+	case XenbusStateConnected:
+		if (fe == XenbusStateConnected || fe == XenbusStateInitialised) {
 			fab_serve(fb);
-			return dev->state == XS_CONNECTED;
+			return dev->state == XenbusStateConnected;
 		}
 		/* The frontend closes (or is gone): serve nothing more. */
-		xenbus_switch_state(dev, XS_CLOSING);
+		xenbus_switch_state(dev, XenbusStateClosing);
 		pr_info("@@FIPC-ATTACKB closing dom=%u frontend=%s held_now=%u grants_now=%u\n",
 			dev->otherend_id, xenbus_strstate(fe), fb->nheld,
 			fb->grants_now);
 		break;
-	case XS_CLOSING:
+	case XenbusStateClosing:
 		/* Closed only once no page of the frontend is mapped. */
 		if (!fb->nheld)
 			fab_closed(fb, "frontend");
 		break;
-	case XS_CLOSED:
-		if ((fe == XS_CLOSED || fe == XS_INITIALISING) &&
+	case XenbusStateClosed:
+		if ((fe == XenbusStateClosed || fe == XenbusStateInitialising) &&
 		    xenbus_dev_is_online(dev))
 			/* Ready for the frontend to come back. */
-			xenbus_switch_state(dev, XS_INITWAIT);
+			xenbus_switch_state(dev, XenbusStateInitWait);
 		break;
 	default:
 		break;
@@ -407,7 +407,7 @@ static int fab_probe(struct xenbus_device *dev,
 	}
 	dev_set_drvdata(&dev->dev, fb);
 	/* libxl waits for InitWait before it runs the hotplug script. */
-	xenbus_switch_state(dev, XS_INITWAIT);
+	xenbus_switch_state(dev, XenbusStateInitWait);
 	pr_info("@@FIPC-ATTACKB bound dom=%u ms=%d dev=%s mode=%s hold_s=%u hold_count=%u wait_arm=%d linger_sector=%llu\n",
 		dev->otherend_id, fb->ms_offered, dev->nodename, mode, hold_s,
 		hold_count, wait_arm, linger_sector);

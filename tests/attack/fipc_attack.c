@@ -63,15 +63,6 @@
 #define FA_MAX_ORDER		4
 #define FA_MAX_PAGES		BIT(FA_MAX_ORDER)
 
-/* The xenbus states without CamelCase (their values are the ABI). */
-#define XS_UNKNOWN		((enum xenbus_state)0)
-#define XS_INITIALISING		((enum xenbus_state)1)
-#define XS_INITWAIT		((enum xenbus_state)2)
-#define XS_INITIALISED		((enum xenbus_state)3)
-#define XS_CONNECTED		((enum xenbus_state)4)
-#define XS_CLOSING		((enum xenbus_state)5)
-#define XS_CLOSED		((enum xenbus_state)6)
-
 struct fa_slot {
 	u8 payload[FA_SLOT_PAYLOAD];
 	u32 flag;
@@ -402,16 +393,16 @@ static enum xenbus_state fa_connect(struct fa_dev *fa, const struct fa_bad *bad,
 	enum xenbus_state s;
 	int err;
 
-	xenbus_switch_state(dev, XS_INITIALISING);
-	s = fa_wait(fa, BIT(XS_INITWAIT), 20000);
-	if (s != XS_INITWAIT) {
+	xenbus_switch_state(dev, XenbusStateInitialising);
+	s = fa_wait(fa, BIT(XenbusStateInitWait), 20000);
+	if (s != XenbusStateInitWait) {
 		pr_warn("backend is %s, not InitWait\n", xenbus_strstate(s));
 		return s;
 	}
 	err = fa_chan_alloc(fa);
 	if (err) {
 		pr_warn("cannot set up a channel: %d\n", err);
-		return XS_UNKNOWN;
+		return XenbusStateUnknown;
 	}
 	fa->next_id = 0;
 	if (prestamp)
@@ -421,20 +412,20 @@ static enum xenbus_state fa_connect(struct fa_dev *fa, const struct fa_bad *bad,
 		if (err) {
 			pr_warn("cannot grant a memshare table: %d\n", err);
 			fa_chan_free(fa);
-			return XS_UNKNOWN;
+			return XenbusStateUnknown;
 		}
 	}
 	err = fa_write_keys(fa, bad);
 	if (err) {
 		pr_warn("cannot write the keys: %d\n", err);
 		fa_chan_free(fa);
-		return XS_UNKNOWN;
+		return XenbusStateUnknown;
 	}
-	xenbus_switch_state(dev, XS_INITIALISED);
-	s = fa_wait(fa, BIT(XS_CONNECTED) | BIT(XS_CLOSING) |
-		    BIT(XS_CLOSED), ms);
-	if (s == XS_CONNECTED && !bad)
-		xenbus_switch_state(dev, XS_CONNECTED);
+	xenbus_switch_state(dev, XenbusStateInitialised);
+	s = fa_wait(fa, BIT(XenbusStateConnected) | BIT(XenbusStateClosing) |
+		    BIT(XenbusStateClosed), ms);
+	if (s == XenbusStateConnected && !bad)
+		xenbus_switch_state(dev, XenbusStateConnected);
 	return s;
 }
 
@@ -453,16 +444,16 @@ static int fa_close(struct fa_dev *fa, unsigned long closed, unsigned int ms)
 	enum xenbus_state s;
 	int took = -1;
 
-	xenbus_switch_state(dev, XS_CLOSING);
+	xenbus_switch_state(dev, XenbusStateClosing);
 	s = fa_wait(fa, closed, ms);
 	if (BIT(s) & closed)
 		took = ktime_ms_delta(ktime_get(), t0);
 	else
 		pr_warn("backend is %s %u ms after Closing\n",
 			xenbus_strstate(s), ms);
-	xenbus_switch_state(dev, XS_CLOSED);
-	s = fa_wait(fa, BIT(XS_INITWAIT), 10000);
-	if (s != XS_INITWAIT)
+	xenbus_switch_state(dev, XenbusStateClosed);
+	s = fa_wait(fa, BIT(XenbusStateInitWait), 10000);
+	if (s != XenbusStateInitWait)
 		pr_warn("backend is %s, not InitWait, after Closed\n",
 			xenbus_strstate(s));
 	fa_chan_free(fa);
@@ -471,7 +462,7 @@ static int fa_close(struct fa_dev *fa, unsigned long closed, unsigned int ms)
 
 static int fa_disconnect(struct fa_dev *fa)
 {
-	return fa_close(fa, BIT(XS_CLOSED), 30000);
+	return fa_close(fa, BIT(XenbusStateClosed), 30000);
 }
 
 /* Put FLUSH requests in every free request slot; returns how many. */
@@ -526,7 +517,7 @@ static void fa_noreap(struct fa_dev *fa, bool prestamp)
 	u64 sent = 0;
 	unsigned int n;
 
-	if (fa_connect(fa, NULL, prestamp, 30000) != XS_CONNECTED) {
+	if (fa_connect(fa, NULL, prestamp, 30000) != XenbusStateConnected) {
 		pr_info("@@FIPC-ATTACK %s failed connect\n", mode);
 		return;
 	}
@@ -551,7 +542,7 @@ static void fa_storm(struct fa_dev *fa)
 	ktime_t t0;
 	u64 sent = 0, ms;
 
-	if (fa_connect(fa, NULL, false, 30000) != XS_CONNECTED) {
+	if (fa_connect(fa, NULL, false, 30000) != XenbusStateConnected) {
 		pr_info("@@FIPC-ATTACK storm failed connect\n");
 		return;
 	}
@@ -612,11 +603,11 @@ static void fa_xsbad(struct fa_dev *fa)
 		if (wait_go ? !fa_wait_go(fa, ack) : !fa_sleep(fa, 2000))
 			break;
 		s = fa_connect(fa, bad, false, 4000);
-		if (s != XS_CONNECTED)
+		if (s != XenbusStateConnected)
 			refused++;
 		pr_info("@@FIPC-ATTACK xsbad case %u %s=%s %s backend=%s\n", i,
 			bad->key, bad->value,
-			s == XS_CONNECTED ? "CONNECTED" : "refused",
+			s == XenbusStateConnected ? "CONNECTED" : "refused",
 			xenbus_strstate(s));
 		if (fa->have_chan)
 			fa_disconnect(fa);
@@ -635,7 +626,7 @@ static void fa_cycle(struct fa_dev *fa)
 
 	pr_info("@@FIPC-ATTACK cycle start cycles=%u\n", cycles);
 	for (i = 0; i < cycles && !fa_stopping(fa); i++) {
-		if (fa_connect(fa, NULL, false, 30000) == XS_CONNECTED)
+		if (fa_connect(fa, NULL, false, 30000) == XenbusStateConnected)
 			ok++;
 		else
 			failed++;
@@ -657,7 +648,7 @@ static void fa_closebusy(struct fa_dev *fa)
 
 	pr_info("@@FIPC-ATTACK closebusy start rounds=3\n");
 	for (round = 0; round < 3 && !fa_stopping(fa); round++) {
-		if (fa_connect(fa, NULL, false, 30000) != XS_CONNECTED) {
+		if (fa_connect(fa, NULL, false, 30000) != XenbusStateConnected) {
 			failed++;
 			if (fa->have_chan)
 				fa_disconnect(fa);
@@ -724,7 +715,7 @@ static void fa_forge(struct fa_dev *fa)
 
 	pr_info("@@FIPC-ATTACK forge start cases=%u\n", n);
 	for (c = 0; c < n && !fa_stopping(fa); c++) {
-		if (fa_connect(fa, NULL, false, 30000) != XS_CONNECTED) {
+		if (fa_connect(fa, NULL, false, 30000) != XenbusStateConnected) {
 			pr_info("@@FIPC-ATTACK forge case %u %s connect-failed\n",
 				c, fa_forge_cases[c]);
 			if (fa->have_chan)
@@ -734,9 +725,9 @@ static void fa_forge(struct fa_dev *fa)
 		t0 = ktime_get();
 		fa_forge_write(fa, c);
 		notify_remote_via_evtchn(fa->port);
-		s = fa_wait(fa, BIT(XS_CLOSING) | BIT(XS_CLOSED), 10000);
+		s = fa_wait(fa, BIT(XenbusStateClosing) | BIT(XenbusStateClosed), 10000);
 		ms = ktime_ms_delta(ktime_get(), t0);
-		if (s == XS_CLOSING || s == XS_CLOSED)
+		if (s == XenbusStateClosing || s == XenbusStateClosed)
 			closed++;
 		pr_info("@@FIPC-ATTACK forge case %u %s backend=%s ms=%d\n", c,
 			fa_forge_cases[c], xenbus_strstate(s), ms);
@@ -761,18 +752,18 @@ static void fa_rebind(struct fa_dev *fa)
 	pr_info("@@FIPC-ATTACK rebind start seconds=%u\n", seconds);
 	while (time_before(jiffies, end) && !fa_stopping(fa)) {
 		rounds++;
-		if (fa_connect(fa, NULL, false, 3000) == XS_CONNECTED) {
+		if (fa_connect(fa, NULL, false, 3000) == XenbusStateConnected) {
 			connected++;
 			n = fa_top_up(fa);
 			fa_kick(fa);
 			sent += n;
 			/* Close at once, or with the requests answered. */
 			fa_sleep(fa, 25 * (rounds % 4));
-			if (fa_backend(fa) != XS_CONNECTED)
+			if (fa_backend(fa) != XenbusStateConnected)
 				lost++;
 		}
 		if (fa->have_chan)
-			fa_close(fa, BIT(XS_CLOSED) | BIT(XS_INITWAIT), 10000);
+			fa_close(fa, BIT(XenbusStateClosed) | BIT(XenbusStateInitWait), 10000);
 	}
 	pr_info("@@FIPC-ATTACK rebind done rounds=%u connected=%u lost=%u requests=%u busy_grants=%u\n",
 		rounds, connected, lost, sent, fa->busy_grants);
@@ -850,8 +841,8 @@ static void fa_remove(struct xenbus_device *dev)
 	if (fa->have_chan) {
 		ms = fa_disconnect(fa);
 	} else {
-		xenbus_switch_state(dev, XS_CLOSED);
-		fa_wait(fa, BIT(XS_INITWAIT), 10000);
+		xenbus_switch_state(dev, XenbusStateClosed);
+		fa_wait(fa, BIT(XenbusStateInitWait), 10000);
 	}
 	s = fa_backend(fa);
 	pr_info("@@FIPC-ATTACK %s removed closed_ms=%d busy_grants=%u backend=%s\n",

@@ -32,15 +32,6 @@
 #define XFB_NAME		"xen-fipc-back"
 #define XFB_MAX_RING_PAGES	BIT(FIPC_MAX_ORDER)
 
-/* xenbus states as numbered in xenstore (public ABI), kernel-style. */
-#define XS_UNKNOWN		((enum xenbus_state)0)
-#define XS_INITIALISING		((enum xenbus_state)1)
-#define XS_INITWAIT		((enum xenbus_state)2)
-#define XS_INITIALISED		((enum xenbus_state)3)
-#define XS_CONNECTED		((enum xenbus_state)4)
-#define XS_CLOSING		((enum xenbus_state)5)
-#define XS_CLOSED		((enum xenbus_state)6)
-
 /* Module parameters (back_main.c). */
 extern unsigned int xfb_max_queues;
 extern unsigned int xfb_max_ring_order;

@@ -54,7 +54,7 @@ static int xfb_read_refs(struct xfb_be *be, unsigned int q, const char *name,
 			snprintf(key, sizeof(key), "queue-%u/%s%u", q, name, i);
 		if (xfb_read_fe_uint(be, key, GNTTAB_NR_RESERVED_ENTRIES,
 				     U32_MAX, XFB_REQUIRED, &refs[i])) {
-			xenbus_switch_state(be->dev, XS_CLOSING);
+			xenbus_switch_state(be->dev, XenbusStateClosing);
 			return -EINVAL;
 		}
 	}
@@ -167,7 +167,7 @@ static int xfb_chan_map(struct xfb_be *be, struct xfb_chan *chan,
 
 	snprintf(key, sizeof(key), "queue-%u/event-channel", chan->index);
 	if (xfb_read_fe_uint(be, key, 1, S32_MAX, XFB_REQUIRED, &evtchn)) {
-		xenbus_switch_state(dev, XS_CLOSING);
+		xenbus_switch_state(dev, XenbusStateClosing);
 		return -EINVAL;
 	}
 	err = bind_interdomain_evtchn_to_irqhandler_lateeoi(dev, evtchn,

@@ -57,7 +57,7 @@ static int xfb_staging_keys(struct xfb_be *be, struct xfb_chan *chan,
 	return 0;
 
 bad:
-	xenbus_switch_state(be->dev, XS_CLOSING);
+	xenbus_switch_state(be->dev, XenbusStateClosing);
 	return -EINVAL;
 }
 

@@ -145,7 +145,7 @@ static bool xfb_disconnect(struct xfb_be *be)
 	if (!be->chans)
 		return false;
 	cancel_delayed_work_sync(&be->resize_work);
-	xenbus_switch_state(be->dev, XS_CLOSING);
+	xenbus_switch_state(be->dev, XenbusStateClosing);
 	xfb_chans_stop(be);
 	be->draining = true;
 	queue_work(xfb_wq, &be->drain_work);
@@ -253,7 +253,7 @@ static void xfb_connect(struct xfb_be *be)
 	bool memshare;
 	int err;
 
-	if (be->chans || dev->state != XS_INITWAIT)
+	if (be->chans || dev->state != XenbusStateInitWait)
 		return;
 	if (!be->bdev)
 		xfb_open_from_params(be);
@@ -266,7 +266,7 @@ static void xfb_connect(struct xfb_be *be)
 	 * it cannot be mapped, close: the frontend comes back on grant.
 	 */
 	if (memshare && xfb_memshare_map(be)) {
-		xenbus_switch_state(dev, XS_CLOSING);
+		xenbus_switch_state(dev, XenbusStateClosing);
 		return;
 	}
 	be->lim.memshare = memshare;
@@ -280,7 +280,7 @@ static void xfb_connect(struct xfb_be *be)
 		xfb_chans_disconnect(be);
 		goto fail;
 	}
-	xenbus_switch_state(dev, XS_CONNECTED);
+	xenbus_switch_state(dev, XenbusStateConnected);
 	schedule_delayed_work(&be->resize_work, HZ);
 	dev_info(&dev->dev, "connected: %u queue(s), ring order %u, %s data path, weight %u\n",
 		 nr, order, memshare ? "memshare" : "grant", be->weight);
@@ -312,7 +312,7 @@ static void xfb_physdev_changed(struct xenbus_watch *watch, const char *path,
 	if (xfb_vbd_open(be, MKDEV(major, minor)))
 		goto out;
 	fe = xenbus_read_driver_state(dev->otherend);
-	if (fe == XS_INITIALISED || fe == XS_CONNECTED)
+	if (fe == XenbusStateInitialised || fe == XenbusStateConnected)
 		xfb_connect(be);
 out:
 	mutex_unlock(&be->mutex);
@@ -331,37 +331,37 @@ static bool xfb_follow_frontend(struct xfb_be *be, enum xenbus_state fe)
 	if (be->removing || be->draining)
 		return false;
 	switch (fe) {
-	case XS_INITIALISING:
-		if (dev->state == XS_CLOSED) {
+	case XenbusStateInitialising:
+		if (dev->state == XenbusStateClosed) {
 			dev_info(&dev->dev, "frontend reconnecting\n");
-			xenbus_switch_state(dev, XS_INITWAIT);
+			xenbus_switch_state(dev, XenbusStateInitWait);
 		}
 		break;
-	case XS_INITIALISED:
-	case XS_CONNECTED:
+	case XenbusStateInitialised:
+	case XenbusStateConnected:
 		xfb_connect(be);
 		break;
-	case XS_CLOSING:
+	case XenbusStateClosing:
 		if (!xfb_disconnect(be))
-			xenbus_switch_state(dev, XS_CLOSED);
+			xenbus_switch_state(dev, XenbusStateClosed);
 		break;
-	case XS_CLOSED:
+	case XenbusStateClosed:
 		if (xfb_disconnect(be))
 			break;
 		if (!xenbus_dev_is_online(dev)) {
-			xenbus_switch_state(dev, XS_CLOSED);
+			xenbus_switch_state(dev, XenbusStateClosed);
 			return true;
 		}
-		if (dev->state != XS_INITWAIT) {
-			xenbus_switch_state(dev, XS_CLOSED);
+		if (dev->state != XenbusStateInitWait) {
+			xenbus_switch_state(dev, XenbusStateClosed);
 			/* Still wanted: ready for the frontend to come back. */
-			xenbus_switch_state(dev, XS_INITWAIT);
+			xenbus_switch_state(dev, XenbusStateInitWait);
 		}
 		break;
-	case XS_UNKNOWN:
+	case XenbusStateUnknown:
 		if (xfb_disconnect(be))
 			break;
-		xenbus_switch_state(dev, XS_CLOSED);
+		xenbus_switch_state(dev, XenbusStateClosed);
 		return true;
 	default:
 		break;
@@ -449,11 +449,11 @@ static void xfb_proto_work(struct work_struct *work)
 	struct xfb_be *be = container_of(work, struct xfb_be, proto_work);
 
 	mutex_lock(&be->mutex);
-	if (be->chans && be->dev->state == XS_CONNECTED &&
+	if (be->chans && be->dev->state == XenbusStateConnected &&
 	    xfb_chans_broken(be)) {
 		xenbus_dev_error(be->dev, -EPROTO,
 				 "frontend broke the ring protocol");
-		xenbus_switch_state(be->dev, XS_CLOSING);
+		xenbus_switch_state(be->dev, XenbusStateClosing);
 	}
 	mutex_unlock(&be->mutex);
 }
@@ -548,7 +548,7 @@ static int xfb_probe(struct xenbus_device *dev,
 	if (err)
 		goto fail;
 	be->watching = true;
-	err = xenbus_switch_state(dev, XS_INITWAIT);
+	err = xenbus_switch_state(dev, XenbusStateInitWait);
 	if (err)
 		goto fail;
 	return 0;
@@ -595,7 +595,7 @@ static void xfb_remove(struct xenbus_device *dev)
 		 * It skips that write if the state it keeps for the device
 		 * already says Closed; xfb_release() writes Closed itself.
 		 */
-		dev->state = XS_CLOSED;
+		dev->state = XenbusStateClosed;
 		get_device(&dev->dev);
 		mutex_lock(&xfb_released_mutex);
 		list_add(&be->released, &xfb_released);
@@ -628,8 +628,8 @@ static void xfb_release(struct xfb_be *be)
 	cancel_delayed_work_sync(&be->resize_work);
 	/* Handed off: xenstore still says Closing (see xfb_remove()). */
 	if (be->handed_off)
-		dev->state = XS_CLOSING;
-	xenbus_switch_state(dev, XS_CLOSED);
+		dev->state = XenbusStateClosing;
+	xenbus_switch_state(dev, XenbusStateClosed);
 }
 
 static const struct xenbus_device_id xfb_ids[] = {

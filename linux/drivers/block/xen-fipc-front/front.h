@@ -61,18 +61,6 @@ struct xff_poll_lat {
 	u64 lat[FIPC_POLL_LAT_BUCKETS];
 };
 
-/*
- * The xenbus states as numbered in xenstore's "state" nodes (public ABI,
- * xen/interface/io/xenbus.h), under kernel-style names.
- */
-#define XS_UNKNOWN		((enum xenbus_state)0)
-#define XS_INITIALISING		((enum xenbus_state)1)
-#define XS_INITWAIT		((enum xenbus_state)2)
-#define XS_INITIALISED		((enum xenbus_state)3)
-#define XS_CONNECTED		((enum xenbus_state)4)
-#define XS_CLOSING		((enum xenbus_state)5)
-#define XS_CLOSED		((enum xenbus_state)6)
-
 /**
  * enum xff_stat - per-channel counters, summed for sysfs
  * @XFF_REQUESTS: requests sent (under the send lock)

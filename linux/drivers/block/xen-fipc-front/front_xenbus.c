@@ -140,7 +140,7 @@ static void xff_talk_to_backend(struct xff_info *info)
 	version = xff_pick_version(info);
 	if (version < 0) {
 		xenbus_dev_error(dev, version, "no common fipc protocol version");
-		xenbus_switch_state(dev, XS_CLOSED);
+		xenbus_switch_state(dev, XenbusStateClosed);
 		return;
 	}
 	if (!xff_path_offered(info, "grant")) {
@@ -204,7 +204,7 @@ static void xff_talk_to_backend(struct xff_info *info)
 		return;
 	}
 	info->link = XFF_SETUP;
-	xenbus_switch_state(dev, XS_INITIALISED);
+	xenbus_switch_state(dev, XenbusStateInitialised);
 }
 
 static int xff_read_geometry(struct xff_info *info)
@@ -308,7 +308,7 @@ static void xff_connect(struct xff_info *info)
 				  xff_sectors_changed, "%s/sectors",
 				  dev->otherend))
 		info->watching = true;
-	xenbus_switch_state(dev, XS_CONNECTED);
+	xenbus_switch_state(dev, XenbusStateConnected);
 }
 
 /* The backend has let go of our pages: take the channels back. */
@@ -334,24 +334,24 @@ static void xff_backend_changed(struct xenbus_device *dev,
 
 	dev_dbg(&dev->dev, "backend %s, we are %s\n", xenbus_strstate(state),
 		xenbus_strstate(dev->state));
-	if (state == XS_UNKNOWN || state == XS_CLOSED ||
-	    state == XS_INITWAIT)
+	if (state == XenbusStateUnknown || state == XenbusStateClosed ||
+	    state == XenbusStateInitWait)
 		xff_unwatch(info);
 
 	mutex_lock(&info->mutex);
 	switch (state) {
-	case XS_INITWAIT:
+	case XenbusStateInitWait:
 		/* A backend that (re)starts holds nothing of ours. */
 		xff_backend_gone(info);
-		if (dev->state == XS_INITIALISING ||
-		    dev->state == XS_CLOSED)
+		if (dev->state == XenbusStateInitialising ||
+		    dev->state == XenbusStateClosed)
 			xff_talk_to_backend(info);
 		break;
-	case XS_CONNECTED:
-		if (dev->state == XS_INITIALISED)
+	case XenbusStateConnected:
+		if (dev->state == XenbusStateInitialised)
 			xff_connect(info);
 		break;
-	case XS_CLOSING:
+	case XenbusStateClosing:
 		if (info->link == XFF_SETUP && info->ms) {
 			/* It could not take our memory: grant next time. */
 			dev_warn(&dev->dev, "memshare: the backend closed while connecting; the grant data path from now on\n");
@@ -361,13 +361,13 @@ static void xff_backend_changed(struct xenbus_device *dev,
 			xff_stop_queue(info);
 			info->link = XFF_CLOSING;
 		}
-		if (dev->state != XS_CLOSED)
-			xenbus_switch_state(dev, XS_CLOSING);
+		if (dev->state != XenbusStateClosed)
+			xenbus_switch_state(dev, XenbusStateClosing);
 		break;
-	case XS_CLOSED:
-	case XS_UNKNOWN:
+	case XenbusStateClosed:
+	case XenbusStateUnknown:
 		xff_backend_gone(info);
-		xenbus_switch_state(dev, XS_CLOSED);
+		xenbus_switch_state(dev, XenbusStateClosed);
 		break;
 	default:
 		break;
@@ -416,7 +416,7 @@ static void xff_error_work(struct work_struct *work)
 		xff_stop_queue(info);
 		info->link = XFF_CLOSING;
 		xenbus_dev_error(dev, -EPROTO, "backend broke the protocol");
-		xenbus_switch_state(dev, XS_CLOSING);
+		xenbus_switch_state(dev, XenbusStateClosing);
 	}
 	mutex_unlock(&info->mutex);
 }
@@ -466,11 +466,11 @@ static void xff_close_and_wait(struct xff_info *info)
 	enum xenbus_state state;
 	int i;
 
-	xenbus_switch_state(dev, XS_CLOSING);
+	xenbus_switch_state(dev, XenbusStateClosing);
 	for (i = 0; i < 250; i++) {
 		state = xenbus_read_driver_state(dev->otherend);
-		if (state != XS_CONNECTED &&
-		    state != XS_CLOSING)
+		if (state != XenbusStateConnected &&
+		    state != XenbusStateClosing)
 			return;
 		msleep(20);
 	}
