@@ -9,7 +9,8 @@
 #   3. dpkg -P: Debian's files are back, byte for byte, with their links,
 #      no diversion, nothing left of ours;
 #   4. a package built for another Xen version is refused (dependency).
-# Needs root; the dom0 image comes from `fipc-testbed build` (cached).
+# Needs root; the dom0 image comes from `fipc-testbed build` (cached; its
+# "artifact dom0 cached/built ... PATH" line names it, cold or warm).
 # Last line: "N passed, N failed".
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
