@@ -10,6 +10,7 @@ suites+=(
 	"bench-ring-selftest|make -s check-bench-ring"
 	"fio-report|python3 -m pytest -q tests/bench"
 	"xl-parser|make -s check-xl"
+	"xl-patch-drift|tests/xl/patch-drift.sh"
 	"pkg-xen-tools|tests/pkg/xen-tools.sh"
 	"kunit|tests/kunit/run.sh"
 	"testbed-smoke|make -s testbed-smoke"

@@ -4,4 +4,9 @@
 check-xl:
 	@tests/xl/run-tests.sh
 
-CHECK_DEPS += check-xl
+# The Debian and upstream toolstack patches differ only as documented.
+.PHONY: check-xl-drift
+check-xl-drift:
+	@tests/xl/patch-drift.sh
+
+CHECK_DEPS += check-xl check-xl-drift
