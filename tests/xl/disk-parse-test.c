@@ -43,6 +43,7 @@ struct good {
 	int queues;
 	const char *poller_cpus;
 	int is_cdrom;
+	int weight; /* 0: not given */
 };
 
 struct bad {
@@ -160,7 +161,7 @@ static const struct good goods[] = {
 	  NULL,
 	  0 },
 	{ "all fipc options",
-	  { "phy1:/dev/nullb1,xvdg,r,memshare=on,queues=4,poller-cpus=0-1:4" },
+	  { "phy1:/dev/nullb1,xvdg,r,memshare=on,queues=4,weight=512,poller-cpus=0-1:4" },
 	  PHY1,
 	  "/dev/nullb1",
 	  "xvdg",
@@ -171,9 +172,10 @@ static const struct good goods[] = {
 	  1,
 	  4,
 	  "0-1,4",
-	  0 },
+	  0,
+	  512 },
 	{ "options before positional parameters",
-	  { "memshare=off,queues=256,poller-cpus=7,phy1:/dev/nullb1,xvdh,w" },
+	  { "memshare=off,queues=256,weight=65535,poller-cpus=7,phy1:/dev/nullb1,xvdh,w" },
 	  PHY1,
 	  "/dev/nullb1",
 	  "xvdh",
@@ -184,7 +186,22 @@ static const struct good goods[] = {
 	  0,
 	  256,
 	  "7",
-	  0 },
+	  0,
+	  65535 },
+	{ "weight=1, the lowest",
+	  { "phy1:/dev/nullb1,xvdh,w,weight=1" },
+	  PHY1,
+	  "/dev/nullb1",
+	  "xvdh",
+	  1,
+	  RAW,
+	  NULL,
+	  NULL,
+	  UNSET,
+	  0,
+	  NULL,
+	  0,
+	  1 },
 	{ "queues=1 and a multi-range CPU list",
 	  { "phy1:/dev/nullb1,xvdi,w,queues=1,poller-cpus=0:2-3:8-15" },
 	  PHY1,
@@ -356,6 +373,21 @@ static const struct bad bads[] = {
 	{ "queues huge",
 	  { "phy1:/dev/sda,xvdb,w,queues=99999999999999999999" },
 	  "bad value for queues" },
+	{ "weight=0",
+	  { "phy1:/dev/sda,xvdb,w,weight=0" },
+	  "bad value for weight" },
+	{ "weight=65536",
+	  { "phy1:/dev/sda,xvdb,w,weight=65536" },
+	  "bad value for weight" },
+	{ "weight=-1",
+	  { "phy1:/dev/sda,xvdb,w,weight=-1" },
+	  "bad value for weight" },
+	{ "weight=high",
+	  { "phy1:/dev/sda,xvdb,w,weight=high" },
+	  "bad value for weight" },
+	{ "weight empty",
+	  { "phy1:/dev/sda,xvdb,w,weight=" },
+	  "bad value for weight" },
 	{ "poller-cpus descending",
 	  { "phy1:/dev/sda,xvdb,w,poller-cpus=3-1" },
 	  "bad value for poller-cpus" },
@@ -383,6 +415,9 @@ static const struct bad bads[] = {
 	{ "fipc option with backendtype=phy",
 	  { "backendtype=phy,vdev=xvda,queues=2,target=/dev/sda" },
 	  "need backendtype phy1" },
+	{ "weight on a classic disk",
+	  { "/dev/sda,raw,xvda,w,weight=300" },
+	  "memshare, queues, weight and poller-cpus need backendtype phy1" },
 };
 
 static int failures;
@@ -475,6 +510,8 @@ static void test_good(const struct good *t)
 	      t->memshare);
 	CHECK(d.fipc_max_queues == t->queues, "queues %d, expected %d",
 	      d.fipc_max_queues, t->queues);
+	CHECK(d.fipc_weight == t->weight, "weight %d, expected %d",
+	      d.fipc_weight, t->weight);
 	CHECK(streq(d.fipc_poller_cpus, t->poller_cpus),
 	      "poller cpus %s, expected %s", d.fipc_poller_cpus,
 	      t->poller_cpus);
@@ -510,7 +547,7 @@ static void test_bad(const struct bad *t)
 static void test_json(void)
 {
 	static const char * const specs[] = {
-		"phy1:/dev/nullb0,xvdb,w,memshare=on,queues=2,poller-cpus=1-2",
+		"phy1:/dev/nullb0,xvdb,w,memshare=on,queues=2,weight=512,poller-cpus=1-2",
 		NULL
 	};
 	libxl_device_disk d;
@@ -526,6 +563,8 @@ static void test_json(void)
 	      "JSON lacks fipc_memshare: %s", json);
 	CHECK(json && strstr(json, "\"fipc_max_queues\": 2"),
 	      "JSON lacks fipc_max_queues: %s", json);
+	CHECK(json && strstr(json, "\"fipc_weight\": 512"),
+	      "JSON lacks fipc_weight: %s", json);
 	CHECK(json && strstr(json, "\"fipc_poller_cpus\": \"1-2\""),
 	      "JSON lacks fipc_poller_cpus: %s", json);
 	/* (Parsing JSON back needs a libxl_ctx, hence a running Xen.) */

@@ -36,7 +36,8 @@
  *   fipc-max-queues        optional cap on channels
  *   fipc-poller-cpus       optional CPU list for the backend's pollers
  *   fipc-weight            optional share of the pollers, 1-65535 (default
- *                          256, as Xen's credit scheduler): each visit of
+ *                          256, as Xen's credit scheduler; xl: phy1 disk
+ *                          keyword weight=N): each visit of
  *                          a channel takes up to poll_budget x weight / 256
  *                          requests (at least 1); read at each connect; the
  *                          backend writes it too when set in its sysfs
