@@ -52,10 +52,12 @@ modules:
 	@scripts/build-modules.sh
 
 # The packages (build/deb/): fipc-dkms (the modules' sources under DKMS,
-# rebuilt for every installed kernel) and fipc-xen-tools (the patched
-# toolstack, diverting Debian's files); docs/packaging.md.
+# rebuilt for every installed kernel), fipc-modules-<kernel> (the modules
+# of `make modules`, prebuilt for that kernel) and fipc-xen-tools (the
+# patched toolstack, diverting Debian's files); docs/packaging.md.
 deb:
 	@scripts/make-deb.sh
+	@scripts/make-deb-modules.sh
 	@scripts/make-deb-xen-tools.sh
 
 checkpatch:

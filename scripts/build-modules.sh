@@ -17,14 +17,26 @@ for d in "$top"/linux/drivers/block/xen-fipc-*; do
 	cp -r "$d" "$out/"
 	echo "obj-m += $(basename "$d")/" >> "$out/Kbuild"
 done
-# The testbed's hostile frontend (tests/attack, scenario fipc-hostile):
-# a test module, built here so that it reaches the guests like ours.
-cp -r "$top/tests/attack" "$out/attack"
-echo "obj-m += attack/" >> "$out/Kbuild"
+# A test build (the default; FIPC_TEST_BUILD=0 for what is shipped) has
+# the frontend's request injector (CONFIG_XEN_FIPC_FRONT_INJECT) and the
+# testbed's hostile frontend (tests/attack, scenario fipc-hostile), a
+# test module built here so that it reaches the guests like ours.
+test_opts=
+if [ "${FIPC_TEST_BUILD:-1}" = 1 ]; then
+	cp -r "$top/tests/attack" "$out/attack"
+	echo "obj-m += attack/" >> "$out/Kbuild"
+	test_opts="CONFIG_XEN_FIPC_FRONT_INJECT=y"
+	test_cflags="-DCONFIG_XEN_FIPC_FRONT_INJECT=1"
+fi
+# MODULE_VERSION: this tree's version (scripts/fipc-version.sh; FIPC_VERSION
+# overrides it), from a generated header ahead of the tree's default.
+version=${FIPC_VERSION:-$("$top/scripts/fipc-version.sh" lib linux xen)}
+mkdir -p "$out/gen/fipc"
+"$top/scripts/fipc-version-header.sh" "$version" > "$out/gen/fipc/fipc_version.h"
 log="$out/build.log"
 make -C "$kdir" M="$out" W=1 \
-	CONFIG_FIPC=m CONFIG_XEN_FIPC_FRONT=m CONFIG_XEN_FIPC_BACK=m \
-	KCFLAGS="-I$top/lib/fipc/include -I$top/xen/include" modules >"$log" 2>&1 || {
+	CONFIG_FIPC=m CONFIG_XEN_FIPC_FRONT=m CONFIG_XEN_FIPC_BACK=m $test_opts \
+	KCFLAGS="-I$out/gen -I$top/lib/fipc/include -I$top/xen/include ${test_cflags:-}" modules >"$log" 2>&1 || {
 	cat "$log"
 	echo "modules: build failed against $kdir" >&2
 	exit 1

@@ -17,11 +17,7 @@ build=$("$top/tools/build-xl-phy1.sh" | tail -n 1)
 xenversion=${FIPC_XEN_DEPENDS_VERSION:-$(sed -n 's/^xen_source_wanted=//p' "$build/BUILD-INFO")}
 [ -n "$xenversion" ] || { echo "make-deb-xen-tools: no xen version in $build/BUILD-INFO" >&2; exit 1; }
 
-version=${FIPC_DEB_VERSION:-}
-if [ -z "$version" ]; then
-	version=0.$(git -C "$top" rev-list --count HEAD)+g$(git -C "$top" rev-parse --short=8 HEAD)
-	git -C "$top" diff --quiet HEAD -- tools packaging 2>/dev/null || version=$version+dirty
-fi
+version=$("$top/scripts/fipc-version.sh" tools packaging)
 
 stage=$out/fipc-xen-tools_$version
 rm -rf "$stage"

@@ -15,20 +15,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=$top/build/deb
 
-version=${FIPC_DEB_VERSION:-}
-if [ -z "$version" ]; then
-	if git -C "$top" rev-parse -q --verify HEAD >/dev/null 2>&1; then
-		version=0.$(git -C "$top" rev-list --count HEAD)+g$(git -C "$top" rev-parse --short=8 HEAD)
-		git -C "$top" diff --quiet HEAD -- lib linux xen packaging 2>/dev/null ||
-			version=$version+dirty
-	else
-		version=0.0+nogit
-	fi
-fi
-case $version in
-[0-9]*) ;;
-*) echo "make-deb: version '$version' must start with a digit" >&2; exit 1 ;;
-esac
+version=$("$top/scripts/fipc-version.sh" lib linux xen packaging)
 
 stage=$out/fipc-dkms_$version
 rm -rf "$stage"
@@ -39,6 +26,8 @@ cp -r "$top/lib/fipc" "$src/fipc"
 cp -r "$top/lib/fipc/include/fipc" "$src/include/fipc"
 rm -rf "$src/fipc/include"
 cp "$top/xen/include/public/io/fipcblk.h" "$src/include/public/io/"
+# MODULE_VERSION of the three modules: this package's version.
+"$top/scripts/fipc-version-header.sh" "$version" > "$src/include/fipc/fipc_version.h"
 for d in xen-fipc-front xen-fipc-back; do
 	cp -r "$top/linux/drivers/block/$d" "$src/$d"
 done

@@ -7,7 +7,11 @@
 #      in /lib/modules/<kernel>/updates/dkms and modinfo reads them;
 #   4. an upgrade: version N+1 (FIPC_DEB_VERSION) installed over N
 #      replaces it in DKMS (N's modules and sources gone), N+1 builds;
-#   5. dpkg -r removes it: no sources, no DKMS entry, no modules left.
+#   5. dpkg -r removes it: no sources, no DKMS entry, no modules left;
+#   6. fipc-modules-<kernel> (scripts/make-deb-modules.sh) from build/kmod:
+#      contents, version, dpkg -i and depmod, the conflict with
+#      fipc-dkms, dpkg -r; and make deb's own, built without the test
+#      build's request injector.
 # Needs root and dkms (installed from Debian's archive if missing).
 # Leaves the host as it found it.  Last line: "N passed, N failed".
 set -u
@@ -88,4 +92,43 @@ check "removed: no sources, no dkms entry, no modules" bash -c \
 	'[ ! -e "/usr/src/fipc-$1" ] && ! dkms status -m fipc 2>/dev/null | grep -q . &&
 	 ! ls "$2"/fipc.ko* "$2"/xen-fipc-*.ko* >/dev/null 2>&1' _ "$v2" "$mods"
 rm -f "$deb1" "$deb2"
+
+# fipc-modules-<kernel> (scripts/make-deb-modules.sh): the modules of
+# build/kmod as a binary package (what the testbed's dom0 installs).
+kmod=$top/build/kmod
+[ -f "$kmod/xen-fipc-back/xen-fipc-back.ko" ] || "$top/scripts/build-modules.sh" >/dev/null
+mver=$(modinfo -F version "$kmod/xen-fipc-back/xen-fipc-back.ko")
+mdeb=$("$top/scripts/make-deb-modules.sh" "$kmod" | tail -n 1)
+check "make-deb-modules builds fipc-modules-${kver}_${mver}" \
+	test "$(basename "$mdeb")" = "fipc-modules-${kver}_${mver}_amd64.deb"
+upd=/lib/modules/$kver/updates/fipc
+list=$(dpkg-deb -c "$mdeb" | awk '{ print $6 }')
+for m in fipc xen-fipc-front xen-fipc-back; do
+	check "fipc-modules holds $upd/$m.ko" grep -qx ".$upd/$m.ko" <<<"$list"
+done
+check "fipc-modules: version field is the modules' version" \
+	test "$(dpkg-deb -f "$mdeb" Version)" = "$mver"
+check "fipc-modules conflicts with fipc-dkms" bash -c 'dpkg-deb -f "$1" Conflicts | grep -qw fipc-dkms' _ "$mdeb"
+check "dpkg -i fipc-modules" bash -c 'dpkg -i "$1" >/tmp/fipc-pkg-dpkg.log 2>&1 || { cat /tmp/fipc-pkg-dpkg.log; exit 1; }' _ "$mdeb"
+check "depmod: modprobe finds xen-fipc-back $mver in $upd" bash -c \
+	'[ "$(modinfo -k "$1" -F filename xen-fipc-back)" = "$2/xen-fipc-back.ko" ] &&
+	 [ "$(modinfo -k "$1" -F version xen-fipc-back)" = "$3" ]' _ "$kver" "$upd" "$mver"
+check "installed modules are stripped and keep their version" bash -c \
+	'! readelf -S "$1/fipc.ko" | grep -q "\.debug_info" && [ "$(modinfo -F version "$1/fipc.ko")" = "$2" ]' \
+	_ "$upd" "$mver"
+deb1=$(FIPC_DEB_VERSION=$v1 "$top/scripts/make-deb.sh" | tail -n 1)
+check "fipc-dkms refused beside fipc-modules (Conflicts)" bash -c '! dpkg -i "$1" >/dev/null 2>&1' _ "$deb1"
+dpkg -r fipc-dkms >/dev/null 2>&1
+check "dpkg -r fipc-modules: no module left, depmod forgets it" bash -c \
+	'dpkg -r "fipc-modules-$1" >/tmp/fipc-pkg-dpkg.log 2>&1 && [ ! -e "$2" ] &&
+	 ! modinfo -k "$1" xen-fipc-back >/dev/null 2>&1' _ "$kver" "$upd"
+rm -f "$deb1" "$mdeb"
+# make deb's own: the modules as shipped, without the test build's
+# request injector (CONFIG_XEN_FIPC_FRONT_INJECT).
+rdeb=$("$top/scripts/make-deb-modules.sh" | tail -n 1)
+check "make deb's fipc-modules is built as shipped (no request injector)" bash -c \
+	'test -f "$1" && nm "$2" | grep -q " xff_inject_add$" &&
+	 ! nm "$3" | grep -q xff_inject' _ "$rdeb" \
+	"$kmod/xen-fipc-front/xen-fipc-front.ko" "$top/build/deb/kmod/xen-fipc-front/xen-fipc-front.ko"
+rm -f "$rdeb"
 finish

@@ -97,12 +97,23 @@ fipc_step() {
     return $rc
 }
 
-# fipc_load_module NAME [PARAM=VALUE...]: load our own module from
-# $FIPC_MODULES if it is there (its dependencies first), else the stock one.
+# fipc_load_module NAME [PARAM=VALUE...]: load a module as an installed
+# package has it (modprobe: fipc-modules-<kernel> or fipc-dkms, what the
+# testbed's dom0 installs), else our own from $FIPC_MODULES (its
+# dependencies first: the debug kernel, test-only modules), else the
+# stock one.
 fipc_load_module() {
     local name=$1 f dep
     shift
     [ -d "/sys/module/${name//-/_}" ] && return 0
+    f=$(modinfo -F filename "$name" 2>/dev/null)
+    case $f in
+    /lib/modules/*/updates/*)
+        fipc_log "modprobe $name $* ($(dpkg -S "$f" 2>/dev/null | cut -d: -f1) $(modinfo -F version "$name"))"
+        modprobe "$name" "$@" || { fipc_fail "modprobe $name failed"; return 1; }
+        return 0
+        ;;
+    esac
     f=
     [ -n "$FIPC_MODULES" ] && [ -d "$FIPC_MODULES" ] &&
         f=$(find "$FIPC_MODULES" \( -name "$name.ko" -o -name "${name//-/_}.ko" \) | head -n 1)

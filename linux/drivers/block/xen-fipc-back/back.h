@@ -181,6 +181,10 @@ struct xfb_be;
  * @grants_peak: the most @grants has been since load or the last reset
  * @staging: staging pages of the guest's channels kept mapped now
  *	(under the guests' list lock)
+ * @devs_lock: protects @devs and @retired; taken before a device's
+ *	mutex, never under one
+ * @devs: the guest's devices (xfb_be.guest_node), for its service totals
+ * @retired: counters of the guest's devices already freed
  */
 struct xfb_guest {
 	struct list_head node;
@@ -189,6 +193,9 @@ struct xfb_guest {
 	atomic_t grants;
 	atomic_t grants_peak;
 	unsigned int staging;
+	struct mutex devs_lock;		/* protects devs, retired */
+	struct list_head devs;
+	u64 retired[XFB_NR_STATS];
 };
 
 /**
@@ -344,6 +351,7 @@ struct xfb_chan {
  * @ms_offered: we offered the memshare data path (fipc-data-paths)
  * @ms: the guest's memory while connected on the memshare path, or NULL
  * @guest: the guest's share of the backend domain's resources
+ * @guest_node: on @guest's list of devices
  * @retired: counters of channels already torn down
  */
 struct xfb_be {
@@ -375,6 +383,7 @@ struct xfb_be {
 	bool ms_offered;
 	struct xfb_memshare *ms;
 	struct xfb_guest *guest;
+	struct list_head guest_node;
 	u64 retired[XFB_NR_STATS];
 };
 
@@ -419,6 +428,10 @@ bool xfb_guest_grants_room(const struct xfb_guest *g, unsigned int nrefs);
 void xfb_guest_grants_charge(struct xfb_guest *g, unsigned int nrefs);
 bool xfb_guest_staging_charge(struct xfb_guest *g, unsigned int n);
 void xfb_guest_staging_uncharge(struct xfb_guest *g, unsigned int n);
+void xfb_guest_add_dev(struct xfb_be *be);
+void xfb_guest_del_dev(struct xfb_be *be);
+u64 xfb_guest_stat(struct xfb_guest *g, const enum xfb_stat *idx,
+		   unsigned int n, unsigned int *devs);
 
 /* back_staging.c */
 int xfb_staging_map(struct xfb_be *be, struct xfb_chan *chan);
@@ -446,5 +459,6 @@ void xfb_xenbus_unregister(void);
 extern const struct attribute_group *xfb_groups[];
 void xfb_sysfs_init(void);
 void xfb_stats_retire(struct xfb_be *be);
+u64 xfb_be_stat(struct xfb_be *be, enum xfb_stat idx);
 
 #endif /* _XEN_FIPC_BACK_H */

@@ -17,6 +17,11 @@
  * connection (back_staging.c) take grant mappings too, for as long as
  * they are connected: they are counted here against
  * max_guest_staging_pages.
+ *
+ * The service a guest gets, all its devices together (requests and
+ * sectors, statistics/guest_*), is summed here when read: each device
+ * keeps its own counters, and a device that goes leaves them to its
+ * guest's totals.
  */
 #include <linux/list.h>
 #include <linux/mutex.h>
@@ -50,6 +55,8 @@ struct xfb_guest *xfb_guest_get(domid_t domid)
 		g->users = 1;
 		atomic_set(&g->grants, 0);
 		atomic_set(&g->grants_peak, 0);
+		mutex_init(&g->devs_lock);
+		INIT_LIST_HEAD(&g->devs);
 		list_add(&g->node, &xfb_guests);
 	}
 out:
@@ -146,4 +153,67 @@ void xfb_guest_staging_uncharge(struct xfb_guest *g, unsigned int n)
 	mutex_lock(&xfb_guests_mutex);
 	g->staging -= min(n, g->staging);
 	mutex_unlock(&xfb_guests_mutex);
+}
+
+/**
+ * xfb_guest_add_dev() - count a new device in its guest's service totals
+ * @be: the device, @be->guest set; no lock held
+ */
+void xfb_guest_add_dev(struct xfb_be *be)
+{
+	mutex_lock(&be->guest->devs_lock);
+	list_add_tail(&be->guest_node, &be->guest->devs);
+	mutex_unlock(&be->guest->devs_lock);
+}
+
+/**
+ * xfb_guest_del_dev() - leave a device's counters to its guest's totals
+ * @be: the device, its channels freed (their counters in @be->retired),
+ *	no lock held; one that was never added is ignored
+ */
+void xfb_guest_del_dev(struct xfb_be *be)
+{
+	struct xfb_guest *g = be->guest;
+	unsigned int k;
+
+	if (!g || list_empty(&be->guest_node))
+		return;
+	mutex_lock(&g->devs_lock);
+	for (k = 0; k < XFB_NR_STATS; k++)
+		g->retired[k] += be->retired[k];
+	list_del_init(&be->guest_node);
+	mutex_unlock(&g->devs_lock);
+}
+
+/**
+ * xfb_guest_stat() - counters summed over all of a guest's devices
+ * @g: the guest's accounting
+ * @idx: the counters to add up
+ * @n: how many
+ * @devs: set to the number of devices the guest has now
+ *
+ * Takes each device's mutex in turn, under the guest's @devs_lock.
+ *
+ * Return: the sum, devices already gone included.
+ */
+u64 xfb_guest_stat(struct xfb_guest *g, const enum xfb_stat *idx,
+		   unsigned int n, unsigned int *devs)
+{
+	struct xfb_be *be;
+	unsigned int k;
+	u64 sum = 0;
+
+	*devs = 0;
+	mutex_lock(&g->devs_lock);
+	for (k = 0; k < n; k++)
+		sum += g->retired[idx[k]];
+	list_for_each_entry(be, &g->devs, guest_node) {
+		mutex_lock(&be->mutex);
+		for (k = 0; k < n; k++)
+			sum += xfb_be_stat(be, idx[k]);
+		mutex_unlock(&be->mutex);
+		(*devs)++;
+	}
+	mutex_unlock(&g->devs_lock);
+	return sum;
 }

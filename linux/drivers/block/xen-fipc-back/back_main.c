@@ -5,6 +5,7 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <xen/xen.h>
+#include <fipc/fipc_version.h>
 #include "back.h"
 
 unsigned int xfb_max_queues = 8;
@@ -94,8 +95,8 @@ static int __init xfb_init(void)
 		xfb_nowait_exit();
 		return err;
 	}
-	pr_info(XFB_NAME ": %u poller(s), requests up to %u bytes\n",
-		xfb_pollers.nr_pollers, xfb_max_request_bytes);
+	pr_info(XFB_NAME " %s: %u poller(s), requests up to %u bytes\n",
+		FIPC_VERSION, xfb_pollers.nr_pollers, xfb_max_request_bytes);
 	return 0;
 }
 
@@ -111,4 +112,5 @@ module_exit(xfb_exit);
 
 MODULE_DESCRIPTION("Xen fipc virtual block device backend");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(FIPC_VERSION);
 MODULE_ALIAS("xen-backend:fipcblk");

@@ -55,20 +55,34 @@ struct xfb_stat_attr {
 	unsigned int idx;
 };
 
+/**
+ * xfb_be_stat() - a device's counter, its torn-down channels included
+ * @be: the device, its mutex held
+ * @idx: the counter
+ *
+ * Return: the sum.
+ */
+u64 xfb_be_stat(struct xfb_be *be, enum xfb_stat idx)
+{
+	unsigned int i;
+	u64 sum = be->retired[idx];
+
+	for (i = 0; i < be->nr_chans; i++)
+		sum += READ_ONCE(be->chans[i].st[idx]);
+	return sum;
+}
+
 static ssize_t xfb_stat_show(struct device *d, struct device_attribute *da,
 			     char *buf)
 {
 	struct xfb_stat_attr *a = container_of(da, struct xfb_stat_attr, da);
 	struct xfb_be *be = dev_get_drvdata(d);
-	unsigned int i;
 	u64 sum;
 
 	if (!be)
 		return -ENODEV;
 	mutex_lock(&be->mutex);
-	sum = be->retired[a->idx];
-	for (i = 0; i < be->nr_chans; i++)
-		sum += READ_ONCE(be->chans[i].st[a->idx]);
+	sum = xfb_be_stat(be, a->idx);
 	mutex_unlock(&be->mutex);
 	return sysfs_emit(buf, "%llu\n", sum);
 }
@@ -210,6 +224,62 @@ static ssize_t guest_grants_peak_store(struct device *d,
 static DEVICE_ATTR_RW(guest_grants_peak);
 
 /*
+ * The service the guest got, all its devices together (those already
+ * gone included): requests of every kind, and sectors read and written.
+ */
+static const enum xfb_stat xfb_guest_req_stats[] = {
+	XFB_RD_REQ, XFB_WR_REQ, XFB_F_REQ, XFB_DS_REQ,
+};
+
+static const enum xfb_stat xfb_guest_sect_stats[] = {
+	XFB_RD_SECT, XFB_WR_SECT,
+};
+
+static ssize_t guest_requests_show(struct device *d,
+				   struct device_attribute *attr, char *buf)
+{
+	struct xfb_be *be = dev_get_drvdata(d);
+	unsigned int devs;
+
+	if (!be)
+		return -ENODEV;
+	return sysfs_emit(buf, "%llu\n",
+			  xfb_guest_stat(be->guest, xfb_guest_req_stats,
+					 ARRAY_SIZE(xfb_guest_req_stats),
+					 &devs));
+}
+static DEVICE_ATTR_RO(guest_requests);
+
+static ssize_t guest_sectors_show(struct device *d,
+				  struct device_attribute *attr, char *buf)
+{
+	struct xfb_be *be = dev_get_drvdata(d);
+	unsigned int devs;
+
+	if (!be)
+		return -ENODEV;
+	return sysfs_emit(buf, "%llu\n",
+			  xfb_guest_stat(be->guest, xfb_guest_sect_stats,
+					 ARRAY_SIZE(xfb_guest_sect_stats),
+					 &devs));
+}
+static DEVICE_ATTR_RO(guest_sectors);
+
+/* The guest's devices on this backend now. */
+static ssize_t guest_devices_show(struct device *d,
+				  struct device_attribute *attr, char *buf)
+{
+	struct xfb_be *be = dev_get_drvdata(d);
+	unsigned int devs;
+
+	if (!be)
+		return -ENODEV;
+	xfb_guest_stat(be->guest, NULL, 0, &devs);
+	return sysfs_emit(buf, "%u\n", devs);
+}
+static DEVICE_ATTR_RO(guest_devices);
+
+/*
  * The channels' share of their pollers (fipc-weight, 1 to 65535, 256 by
  * default).  Writing sets it on the channels at once and in fipc-weight,
  * so that the next connection keeps it.
@@ -247,7 +317,7 @@ static ssize_t weight_store(struct device *d, struct device_attribute *attr,
 static DEVICE_ATTR_RW(weight);
 
 static struct xfb_stat_attr xfb_stat_attrs[XFB_NR_STATS];
-static struct attribute *xfb_attrs[XFB_NR_STATS + 10];
+static struct attribute *xfb_attrs[XFB_NR_STATS + 13];
 
 static const struct attribute_group xfb_stat_group = {
 	.name = "statistics",
@@ -283,6 +353,9 @@ void xfb_sysfs_init(void)
 	xfb_attrs[i++] = &dev_attr_data_path.attr;
 	xfb_attrs[i++] = &dev_attr_guest_grants.attr;
 	xfb_attrs[i++] = &dev_attr_guest_grants_peak.attr;
+	xfb_attrs[i++] = &dev_attr_guest_requests.attr;
+	xfb_attrs[i++] = &dev_attr_guest_sectors.attr;
+	xfb_attrs[i++] = &dev_attr_guest_devices.attr;
 	xfb_attrs[i++] = &dev_attr_staging_pages.attr;
 	xfb_attrs[i++] = &dev_attr_weight.attr;
 	xfb_attrs[i] = NULL;

@@ -499,6 +499,7 @@ static void xfb_read_poller_cpus(struct xfb_be *be)
 
 static void xfb_free(struct xfb_be *be)
 {
+	xfb_guest_del_dev(be);
 	xfb_guest_put(be->guest);
 	free_cpumask_var(be->poller_cpus);
 	kfree(be);
@@ -521,12 +522,14 @@ static int xfb_probe(struct xenbus_device *dev,
 	}
 	be->dev = dev;
 	be->weight = FIPC_POLL_WEIGHT_DEFAULT;
+	INIT_LIST_HEAD(&be->guest_node);
 	be->guest = xfb_guest_get(dev->otherend_id);
 	if (!be->guest) {
 		xfb_free(be);
 		return -ENOMEM;
 	}
 	mutex_init(&be->mutex);
+	xfb_guest_add_dev(be);
 	INIT_WORK(&be->proto_work, xfb_proto_work);
 	INIT_WORK(&be->drain_work, xfb_drain_work);
 	INIT_DELAYED_WORK(&be->resize_work, xfb_vbd_resize_work);

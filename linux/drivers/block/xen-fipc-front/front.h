@@ -507,12 +507,21 @@ extern const struct attribute_group *xff_groups[];
 void xff_sysfs_init(void);
 void xff_stats_retire(struct xff_info *info);
 
-/* front_inject.c */
+/* front_inject.c: only with CONFIG_XEN_FIPC_FRONT_INJECT (test builds) */
+#if IS_ENABLED(CONFIG_XEN_FIPC_FRONT_INJECT)
 void xff_debugfs_init(void);
 void xff_debugfs_exit(void);
 void xff_inject_add(struct xff_info *info);
 void xff_inject_remove(struct xff_info *info);
 void xff_inject_complete(struct xff_chan *chan,
 			 const struct fipcblk_response *rsp);
+#else
+static inline void xff_debugfs_init(void) { }
+static inline void xff_debugfs_exit(void) { }
+static inline void xff_inject_add(struct xff_info *info) { }
+static inline void xff_inject_remove(struct xff_info *info) { }
+static inline void xff_inject_complete(struct xff_chan *chan,
+				       const struct fipcblk_response *rsp) { }
+#endif
 
 #endif /* _XEN_FIPC_FRONT_H */

@@ -399,6 +399,8 @@ void xff_debugfs_exit(void)
  */
 void xff_inject_add(struct xff_info *info)
 {
+	mutex_init(&info->inject.lock);
+	init_completion(&info->inject.done);
 	info->dbg = debugfs_create_dir(dev_name(&info->xbdev->dev),
 				       xff_dbg_root);
 	debugfs_create_file("inject", 0600, info->dbg, info,

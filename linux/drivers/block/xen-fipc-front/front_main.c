@@ -5,6 +5,7 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <xen/xen.h>
+#include <fipc/fipc_version.h>
 #include "front.h"
 
 unsigned int xff_max_queues = 8;
@@ -85,8 +86,8 @@ static int __init xff_init(void)
 	err = xff_xenbus_register();
 	if (err)
 		goto out_pollers;
-	pr_info(XFF_NAME ": major %d, %u poller(s), ring order %u\n",
-		xff_major, xff_pollers.nr_pollers, xff_ring_order);
+	pr_info(XFF_NAME " %s: major %d, %u poller(s), ring order %u\n",
+		FIPC_VERSION, xff_major, xff_pollers.nr_pollers, xff_ring_order);
 	return 0;
 
 out_pollers:
@@ -111,4 +112,5 @@ module_exit(xff_exit);
 
 MODULE_DESCRIPTION("Xen fipc virtual block device frontend");
 MODULE_LICENSE("GPL");
+MODULE_VERSION(FIPC_VERSION);
 MODULE_ALIAS("xen:fipcblk");

@@ -452,8 +452,6 @@ static int xff_probe(struct xenbus_device *dev,
 	mutex_init(&info->mutex);
 	INIT_WORK(&info->error_work, xff_error_work);
 	xff_stuck_init(info);
-	mutex_init(&info->inject.lock);
-	init_completion(&info->inject.done);
 	dev_set_drvdata(&dev->dev, info);
 	xff_inject_add(info);
 	return 0;

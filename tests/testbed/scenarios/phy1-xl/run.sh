@@ -8,11 +8,16 @@
 #   3. xl's error cases (bad mode, missing and non-block target, vdev clash,
 #      backend driver missing) fail with their message and leave no
 #      xenstore node behind;
-#   4. a last attach of xvdc that the guest verifies, then the guest powers
+#   4. a last attach of xvdc with weight=512 (xl writes fipc-weight, the
+#      backend's channels take it; the guest's service totals count both
+#      disks and the cycles' devices) that the guest verifies, then the guest powers
 #      off and libxl must remove every fipcblk node and backend device;
 #   5. the modules unload, dom0's health is checked.
 # Between 1 and 2, xentop (libxenstat with tools/xenstat-fipcblk.patch)
-# must show xvdb as a FipcBlk VBD with the backend's request counts.
+# must show xvdb as a FipcBlk VBD with the backend's request counts; then
+# dom0's packages are upgraded to their next versions under the running
+# guest (step 2 runs the new xl on the old modules), and after 5 a
+# loopback disk connects on the upgraded modules.
 set -u
 . "${FIPC_LIB:-$(dirname "$0")/../../lib}/fipc-scenario.sh"
 fipc_parse_args "$@"
@@ -106,15 +111,53 @@ errors() {
         xl block-attach domU1 phy1:/dev/nullb1,xvdc,w || rc=1
     expect_error queues-range "bad value for queues" \
         xl block-attach domU1 phy1:/dev/nullb1,xvdc,w,queues=0 || rc=1
+    expect_error weight-range "bad value for weight" \
+        xl block-attach domU1 phy1:/dev/nullb1,xvdc,w,weight=65536 || rc=1
     return $rc
 }
 
+# dev_reqs ID: requests of every kind of domain ID's xvdb and xvdc.
+dev_reqs() {
+    local v k n=0
+    for v in 51728 51744; do
+        for k in rd_req wr_req f_req ds_req; do
+            n=$((n + $(fipc_be_stat "$1" $v $k)))
+        done
+    done
+    echo $n
+}
+
+# guest_service ID: the guest's service totals (statistics/guest_*, the
+# same in each of its devices) count its two disks now and the 20 xvdc
+# devices of the cycles, each gone after at least one read.
+guest_service() {
+    local id=$1 d=$FIPC_BE_SYSFS/fipcblk-$1 s0 s1 g gc nd n sect cur
+    n=$(fipc_opt CYCLES 20)
+    s0=$(dev_reqs "$id")
+    g=$(cat "$d-51728/statistics/guest_requests")
+    gc=$(cat "$d-51744/statistics/guest_requests")
+    s1=$(dev_reqs "$id")
+    nd=$(cat "$d-51744/statistics/guest_devices")
+    sect=$(cat "$d-51728/statistics/guest_sectors")
+    cur=$(( $(fipc_be_stat "$id" 51728 rd_sect) + $(fipc_be_stat "$id" 51728 wr_sect) ))
+    fipc_log "guest service: guest_requests $g (xvdb's file) and $gc (xvdc's), its 2 disks now $s0..$s1 requests, so $((g - s1)) or more by the $n xvdc devices gone; guest_devices $nd; guest_sectors $sect"
+    [ "$nd" = 2 ] && [ "$gc" -ge "$g" ] && [ "$g" -ge $((s0 + n)) ] && [ "$sect" -ge "$cur" ] ||
+        { fipc_fail "guest service totals: guest_devices $nd (want 2), guest_requests $g then $gc (want >= $s0 + $n, not falling), guest_sectors $sect (want >= xvdb's $cur)"; return 1; }
+}
+
 last_attach() {
-    local id out
+    local id out w ws
     id=$(cat "$FIPC_WORK/domU1.id")
-    out=$(xl block-attach domU1 phy1:/dev/nullb1,xvdc,w 2>&1) ||
+    out=$(xl block-attach domU1 phy1:/dev/nullb1,xvdc,w,weight=512 2>&1) ||
         { fipc_fail "xl block-attach failed: $out"; return 1; }
     fipc_blk_wait_connected "$id" 51744 30 || return 1
+    # weight=512: xl writes fipc-weight, the backend's channels take it.
+    w=$(xenstore-read "$(be_dir "$id" 51744)/fipc-weight" 2>/dev/null)
+    ws=$(cat "$FIPC_BE_SYSFS/fipcblk-$id-51744/statistics/weight")
+    [ "$w" = 512 ] && [ "$ws" = 512 ] ||
+        { fipc_fail "xl weight=512: fipc-weight '$w', backend statistics/weight '$ws' (want 512, 512)"; return 1; }
+    fipc_log "xl weight=512: fipc-weight 512 in xenstore, the backend's channels weigh 512"
+    guest_service "$id" || return 1
     fipc_mailbox_put /dev/nullb0 done
 }
 
@@ -156,11 +199,86 @@ xentop_vbd() {
         { fipc_fail "xentop: xvdb RD '$rd' WR '$wr', the backend counted rd_req $rd0..$rd1, wr_req $wr0..$wr1 (want within, and writes)"; return 1; }
 }
 
-export -f be_dir fe_dir start attach_cycle cycles expect_error errors last_attach check xentop_vbd
+# upgrade: the next versions of dom0's packages (fipc-modules-<kernel>
+# and fipc-xen-tools <N>+next, packages-next/ from UPGRADE_PACKAGES=1)
+# installed with dpkg while domU1 runs on xvdb.  The loaded modules stay
+# version N and xvdb keeps serving the guest; the cycles that follow run
+# the new xl against them.
+upgrade() {
+    local nxt=/fipc/stage/packages-next pkg n m id rd0 i
+    pkg=fipc-modules-$(uname -r)
+    id=$(cat "$FIPC_WORK/domU1.id")
+    n=$(dpkg-query -W -f='${Version}' "$pkg" 2>/dev/null) ||
+        { fipc_fail "$pkg is not installed in dom0"; return 1; }
+    for m in fipc xen_fipc_back; do
+        [ "$(cat /sys/module/$m/version)" = "$n" ] ||
+            { fipc_fail "the loaded $m is version $(cat /sys/module/$m/version), $pkg is $n"; return 1; }
+    done
+    ls "$nxt"/fipc-modules-*.deb "$nxt"/fipc-xen-tools_*.deb >/dev/null ||
+        { fipc_fail "no next versions to install in $nxt"; return 1; }
+    rd0=$(fipc_be_stat "$id" 51728 rd_req)
+    dpkg -i "$nxt"/*.deb > "$FIPC_RESULTS/dom0/dpkg-upgrade.log" 2>&1 ||
+        { fipc_fail "dpkg -i of the next versions failed: $(tail -n 3 "$FIPC_RESULTS/dom0/dpkg-upgrade.log" | tr '\n' '|')"; return 1; }
+    [ "$(dpkg-query -W -f='${Version}' "$pkg")" = "$n+next" ] ||
+        { fipc_fail "$pkg is $(dpkg-query -W -f='${Version}' "$pkg") after the upgrade, want $n+next"; return 1; }
+    case $(dpkg-query -W -f='${Version}' fipc-xen-tools) in
+    *+next) ;;
+    *) fipc_fail "fipc-xen-tools was not upgraded"; return 1 ;;
+    esac
+    [ "$(modinfo -F version xen-fipc-back)" = "$n+next" ] ||
+        { fipc_fail "modprobe would load xen-fipc-back $(modinfo -F version xen-fipc-back), want $n+next"; return 1; }
+    for m in fipc xen_fipc_back; do
+        [ "$(cat /sys/module/$m/version)" = "$n" ] ||
+            { fipc_fail "the loaded $m changed with the package: $(cat /sys/module/$m/version)"; return 1; }
+    done
+    # The guest reads its mailbox on xvdb every 50 ms.
+    for i in $(seq 50); do
+        [ "$(fipc_be_stat "$id" 51728 rd_req)" -gt "$rd0" ] && break
+        sleep 0.2
+    done
+    [ "$(fipc_blk_state "$id" 51728 back)" = 4 ] && [ "$(fipc_be_stat "$id" 51728 rd_req)" -gt "$rd0" ] ||
+        { fipc_fail "xvdb after the upgrade: state $(fipc_blk_state "$id" 51728 back), rd_req $rd0 -> $(fipc_be_stat "$id" 51728 rd_req)"; return 1; }
+    echo "$n+next" > "$FIPC_WORK/next.version"
+    fipc_log "upgraded $pkg and fipc-xen-tools to $n+next with domU1 running: modules $n stay loaded, xvdb Connected and serving (rd_req $rd0 -> $(fipc_be_stat "$id" 51728 rd_req))"
+}
+
+# reconnect: after every disk is gone and the old modules are unloaded
+# (check), the next connection runs the upgraded modules: dom0's own
+# frontend (loopback) on nullb1, 4 MiB written and read back.
+reconnect() {
+    local want m f=/run/fipc/upgrade.dat mm
+    want=$(cat "$FIPC_WORK/next.version") || { fipc_fail "no upgrade was done"; return 1; }
+    fipc_modules_load 1 || return 1
+    for m in fipc xen_fipc_back xen_fipc_front; do
+        [ "$(cat /sys/module/$m/version)" = "$want" ] ||
+            { fipc_fail "$m loaded as $(cat /sys/module/$m/version), want the upgrade's $want"; return 1; }
+    done
+    fipc_blk_attach 0 51728 /dev/nullb1 w || return 1
+    fipc_blk_wait_connected 0 51728 60 || return 1
+    if [ ! -b /dev/xvdb ]; then
+        mm=$(cat /sys/block/xvdb/dev) || { fipc_fail "no /sys/block/xvdb"; return 1; }
+        mknod /dev/xvdb b "${mm%%:*}" "${mm##*:}"
+    fi
+    mkdir -p /run/fipc
+    head -c $((4 << 20)) /dev/urandom > $f
+    dd if=$f of=/dev/xvdb bs=1M oflag=direct status=none &&
+        cmp -n $((4 << 20)) $f /dev/xvdb ||
+        { fipc_fail "loopback disk on the upgraded modules: data does not read back"; return 1; }
+    fipc_blk_detach 0 51728 || return 1
+    rm -f $f /dev/xvdb
+    rmmod xen-fipc-front && rmmod xen-fipc-back && rmmod fipc ||
+        { fipc_fail "the upgraded modules do not unload"; return 1; }
+    fipc_log "reconnect on the upgraded modules ($want): 4 MiB written and read back"
+    fipc_health upgraded
+}
+
+export -f be_dir fe_dir start attach_cycle cycles expect_error errors last_attach check xentop_vbd \
+    upgrade reconnect dev_reqs guest_service
 mkdir -p "$FIPC_RESULTS/dom0"
 fipc_step phy1-create 300 start || exit 1
 rc=0
 fipc_step phy1-xentop 960 xentop_vbd || rc=1
+fipc_step phy1-upgrade 120 upgrade || rc=1
 if fipc_step phy1-cycles 900 cycles && fipc_step phy1-errors 300 errors; then
     fipc_step phy1-last-attach 120 last_attach || rc=1
 else
@@ -169,4 +287,5 @@ else
 fi
 fipc_step domU-finish 900 fipc_domu_wait domU1 840 || rc=1
 fipc_step phy1-check 120 check || rc=1
+[ -f "$FIPC_WORK/next.version" ] && { fipc_step phy1-reconnect 180 reconnect || rc=1; }
 exit $rc
