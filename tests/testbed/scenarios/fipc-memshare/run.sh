@@ -17,8 +17,10 @@
 # (fipc-common/guest-load.sh): the backend must unmap everything and go,
 # the domain must not linger; then unloads xen-fipc-back under a third
 # guest's memshare I/O, loads it again (the guest must reconnect and its
-# verified I/O go on) and destroys that guest.  Modules unload, dom0's
-# health is checked.
+# verified I/O go on), then with too small a staging budget, first the
+# guest's (max_guest_staging_pages=0), then the backend's (memshare_max_mib
+# just above the guest's memory table), and destroys that guest.  Modules
+# unload, dom0's health is checked.
 set -u
 . "${FIPC_LIB:-$(dirname "$0")/../../lib}/fipc-scenario.sh"
 fipc_parse_args "$@"
@@ -237,10 +239,48 @@ unload_round() {
     fi
     fipc_domu_kernel_clean domU3 unload || { xl destroy domU3; return 1; }
     fipc_log "unload: the guest reconnected after the reload, verified I/O goes on, its kernel log clean"
+    backend_budget_round domU3 "$id" || { xl destroy domU3; return 1; }
     xl destroy domU3 || { fipc_fail "xl destroy failed"; return 1; }
     fipc_destroyed_wait "unload" "$id" 51728 || return 1
     [ -f "$FIPC_WORK/domU3/loop" ] && losetup -d "$(cat "$FIPC_WORK/domU3/loop")"
     fipc_health after-unload-destroy
+}
+
+# backend_budget_round NAME ID: the staging refusal again, now by the
+# backend's budget (memshare_max_mib, shared by every guest's tables and
+# staging pages) with the guest's own bound back at its default: the
+# budget is set to the guest's memory table rounded up to a MiB, so the
+# table fits and the staging pages (a channel's list, several hundred
+# pages) do not.  The devices are unbound and bound again (the guest
+# reconnects): memshare is kept, no staging page is kept mapped, a notice
+# names memshare_max_mib, READs map their staging pages, no I/O error.
+backend_budget_round() {
+    local drv=/sys/bus/xen-backend/drivers/fipcblk par=/sys/module/xen_fipc_back/parameters
+    local id=$2 mp mib d sp sg
+    mp=$(fipc_be_stat "$id" 51728 memshare_pages)
+    [ "${mp:-0}" -gt 0 ] || { fipc_fail "backend budget: xvdb maps no guest memory (memshare_pages '$mp')"; return 1; }
+    mib=$(((mp + 255) / 256))
+    fipc_dmesg_mark
+    for d in "$drv"/fipcblk-"$id"-*; do
+        echo "${d##*/}" > "$drv/unbind" || { fipc_fail "backend budget: cannot unbind ${d##*/}"; return 1; }
+    done
+    echo 16384 > $par/max_guest_staging_pages
+    echo "$mib" > $par/memshare_max_mib
+    for d in $(xenstore-list "/local/domain/0/backend/fipcblk/$id"); do
+        echo "fipcblk-$id-$d" > "$drv/bind" || { fipc_fail "backend budget: cannot bind fipcblk-$id-$d"; return 1; }
+    done
+    load_wait backend-budget "$1" "$id" || return 1
+    sp=$(fipc_be_stat "$id" 51728 staging_pages)
+    sg=$(fipc_be_stat "$id" 51728 staged_grant_req)
+    fipc_log "backend budget: memshare_max_mib $mib for a table of $mp pages: xvdb on $(fipc_be_stat "$id" 51728 data_path), keeps $sp staging pages mapped, $sg READs mapped their staging pages, io_errors $(fipc_be_stat "$id" 51728 io_errors)"
+    if [ "$sp" != 0 ] || ! [ "$sg" -gt 0 ] 2>/dev/null || [ "$(fipc_be_stat "$id" 51728 io_errors)" != 0 ] ||
+       ! dmesg | tail -n +"$(($(cat "$FIPC_WORK/dmesg.mark") + 1))" | grep -q "would pass the backend's memshare_max_mib"; then
+        fipc_fail "backend budget: with memshare_max_mib $mib (table $mp pages) the backend kept $sp staging pages mapped, $sg requests mapped their staging pages, io_errors $(fipc_be_stat "$id" 51728 io_errors) (want 0, > 0, 0 and a notice naming memshare_max_mib)"
+        return 1
+    fi
+    grep -q 'fio ended' /var/log/xen/console/guest-"$1".log &&
+        { fipc_fail "backend budget: the guest's verified I/O stopped (fio ended)"; fipc_domu_console_tail "$1"; return 1; }
+    echo 1536 > $par/memshare_max_mib
 }
 
 finish() {
@@ -252,7 +292,8 @@ finish() {
     return $rc
 }
 
-export -f meminfo marker start timed counters snap delta check overhead load_running load_wait destroy_round unload_round finish
+export -f meminfo marker start timed counters snap delta check overhead load_running load_wait destroy_round unload_round \
+    backend_budget_round finish
 mkdir -p "$FIPC_RESULTS/dom0"
 fipc_step fipc-start 180 start || exit 1
 rc=0
