@@ -315,6 +315,9 @@ static int fipc_pollers_cpus(const char *list, int *cpus)
  * @list: CPU list; poller i goes to the i-th online CPU of it (cycling);
  *	empty: the default placement
  *
+ * Before the set has started (a module parameter given at load), the
+ * placement is kept for fipc_poller_set_start().
+ *
  * Return: 0 or a negative errno for a bad list.
  */
 int fipc_poller_set_repin(struct fipc_poller_set *set, const char *list)
@@ -327,6 +330,8 @@ int fipc_poller_set_repin(struct fipc_poller_set *set, const char *list)
 	if (err)
 		return err;
 	mutex_lock(&fipc_pollers_mutex);
+	memcpy(set->start_cpus, cpus, sizeof(cpus));
+	set->start_cpus_given = true;
 	for (i = 0; i < set->running; i++) {
 		struct fipc_poller *pl = &set->pollers[i];
 
@@ -443,8 +448,9 @@ static int fipc_poller_init(struct fipc_poller_set *set, unsigned int i,
  * fipc_poller_set_start() - create and start a set's polling threads
  * @set: the set, with its name, ops and settings filled in
  *
- * Starts @set->nr_pollers threads on the default CPUs (the highest
- * online ones), at SCHED_FIFO if @set->fifo.
+ * Starts @set->nr_pollers threads on the CPUs of a poller_cpus list
+ * given before (fipc_poller_set_repin()), else on the default CPUs (the
+ * highest online ones), at SCHED_FIFO if @set->fifo.
  *
  * Return: 0, -EINVAL for a bad @set->nr_pollers, or another negative
  * errno (nothing left running).
@@ -464,6 +470,8 @@ int fipc_poller_set_start(struct fipc_poller_set *set)
 	if (err)
 		return err;
 	mutex_lock(&fipc_pollers_mutex);
+	if (set->start_cpus_given)
+		memcpy(cpus, set->start_cpus, sizeof(cpus));
 	for (i = 0; i < set->nr_pollers; i++) {
 		err = fipc_poller_init(set, i, cpus[i]);
 		if (err)

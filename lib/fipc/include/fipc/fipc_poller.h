@@ -154,6 +154,10 @@ struct fipc_poller {
  * @idle_us: setting: idle time after which a poller sleeps (live)
  * @budget: setting: messages taken from one channel at a time (live)
  * @fifo: setting: threads run at SCHED_FIFO
+ * @start_cpus: setting: CPU of each poller, from a poller_cpus list
+ *	given before the set started (at module load); used if
+ *	@start_cpus_given, else the default placement
+ * @start_cpus_given: @start_cpus holds a list's placement
  * @pollers: the pollers
  * @running: number of pollers started
  * @next: round-robin cursor of fipc_poller_attach()
@@ -170,6 +174,8 @@ struct fipc_poller_set {
 	unsigned int idle_us;
 	unsigned int budget;
 	bool fifo;
+	int start_cpus[FIPC_POLLERS_MAX];
+	bool start_cpus_given;
 	struct fipc_poller pollers[FIPC_POLLERS_MAX];
 	unsigned int running;
 	atomic_t next;

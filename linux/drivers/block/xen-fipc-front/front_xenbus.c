@@ -115,7 +115,8 @@ static void xff_pick_data_path(struct xff_info *info)
 		dev_info(&dev->dev, "memshare: the backend failed to connect on it, using the grant data path\n");
 		return;
 	}
-	if (!strcmp(xff_memshare_mode, "off")) {
+	/* sysfs_streq: a value written to sysfs ends in a newline. */
+	if (sysfs_streq(xff_memshare_mode, "off")) {
 		dev_info(&dev->dev, "memshare: off (module parameter), using the grant data path\n");
 		return;
 	}

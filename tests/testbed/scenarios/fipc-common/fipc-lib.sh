@@ -14,15 +14,22 @@ fipc_modules_load() {
     idle=$(fipc_opt POLL_IDLE_US 100)
     pollers=$(fipc_opt POLLERS 1)
     fifo=$(fipc_opt POLL_FIFO N)
+    local fcpus= bcpus=
+    # Both sides in one domain: keep the two FIFO pollers off each
+    # other's CPU (same priority, they would not preempt each other),
+    # placed by poller_cpus at load (the frontend's default would be the
+    # highest CPU, as the backend's).
+    if [ "${1:-0}" = 1 ] && [ "$(nproc)" -gt 1 ]; then
+        fcpus="poller_cpus=0" bcpus="poller_cpus=$(($(nproc) - 1))"
+    fi
     fipc_load_module fipc || return 1
-    fipc_load_module xen-fipc-back poll_idle_us="$idle" pollers="$pollers" poll_fifo="$fifo" || return 1
+    fipc_load_module xen-fipc-back poll_idle_us="$idle" pollers="$pollers" poll_fifo="$fifo" $bcpus || return 1
     if [ "${1:-0}" = 1 ]; then
-        fipc_load_module xen-fipc-front poll_idle_us="$idle" pollers="$pollers" poll_fifo="$fifo" || return 1
-        # Both sides in one domain: keep the two FIFO pollers off each
-        # other's CPU (same priority, they would not preempt each other).
-        if [ "$(nproc)" -gt 1 ]; then
-            echo 0 > /sys/module/xen_fipc_front/parameters/poller_cpus
-            echo $(($(nproc) - 1)) > /sys/module/xen_fipc_back/parameters/poller_cpus
+        fipc_load_module xen-fipc-front poll_idle_us="$idle" pollers="$pollers" poll_fifo="$fifo" $fcpus || return 1
+        if [ -n "$fcpus" ] &&
+           ! grep -q '^poller 0 cpu 0 ' /sys/module/xen_fipc_front/parameters/poller_cpus; then
+            fipc_fail "xen-fipc-front loaded with $fcpus: $(head -n 1 /sys/module/xen_fipc_front/parameters/poller_cpus)"
+            return 1
         fi
     fi
 }
