@@ -3,6 +3,7 @@
 # host tests first, then KUnit, then the emulated Xen testbed.
 suites+=(
 	"pkg-dkms|tests/pkg/run.sh"
+	"sysfs-abi-doc|tests/docs/check-sysfs-abi.sh"
 	"user-unit|make -s check-user-unit"
 	"user-stress|make -s check-user-stress"
 	"user-tsan|make -s check-user-tsan"
