@@ -3,8 +3,9 @@
  * fipc pollers: pinned kthreads, each serving a list of channels round
  * robin, whatever device or guest they belong to (kernel only).
  *
- * A poller that has found nothing for its set's idle time sleeps with
- * the sleeping-word protocol described in <fipc/fipc_poller.h>; an
+ * A poller that has found nothing for its idle window (learnt from the
+ * gaps between its work, <fipc/fipc_poller.h>) sleeps with the
+ * sleeping-word protocol described there; an
  * interrupt of one of its channels, or the driver (a bio completion, a
  * new request), kicks it awake.
  */
@@ -19,6 +20,7 @@
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 #include <fipc/fipc_poller.h>
+#include "fipc_poller_internal.h"
 
 /* Serialises start, stop, repin and show of every set. */
 static DEFINE_MUTEX(fipc_pollers_mutex);
@@ -192,26 +194,66 @@ static void fipc_poller_sleep(struct fipc_poller *pl)
 	mutex_unlock(&pl->lock);
 }
 
+static u64 fipc_poller_idle_max_ns(const struct fipc_poller *pl)
+{
+	return (u64)READ_ONCE(pl->set->idle_max_us) * NSEC_PER_USEC;
+}
+
+/* The idle window with the set's current settings. */
+static u64 fipc_poller_window_ns(const struct fipc_poller *pl)
+{
+	return fipc_poll_idle_window(READ_ONCE(pl->gap_avg_ns),
+				     (u64)READ_ONCE(pl->set->idle_us) *
+				     NSEC_PER_USEC,
+				     fipc_poller_idle_max_ns(pl));
+}
+
+/* Work found after a gap of @gap_ns: the idle window learns from it. */
+static void fipc_poller_learn(struct fipc_poller *pl, u64 gap_ns)
+{
+	WRITE_ONCE(pl->gap_avg_ns,
+		   fipc_poll_gap_learn(pl->gap_avg_ns, gap_ns,
+				       fipc_poller_idle_max_ns(pl)));
+}
+
+/*
+ * Poll round after round.  @last_work (the last work found, or the end of
+ * a sleep) starts the idle window; @prev_work (the last work found, not
+ * reset by a sleep) measures the gaps the window learns from: work found
+ * after at least one empty round ends a gap.  A round that found work
+ * counts, from the end of the round before it, toward the poller's load
+ * (auto-scaling).
+ */
 static int fipc_poller_fn(void *arg)
 {
 	struct fipc_poller *pl = arg;
-	u64 last_work = ktime_get_ns();
+	u64 now = ktime_get_ns(), last_work = now, prev_work = now;
+	bool in_gap = false;
 
+	pl->period_start = now;
 	while (!kthread_should_stop()) {
-		u64 now;
+		u64 prev = now;
+		int work;
 
 		pl->loops++;
-		if (fipc_poll_round(pl)) {
-			last_work = ktime_get_ns();
+		work = fipc_poll_round(pl);
+		now = ktime_get_ns();
+		fipc_poller_account(pl, work ? now - prev : 0, now);
+		if (work) {
+			if (in_gap)
+				fipc_poller_learn(pl, now - prev_work);
+			in_gap = false;
+			last_work = now;
+			prev_work = now;
 			cond_resched();
 			continue;
 		}
 		pl->empty++;
-		now = ktime_get_ns();
-		if (now - last_work >=
-		    (u64)READ_ONCE(pl->set->idle_us) * NSEC_PER_USEC) {
+		in_gap = true;
+		if (now - last_work >= fipc_poller_window_ns(pl)) {
 			fipc_poller_sleep(pl);
-			last_work = ktime_get_ns();
+			now = ktime_get_ns();
+			last_work = now;
 			continue;
 		}
 		fipc_poll_pause(pl);
@@ -224,35 +266,30 @@ static int fipc_poller_fn(void *arg)
  * fipc_poller_attach() - hand a channel to a poller of a set
  * @set: the running set
  * @entry: the channel's entry, detached, with its rings ready
- * @cpus: CPUs allowed for this channel's poller, or NULL: any poller
+ * @cpus: CPUs allowed for this channel's poller, or NULL: any poller;
+ *	must stay valid until the channel is detached
  *
- * Round robin over the pollers bound to an allowed CPU, or over all of
- * them when none is.  The poller is kicked to look at the channel.
+ * Only pollers bound to an allowed CPU are used, or all of them when none
+ * is.  Without the set's autoscale, round robin over those; with it, the
+ * least loaded of those at work, so that channels start on one poller
+ * (fipc_poller_pick()).  The poller is kicked to look at the channel.
  */
 void fipc_poller_attach(struct fipc_poller_set *set,
 			struct fipc_poll_entry *entry,
 			const struct cpumask *cpus)
 {
-	unsigned int start = atomic_inc_return(&set->next), i;
-	struct fipc_poller *pl = NULL;
+	unsigned int start = atomic_inc_return(&set->next);
+	struct fipc_poller *pl;
 
-	for (i = 0; cpus && i < set->running; i++) {
-		struct fipc_poller *p =
-			&set->pollers[(start + i) % set->running];
-
-		if (cpumask_test_cpu(p->cpu, cpus)) {
-			pl = p;
-			break;
-		}
-	}
-	if (!pl)
-		pl = &set->pollers[start % set->running];
-
+	entry->cpus = cpus;
+	mutex_lock(&set->balance_lock);
+	pl = fipc_poller_pick(set, entry, start);
 	mutex_lock(&pl->lock);
 	list_add_tail(&entry->node, &pl->entries);
 	pl->nr_entries++;
 	WRITE_ONCE(entry->poller, pl);
 	mutex_unlock(&pl->lock);
+	mutex_unlock(&set->balance_lock);
 	fipc_poller_kick(pl);
 }
 EXPORT_SYMBOL_GPL(fipc_poller_attach);
@@ -261,16 +298,23 @@ EXPORT_SYMBOL_GPL(fipc_poller_attach);
  * fipc_poller_detach() - take a channel away from its poller
  * @entry: the channel's entry; nothing happens if it is detached
  *
- * Withdraws the poller's sleeping word from the channel.  On return the
- * poller no longer looks at the channel.
+ * Withdraws the poller's sleeping word from the channel.  On return no
+ * poller looks at the channel.
  */
 void fipc_poller_detach(struct fipc_poll_entry *entry)
 {
-	struct fipc_poller *pl = entry->poller;
+	struct fipc_poller *pl;
 
-	if (!pl)
-		return;
-	mutex_lock(&pl->lock);
+	/* Auto-scaling may move it meanwhile, holding both pollers' locks. */
+	for (;;) {
+		pl = READ_ONCE(entry->poller);
+		if (!pl)
+			return;
+		mutex_lock(&pl->lock);
+		if (READ_ONCE(entry->poller) == pl)
+			break;
+		mutex_unlock(&pl->lock);
+	}
 	list_del_init(&entry->node);
 	pl->nr_entries--;
 	pl->set->ops->set_sleeping(entry, false);
@@ -345,13 +389,25 @@ int fipc_poller_set_repin(struct fipc_poller_set *set, const char *list)
 }
 EXPORT_SYMBOL_GPL(fipc_poller_set_repin);
 
+/* Pollers that have channels (the others sleep). */
+static unsigned int fipc_pollers_at_work(struct fipc_poller_set *set)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < set->running; i++)
+		n += !!READ_ONCE(set->pollers[i].nr_entries);
+	return n;
+}
+
 /**
  * fipc_poller_set_show() - describe a set's pollers for sysfs
  * @set: the set
  * @buf: a PAGE_SIZE buffer
  *
  * One "poller N cpu C channels ..." line of counters per poller, each
- * followed by the text of the set's show hook, if any.
+ * followed by the text of the set's show hook, if any, then one
+ * "autoscale ..." line: the setting, the pollers with channels and the
+ * auto-scaling events.
  *
  * Return: bytes written.
  */
@@ -365,7 +421,7 @@ int fipc_poller_set_show(struct fipc_poller_set *set, char *buf)
 		struct fipc_poller *pl = &set->pollers[i];
 
 		n += scnprintf(buf + n, PAGE_SIZE - n,
-			       "poller %u cpu %d channels %u loops %llu empty %llu sleeps %llu timed_sleeps %llu wait %s wakeups %llu slept_us %llu sleep_max_us %llu irqs %lld irqs_awake %lld rx_waits %llu\n",
+			       "poller %u cpu %d channels %u loops %llu empty %llu sleeps %llu timed_sleeps %llu wait %s wakeups %llu slept_us %llu sleep_max_us %llu irqs %lld irqs_awake %lld rx_waits %llu gap_us %llu window_us %llu load_pct %u moved_in %llu moved_out %llu\n",
 			       i, pl->cpu, READ_ONCE(pl->nr_entries),
 			       READ_ONCE(pl->loops), READ_ONCE(pl->empty),
 			       READ_ONCE(pl->sleeps), READ_ONCE(pl->timed_sleeps),
@@ -376,10 +432,21 @@ int fipc_poller_set_show(struct fipc_poller_set *set, char *buf)
 				       NSEC_PER_USEC),
 			       (s64)atomic64_read(&pl->irqs),
 			       (s64)atomic64_read(&pl->irqs_awake),
-			       READ_ONCE(pl->rx_waits));
+			       READ_ONCE(pl->rx_waits),
+			       div_u64(READ_ONCE(pl->gap_avg_ns), NSEC_PER_USEC),
+			       div_u64(fipc_poller_window_ns(pl), NSEC_PER_USEC),
+			       READ_ONCE(pl->load_pct), READ_ONCE(pl->moved_in),
+			       READ_ONCE(pl->moved_out));
 		if (set->ops->show)
 			n += set->ops->show(pl, buf + n, PAGE_SIZE - n);
 	}
+	if (set->running)
+		n += scnprintf(buf + n, PAGE_SIZE - n,
+			       "autoscale %s pollers_at_work %u scale_ups %d scale_downs %d\n",
+			       READ_ONCE(set->autoscale) ? "on" : "off",
+			       fipc_pollers_at_work(set),
+			       atomic_read(&set->scale_ups),
+			       atomic_read(&set->scale_downs));
 	mutex_unlock(&fipc_pollers_mutex);
 	return n;
 }
@@ -469,6 +536,9 @@ int fipc_poller_set_start(struct fipc_poller_set *set)
 	err = fipc_pollers_cpus(NULL, cpus);
 	if (err)
 		return err;
+	mutex_init(&set->balance_lock);
+	atomic_set(&set->scale_ups, 0);
+	atomic_set(&set->scale_downs, 0);
 	mutex_lock(&fipc_pollers_mutex);
 	if (set->start_cpus_given)
 		memcpy(cpus, set->start_cpus, sizeof(cpus));

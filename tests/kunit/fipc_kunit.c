@@ -1402,6 +1402,10 @@ struct fipc_poll_test_chan {
 	unsigned int retry_us;
 	bool busy;
 	unsigned int budget_seen;
+	bool check_seq;
+	u32 next_seq;
+	atomic_t misordered;
+	unsigned int work_us;
 };
 
 static struct fipc_poll_test_chan *
@@ -1420,8 +1424,17 @@ static int fipc_poll_test_poll(struct fipc_poll_entry *entry,
 	int n = 0;
 
 	WRITE_ONCE(c->budget_seen, budget);
-	while (budget-- && fipc_recv(&c->rx, &msg, 1) == 1)
+	while (budget-- && fipc_recv(&c->rx, &msg, 1) == 1) {
+		u32 seq;
+
+		/* Messages numbered by the sender must come in order. */
+		memcpy(&seq, msg.data, sizeof(seq));
+		if (c->check_seq && seq != c->next_seq++)
+			atomic_inc(&c->misordered);
+		/* What a real channel's work costs its poller, if asked. */
+		udelay(READ_ONCE(c->work_us));
 		n++;
+	}
 	fipc_poll_entry_retry(entry, READ_ONCE(c->retry_us));
 	hist[fipc_poll_lat_bucket(0)] += n;
 	atomic_add(n, &c->received);
@@ -1665,6 +1678,249 @@ static void fipc_test_poller_retry(struct kunit *test)
 	fipc_poller_set_stop(set);
 }
 
+/*
+ * The idle window's arithmetic: fixed at the shortest window without
+ * room to learn; steady gaps within the longest window are learnt until
+ * the window covers them (never past the longest); a few gaps longer than
+ * that bring it back to the shortest.
+ */
+static void fipc_test_poller_window_learn(struct kunit *test)
+{
+	const u64 min = 200 * NSEC_PER_USEC, max = 2 * NSEC_PER_MSEC;
+	const u64 gap = NSEC_PER_MSEC;
+	u64 avg = 0, win;
+	unsigned int i;
+
+	KUNIT_EXPECT_EQ(test, fipc_poll_idle_window(0, min, max), min);
+	KUNIT_EXPECT_EQ(test, fipc_poll_idle_window(5 * max, min, max), max);
+	/* No learning: the shortest window, whatever was learnt. */
+	KUNIT_EXPECT_EQ(test, fipc_poll_idle_window(gap, min, min), min);
+	KUNIT_EXPECT_EQ(test, fipc_poll_idle_window(gap, min, min / 2), min);
+
+	/* 1 ms gaps: an eighth of the way each time, never past max. */
+	for (i = 0; i < 32; i++) {
+		avg = fipc_poll_gap_learn(avg, gap, max);
+		win = fipc_poll_idle_window(avg, min, max);
+		KUNIT_EXPECT_LE(test, avg, gap);
+		KUNIT_EXPECT_LE(test, win, max);
+		KUNIT_EXPECT_GE(test, win, min);
+		if (i == 0)
+			KUNIT_EXPECT_EQ(test, avg, gap / 8);
+	}
+	/* After 32 gaps the window polls through the next one. */
+	KUNIT_EXPECT_GT(test, win, gap);
+	KUNIT_EXPECT_GT(test, avg, gap * 9 / 10);
+
+	/* Gaps longer than max: halved each time, down to the shortest. */
+	for (i = 0; i < 4; i++)
+		avg = fipc_poll_gap_learn(avg, 10 * max, max);
+	KUNIT_EXPECT_LT(test, avg, gap / 8 + 1);
+	KUNIT_EXPECT_EQ(test, fipc_poll_idle_window(avg, min, max), min);
+	/* A gap of exactly max still counts as one to poll through. */
+	KUNIT_EXPECT_GT(test, fipc_poll_gap_learn(0, max, max), 0ull);
+}
+
+static bool fipc_poll_test_got(struct fipc_poll_test_chan *c, int n)
+{
+	unsigned int ms;
+
+	for (ms = 0; ms < FIPC_POLL_TEST_WAIT_MS; ms++) {
+		if (atomic_read(&c->received) >= n)
+			return true;
+		usleep_range(500, 1000);
+	}
+	return false;
+}
+
+/*
+ * A live poller learns its window: messages 5 ms apart (each announced
+ * by an interrupt, as a peer that sees the sleeping word does) raise its
+ * mean gap toward 5 ms, and poller_cpus shows it; messages 300 ms apart,
+ * more than its longest window of 100 ms, bring the window back to the
+ * shortest (1 ms here).  Loose bounds: the host may be loaded.
+ */
+static void fipc_test_poller_window(struct kunit *test)
+{
+	struct fipc_poller_set *set = fipc_poll_test_set(test, 1);
+	struct fipc_poll_test_chan *c = fipc_poll_test_chans(test, 1);
+	char *buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	struct fipc_poller *pl = &set->pollers[0];
+	struct fipc_msg msg = { };
+	unsigned int i;
+	u64 avg;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	set->idle_max_us = 100000;
+	KUNIT_ASSERT_EQ(test, fipc_poller_set_start(set), 0);
+	fipc_poller_attach(set, &c->poll, NULL);
+	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_asleep, c));
+	KUNIT_EXPECT_EQ(test, READ_ONCE(pl->gap_avg_ns), 0ull);
+
+	for (i = 1; i <= 24; i++) {
+		usleep_range(5000, 6000);
+		KUNIT_EXPECT_EQ(test, fipc_send(&c->tx, &msg, 1), 0);
+		fipc_poll_entry_irq(&c->poll);
+		KUNIT_EXPECT_TRUE(test, fipc_poll_test_got(c, i));
+	}
+	avg = READ_ONCE(pl->gap_avg_ns);
+	KUNIT_EXPECT_GE(test, avg, 2 * NSEC_PER_MSEC);
+	KUNIT_EXPECT_LE(test, avg, 100 * NSEC_PER_MSEC);
+	KUNIT_EXPECT_GT(test, fipc_poller_set_show(set, buf), 0);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, " gap_us "));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, " window_us "));
+	KUNIT_EXPECT_NULL(test, strstr(buf, " window_us 1000 "));
+
+	for (i = 25; i <= 30; i++) {
+		msleep(300);
+		KUNIT_EXPECT_EQ(test, fipc_send(&c->tx, &msg, 1), 0);
+		fipc_poll_entry_irq(&c->poll);
+		KUNIT_EXPECT_TRUE(test, fipc_poll_test_got(c, i));
+	}
+	KUNIT_EXPECT_LT(test, READ_ONCE(pl->gap_avg_ns), avg / 16 + 1);
+	KUNIT_EXPECT_GT(test, fipc_poller_set_show(set, buf), 0);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, " window_us 1000 "));
+
+	fipc_poller_detach(&c->poll);
+	fipc_poller_set_stop(set);
+}
+
+#define FIPC_POLL_TEST_SCALE_CHANS	4
+
+/* A peer that keeps every channel's ring full, numbering its messages. */
+struct fipc_poll_test_feeder {
+	struct fipc_poll_test_chan *c;
+	unsigned int gap_ms;	/* 0: as fast as the rings allow */
+	u32 sent[FIPC_POLL_TEST_SCALE_CHANS];
+};
+
+static int fipc_poll_test_feed(void *arg)
+{
+	struct fipc_poll_test_feeder *f = arg;
+	struct fipc_msg msg = { };
+	unsigned int i;
+
+	while (!kthread_should_stop()) {
+		for (i = 0; i < FIPC_POLL_TEST_SCALE_CHANS; i++) {
+			struct fipc_poll_test_chan *c = &f->c[i];
+
+			memcpy(msg.data, &f->sent[i], sizeof(f->sent[i]));
+			if (fipc_send(&c->tx, &msg, 1) == 0)
+				f->sent[i]++;
+			if (READ_ONCE(c->sleeping))
+				fipc_poll_entry_irq(&c->poll);
+		}
+		if (f->gap_ms)
+			msleep(f->gap_ms);
+		else
+			cond_resched();
+	}
+	return 0;
+}
+
+static bool fipc_poll_test_spread(void *arg)
+{
+	struct fipc_poller_set *set = arg;
+
+	return READ_ONCE(set->pollers[1].nr_entries) > 0;
+}
+
+static bool fipc_poll_test_gathered(void *arg)
+{
+	struct fipc_poller_set *set = arg;
+
+	return READ_ONCE(set->pollers[1].nr_entries) == 0;
+}
+
+/* All sent, all received in order, on every channel. */
+static void fipc_poll_test_all_in_order(struct kunit *test,
+					struct fipc_poll_test_feeder *f)
+{
+	unsigned int i;
+
+	for (i = 0; i < FIPC_POLL_TEST_SCALE_CHANS; i++) {
+		struct fipc_poll_test_chan *c = &f->c[i];
+		unsigned int ms;
+
+		for (ms = 0; ms < FIPC_POLL_TEST_WAIT_MS &&
+		     atomic_read(&c->received) != f->sent[i]; ms += 20)
+			msleep(20);
+		KUNIT_EXPECT_GT(test, f->sent[i], 0u);
+		KUNIT_EXPECT_EQ(test, (u32)atomic_read(&c->received), f->sent[i]);
+		KUNIT_EXPECT_EQ(test, atomic_read(&c->misordered), 0);
+		KUNIT_EXPECT_EQ(test, fipc_ring_error(&c->rx), 0);
+	}
+}
+
+/*
+ * Auto-scaling: four channels start on one poller of two; kept busy
+ * (full rings, 100 us of work a message), that poller hands half of them
+ * to the other (scale up); once the load is light (a message every 20 ms,
+ * no work), the second poller gives its channels back (scale down) and
+ * sleeps.  Every message arrives, in order, across both moves; poller_cpus
+ * shows the moves.
+ */
+static void fipc_test_poller_autoscale(struct kunit *test)
+{
+	struct fipc_poller_set *set = fipc_poll_test_set(test, 2);
+	struct fipc_poll_test_chan *c =
+		fipc_poll_test_chans(test, FIPC_POLL_TEST_SCALE_CHANS);
+	struct fipc_poll_test_feeder *f = kunit_kzalloc(test, sizeof(*f),
+							GFP_KERNEL);
+	char *buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	struct task_struct *feeder;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	f->c = c;
+	set->autoscale = true;
+	KUNIT_ASSERT_EQ(test, fipc_poller_set_start(set), 0);
+	for (i = 0; i < FIPC_POLL_TEST_SCALE_CHANS; i++) {
+		c[i].check_seq = true;
+		c[i].work_us = 100;
+		fipc_poller_attach(set, &c[i].poll, NULL);
+		KUNIT_EXPECT_PTR_EQ(test, fipc_poll_entry_poller(&c[i].poll),
+				    &set->pollers[0]);
+	}
+	KUNIT_EXPECT_EQ(test, set->pollers[1].nr_entries, 0u);
+
+	feeder = kthread_run(fipc_poll_test_feed, f, "fipc-test-feed");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(feeder));
+	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_spread, set));
+	KUNIT_EXPECT_EQ(test, READ_ONCE(set->pollers[1].nr_entries),
+			FIPC_POLL_TEST_SCALE_CHANS / 2);
+	KUNIT_EXPECT_GE(test, atomic_read(&set->scale_ups), 1);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(set->pollers[1].moved_in),
+			(u64)FIPC_POLL_TEST_SCALE_CHANS / 2);
+
+	/* Light load: a message per channel every 20 ms. */
+	for (i = 0; i < FIPC_POLL_TEST_SCALE_CHANS; i++)
+		WRITE_ONCE(c[i].work_us, 0);
+	WRITE_ONCE(f->gap_ms, 20);
+	KUNIT_EXPECT_TRUE(test,
+			  fipc_poll_test_until(fipc_poll_test_gathered, set));
+	KUNIT_EXPECT_EQ(test, READ_ONCE(set->pollers[0].nr_entries),
+			FIPC_POLL_TEST_SCALE_CHANS);
+	KUNIT_EXPECT_GE(test, atomic_read(&set->scale_downs), 1);
+	KUNIT_EXPECT_GT(test, fipc_poller_set_show(set, buf), 0);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, " load_pct "));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, "autoscale on pollers_at_work 1 scale_ups "));
+	kthread_stop(feeder);
+	fipc_poll_test_all_in_order(test, f);
+
+	/* Off: new channels are dealt round robin again. */
+	set->autoscale = false;
+	for (i = 0; i < FIPC_POLL_TEST_SCALE_CHANS; i++)
+		fipc_poller_detach(&c[i].poll);
+	for (i = 0; i < 2; i++)
+		fipc_poller_attach(set, &c[i].poll, NULL);
+	KUNIT_EXPECT_EQ(test, set->pollers[0].nr_entries, 1u);
+	KUNIT_EXPECT_EQ(test, set->pollers[1].nr_entries, 1u);
+	for (i = 0; i < 2; i++)
+		fipc_poller_detach(&c[i].poll);
+	fipc_poller_set_stop(set);
+}
+
 /* Woken, through its idle window, and asleep again. */
 static void fipc_poll_test_idle_window(struct kunit *test,
 				       struct fipc_poll_test_chan *c)
@@ -1866,6 +2122,9 @@ static struct kunit_case fipc_test_cases[] = {
 	KUNIT_CASE(fipc_test_stress),
 	KUNIT_CASE(fipc_test_poller_sleep),
 	KUNIT_CASE(fipc_test_poller_retry),
+	KUNIT_CASE(fipc_test_poller_window_learn),
+	KUNIT_CASE(fipc_test_poller_window),
+	KUNIT_CASE(fipc_test_poller_autoscale),
 	KUNIT_CASE(fipc_test_poller_busy),
 	KUNIT_CASE(fipc_test_poller_weight),
 	KUNIT_CASE(fipc_test_poller_set),

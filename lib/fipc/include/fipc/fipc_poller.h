@@ -8,12 +8,23 @@
  * sleeping state to the peer.  One set serves the channels of any
  * number of devices and guests.
  *
- * A poller that has found no work for the set's idle time sleeps with
+ * A poller that has found no work for its idle window sleeps with
  * the protocol of a "sleeping word" in each channel's control page: it
  * sets the word of every channel it serves, issues a full barrier, takes
  * a last look at every channel, and only then sleeps.  The peer notifies
  * (and the driver's interrupt handler kicks the poller) only when it
  * sees the word set, so a busy poller costs no notification at all.
+ *
+ * The idle window adapts to the work: each poller learns the gaps
+ * between its work (sleeps included) and keeps polling for twice their
+ * mean, between the set's idle_us and idle_max_us, so that a steady
+ * workload whose gaps a sleep and a wake-up would lengthen is polled
+ * through, while gaps longer than idle_max_us (no steady work, an idle
+ * guest) shrink the window back to idle_us (fipc_poll_gap_learn()).
+ *
+ * With the set's autoscale on, its channels start on one poller and are
+ * spread over more only while the pollers at work stay busy, and gathered
+ * again when the load falls (fipc_poller_scale.c).
  */
 #ifndef _FIPC_FIPC_POLLER_H
 #define _FIPC_FIPC_POLLER_H
@@ -33,6 +44,17 @@
 #define FIPC_POLLERS_MAX		8
 #define FIPC_POLLERS_DEFAULT		1
 #define FIPC_POLL_IDLE_US_DEFAULT	200
+#define FIPC_POLL_IDLE_MAX_US_DEFAULT	2000
+/*
+ * Auto-scaling (fipc_poller_scale.c): each poller's load is the share of
+ * a period it spent in rounds that found work; FIPC_POLL_SCALE_PERIODS
+ * periods in a row at or above FIPC_POLL_SCALE_UP_PCT spread its
+ * channels, below FIPC_POLL_SCALE_DOWN_PCT gather them.
+ */
+#define FIPC_POLL_SCALE_PERIOD_MS	100
+#define FIPC_POLL_SCALE_PERIODS		5
+#define FIPC_POLL_SCALE_UP_PCT		80
+#define FIPC_POLL_SCALE_DOWN_PCT	30
 /* Channel weights, as Xen's credit scheduler's domain weights. */
 #define FIPC_POLL_WEIGHT_DEFAULT	256
 #define FIPC_POLL_WEIGHT_MAX		65535
@@ -85,6 +107,8 @@ struct fipc_poll_ops {
  *	there: each visit may take the set's budget x @weight /
  *	FIPC_POLL_WEIGHT_DEFAULT messages (at least one); set with
  *	fipc_poll_entry_set_weight(), live
+ * @cpus: the CPUs its pollers may run on, from fipc_poller_attach(), or
+ *	NULL: any (kept while attached, for auto-scaling's moves)
  */
 struct fipc_poll_entry {
 	struct list_head node;
@@ -92,6 +116,7 @@ struct fipc_poll_entry {
 	struct fipc_ring *rx;
 	unsigned int retry_us;
 	unsigned int weight;
+	const struct cpumask *cpus;
 };
 
 /**
@@ -118,6 +143,15 @@ struct fipc_poll_entry {
  * @irqs_awake: statistics: those that found the poller awake
  * @rx_waits: statistics: pauses between rounds spent waiting on the one
  *	channel's ring with @waiter (not counted: pauses that spun)
+ * @gap_avg_ns: the running mean of the gaps between work that the idle
+ *	window learns from (fipc_poll_gap_learn())
+ * @period_start: auto-scaling: start of the current load period
+ * @busy_ns: auto-scaling: time spent on work in the current period
+ * @load_pct: auto-scaling: the last period's load, percent
+ * @hot: auto-scaling: periods in a row at or above FIPC_POLL_SCALE_UP_PCT
+ * @cold: auto-scaling: periods in a row below FIPC_POLL_SCALE_DOWN_PCT
+ * @moved_in: statistics: channels auto-scaling moved to this poller
+ * @moved_out: statistics: channels it moved away from this poller
  * @priv: the driver's per-poller data, @set->priv_size zeroed bytes
  */
 struct fipc_poller {
@@ -142,6 +176,14 @@ struct fipc_poller {
 	atomic64_t irqs;
 	atomic64_t irqs_awake;
 	u64 rx_waits;
+	u64 gap_avg_ns;
+	u64 period_start;
+	u64 busy_ns;
+	unsigned int load_pct;
+	unsigned int hot;
+	unsigned int cold;
+	u64 moved_in;
+	u64 moved_out;
 	void *priv;
 };
 
@@ -151,9 +193,14 @@ struct fipc_poller {
  * @ops: what the pollers do with the channels
  * @priv_size: bytes of per-poller driver data (fipc_poller_priv())
  * @nr_pollers: setting: number of threads started, 1 to FIPC_POLLERS_MAX
- * @idle_us: setting: idle time after which a poller sleeps (live)
+ * @idle_us: setting: the shortest idle window: time without work after
+ *	which a poller sleeps (live)
+ * @idle_max_us: setting: the longest idle window a poller learns (live);
+ *	at or below @idle_us the window is fixed at @idle_us
  * @budget: setting: messages taken from one channel at a time (live)
  * @fifo: setting: threads run at SCHED_FIFO
+ * @autoscale: setting: channels start on one poller and spread over the
+ *	others under load (fipc_poller_scale.c; live)
  * @start_cpus: setting: CPU of each poller, from a poller_cpus list
  *	given before the set started (at module load); used if
  *	@start_cpus_given, else the default placement
@@ -161,6 +208,9 @@ struct fipc_poller {
  * @pollers: the pollers
  * @running: number of pollers started
  * @next: round-robin cursor of fipc_poller_attach()
+ * @balance_lock: serialises auto-scaling's moves and attaches
+ * @scale_ups: statistics: times a busy poller spread its channels
+ * @scale_downs: statistics: times a poller gave all of its channels away
  *
  * The driver fills in @name, @ops, @priv_size and the settings (usually
  * a static initializer and module parameters, see FIPC_PARAM_POLLERS()
@@ -172,13 +222,18 @@ struct fipc_poller_set {
 	size_t priv_size;
 	unsigned int nr_pollers;
 	unsigned int idle_us;
+	unsigned int idle_max_us;
 	unsigned int budget;
 	bool fifo;
+	bool autoscale;
 	int start_cpus[FIPC_POLLERS_MAX];
 	bool start_cpus_given;
 	struct fipc_poller pollers[FIPC_POLLERS_MAX];
 	unsigned int running;
 	atomic_t next;
+	struct mutex balance_lock;	/* protects moves between pollers */
+	atomic_t scale_ups;
+	atomic_t scale_downs;
 };
 
 int fipc_poller_set_start(struct fipc_poller_set *set);
@@ -207,6 +262,7 @@ static inline void fipc_poll_entry_init(struct fipc_poll_entry *entry,
 	entry->rx = rx;
 	entry->retry_us = 0;
 	entry->weight = FIPC_POLL_WEIGHT_DEFAULT;
+	entry->cpus = NULL;
 }
 
 /**
@@ -280,6 +336,43 @@ static inline void *fipc_poller_priv(struct fipc_poller *pl)
 	return pl->priv;
 }
 
+/**
+ * fipc_poll_gap_learn() - the idle window's mean gap after one more gap
+ * @avg_ns: the mean so far
+ * @gap_ns: time from the previous work to the work just found, including
+ *	any sleep in between
+ * @max_ns: the longest idle window
+ *
+ * A gap the window could have covered (at most @max_ns) moves the mean
+ * an eighth of the way toward it; a longer one halves it, so that a few
+ * long gaps (nothing steady to poll through) bring the window back to its
+ * shortest.
+ *
+ * Return: the new mean.
+ */
+static inline u64 fipc_poll_gap_learn(u64 avg_ns, u64 gap_ns, u64 max_ns)
+{
+	if (gap_ns > max_ns)
+		return avg_ns / 2;
+	return avg_ns - avg_ns / 8 + gap_ns / 8;
+}
+
+/**
+ * fipc_poll_idle_window() - how long a poller polls without work
+ * @avg_ns: the mean gap (fipc_poll_gap_learn())
+ * @min_ns: the shortest window (the set's idle_us)
+ * @max_ns: the longest (idle_max_us)
+ *
+ * Return: twice the mean gap, within [@min_ns, @max_ns]; @min_ns if
+ * @max_ns is not above it (no learning).
+ */
+static inline u64 fipc_poll_idle_window(u64 avg_ns, u64 min_ns, u64 max_ns)
+{
+	if (max_ns <= min_ns)
+		return min_ns;
+	return clamp_t(u64, 2 * avg_ns, min_ns, max_ns);
+}
+
 /* Latency histograms for the drivers' show hooks. */
 #define FIPC_POLL_LAT_BUCKETS		6
 
@@ -310,7 +403,8 @@ int fipc_poll_lat_show(char *buf, size_t size, const char *name,
 /*
  * A poller set's module parameters, one macro each, with the same names
  * and meaning in every driver: pollers (nr_pollers, at load),
- * poll_idle_us (idle_us), poll_fifo (fifo, at load) and poller_cpus
+ * poll_idle_us (idle_us), poll_idle_max_us (idle_max_us), poll_fifo
+ * (fifo, at load), poll_autoscale (autoscale) and poller_cpus
  * (read: fipc_poller_set_show(); write a CPU list:
  * fipc_poller_set_repin()).  @set is the struct fipc_poller_set itself,
  * not a pointer.  The budget's meaning and default are the driver's: it
@@ -329,8 +423,17 @@ extern const struct kernel_param_ops fipc_poller_cpus_param_ops;
 	"Number of polling threads, 1 to " __stringify(FIPC_POLLERS_MAX) \
 	" (default " __stringify(FIPC_POLLERS_DEFAULT) ")"
 #define FIPC_POLL_IDLE_US_HELP						\
-	"Idle time in microseconds after which a poller sleeps on the event channels (default " \
+	"Shortest idle time in microseconds after which a poller sleeps " \
+	"on the event channels (default "				\
 	__stringify(FIPC_POLL_IDLE_US_DEFAULT) ")"
+#define FIPC_POLL_IDLE_MAX_US_HELP					\
+	"Longest idle time in microseconds a poller learns to poll "	\
+	"through: twice the mean gap between its work, if shorter "	\
+	"(default " __stringify(FIPC_POLL_IDLE_MAX_US_DEFAULT)		\
+	"; at most poll_idle_us: fixed)"
+#define FIPC_POLL_AUTOSCALE_HELP					\
+	"Start channels on one poller and spread them over more only "	\
+	"while the busy ones stay busy (default true; live)"
 #define FIPC_POLL_FIFO_HELP \
 	"Run pollers at SCHED_FIFO, for CPUs dedicated to them (default false)"
 
@@ -344,6 +447,12 @@ extern const struct kernel_param_ops fipc_poller_cpus_param_ops;
 #define FIPC_PARAM_POLL_IDLE_US(set)					\
 	module_param_named(poll_idle_us, (set).idle_us, uint, 0644);	\
 	MODULE_PARM_DESC(poll_idle_us, FIPC_POLL_IDLE_US_HELP)
+#define FIPC_PARAM_POLL_IDLE_MAX_US(set)				\
+	module_param_named(poll_idle_max_us, (set).idle_max_us, uint, 0644); \
+	MODULE_PARM_DESC(poll_idle_max_us, FIPC_POLL_IDLE_MAX_US_HELP)
+#define FIPC_PARAM_POLL_AUTOSCALE(set)					\
+	module_param_named(poll_autoscale, (set).autoscale, bool, 0644); \
+	MODULE_PARM_DESC(poll_autoscale, FIPC_POLL_AUTOSCALE_HELP)
 #define FIPC_PARAM_POLL_FIFO(set)					\
 	module_param_named(poll_fifo, (set).fifo, bool, 0444);		\
 	MODULE_PARM_DESC(poll_fifo, FIPC_POLL_FIFO_HELP)

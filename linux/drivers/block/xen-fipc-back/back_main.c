@@ -64,12 +64,16 @@ struct fipc_poller_set xfb_pollers = {
 	.priv_size = sizeof(struct xfb_poll_lat),
 	.nr_pollers = FIPC_POLLERS_DEFAULT,
 	.idle_us = FIPC_POLL_IDLE_US_DEFAULT,
+	.idle_max_us = FIPC_POLL_IDLE_MAX_US_DEFAULT,
+	.autoscale = true,
 	.budget = 32,
 };
 
 FIPC_PARAM_POLLER_CPUS(xfb_pollers);
 FIPC_PARAM_POLLERS(xfb_pollers);
 FIPC_PARAM_POLL_IDLE_US(xfb_pollers);
+FIPC_PARAM_POLL_IDLE_MAX_US(xfb_pollers);
+FIPC_PARAM_POLL_AUTOSCALE(xfb_pollers);
 FIPC_PARAM_POLL_FIFO(xfb_pollers);
 module_param_named(poll_budget, xfb_pollers.budget, uint, 0644);
 MODULE_PARM_DESC(poll_budget,

@@ -55,12 +55,16 @@ struct fipc_poller_set xff_pollers = {
 	.priv_size = sizeof(struct xff_poll_lat),
 	.nr_pollers = FIPC_POLLERS_DEFAULT,
 	.idle_us = FIPC_POLL_IDLE_US_DEFAULT,
+	.idle_max_us = FIPC_POLL_IDLE_MAX_US_DEFAULT,
+	.autoscale = true,
 	.budget = 64,
 };
 
 FIPC_PARAM_POLLER_CPUS(xff_pollers);
 FIPC_PARAM_POLLERS(xff_pollers);
 FIPC_PARAM_POLL_IDLE_US(xff_pollers);
+FIPC_PARAM_POLL_IDLE_MAX_US(xff_pollers);
+FIPC_PARAM_POLL_AUTOSCALE(xff_pollers);
 FIPC_PARAM_POLL_FIFO(xff_pollers);
 module_param_named(poll_budget, xff_pollers.budget, uint, 0644);
 MODULE_PARM_DESC(poll_budget,
