@@ -245,5 +245,62 @@ fipc_destroyed() {
         ! xl list 2>/dev/null | awk 'NR > 1 { print $2 }' | grep -qx "$1"
 }
 
+# ---- driver domains (fipc-common/guest-dd.sh)
+
+# fipc_dd_pack DIR: the driver domain's guest directory: guest-dd.sh and
+# ddroot.tar, the files it takes from dom0's root (the patched xl and its
+# libraries, xenstore, xl.conf, block-fipc; symlinks followed).  Its Xen
+# device modules come from its own domU image (they must match its kernel).
+fipc_dd_pack() {
+    local d=$1 xl=/usr/lib/xen-4.17/bin/xl files libs
+    rm -rf "$d"
+    mkdir -p "$d"
+    cp "${common:?the scenario exports common: the path of fipc-common}/guest-dd.sh" "$d/" || return 1
+    [ -x "$xl" ] && [ -f /etc/xen/scripts/block-fipc ] ||
+        { fipc_fail "no patched xl or block-fipc in dom0 (make dom0-overlay)"; return 1; }
+    libs=$(ldd "$xl" /usr/bin/xenstore | awk '/=>/ { print $3 } /^\t\/lib/ { print $1 }' | sort -u)
+    [ -n "$libs" ] || { fipc_fail "cannot list xl's libraries"; return 1; }
+    files="$xl /usr/bin/xenstore /etc/xen/xl.conf /etc/xen/scripts/block-fipc $libs"
+    # shellcheck disable=SC2086
+    tar chf "$d/ddroot.tar" -C / $(for f in $files; do echo "${f#/}"; done) ||
+        { fipc_fail "cannot pack the driver domain's files"; return 1; }
+    fipc_log "driver domain files: $(tar tf "$d/ddroot.tar" | wc -l) files, $(stat -c %s "$d/ddroot.tar") bytes"
+    mkdir -p "$FIPC_RESULTS/dom0"
+    tar tf "$d/ddroot.tar" > "$FIPC_RESULTS/dom0/ddroot-files.txt"
+}
+
+# fipc_dd_start NAME CFG [KEY=VALUE...]: pack and start driver domain NAME
+# (CFG says driver_domain = 1) running xen-fipc-back, wait until it
+# serves; its domain id goes to $FIPC_WORK/NAME.id.  The caller's
+# FIPC_DOMU_FLAVOUR and FIPC_DOMU_MEMORY apply to it.
+fipc_dd_start() {
+    local name=$1 cfg=$2 id
+    shift 2
+    fipc_dd_pack "$FIPC_WORK/$name-pack" || return 1
+    FIPC_DOMU_LOAD="fipc xen-fipc-back" \
+        fipc_domu_start "$name" "$cfg" "$FIPC_WORK/$name-pack/guest-dd.sh" "$@" || return 1
+    id=$(xl domid "$name") || return 1
+    echo "$id" > "$FIPC_WORK/$name.id"
+    xenstore-exists "/local/domain/$id/libxl" ||
+        { fipc_fail "driver_domain = 1 did not give $name a libxl/ directory in xenstore"; return 1; }
+    fipc_domu_wait_marker "$name" '@@FIPC-DD ready' 600 || return 1
+    fipc_log "driver domain $name (domid $id) serves"
+}
+
+# fipc_dd_mailbox NAME DEV WORD: WORD into the mailbox of the driver
+# domain's /dev/DEV (guest-dd.sh writes it; a guest reads it with
+# fipc_mailbox_is), as fipc_mailbox_put does for dom0's devices.
+fipc_dd_mailbox() {
+    xenstore-write "/local/domain/$(cat "$FIPC_WORK/$1.id")/data/fipc-mailbox" "$2 $3" &&
+        fipc_domu_wait_marker "$1" "@@FIPC-DD mailbox $2 $3" 60
+}
+
+# fipc_dd_stop NAME TIMEOUT: tell the driver domain to stop (it checks that
+# no backend device is left and unloads the driver) and collect its results.
+fipc_dd_stop() {
+    xenstore-write "/local/domain/$(cat "$FIPC_WORK/$1.id")/data/fipc-stop" 1 || return 1
+    fipc_domu_wait "$1" "$2"
+}
+
 export -f fipc_mailbox_put fipc_domu_wait_marker fipc_domu_kernel_clean fipc_blk_wait_gone fipc_blk_gone \
-    fipc_destroyed_wait fipc_destroyed
+    fipc_destroyed_wait fipc_destroyed fipc_dd_pack fipc_dd_start fipc_dd_mailbox fipc_dd_stop

@@ -1,14 +1,19 @@
 #!/bin/sh
-# phy1-driver-domain, driver domain side (busybox sh).  dom0 (run.sh:
-# pack_dd) ships, next to this script, ddroot.tar: the patched xl with its
-# libraries, xenstore-*, /etc/xen (xl.conf, scripts/block-fipc) and the
-# stock Xen device modules, all taken from dom0's own root; dd-modules.txt
-# lists the modules in load order.  fipc and xen-fipc-back are already
-# loaded (FIPC_DOMU_LOAD).  Here: install those files, bring up the Xen
-# devices, null_blk, start "xl devd" (it runs block-fipc for the backends
-# dom0's libxl creates under /local/domain/<us>/backend/fipcblk), report
-# "@@FIPC-DD ready" and serve until dom0 writes data/fipc-stop = 1; then
-# check that no fipc backend device is left and unload the driver.
+# A driver domain (busybox sh; scenarios phy1-driver-domain and
+# fipc-hostile-dd, started by fipc-lib.sh's fipc_dd_start).  dom0
+# (fipc_dd_pack) ships, next to this script, ddroot.tar: the patched xl
+# with its libraries, xenstore-* and /etc/xen (xl.conf, scripts/block-fipc),
+# taken from dom0's own root.  fipc and xen-fipc-back are already loaded
+# (FIPC_DOMU_LOAD).  Here: install those files, load the Xen device
+# modules of this domain's own kernel (the domU image has them), make
+# -o DD_NULLB (1) memory-backed null_blk devices, start "xl devd" (it runs
+# block-fipc for the backends dom0's libxl creates under
+# /local/domain/<us>/backend/fipcblk), report "@@FIPC-DD ready" and serve
+# until dom0 writes data/fipc-stop = 1; then check that no fipc backend
+# device is left and unload the driver.  While serving, a "DEV WORD" that
+# dom0 writes to data/fipc-mailbox goes into the mailbox of /dev/DEV (its
+# last 4 KiB), where a guest of this backend reads it (guest-lib.sh's
+# fipc_mailbox_is), as dom0's fipc_mailbox_put does for its own devices.
 . /fipc/lib.sh
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 fail() { echo "@@FIPC-DD-FAIL $*"; echo "driver domain: $*"; }
@@ -31,11 +36,8 @@ done
 [ -x /usr/lib/xen-4.17/bin/xl ] || { fail "no xl after unpacking"; exit 1; }
 
 # 2. Xen devices: evtchn, gntdev, privcmd (libxl opens them), xenfs.
-for m in $(cat /fipc/scenario/dd-modules.txt); do
-	b=${m##*/}
-	b=${b%.ko}
-	[ -d "/sys/module/$(echo "$b" | tr - _)" ] && continue
-	insmod "$m" || { fail "insmod $m failed"; exit 1; }
+for m in xen-evtchn xen-gntdev xen-privcmd xenfs; do
+	modprobe "$m" || { fail "modprobe $m failed"; exit 1; }
 done
 mkdir -p /proc/xen 2>/dev/null
 mount -t xenfs xenfs /proc/xen 2>/dev/null
@@ -45,14 +47,15 @@ mkdir -p /run/xen /run/lock /var/log/xen /var/lib/xen
 ls -l /dev/xen/
 xenstore-read domid || { fail "xenstore is not reachable (xenstore-read domid)"; exit 1; }
 
-# 3. The disk this domain serves: memory-backed null_blk, as dom0's
-#    fipc_null_blk makes it.
-modprobe null_blk nr_devices=1 gb=1 memory_backed=1 bs=512 queue_mode=2 irqmode=0 ||
+# 3. The disks this domain serves: memory-backed null_blk, as dom0's
+#    fipc_null_blk makes them.
+nullb=$(fipc_opt DD_NULLB 1)
+modprobe null_blk nr_devices="$nullb" gb=1 memory_backed=1 bs=512 queue_mode=2 irqmode=0 ||
 	{ fail "modprobe null_blk failed"; exit 1; }
 i=0
-while [ ! -b /dev/nullb0 ]; do
+while [ ! -b /dev/nullb$((nullb - 1)) ]; do
 	i=$((i + 1))
-	[ $i -ge 100 ] && { fail "/dev/nullb0 did not appear"; exit 1; }
+	[ $i -ge 100 ] && { fail "/dev/nullb$((nullb - 1)) did not appear"; exit 1; }
 	sleep 0.1
 done
 [ -e /sys/bus/xen-backend/drivers/fipcblk ] ||
@@ -69,6 +72,19 @@ if ! kill -0 $devd 2>/dev/null; then
 fi
 echo "@@FIPC-DD ready domid=$(xenstore-read domid)"
 
+# mailbox: the "DEV WORD" of data/fipc-mailbox into /dev/DEV's mailbox.
+mailbox=
+mailbox() {
+	mb=$(xenstore-read data/fipc-mailbox 2>/dev/null)
+	[ -n "$mb" ] && [ "$mb" != "$mailbox" ] || return 0
+	mailbox=$mb
+	d=/dev/${mb%% *}
+	s=$(cat "/sys/block/${d##*/}/size") || { fail "mailbox: no $d"; return 1; }
+	printf '%-16s' "${mb#* }" | dd of="$d" bs=4096 seek=$((s / 8 - 1)) count=1 \
+		conv=sync,fsync 2>/dev/null || { fail "mailbox: cannot write $d"; return 1; }
+	echo "@@FIPC-DD mailbox $mb"
+}
+
 # 5. Serve until dom0 says stop.
 while [ "$(xenstore-read data/fipc-stop 2>/dev/null)" != 1 ]; do
 	if ! kill -0 $devd 2>/dev/null; then
@@ -77,6 +93,7 @@ while [ "$(xenstore-read data/fipc-stop 2>/dev/null)" != 1 ]; do
 		rc=1
 		break
 	fi
+	mailbox || rc=1
 	sleep 0.5
 done
 echo "@@FIPC-DD stopping"

@@ -4,10 +4,10 @@
 # dom0-overlay, tools/libxl-phy1.patch):
 #   1. xl create of the driver domain "drvdom" (xl config driver_domain = 1)
 #      from the ordinary domU image; dom0 ships it, over the exchange disk,
-#      the patched xl and its libraries, xenstore-*, block-fipc and the Xen
-#      device modules, all from dom0's own root (pack_dd).  It loads fipc +
-#      xen-fipc-back, makes its own memory-backed /dev/nullb0 and runs
-#      "xl devd" (guest-dd.sh);
+#      the patched xl and its libraries, xenstore-* and block-fipc, all
+#      from dom0's own root (fipc_dd_pack).  It loads fipc + xen-fipc-back
+#      and its image's Xen device modules, makes its own memory-backed
+#      /dev/nullb0 and runs "xl devd" (fipc-common/guest-dd.sh);
 #   2. xl create of the client domU1 with
 #      'phy1:/dev/nullb0,xvdb,w,backend=drvdom': the backend directory is
 #      under /local/domain/<drvdom>/backend/fipcblk, the driver domain's
@@ -32,46 +32,15 @@ common=$(cd "$here/../fipc-common" && pwd)
 export here common
 export DD=drvdom
 
-dd_id() { cat "$FIPC_WORK/dd.id"; }
+dd_id() { cat "$FIPC_WORK/$DD.id"; }
 cl_id() { cat "$FIPC_WORK/domU1.id"; }
 # be_dir [VDEV]: the driver domain's backend directory of domU1's fipc disks.
 be_dir() { echo "/local/domain/$(dd_id)/backend/fipcblk/$(cl_id)${1:+/$1}"; }
 fe_dir() { echo "/local/domain/$(cl_id)/device/fipcblk${1:+/$1}"; }
 
-# pack_dd: the driver domain's guest directory: guest-dd.sh, ddroot.tar
-# (files from dom0's root, symlinks followed) and dd-modules.txt.
-pack_dd() {
-    local d=$FIPC_WORK/dd-pack xl=/usr/lib/xen-4.17/bin/xl files libs mods
-    rm -rf "$d"
-    mkdir -p "$d"
-    cp "$here/guest-dd.sh" "$d/" || return 1
-    [ -x "$xl" ] && [ -f /etc/xen/scripts/block-fipc ] ||
-        { fipc_fail "no patched xl or block-fipc in dom0 (make dom0-overlay)"; return 1; }
-    libs=$(ldd "$xl" /usr/bin/xenstore | awk '/=>/ { print $3 } /^\t\/lib/ { print $1 }' | sort -u)
-    mods=$(modprobe --show-depends -a xen-evtchn xen-gntdev xen-privcmd xenfs |
-        awk '$1 == "insmod" && !seen[$2]++ { print $2 }')
-    [ -n "$libs" ] && [ -n "$mods" ] || { fipc_fail "cannot list xl's libraries or the Xen modules"; return 1; }
-    echo "$mods" > "$d/dd-modules.txt"
-    files="$xl /usr/bin/xenstore /etc/xen/xl.conf /etc/xen/scripts/block-fipc $libs $mods"
-    # shellcheck disable=SC2086
-    tar chf "$d/ddroot.tar" -C / $(for f in $files; do echo "${f#/}"; done) ||
-        { fipc_fail "cannot pack the driver domain's files"; return 1; }
-    fipc_log "driver domain files: $(tar tf "$d/ddroot.tar" | wc -l) files, $(stat -c %s "$d/ddroot.tar") bytes"
-    tar tf "$d/ddroot.tar" > "$FIPC_RESULTS/dom0/ddroot-files.txt"
-}
-
 start_dd() {
-    local id
     fipc_dmesg_mark
-    pack_dd || return 1
-    FIPC_DOMU_LOAD="fipc xen-fipc-back" \
-        fipc_domu_start "$DD" "$here/dd.cfg" "$FIPC_WORK/dd-pack/guest-dd.sh" || return 1
-    id=$(xl domid "$DD") || return 1
-    echo "$id" > "$FIPC_WORK/dd.id"
-    xenstore-exists "/local/domain/$id/libxl" ||
-        { fipc_fail "driver_domain = 1 did not give $DD a libxl/ directory in xenstore"; return 1; }
-    fipc_domu_wait_marker "$DD" '@@FIPC-DD ready' 600 || return 1
-    fipc_log "driver domain $DD (domid $id) serves"
+    fipc_dd_start "$DD" "$here/dd.cfg"
 }
 
 # be_wait_connected TIMEOUT: domU1's xvdb connected on both ends, and the
@@ -185,10 +154,7 @@ check_dd() {
     fipc_log "no fipcblk node of domU1 left under $DD"
 }
 
-stop_dd() {
-    xenstore-write "/local/domain/$(dd_id)/data/fipc-stop" 1 || return 1
-    fipc_domu_wait "$DD" 300
-}
+stop_dd() { fipc_dd_stop "$DD" 300; }
 
 check() {
     local rc=0 n want
@@ -204,7 +170,7 @@ check() {
     return $rc
 }
 
-export -f dd_id cl_id be_dir fe_dir pack_dd start_dd be_wait_connected start_client \
+export -f dd_id cl_id be_dir fe_dir start_dd be_wait_connected start_client \
     gone_wait gone no_node hp_wait hp_connected cycles check_dd stop_dd check
 mkdir -p "$FIPC_RESULTS/dom0"
 rc=0
