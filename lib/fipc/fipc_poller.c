@@ -17,6 +17,7 @@
 #include <linux/printk.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/stat.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 #include <fipc/fipc_poller.h>
@@ -199,13 +200,31 @@ static u64 fipc_poller_idle_max_ns(const struct fipc_poller *pl)
 	return (u64)READ_ONCE(pl->set->idle_max_us) * NSEC_PER_USEC;
 }
 
+static u64 fipc_poller_idle_min_ns(const struct fipc_poller *pl)
+{
+	return (u64)READ_ONCE(pl->set->idle_us) * NSEC_PER_USEC;
+}
+
 /* The idle window with the set's current settings. */
 static u64 fipc_poller_window_ns(const struct fipc_poller *pl)
 {
 	return fipc_poll_idle_window(READ_ONCE(pl->gap_avg_ns),
-				     (u64)READ_ONCE(pl->set->idle_us) *
-				     NSEC_PER_USEC,
+				     fipc_poller_idle_min_ns(pl),
 				     fipc_poller_idle_max_ns(pl));
+}
+
+/*
+ * Time to sleep, @idle_ns after the last work?  At the end of the idle
+ * window; and past its shortest part (idle_us) as soon as another task
+ * wants this CPU: polling on would take the CPU from it (in a guest with
+ * one vCPU, from the application waiting for the I/O), so the longer
+ * window is polled only on a CPU nobody else needs, as KVM's halt
+ * polling does (single_task_running()).
+ */
+static bool fipc_poller_should_sleep(const struct fipc_poller *pl, u64 idle_ns)
+{
+	return idle_ns >= fipc_poller_window_ns(pl) ||
+	       (idle_ns >= fipc_poller_idle_min_ns(pl) && !single_task_running());
 }
 
 /* Work found after a gap of @gap_ns: the idle window learns from it. */
@@ -250,7 +269,7 @@ static int fipc_poller_fn(void *arg)
 		}
 		pl->empty++;
 		in_gap = true;
-		if (now - last_work >= fipc_poller_window_ns(pl)) {
+		if (fipc_poller_should_sleep(pl, now - last_work)) {
 			fipc_poller_sleep(pl);
 			now = ktime_get_ns();
 			last_work = now;
