@@ -11,9 +11,17 @@ run-fio.sh's FIO_COUNTERS_CMD printed around that job).  CPU times in
 counters.json are "<who>_cpu_seconds"; their per I/O figures are
 "<who>_cpu_us_per_io".  The fipc pollers ("front_poller", "back_poller")
 are n/a (null) where a configuration has none (dom0, classic phy).
+A configuration's idle.json holds the same kind of counters over an idle
+window after its jobs ("idle_seconds" long, no I/O): what the disk costs a
+host while its guest does nothing.
 An optional backing.json at the top ({"device": ..., "kind": ...,
 "model": ..., "size_bytes": ...}) names the timed device; fio.json
 records it as "backing" (the device) and "backing_info".
+
+With --noisy DIR (the testbed's "noisy" scenario): the quiet guests'
+QD1 reads (DIR/<guest>/<cfg>-alone.json, <cfg>-beside.json, for guests
+B and C and configurations phy and phy1), alone and beside a guest that
+saturates a slow disk; fio.json gets them as "noisy" and fio.md a table.
 
 Output: fio.json, fio.md (markdown tables shaped like the Fip-see report's
 Tables 8 to 17) and PNG plots, written to --out; the tables are printed.
@@ -136,7 +144,7 @@ def collect(resdir):
         jobs = {}
         for name in sorted(os.listdir(cdir)):
             if name.endswith(".json") and not name.endswith("counters.json") \
-                    and not name.startswith("verify-"):
+                    and not name.startswith(("verify-", "idle")):
                 try:
                     job = load_fio(os.path.join(cdir, name))
                     per_io = job_per_io(cdir, name[:-5], job["ios"])
@@ -157,9 +165,36 @@ def collect(resdir):
                 counters.setdefault(p + "_cpu_seconds", None)
             entry["counters"] = counters
             entry["per_io"] = window_per_io(counters, ios)
+        ipath = os.path.join(cdir, "idle.json")
+        if os.path.exists(ipath):
+            with open(ipath) as f:
+                idle = json.load(f)
+            for p in POLLERS:
+                idle.setdefault(p + "_cpu_seconds", None)
+            entry["idle"] = idle
         if jobs:
             result[cfg] = entry
     return result
+
+
+def idle_table(res, cfgs, label):
+    """What each configuration cost while its guest did no I/O at all."""
+    have = [c for c in cfgs if "idle" in res[c]]
+    if not have:
+        return []
+    secs = sorted({res[c]["idle"].get("idle_seconds") for c in have})
+    keys = sorted({k for c in have for k in res[c]["idle"] if k != "idle_seconds"})
+    out = [f"### Idle: {', '.join(str(x) for x in secs)} s without I/O after the jobs{label}\n",
+           "Totals over the window (CPU in seconds): an idle guest should cost "
+           "no poller CPU and no notification.\n",
+           "| idle | " + " | ".join(have) + " |",
+           "|---" * (len(have) + 1) + "|"]
+    for k in keys:
+        out.append("| " + k + " | " + " | ".join(
+            cell(k, res[c]["idle"].get(k), 2 if k.endswith("_cpu_seconds") else 0)
+            for c in have) + " |")
+    out.append("")
+    return out
 
 
 def pct(a, b):
@@ -213,6 +248,7 @@ def tables(res, emulated, skipped=(), backing=None):
     if backing:
         out.append(backing_label(backing) + "\n")
     out += cost_table(res, cfgs, label)
+    out += idle_table(res, cfgs, label)
     for kind, title in (("iops", "IOPS (libaio, iodepth 64, batches of 64)"),
                         ("lat", "Latency, us (sync engine, QD1, one pinned job)")):
         sel = [j for j in jobs if j.startswith(kind + "-")]
@@ -296,6 +332,67 @@ def tables(res, emulated, skipped=(), backing=None):
     return "\n".join(out)
 
 
+NOISY_GUESTS = ("B", "C")
+NOISY_CONFIGS = ("phy", "phy1")
+
+
+def collect_noisy(ndir):
+    """The noisy-neighbour scenario's quiet reads: {guest: {cfg: {"alone":
+    lat_us, "beside": lat_us, "p99_ratio": beside p99 / alone p99}}} and,
+    per configuration, the worst p99 ratio of the quiet guests."""
+    out = {"guests": {}, "worst_p99_ratio": {}}
+    for g in NOISY_GUESTS:
+        for cfg in NOISY_CONFIGS:
+            runs = {}
+            for when in ("alone", "beside"):
+                path = os.path.join(ndir, g, f"{cfg}-{when}.json")
+                if os.path.exists(path):
+                    r = load_fio(path)
+                    runs[when] = dict(r["lat_us"], iops=r["iops"])
+            if len(runs) < 2:
+                continue
+            a, b = runs["alone"]["p99"], runs["beside"]["p99"]
+            runs["p99_ratio"] = round(b / a, 2) if a and b else None
+            out["guests"].setdefault(g, {})[cfg] = runs
+            if runs["p99_ratio"] is not None:
+                w = out["worst_p99_ratio"]
+                w[cfg] = max(w.get(cfg, 0), runs["p99_ratio"])
+    w = out["worst_p99_ratio"]
+    out["phy1_no_worse_than_phy"] = (w["phy1"] <= w["phy"]) \
+        if "phy" in w and "phy1" in w else None
+    return out
+
+
+def noisy_table(noisy, emulated):
+    label = " (emulated: QEMU TCG testbed, functional evidence only)" \
+        if emulated else ""
+    if not noisy or not noisy["guests"]:
+        return ""
+    out = [f"### Noisy neighbour: quiet guests beside a saturating one{label}\n",
+           "Guests B and C read 4 KiB at QD 1 (completion latency, us), alone "
+           "and while guest A writes 1 MiB at QD 256 to a slow disk, through "
+           "classic phy: (a blkback thread per disk) and phy1: (one backend "
+           "poller for all three).\n",
+           "| guest | config | alone p50 | alone p99 | beside p50 | beside p99 | p99 beside / alone |",
+           "|---|---|---:|---:|---:|---:|---:|"]
+    for g, cfgs in sorted(noisy["guests"].items()):
+        for cfg in NOISY_CONFIGS:
+            r = cfgs.get(cfg)
+            if not r:
+                continue
+            out.append(f"| {g} | {cfg} | {fmt(r['alone']['p50'], 1)} | {fmt(r['alone']['p99'], 1)} | "
+                       f"{fmt(r['beside']['p50'], 1)} | {fmt(r['beside']['p99'], 1)} | "
+                       f"{fmt(r['p99_ratio'], 2)}x |")
+    w = noisy["worst_p99_ratio"]
+    ok = noisy["phy1_no_worse_than_phy"]
+    out.append("")
+    out.append("Worst p99 growth of a quiet guest: "
+               + ", ".join(f"{c} {w[c]:.2f}x" for c in NOISY_CONFIGS if c in w)
+               + ("; target (phy1 no worse than phy): "
+                  + ("met" if ok else "not met") if ok is not None else "") + "\n")
+    return "\n".join(out)
+
+
 def plots(res, outdir, emulated):
     try:
         import matplotlib
@@ -352,6 +449,7 @@ def main():
     ap.add_argument("--out", required=True, help="where fio.json, fio.md and plots go")
     ap.add_argument("--emulated", action="store_true", help="label figures as emulated")
     ap.add_argument("--meta", help="JSON file with extra facts (machine, sizes) to embed")
+    ap.add_argument("--noisy", help="results of the testbed's noisy scenario, for its section")
     args = ap.parse_args()
     res = collect(args.results)
     skipped = []
@@ -373,9 +471,16 @@ def main():
     backing = load_backing(args.results)
     doc["backing"] = backing.get("device") if backing else None
     doc["backing_info"] = backing
+    noisy = collect_noisy(args.noisy) if args.noisy else None
+    if args.noisy and not noisy["guests"]:
+        print(f"report: no noisy-neighbour results under {args.noisy}", file=sys.stderr)
+        return 1
+    doc["noisy"] = noisy
     with open(os.path.join(args.out, "fio.json"), "w") as f:
         json.dump(doc, f, indent=2, sort_keys=True)
     md = tables(res, args.emulated, skipped, backing)
+    if noisy:
+        md += "\n" + noisy_table(noisy, args.emulated)
     with open(os.path.join(args.out, "fio.md"), "w") as f:
         f.write(md + "\n")
     print(md)

@@ -189,3 +189,74 @@ def test_backing_device_recorded(tmp_path):
     subprocess.run([sys.executable, os.path.join(TOP, "bench/fio/report.py"),
                     str(res_dir), "--out", str(out)], capture_output=True, check=True)
     assert json.load(open(out / "fio.json"))["backing"] is None
+
+
+def test_idle_window_table(tmp_path):
+    write(tmp_path, "phy", "lat-4k-read", fio_json(1000.0, 1000000, 1, 2))
+    write(tmp_path, "phy1-grant", "lat-4k-read", fio_json(1000.0, 900000, 1, 2))
+    (tmp_path / "phy" / "idle.json").write_text(
+        json.dumps({"idle_seconds": 10, "evtchn_to_front": 3, "evtchn_to_back": 0}))
+    (tmp_path / "phy1-grant" / "idle.json").write_text(
+        json.dumps({"idle_seconds": 10, "evtchn_to_front": 0, "evtchn_to_back": 1,
+                    "front_poller_cpu_seconds": 0.0, "back_poller_cpu_seconds": 0.02}))
+    (tmp_path / "phy1-grant" / "idle-front.json").write_text(
+        json.dumps({"idle_seconds": 10, "evtchn_to_front": 0}))
+    res = report.collect(str(tmp_path))
+    # The idle files are not fio jobs.
+    assert sorted(res["phy1-grant"]["jobs"]) == ["lat-4k-read"]
+    assert res["phy1-grant"]["idle"]["back_poller_cpu_seconds"] == 0.02
+    md = report.tables(res, emulated=True)
+    lines = md.splitlines()
+    head = lines.index(
+        "### Idle: 10 s without I/O after the jobs (emulated: QEMU TCG testbed, "
+        "functional evidence only)")
+    # Right after the per I/O cost table, before the timings.
+    assert head < [i for i, ln in enumerate(lines) if ln.startswith("### Latency")][0]
+    assert "| back_poller_cpu_seconds | n/a | 0.02 |" in lines
+    assert "| front_poller_cpu_seconds | n/a | 0.00 |" in lines
+    assert "| evtchn_to_front | 3 | 0 |" in lines
+
+
+def test_noisy_neighbour_section(tmp_path):
+    nd = tmp_path / "noisy"
+    # B: phy p99 1000 -> 3000 (3x), phy1 800 -> 1600 (2x); C: phy 2x, phy1 2.5x.
+    for g, cfg, when, p99 in (("B", "phy", "alone", 1000), ("B", "phy", "beside", 3000),
+                              ("B", "phy1", "alone", 800), ("B", "phy1", "beside", 1600),
+                              ("C", "phy", "alone", 1000), ("C", "phy", "beside", 2000),
+                              ("C", "phy1", "alone", 1000), ("C", "phy1", "beside", 2500)):
+        write(nd, g, f"{cfg}-{when}", fio_json(100.0, p99 * 500, p99 * 500, p99 * 1000))
+    noisy = report.collect_noisy(str(nd))
+    assert noisy["guests"]["B"]["phy"]["p99_ratio"] == 3.0
+    assert noisy["guests"]["C"]["phy1"]["p99_ratio"] == 2.5
+    assert noisy["worst_p99_ratio"] == {"phy": 3.0, "phy1": 2.5}
+    assert noisy["phy1_no_worse_than_phy"] is True
+    md = report.noisy_table(noisy, emulated=True)
+    assert "| B | phy1 | 400.0 | 800.0 | 800.0 | 1,600.0 | 2.00x |" in md
+    assert "phy 3.00x, phy1 2.50x; target (phy1 no worse than phy): met" in md
+    # A guest without both runs of a configuration is left out.
+    (nd / "C" / "phy1-beside.json").unlink()
+    noisy = report.collect_noisy(str(nd))
+    assert "phy1" not in noisy["guests"]["C"]
+    assert noisy["worst_p99_ratio"]["phy1"] == 2.0
+
+
+def test_main_with_noisy(tmp_path):
+    write(tmp_path / "r", "phy", "lat-4k-read", fio_json(1000.0, 1000000, 1, 2))
+    nd = tmp_path / "noisy"
+    for g in ("B", "C"):
+        for cfg in ("phy", "phy1"):
+            for when in ("alone", "beside"):
+                write(nd, g, f"{cfg}-{when}", fio_json(100.0, 1000, 1000, 2000))
+    out = tmp_path / "out"
+    subprocess.run([sys.executable, os.path.join(TOP, "bench", "fio", "report.py"),
+                    str(tmp_path / "r"), "--out", str(out), "--noisy", str(nd)],
+                   check=True, capture_output=True)
+    doc = json.loads((out / "fio.json").read_text())
+    assert doc["noisy"]["worst_p99_ratio"] == {"phy": 1.0, "phy1": 1.0}
+    assert "### Noisy neighbour" in (out / "fio.md").read_text()
+    # An empty noisy directory is an error, not a silent omission.
+    (nd / "empty").mkdir()
+    r = subprocess.run([sys.executable, os.path.join(TOP, "bench", "fio", "report.py"),
+                        str(tmp_path / "r"), "--out", str(out), "--noisy", str(nd / "empty")],
+                       capture_output=True)
+    assert r.returncode == 1

@@ -23,12 +23,15 @@ done
 . /fipc/scenario/irqs.sh
 cpu_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $6 + $7 + $8 }' /proc/stat; }
 
-# -o POLL_IDLE_US=N: the frontend's pollers stay awake N us after their
-# last work, as dom0's (xen-fipc-back) do.
-p=/sys/module/xen_fipc_front/parameters/poll_idle_us
-if [ -n "${FIPC_OPT_POLL_IDLE_US:-}" ] && [ -f $p ]; then
-	echo "$FIPC_OPT_POLL_IDLE_US" > $p
-fi
+# -o POLL_IDLE_US=N, -o POLL_IDLE_MAX_US=N: the frontend's pollers' idle
+# window (shortest, longest), as dom0's (xen-fipc-back) get them.
+for k in POLL_IDLE_US POLL_IDLE_MAX_US; do
+	p=/sys/module/xen_fipc_front/parameters/$(echo $k | tr A-Z a-z)
+	v=$(fipc_opt $k "")
+	if [ -n "$v" ] && [ -f "$p" ]; then
+		echo "$v" > "$p"
+	fi
+done
 
 export FIO_RUNTIME=$(fipc_opt FIO_RUNTIME 5)
 export FIO_RAMP=$(fipc_opt FIO_RAMP 1)
@@ -62,4 +65,23 @@ mkdir -p /fipc/out/verify
 FIO_COUNTERS_CMD= FIO_VERIFY=1 FIO_VERIFY_SIZE=$(fipc_opt VERIFY_SIZE 2m) \
 	FIO_VERIFY_SIZE_512=$(fipc_opt VERIFY_SIZE_512 256k) \
 	sh /fipc/scenario/run-fio.sh $verify /fipc/out/verify || rc=1
+
+# Idle: -o IDLE_S seconds (10) without I/O, right after the last one.  What
+# the disk costs then (pollers' CPU, notifications) is what an idle guest
+# costs; dom0 counts its side between the same markers.
+idle=$(fipc_opt IDLE_S 10)
+i0=$(irq_sum "$FIPC_OPT_IRQ_PATTERN")
+p0=$(poller_ticks xff-poll)
+echo "@@FIPC-BENCH idle-start"
+sleep "$idle"
+echo "@@FIPC-BENCH idle-done"
+# dom0 reads its side of the idle window now: stay up (and idle) a moment.
+sleep 3
+i1=$(irq_sum "$FIPC_OPT_IRQ_PATTERN")
+p1=$(poller_ticks xff-poll)
+poll=
+[ -n "$p0" ] && [ -n "$p1" ] &&
+	poll=", \"front_poller_cpu_seconds\": $(secs $((p1 - p0)))"
+printf '{"idle_seconds": %s, "evtchn_to_front": %d%s}\n' "$idle" $((i1 - i0)) "$poll" \
+	> /fipc/out/idle-front.json
 exit $rc

@@ -126,6 +126,17 @@ bench_domu() {
 							printf ", \"back_poller_cpu_seconds\": %.2f", (p1 - p0) / hz
 						printf "}\n"
 					}' > "$FIPC_WORK/$cfg-back-counters.json"
+				state=idle
+			elif [ $state = idle ] && grep -q '@@FIPC-BENCH idle-start' "$con" 2>/dev/null; then
+				b0=$(irq_sum "$back_irq"); p0=$(back_poller_ticks "$disktype")
+				state=idling
+			elif [ $state = idling ] && grep -q '@@FIPC-BENCH idle-done' "$con" 2>/dev/null; then
+				b1=$(irq_sum "$back_irq"); p1=$(back_poller_ticks "$disktype")
+				awk -v b=$((b1 - b0)) -v p0="$p0" -v p1="$p1" -v hz="$(clk_tck)" 'BEGIN {
+					printf "{\"evtchn_to_back\": %d", b
+					if (p0 != "" && p1 != "")
+						printf ", \"back_poller_cpu_seconds\": %.2f", (p1 - p0) / hz
+					printf "}\n" }' > "$FIPC_WORK/$cfg-idle-back.json"
 				break
 			fi
 			sleep 0.2
@@ -156,6 +167,17 @@ bench_domu() {
 		echo "{${front#\{}" | sed "s/}\$/, ${back#\{}/" |
 			sed "s/}\$/, \"evtchn_notifications\": $((nf + nb))}/" > "$r/counters.json"
 	fi
+	# idle.json: both ends over the idle window after the jobs.
+	front=$(cat "$r/idle-front.json" 2>/dev/null) ||
+		{ fipc_fail "$cfg: guest wrote no idle counters"; rc=1; }
+	back=$(cat "$FIPC_WORK/$cfg-idle-back.json" 2>/dev/null) ||
+		{ fipc_fail "$cfg: dom0 saw no idle-start/idle-done markers"; rc=1; }
+	[ $rc -eq 0 ] && echo "{${front#\{}" | sed "s/}\$/, ${back#\{}/" > "$r/idle.json"
+	# Interrupt lines only go away with the guest's disks: a count that
+	# went down was read after the window.
+	case $back in
+	*'"evtchn_to_back": -'*) fipc_fail "$cfg: dom0 read its idle counters after the guest left"; rc=1 ;;
+	esac
 	return $rc
 }
 
@@ -215,6 +237,7 @@ fipc_step bench-phy 1200 bench_domu phy phy 'blkif-backend' 'blkif' || rc=1
 phy1_modules() {
 	fipc_load_module fipc &&
 		fipc_load_module xen-fipc-back poll_idle_us="$(fipc_opt POLL_IDLE_US 200)" \
+			poll_idle_max_us="$(fipc_opt POLL_IDLE_MAX_US 2000)" \
 			pollers="$(fipc_opt POLLERS 1)" memshare_max_mib=1536
 }
 export -f phy1_modules

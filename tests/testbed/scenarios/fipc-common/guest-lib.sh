@@ -40,8 +40,12 @@ fipc_front_stats() {
 # with O_DIRECT through the disk's driver) hold WORD?  dom0 writes it with
 # fipc_mailbox_put (fipc-lib.sh) on the device behind DEV.
 fipc_mailbox_is() {
+	[ "$(fipc_mailbox_word "$1")" = "$2" ]
+}
+
+# fipc_mailbox_word DEV: the word in DEV's mailbox (one O_DIRECT read).
+fipc_mailbox_word() {
 	s=$(cat "/sys/block/${1##*/}/size")
-	w=$(dd if="$1" bs=4096 skip=$((s / 8 - 1)) count=1 iflag=direct 2>/dev/null |
-		head -c 16 | tr -d ' \000')
-	[ "$w" = "$2" ]
+	dd if="$1" bs=4096 skip=$((s / 8 - 1)) count=1 iflag=direct 2>/dev/null |
+		head -c 16 | tr -d ' \000'
 }

@@ -1,0 +1,55 @@
+#!/bin/sh
+# Scenario "noisy", guest side (busybox sh; guest-noisy.sh).  Guest A is the noisy
+# neighbour, B and C the quiet ones.  dom0 writes each phase into the
+# mailbox xvdm (guest-lib.sh's fipc_mailbox_is); a guest runs its part of
+# the phase and prints "@@NOISY <guest> <phase> done":
+#   <cfg>-alone    B and C: quiet-reader.fio on the disk of <cfg>
+#   <cfg>-noisy    A: noisy-writer.fio on the disk of <cfg>, in the
+#                  background ("started" at once, "done" when it ends)
+#   <cfg>-beside   B and C: quiet-reader.fio again, A writing meanwhile
+#   bye            everybody: exit
+# <cfg> is phy (xvdb, classic blkback) or phy1 (xvdc, xen-fipc-back).
+. /fipc/lib.sh
+. /fipc/scenario/guest-lib.sh
+me=$FIPC_GUEST_NAME
+export FIPC_QUIET_SECONDS=$(fipc_opt QUIET_S 15)
+export FIPC_NOISY_SECONDS=$(fipc_opt NOISY_S 25)
+for d in xvdb xvdc xvdm; do
+	fipc_wait_disk $d 120 || exit 1
+done
+# -o POLL_IDLE_MAX_US=N: the frontend's longest idle window, as dom0's.
+v=$(fipc_opt POLL_IDLE_MAX_US "")
+[ -z "$v" ] || echo "$v" > /sys/module/xen_fipc_front/parameters/poll_idle_max_us
+echo "@@NOISY $me ready"
+rc=0
+done_phases=" "
+while :; do
+	phase=$(fipc_mailbox_word /dev/xvdm)
+	case "$done_phases" in *" $phase "*) phase= ;; esac
+	case $phase in
+	phy-alone|phy-noisy|phy-beside|phy1-alone|phy1-noisy|phy1-beside|bye) ;;
+	*) sleep 0.5; continue ;;
+	esac
+	done_phases="$done_phases$phase "
+	[ "$phase" = bye ] && break
+	case ${phase%%-*} in
+	phy) dev=/dev/xvdb ;;
+	phy1) dev=/dev/xvdc ;;
+	esac
+	case $me:${phase#*-} in
+	A:noisy)
+		(FIPC_DEV=$dev fipc_fio "$phase" /fipc/scenario/noisy-writer.fio
+		 echo "@@NOISY $me $phase done rc=$?") &
+		echo "@@NOISY $me $phase started"
+		;;
+	A:*) echo "@@NOISY $me $phase done rc=0" ;;
+	*:noisy) echo "@@NOISY $me $phase done rc=0" ;;
+	*)
+		FIPC_DEV=$dev fipc_fio "$phase" /fipc/scenario/quiet-reader.fio || rc=1
+		echo "@@NOISY $me $phase done rc=$rc"
+		;;
+	esac
+done
+wait
+echo "@@NOISY $me bye rc=$rc"
+exit $rc
