@@ -83,6 +83,10 @@ MODULE_PARM_DESC(seconds, "Duration of noreap, prestamp, storm and rebind (defau
 static unsigned int cycles = 100;
 module_param(cycles, uint, 0444);
 MODULE_PARM_DESC(cycles, "Connect/disconnect cycles of mode cycle (default 100)");
+static unsigned int time_scale = 1;
+module_param(time_scale, uint, 0444);
+MODULE_PARM_DESC(time_scale,
+		 "Multiply every wait for the backend by this (default 1; more for a slow backend domain, e.g. on a KASAN kernel under emulation)");
 
 static bool wait_go;
 module_param(wait_go, bool, 0444);
@@ -171,14 +175,14 @@ static enum xenbus_state fa_backend(struct fa_dev *fa)
 }
 
 /*
- * Wait up to ms for the backend to be in one of the states of mask
- * (BIT(state)); polled, the otherend watch is gone during remove.
- * Returns the state it ended in.
+ * Wait up to ms (times time_scale) for the backend to be in one of the
+ * states of mask (BIT(state)); polled, the otherend watch is gone during
+ * remove.  Returns the state it ended in.
  */
 static enum xenbus_state fa_wait(struct fa_dev *fa, unsigned long mask,
 				 unsigned int ms)
 {
-	unsigned long end = jiffies + msecs_to_jiffies(ms);
+	unsigned long end = jiffies + msecs_to_jiffies(ms * max(time_scale, 1u));
 	enum xenbus_state s;
 
 	for (;;) {

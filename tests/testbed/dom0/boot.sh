@@ -76,6 +76,12 @@ tb_setup() {
     mkdir -p /run/fipc/boot
     cp "$FIPC_DOMU_KERNEL" /run/fipc/boot/vmlinux
     cp "$FIPC_DOMU_RAMDISK" /run/fipc/boot/domU.cpio
+    # --kasan: the KASAN kernel and its domU image, for PVH domUs started
+    # with FIPC_DOMU_FLAVOUR=kasan (lib/fipc-scenario.sh).
+    if [ -n "${FIPC_KASAN_KERNEL:-}" ]; then
+        cp "$FIPC_KASAN_KERNEL" /run/fipc/boot/vmlinux-kasan
+        cp "$FIPC_KASAN_RAMDISK" /run/fipc/boot/domU-kasan.cpio
+    fi
     # The scenario library and tools for interactive use.
     ln -sf "$S/testbed/dom0/fipc-scenario" /usr/local/bin/fipc-scenario
     # Guest consoles (xenconsoled --log=guest) straight into the results
@@ -144,6 +150,8 @@ EOF
 # fipc_step runs its command in a child bash: export our functions.
 export -f tb_setup tb_daemons kernel_checks
 export FIPC_DOMU_KERNEL FIPC_DOMU_RAMDISK FIPC_NVME_MIB
+[ -z "${FIPC_KASAN_KERNEL:-}" ] ||
+    export FIPC_KASAN_KERNEL FIPC_KASAN_RAMDISK FIPC_KASAN_MODULES FIPC_KASAN_CMDLINE
 rc=0
 if ! fipc_step dom0-setup 60 tb_setup; then
     rc=1
@@ -152,6 +160,10 @@ elif ! fipc_step xen-daemons 90 tb_daemons; then
 elif [ "$FIPC_MODE" = shell ]; then
     interactive_shell
 else
+    # The scenario boots the copies tb_setup made in tmpfs.
+    [ -z "${FIPC_KASAN_KERNEL:-}" ] ||
+        export FIPC_KASAN_KERNEL=/run/fipc/boot/vmlinux-kasan \
+            FIPC_KASAN_RAMDISK=/run/fipc/boot/domU-kasan.cpio
     run_scenario
     rc=$?
     if [ "$FIPC_KERNEL_CHECKS" = 1 ] && ! fipc_step kernel-checks 120 kernel_checks; then

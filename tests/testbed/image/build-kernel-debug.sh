@@ -1,20 +1,36 @@
 #!/bin/bash
-# Build the testbed's debug kernel (dom0 and domUs) from Debian's
+# Build one of the testbed's checking kernels from Debian's
 # linux-source-6.1: Debian's configuration, trimmed by localmodconfig to the
-# modules in MODLIST, plus the checkers in FRAGMENT (debug.config).
-# Usage: build-kernel-debug.sh SRC BASE_CONFIG FRAGMENT MODLIST OUTDIR
+# modules in MODLIST, plus the checkers in FRAGMENT: debug.config (the debug
+# kernel, dom0 and domUs) or debug.config:kasan.config (the KASAN kernel,
+# PVH domUs).  Several fragments, separated by ':', are merged in order; a
+# later setting of an option replaces an earlier one.
+# Usage: build-kernel-debug.sh SRC BASE_CONFIG FRAGMENT[:FRAGMENT...] MODLIST OUTDIR
 # Output, as build-kernel.sh's: OUTDIR/vmlinuz, vmlinux, config, System.map,
 # lib/modules/KVER (with modules.dep), OUTDIR/kver, and OUTDIR/build: the
 # object tree after `make clean`, which is what out-of-tree modules build
 # against (KDIR).  SRC is only read.
 set -euo pipefail
-src=$1 base=$2 frag=$3 modlist=$4 out=$5
+src=$1 base=$2 frags=$3 modlist=$4 out=$5
 b=$out/build
 jobs=$(nproc)
 mkdir -p "$b"
 log() { echo "build-kernel-debug: $(date +%T) $*"; }
 
-log "configure from $base + $frag"
+# One fragment: the options of all of them, the last setting of each.
+frag=$out/fragment.config
+IFS=: read -r -a fraglist <<< "$frags"
+awk '{ opt = "" }
+     /^CONFIG_[A-Za-z0-9_]+=/ { opt = $0; sub(/=.*/, "", opt) }
+     /^# CONFIG_[A-Za-z0-9_]+ is not set/ { opt = $2 }
+     opt != "" { last[opt] = NR; line[NR] = $0 }
+     END { for (o in last) keep[last[o]] = 1
+           for (i = 1; i <= NR; i++) if (i in keep) print line[i] }' \
+    "${fraglist[@]}" > "$frag"
+local_version=$(sed -n 's/^CONFIG_LOCALVERSION="\(.*\)"$/\1/p' "$frag")
+[ -n "$local_version" ] || { echo "build-kernel-debug: no CONFIG_LOCALVERSION in $frags" >&2; exit 1; }
+
+log "configure from $base + $frags"
 cp "$base" "$b/.config"
 # localmodconfig reads lsmod's format: keep only these modules.
 lsmod_file=$out/lsmod.txt
@@ -38,11 +54,27 @@ done < "$frag"
 [ $miss = 0 ] || { echo "build-kernel-debug: $frag did not apply" >&2; exit 1; }
 rm -f "$lsmod_file"
 
+# KASAN: a PVH domain runs C code before kasan_early_init() has mapped
+# the shadow (xen_prepare_pvh() and what it calls, from the 32-bit entry
+# on the early page tables), and an instrumented access there is a triple
+# fault.  Those files are built without instrumentation; kbuild reads
+# KASAN_SANITIZE_<object> per file, so a command-line setting reaches
+# every object of that name (arch/x86/platform/pvh/enlighten.o and
+# arch/x86/xen/enlighten.o; arch/x86/xen/efi.o and drivers/xen/efi.o, whose
+# xen_efi_init()/xen_efi_probe() xen_pvh_init() calls).
+nosan=()
+if grep -qx CONFIG_KASAN=y "$b/.config"; then
+    for o in enlighten enlighten_pvh efi; do
+        nosan+=("KASAN_SANITIZE_$o.o=n")
+    done
+    log "KASAN: not instrumented: ${nosan[*]}"
+fi
+
 log "build with $jobs jobs"
-make -s -C "$src" O="$b" -j"$jobs" bzImage modules
+make -s -C "$src" O="$b" -j"$jobs" "${nosan[@]}" bzImage modules
 # (known only now: kernelrelease reads CONFIG_LOCALVERSION from auto.conf)
 kver=$(make -s -C "$src" O="$b" kernelrelease)
-case $kver in *-fipc-debug) ;; *) echo "build-kernel-debug: release $kver" >&2; exit 1 ;; esac
+case $kver in *"$local_version") ;; *) echo "build-kernel-debug: release $kver, not *$local_version" >&2; exit 1 ;; esac
 make -s -C "$src" O="$b" INSTALL_MOD_PATH="$out" INSTALL_MOD_STRIP=1 \
     DEPMOD=/bin/true modules_install
 rm -f "$out/lib/modules/$kver/build" "$out/lib/modules/$kver/source"

@@ -29,6 +29,9 @@ run() {
 # guest.log in the results.
 ( run; echo $? > /fipc/out/guest.rc ) 2>&1 | tee /fipc/out/guest.log
 echo "@@FIPC-GUEST $FIPC_GUEST_NAME done rc=$(cat /fipc/out/guest.rc) uptime=$(cut -d' ' -f1 /proc/uptime)"
+# The whole kernel log, for the host's judgement of checking kernels
+# (fipc-testbed --kasan: reports in it fail the run).
+dmesg > /fipc/out/kernel-log.txt
 touch /fipc/out/.fipc-guest-results
 if ! tar cf /dev/xvdz -C /fipc/out .; then
     echo "@@FIPC-GUEST could not write results to /dev/xvdz (too large?)"

@@ -214,15 +214,36 @@ fipc_fio() {
 #   $FIPC_DOMU_LOAD (searched in $FIPC_MODULES; loaded in that order before
 #   GUEST runs) and all FIPC_OPT_* options.  GUEST's results (written to
 #   /fipc/out) come back via the same disk: see fipc_domu_wait.
+#   With FIPC_DOMU_FLAVOUR=kasan (a run with fipc-testbed --kasan; CFG must
+#   say type = "pvh") the guest boots the KASAN kernel and its image, and
+#   gets our modules built for it ($FIPC_KASAN_*).  FIPC_DOMU_MEMORY=MIB
+#   gives this guest another memory size than --domu-mem.
 fipc_domu_start() {
     local name=$1 cfg=$2 guest=$3 w x kv k v m f loop size
+    local kernel=$FIPC_DOMU_KERNEL ramdisk=$FIPC_DOMU_RAMDISK mods=$FIPC_MODULES
+    local cmdline=${FIPC_DOMU_CMDLINE_EXTRA:-}
     shift 3
     w=$FIPC_WORK/$name
     x=$w/xchg
     [ -f "$cfg" ] || { fipc_fail "no xl config $cfg"; return 1; }
     [ -f "$guest" ] || { fipc_fail "no guest script $guest"; return 1; }
-    [ -f "$FIPC_DOMU_RAMDISK" ] || { fipc_fail "no domU ramdisk '$FIPC_DOMU_RAMDISK' (--domu-ramdisk)"; return 1; }
-    [ -f "$FIPC_DOMU_KERNEL" ] || { fipc_fail "no domU kernel '$FIPC_DOMU_KERNEL' (--domu-kernel)"; return 1; }
+    case ${FIPC_DOMU_FLAVOUR:-} in
+    '') ;;
+    kasan)
+        [ -n "${FIPC_KASAN_KERNEL:-}" ] ||
+            { fipc_fail "$name: FIPC_DOMU_FLAVOUR=kasan without a KASAN kernel (fipc-testbed run --kasan)"; return 1; }
+        grep -q '^type *= *"pvh"' "$cfg" ||
+            { fipc_fail "$name: the KASAN kernel boots PVH guests only ($cfg is not type = \"pvh\")"; return 1; }
+        kernel=$FIPC_KASAN_KERNEL ramdisk=$FIPC_KASAN_RAMDISK mods=$FIPC_KASAN_MODULES
+        cmdline=$FIPC_KASAN_CMDLINE
+        fipc_log "$name boots the KASAN kernel"
+        # The host judges the kernel log of every domain named here.
+        echo "$name" >> "$FIPC_RESULTS/kasan-domains.txt"
+        ;;
+    *) fipc_fail "$name: unknown FIPC_DOMU_FLAVOUR '$FIPC_DOMU_FLAVOUR'"; return 1 ;;
+    esac
+    [ -f "$ramdisk" ] || { fipc_fail "no domU ramdisk '$ramdisk' (--domu-ramdisk)"; return 1; }
+    [ -f "$kernel" ] || { fipc_fail "no domU kernel '$kernel' (--domu-kernel)"; return 1; }
     xl domid "$name" >/dev/null 2>&1 && { fipc_fail "domain $name already exists"; return 1; }
     if [ -f "$w/loop" ]; then losetup -d "$(cat "$w/loop")" 2>/dev/null; fi
     rm -rf "$w"
@@ -235,7 +256,7 @@ fipc_domu_start() {
     : > "$x/modules/order"
     for m in ${FIPC_DOMU_LOAD:-}; do
         f=
-        [ -n "$FIPC_MODULES" ] && f=$(find "$FIPC_MODULES" \( -name "$m.ko" -o -name "${m//-/_}.ko" \) | head -n 1)
+        [ -n "$mods" ] && f=$(find "$mods" \( -name "$m.ko" -o -name "${m//-/_}.ko" \) | head -n 1)
         if [ -n "$f" ]; then
             cp "$f" "$x/modules/$m.ko"
         fi
@@ -252,10 +273,10 @@ fipc_domu_start() {
     loop=$(losetup -f --show "$w/xchg.img") || { fipc_fail "losetup failed"; return 1; }
     echo "$loop" > "$w/loop"
 
-    sed -e "s|@NAME@|$name|g" -e "s|@KERNEL@|$FIPC_DOMU_KERNEL|g" \
-        -e "s|@RAMDISK@|$FIPC_DOMU_RAMDISK|g" -e "s|@MEMORY@|$FIPC_DOMU_MEM|g" \
+    sed -e "s|@NAME@|$name|g" -e "s|@KERNEL@|$kernel|g" \
+        -e "s|@RAMDISK@|$ramdisk|g" -e "s|@MEMORY@|${FIPC_DOMU_MEMORY:-$FIPC_DOMU_MEM}|g" \
         -e "s|@VCPUS@|$FIPC_DOMU_VCPUS|g" -e "s|@CPUS@|$FIPC_DOMU_CPUS|g" \
-        -e "s|@EXTRA@|console=hvc0 rdinit=/init quiet loglevel=4 ${FIPC_DOMU_CMDLINE_EXTRA:+$FIPC_DOMU_CMDLINE_EXTRA }fipc.xchg=$size|g" \
+        -e "s|@EXTRA@|console=hvc0 rdinit=/init quiet loglevel=4 ${cmdline:+$cmdline }fipc.xchg=$size|g" \
         -e "s|@XCHG@|phy:$loop,xvdz,w|g" "$cfg" > "$w/$name.cfg"
     for kv in "$@"; do
         k=${kv%%=*} v=${kv#*=}

@@ -79,11 +79,13 @@ def reports(lines):
     return out
 
 
-def classify(results, known=None):
-    """[(log name, report lines, reason or None)] for every report."""
+def classify(results, known=None, logs=None):
+    """[(log name, report lines, reason or None)] for every report of the
+    logs (default: dom0's kernel-log.txt and every guest console)."""
     known = load_known() if known is None else known
-    logs = [os.path.join(results, "kernel-log.txt")]
-    logs += sorted(glob.glob(os.path.join(results, "consoles", "guest-*.log")))
+    if logs is None:
+        logs = [os.path.join(results, "kernel-log.txt")]
+        logs += sorted(glob.glob(os.path.join(results, "consoles", "guest-*.log")))
     found = []
     for log in logs:
         if not os.path.exists(log):

@@ -18,6 +18,9 @@
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 fail() { echo "@@FIPC-DD-FAIL $*"; echo "driver domain: $*"; }
 rc=0
+# The backend's warnings (refusals, protocol errors) on the console too,
+# where dom0 sees them as they happen.
+dmesg -n 5
 
 # 1. The toolstack files, without replacing what the image already has
 #    (its C library is the same one, and in use).

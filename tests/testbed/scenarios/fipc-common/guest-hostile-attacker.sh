@@ -52,7 +52,8 @@ for m in $modes; do
 	# insmod waits (at most 30 s) for the device to be Connected.
 	s=$secs
 	[ "$m" = rebind ] && s=$(fipc_opt REBIND_SECONDS 12)
-	insmod "$ko" mode="$m" seconds="$s" cycles="$cyc" wait_go=1 &
+	insmod "$ko" mode="$m" seconds="$s" cycles="$cyc" wait_go=1 \
+		time_scale="$(fipc_opt ATTACK_TIME_SCALE 1)" &
 	wait_line "^@@FIPC-ATTACK $m (done|failed)" 900 || rc=1
 	wait_line "^@@FIPC-ATTACK $m released" 900 || rc=1
 	echo "$dev" > "/sys/bus/xen/devices/$dev/driver/unbind"

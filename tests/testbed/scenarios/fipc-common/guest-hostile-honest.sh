@@ -11,6 +11,15 @@ export FIPC_DEV=/dev/xvdb
 export FIPC_SZ_4K=$(fipc_opt HONEST_SZ_4K 8m) FIPC_SZ_64K=$(fipc_opt HONEST_SZ_64K 32m)
 max=$(fipc_opt HONEST_MAX_ROUNDS 80)
 fipc_wait_disk xvdb 120 || exit 1
+# Progress for a dom0 that cannot read the backend's counters (the
+# backend in a driver domain, fipc-hostile-dd): xvdb's completed reads
+# and writes every 2 s.
+(while :; do
+	set -- $(cat /sys/block/xvdb/stat)
+	echo "@@FIPC-HOSTILE honest io reads=$1 writes=$5"
+	sleep 2
+done) &
+progress=$!
 echo "@@FIPC-HOSTILE honest running"
 rc=0
 i=0
@@ -24,6 +33,7 @@ while :; do
 		break
 	fi
 done
+kill $progress
 echo "@@FIPC-HOSTILE honest finished rounds=$i rc=$rc"
 # dom0 reads our backend's counters while the disk is still there.
 j=0

@@ -21,7 +21,12 @@
 # (untrusted: bounce pages) and to xvdb (trusted, the control): xvdd must
 # expose nothing, xvdb shows that the count sees what is there.
 #
-# The linger round (front_linger.c): the guest's second disk, xvdc, has
+# -o GUEST_TYPE=pvh-kasan (make e2e-kasan): the guest is PVH and boots the
+# KASAN kernel (fipc-testbed --kasan), so xen-fipc-front runs under KASAN;
+# it needs -o LINGER=0.
+#
+# The linger round (front_linger.c; -o LINGER=0 leaves it out, as memshare
+# is for PV guests): the guest's second disk, xvdc, has
 # memshare=on; the attacker (linger_sector = -o LINGER_SECTOR, 1000000)
 # maps some of the guest pages the memshare table grants, serves
 # honestly until it answered the guest's READ of that sector, closes
@@ -49,8 +54,10 @@ R=$FIPC_RESULTS/dom0
 export FIPC_OPT_HOLD_S=$(fipc_opt HOLD_S 20)
 export FIPC_OPT_OPS=$(fipc_opt OPS "read4k write4k read64k write64k")
 export FIPC_OPT_LINGER_SECTOR=$(fipc_opt LINGER_SECTOR 1000000)
+export FIPC_OPT_LINGER=$(fipc_opt LINGER 1)
+GUEST_TYPE=$(fipc_opt GUEST_TYPE pv)
 NOPS=$(echo $FIPC_OPT_OPS | wc -w)
-export here common R NOPS
+export here common R NOPS GUEST_TYPE
 
 did() { cat "$FIPC_WORK/domU1.id"; }
 
@@ -64,6 +71,7 @@ attackb() {
 }
 
 start() {
+    local cfg
     mkdir -p "$R"
     fipc_dmesg_mark
     # Only for the hotplug script of the phy1 disk: nothing reads it.
@@ -75,7 +83,17 @@ start() {
     fipc_load_module fipc || return 1
     fipc_load_module fipc_attack_back mode=keepmap hold_s="$FIPC_OPT_HOLD_S" \
         hold_count="$NOPS" linger_sector="$FIPC_OPT_LINGER_SECTOR" || return 1
-    FIPC_DOMU_LOAD="fipc xen-fipc-front" fipc_domu_start domU1 "$here/domU.cfg" \
+    case $GUEST_TYPE in
+    pv) cfg=$here/domU.cfg ;;
+    pvh-kasan)
+        [ "$FIPC_OPT_LINGER" = 0 ] ||
+            { fipc_fail "-o GUEST_TYPE=pvh-kasan needs -o LINGER=0 (memshare is for PV guests)"; return 1; }
+        cfg=$here/domU-pvh.cfg
+        export FIPC_DOMU_FLAVOUR=kasan FIPC_DOMU_MEMORY=1024
+        ;;
+    *) fipc_fail "-o GUEST_TYPE is pv or pvh-kasan, not '$GUEST_TYPE'"; return 1 ;;
+    esac
+    FIPC_DOMU_LOAD="fipc xen-fipc-front" fipc_domu_start domU1 "$cfg" \
         "$common/guest-hostile-backend.sh" || return 1
     xl domid domU1 > "$FIPC_WORK/domU1.id"
     fipc_log "guest is domain $(did); hold_s $FIPC_OPT_HOLD_S, ops: $FIPC_OPT_OPS"
@@ -130,7 +148,24 @@ check() {
     figure trusted_exposed_bytes "$(field "$line" exposed_bytes)"
     verdict expose-trusted-control "$([ -n "$line" ] && [ "$(field "$line" exposed_pages)" -gt 0 ] && echo 1)" \
         "xvdb (trusted, control): $(field "$line" exposed_pages) of $(field "$line" checked_pages) mapped pages showed guest bytes beyond the I/O ($(field "$line" exposed_bytes) bytes)" || rc=1
-    # The linger round, the attacker's side.
+    [ "$FIPC_OPT_LINGER" = 0 ] || linger_checks || rc=1
+    # The guest's own checks, each with its figure.
+    if [ ! -s "$FIPC_RESULTS/domU1/checks.txt" ]; then
+        verdict guest-checks 0 "no checks.txt from the guest"
+        rc=1
+    fi
+    while read -r v name text; do
+        verdict "guest-${name%:}" "$([ "$v" = pass ] && echo 1)" "$text" || rc=1
+    done < "$FIPC_RESULTS/domU1/checks.txt"
+    fipc_domu_kernel_clean domU1 "guest console"
+    kc=$?
+    verdict guest-console-clean "$([ $kc = 0 ] && echo 1)" "no BUG/WARNING/Oops on domU1's console" || rc=1
+    return $rc
+}
+
+# The linger round, the attacker's side.
+linger_checks() {
+    local rc=0 line c
     line=$(grep '^@@FIPC-ATTACKB ms-mapped ' "$R/linger.log" | head -n 1)
     figure linger_mapped "$(field "$line" refs)"
     verdict linger-mapped "$([ -n "$line" ] && [ "$(field "$line" err)" = 0 ] &&
@@ -147,17 +182,6 @@ check() {
     c=$(grep -c '^@@FIPC-ATTACKB connected .* path=memshare ' "$R/linger.log")
     verdict linger-reconnected "$([ "$c" -ge 2 ] && echo 1)" \
         "xvdc connected on memshare $c times" || rc=1
-    # The guest's own checks, each with its figure.
-    if [ ! -s "$FIPC_RESULTS/domU1/checks.txt" ]; then
-        verdict guest-checks 0 "no checks.txt from the guest"
-        rc=1
-    fi
-    while read -r v name text; do
-        verdict "guest-${name%:}" "$([ "$v" = pass ] && echo 1)" "$text" || rc=1
-    done < "$FIPC_RESULTS/domU1/checks.txt"
-    fipc_domu_kernel_clean domU1 "guest console"
-    kc=$?
-    verdict guest-console-clean "$([ $kc = 0 ] && echo 1)" "no BUG/WARNING/Oops on domU1's console" || rc=1
     return $rc
 }
 
@@ -171,7 +195,7 @@ finish() {
     return $rc
 }
 
-export -f did attackb start guest check finish
+export -f did attackb start guest check linger_checks finish
 checks_begin
 fipc_step hbackend-start 180 start || exit 1
 rc=0

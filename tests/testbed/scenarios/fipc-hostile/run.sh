@@ -584,45 +584,8 @@ honest() {
     done
     fipc_mailbox_put /dev/nullb0 bye
     fipc_domu_wait honest 300 || rc=1
-    honest_fio || rc=1
+    honest_fio "$FIPC_RESULTS/honest" || rc=1
     return $rc
-}
-
-# honest_fio: every round verified; completion latency over all rounds.
-honest_fio() {
-    local out
-    out=$(python3 - "$FIPC_RESULTS/honest" <<'PY'
-import glob, json, os, sys
-rounds = fails = 0
-lat = {}
-for path in sorted(glob.glob(os.path.join(sys.argv[1], "honest-verify-*.json"))):
-    rounds += 1
-    rc = open(path[:-5] + ".rc").read().strip() if os.path.exists(path[:-5] + ".rc") else "?"
-    try:
-        text = open(path).read()
-        doc = json.JSONDecoder().raw_decode(text[text.index("{"):])[0]
-    except (OSError, ValueError):
-        fails += 1
-        continue
-    for job in doc.get("jobs", []):
-        if rc != "0" or job.get("error"):
-            fails += 1
-        clat = job["write"]["clat_ns"]
-        pct = clat.get("percentile", {})
-        lat.setdefault(job["jobname"], []).append(
-            (clat.get("mean", 0) / 1000.0, pct.get("99.000000", 0) / 1000.0))
-print("rounds %d failed %d" % (rounds, fails))
-for name, v in sorted(lat.items()):
-    print("%s write clat mean %.0f us (worst round %.0f us), p99 worst round %.0f us"
-          % (name, sum(m for m, _ in v) / len(v), max(m for m, _ in v), max(p for _, p in v)))
-PY
-)
-    echo "$out" > "$R/honest-latency.txt"
-    fipc_log "honest guest: $(echo "$out" | tr '\n' ';')"
-    set -- $(head -n 1 <<< "$out")
-    figure honest.rounds "${2:-0}"
-    verdict honest-verify $([ "${2:-0}" -gt 0 ] && [ "${4:-1}" = 0 ] && echo 1 || echo 0) \
-        "${2:-0} rounds of fio verify, ${4:-?} failed; $(tail -n +2 <<< "$out" | tr '\n' ';')"
 }
 
 finish() {
@@ -637,7 +600,7 @@ finish() {
 
 export -f meminfo aid hid amarker aline pollers poller_ticks irq_lines vmaps \
     snap sv sd counter_check start ready go mode_begin mode_end noreap storm xsbad cycle closebusy forge rebind leak_checks budget \
-    destroy honest honest_fio finish
+    destroy honest finish
 checks_begin
 fipc_step hostile-start 300 start || exit 1
 rc=0
