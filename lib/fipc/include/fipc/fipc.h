@@ -102,6 +102,38 @@ struct fipc_chan {
 	struct fipc_ring rx;
 };
 
+/**
+ * fipc_slot_copy() - the one copy of a slot's payload out of shared memory
+ * @slot: the shared slot
+ * @buf: private buffer for its payload
+ *
+ * Each word is read exactly once through READ_ONCE() (a volatile
+ * access), so however much of this and of the caller the compiler
+ * inlines, it can neither read the shared slot again in place of the
+ * private copy (a double fetch, XSA-155) nor drop the copy; as Xen's
+ * RING_COPY_REQUEST().  Slots are 64-byte aligned: the payload is seven
+ * aligned 64-bit words and one 32-bit word.
+ */
+static inline void fipc_slot_copy(const struct fipc_slot *slot,
+				  struct fipc_msg *buf)
+{
+	const u64 *src = (const u64 *)slot->payload;
+	const u32 *tail = (const u32 *)(slot->payload + 7 * sizeof(u64));
+	unsigned int i;
+	u64 word;
+	u32 last;
+
+	for (i = 0; i < 7; i++) {
+		word = READ_ONCE(src[i]);
+		memcpy(buf->data + i * sizeof(word), &word, sizeof(word));
+	}
+	last = READ_ONCE(*tail);
+	memcpy(buf->data + 7 * sizeof(word), &last, sizeof(last));
+}
+
+static_assert(7 * sizeof(u64) + sizeof(u32) == FIPC_SLOT_PAYLOAD,
+	      "fipc_slot_copy() copies the whole payload");
+
 void fipc_ring_clear(void *mem, unsigned int order);
 int fipc_ring_init(struct fipc_ring *ring, void *mem, unsigned int order);
 int fipc_ring_set_release_batch(struct fipc_ring *rx, unsigned int batch);
