@@ -5,6 +5,7 @@
  */
 #include "fipc_internal.h"
 #include "fipc_cpu.h"
+#include <fipc/fipc_duplex.h>
 
 static const char * const fipc_wait_names[FIPC_WAIT_NR_METHODS] = {
 	[FIPC_WAIT_PAUSE] = "pause",
@@ -207,3 +208,80 @@ int fipc_wait_rx(struct fipc_ring *rx, struct fipc_waiter *w)
 			      fipc_wait_rx_before_sleep);
 }
 EXPORT_SYMBOL_GPL(fipc_wait_rx);
+
+static int fipc_wait_reply_poll(void *ctx, u32 **flag, u32 *seen)
+{
+	struct fipc_duplex_client *c = ctx;
+	u32 *at = &c->slots[c->done & c->mask].flag, span;
+
+	if (unlikely(c->error))
+		return c->error;
+	*seen = READ_ONCE(*at);
+	if (fipc_duplex_client_look(c, *seen, &span) !=
+	    FIPC_DUPLEX_FOUND_NOTHING)
+		return 1;
+	*flag = at;
+	return 0;
+}
+
+/**
+ * fipc_duplex_client_wait() - wait until a reply is at the done cursor
+ * @c: the client
+ * @w: the wait strategy
+ *
+ * Watches the slot at the done cursor until it holds something other
+ * than the client's own request (or, with nothing outstanding, what it
+ * held one lap ago): a reply, an acknowledgment, or a flag that
+ * fipc_duplex_take_reply() will reject.
+ *
+ * Return: 0 when fipc_duplex_take_reply() should be called; -EPROTO if
+ * the ring is broken; -ETIMEDOUT after @w->spin_limit empty polls with no
+ * sleep hook; or the sleep hook's negative return.
+ */
+int fipc_duplex_client_wait(struct fipc_duplex_client *c,
+			    struct fipc_waiter *w)
+{
+	return fipc_wait_loop(w, c, fipc_wait_reply_poll, NULL);
+}
+EXPORT_SYMBOL_GPL(fipc_duplex_client_wait);
+
+static int fipc_wait_request_poll(void *ctx, u32 **flag, u32 *seen)
+{
+	struct fipc_duplex_server *s = ctx;
+	u32 *at = &s->slots[s->read & s->mask].flag;
+
+	if (unlikely(s->error))
+		return s->error;
+	*seen = READ_ONCE(*at);
+	if (!fipc_duplex_server_idle(s, *seen))
+		return 1;
+	*flag = at;
+	return 0;
+}
+
+static void fipc_wait_request_before_sleep(void *ctx)
+{
+	fipc_duplex_server_flush(ctx);
+}
+
+/**
+ * fipc_duplex_server_wait() - wait until a request is at the read cursor
+ * @s: the server
+ * @w: the wait strategy
+ *
+ * Watches the slot at the read cursor until it holds a request, or a
+ * flag that fipc_duplex_take_request() will reject.  Before calling the
+ * sleep hook (or giving up), every position no unanswered call needs is
+ * acknowledged, so the client is never blocked by a sleeping server.
+ *
+ * Return: 0 when fipc_duplex_take_request() should be called; -EPROTO if
+ * the ring is broken; -ETIMEDOUT after @w->spin_limit empty polls with no
+ * sleep hook; or the sleep hook's negative return.
+ */
+int fipc_duplex_server_wait(struct fipc_duplex_server *s,
+			    struct fipc_waiter *w)
+{
+	return fipc_wait_loop(w, s, fipc_wait_request_poll,
+			      fipc_wait_request_before_sleep);
+}
+EXPORT_SYMBOL_GPL(fipc_duplex_server_wait);
