@@ -156,13 +156,18 @@ int fipc_send(struct fipc_ring *tx, const struct fipc_msg *msg,
 	      unsigned int nslots);
 int fipc_send_burst(struct fipc_ring *tx, const struct fipc_msg *msgs,
 		    unsigned int count);
-int fipc_tx_space(struct fipc_ring *tx, unsigned int max);
 
 int fipc_recv(struct fipc_ring *rx, struct fipc_msg *buf,
 	      unsigned int max_slots);
 int fipc_recv_burst(struct fipc_ring *rx, struct fipc_msg *bufs,
 		    unsigned int count);
 void fipc_recv_release(struct fipc_ring *rx);
+
+/*
+ * For tests and diagnostics, never a hot path: each reads up to @max of
+ * the peer's lines (flags) to count them.
+ */
+int fipc_tx_space(struct fipc_ring *tx, unsigned int max);
 int fipc_rx_pending(struct fipc_ring *rx, unsigned int max);
 
 /**
