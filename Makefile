@@ -8,7 +8,8 @@ export FIPC_CACHE ?= /var/cache/fipc
 CC ?= cc
 USER_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE \
 	-I$(TOP)/lib/fipc/include
-FIPC_SRCS := $(addprefix lib/fipc/,fipc_ring.c fipc_tx.c fipc_rx.c fipc_wait.c)
+FIPC_SRCS := $(addprefix lib/fipc/,fipc_ring.c fipc_tx.c fipc_rx.c fipc_wait.c \
+	fipc_duplex_ring.c fipc_duplex_client.c fipc_duplex_server.c)
 FIPC_HDRS := $(wildcard lib/fipc/*.h lib/fipc/include/fipc/*.h)
 LIBFIPC := $(BUILD)/user/libfipc.a
 

@@ -116,6 +116,7 @@ enum bench_srv_mode {
  * @stop: client: send STOP and wait for its reply (ends an echo server)
  * @server: the server loop in @mode until STOP; returns bad requests
  * @has_burst: false for the floor, which only has a round trip
+ * @no_stream: a ring with bursts but no one-way stream (@stream NULL)
  */
 struct bench_ring {
 	const char *name;
@@ -128,11 +129,14 @@ struct bench_ring {
 	void (*stop)(void);
 	u64 (*server)(enum bench_srv_mode mode, bool check);
 	bool has_burst;
+	bool no_stream;
 };
 
 extern const struct bench_ring bench_ring_floor;
 extern const struct bench_ring bench_ring_fipc;
 extern const struct bench_ring bench_ring_fipc_rb16;
+extern const struct bench_ring bench_ring_duplex;
+extern const struct bench_ring bench_ring_cursors;
 extern const struct bench_ring bench_ring_xen;
 extern const struct bench_ring bench_ring_packed;
 extern const struct bench_ring bench_ring_ptr;

@@ -16,11 +16,27 @@
  *
  * Rings that need no completions (fipc, ptr_ring) make cli_reclaim() and
  * srv_complete() no-ops.  All waiting spins with PAUSE.
+ *
+ * A ring with a kind of message that expects no reply defines
+ * RING_HAS_ONEWAY and
+ *
+ *   bool cli_oneway(const struct bench_buf *b)  write such a message, or
+ *                                               false if the ring is full
+ *
+ * which the one-way stream uses instead of cli_post().  A ring that has
+ * no one-way stream defines RING_NO_STREAM (and leaves .stream NULL).
  */
 #ifndef _BENCH_RING_LOOPS_H
 #define _BENCH_RING_LOOPS_H
 
 #include "bench.h"
+
+#if !defined(RING_HAS_ONEWAY) && !defined(RING_NO_STREAM)
+static inline bool cli_oneway(const struct bench_buf *b)
+{
+	return cli_post(b);
+}
+#endif
 
 static inline void cli_post_wait(const struct bench_buf *b)
 {
@@ -102,6 +118,7 @@ static void ring_stop(void)
 	} while (b.msg.seq != BENCH_STOP_SEQ);
 }
 
+#ifndef RING_NO_STREAM
 static u64 ring_stream(u64 first, u64 n, bool check, u64 *chunks)
 {
 	struct bench_buf b;
@@ -115,7 +132,7 @@ static u64 ring_stream(u64 first, u64 n, bool check, u64 *chunks)
 			bench_msg_fill(&b.msg, first + i);
 		else
 			b.msg.seq = first + i;
-		while (!cli_post(&b)) {
+		while (!cli_oneway(&b)) {
 			cli_flush();
 			cli_reclaim();
 			bench_relax();
@@ -131,6 +148,7 @@ static u64 ring_stream(u64 first, u64 n, bool check, u64 *chunks)
 	t1 = bench_tsc_stop();
 	return t1 - t0;
 }
+#endif
 
 static u64 ring_server(enum bench_srv_mode mode, bool check)
 {

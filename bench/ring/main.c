@@ -22,8 +22,9 @@ static const unsigned int burst_sizes[] = { 1, 2, 4, 8, 16, 32, 64 };
 #define NR_BURSTS	ARRAY_SIZE(burst_sizes)
 
 static const struct bench_ring *const all_rings[] = {
-	&bench_ring_floor, &bench_ring_fipc, &bench_ring_xen,
-	&bench_ring_packed, &bench_ring_ptr, &bench_ring_fipc_rb16,
+	&bench_ring_floor, &bench_ring_fipc, &bench_ring_duplex,
+	&bench_ring_xen, &bench_ring_packed, &bench_ring_ptr,
+	&bench_ring_fipc_rb16, &bench_ring_cursors,
 };
 
 #define NR_RINGS	ARRAY_SIZE(all_rings)
@@ -303,7 +304,7 @@ static int run_ring(const struct bench_ring *ring, const struct opts *o,
 	bad += phase_end();
 	ring->teardown();
 
-	if (ring->has_burst) {
+	if (ring->has_burst && !ring->no_stream) {
 		/* Fresh rings for the one-way stream, warmed first. */
 		if (ring->setup())
 			return -1;
@@ -361,7 +362,7 @@ static int self_test(void)
 		       bad ? "FAIL" : "ok  ", ring->name);
 		bad ? fail++ : pass++;
 		ring->teardown();
-		if (!ring->has_burst)
+		if (!ring->has_burst || ring->no_stream)
 			continue;
 		if (ring->setup()) {
 			printf("FAIL ring %s: setup\n", ring->name);
@@ -453,21 +454,53 @@ static unsigned int best_ring(const struct opts *o, const double *v,
 	return b;
 }
 
+/* Index of the ring called @name if it was run, else -1. */
+static int ring_index(const struct opts *o, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < NR_RINGS; i++)
+		if ((o->rings & (1u << i)) && !strcmp(all_rings[i]->name, name))
+			return i;
+	return -1;
+}
+
 /* The figures the project's targets are about, for a quick look. */
 static void write_targets(FILE *j, const struct opts *o, const u64 *rtt_p50,
 			  const double *pair, u64 (*burst_p50)[NR_BURSTS],
 			  const double *oneway)
 {
+	static const char *const rings[] = { "fipc", "duplex" };
+	int d = ring_index(o, "duplex"), pk = ring_index(o, "packed");
+	int fi = ring_index(o, "fipc"), r;
 	double v[NR_RINGS];
 	unsigned int i, k;
 
 	fprintf(j, "  \"summary\": {\n");
-	if (rtt_p50[0] && (o->rings & 2))
-		fprintf(j, "    \"fipc_rtt_p50_over_floor\": %.3f,\n",
-			(double)rtt_p50[1] / rtt_p50[0]);
-	if (o->rings & 2)
-		fprintf(j, "    \"fipc_rtt_p50_over_paired_floor\": %.3f,\n",
-			pair[1]);
+	for (i = 0; i < ARRAY_SIZE(rings); i++) {
+		r = ring_index(o, rings[i]);
+		if (r < 0)
+			continue;
+		if (rtt_p50[0])
+			fprintf(j, "    \"%s_rtt_p50_over_floor\": %.3f,\n",
+				rings[i], (double)rtt_p50[r] / rtt_p50[0]);
+		fprintf(j, "    \"%s_rtt_p50_over_paired_floor\": %.3f,\n",
+			rings[i], pair[r]);
+	}
+	/* Issue 15: the duplex ring against packed (and fipc one-way). */
+	if (d >= 0 && pk >= 0 && rtt_p50[pk]) {
+		fprintf(j, "    \"duplex_rtt_p50_over_packed\": %.3f,\n",
+			(double)rtt_p50[d] / rtt_p50[pk]);
+		fprintf(j, "    \"duplex_burst_over_packed\": {");
+		for (k = 0; k < NR_BURSTS; k++)
+			fprintf(j, "%s \"%u\": %.3f", k ? "," : "",
+				burst_sizes[k], burst_p50[pk][k] ?
+				(double)burst_p50[d][k] / burst_p50[pk][k] : 0);
+		fprintf(j, " },\n");
+	}
+	if (d >= 0 && fi >= 0 && oneway[fi])
+		fprintf(j, "    \"duplex_oneway_over_fipc\": %.3f,\n",
+			oneway[d] / oneway[fi]);
 	for (i = 0; i < NR_RINGS; i++)
 		v[i] = rtt_p50[i];
 	fprintf(j, "    \"fastest_rtt_p50\": \"%s\",\n",
@@ -554,7 +587,9 @@ static void report(const struct opts *o, struct result *res,
 			qsort(rs->burst[k], rs->nburst, sizeof(u64), cmp_u64);
 			burst_p50[i][k] = pct(rs->burst[k], rs->nburst, 50);
 		}
-		oneway[i] = stream_rate(rs, o->rounds, o->stream_n, false);
+		if (!ring->no_stream)
+			oneway[i] = stream_rate(rs, o->rounds, o->stream_n,
+						false);
 		fprintf(j, "    \"burst_cycles_per_msg\": {");
 		for (k = 0; k < NR_BURSTS; k++)
 			fprintf(j, "%s \"%u\": %.1f", k ? "," : "",
@@ -572,6 +607,10 @@ static void report(const struct opts *o, struct result *res,
 			fprintf(j, "%s \"%u\": %.1f", k ? "," : "",
 				burst_sizes[k],
 				(double)rs->burst[k][0] / burst_sizes[k]);
+		if (ring->no_stream) {
+			fprintf(j, " },\n    \"oneway_msgs_per_s\": null\n  },\n");
+			continue;
+		}
 		fprintf(j, " },\n    \"oneway_msgs_per_s\": ");
 		fprintf(j, "{ \"median_chunk\": %.0f, \"best_round\": %.0f },\n",
 			stream_rate(rs, o->rounds, o->stream_n, false),
@@ -614,7 +653,9 @@ static void report(const struct opts *o, struct result *res,
 		for (k = 0; ring->has_burst && k < NR_BURSTS; k++)
 			printf(" %5.0f", (double)pct(rs->burst[k], rs->nburst,
 						     50) / burst_sizes[k]);
-		if (ring->has_burst)
+		if (ring->has_burst && ring->no_stream)
+			printf(" %8s", "n/a");
+		else if (ring->has_burst)
 			printf(" %8.2f", stream_rate(rs, o->rounds,
 						     o->stream_n, false) / 1e6);
 		printf("\n");
@@ -689,7 +730,8 @@ static void help(void)
 		"  -w WARM     untimed round trips before each series (default 10000)\n"
 		"  -b BATCHES  timed batches per burst size per round (default 10000)\n"
 		"  -s STREAM   one-way messages per ring per round (default 2000000)\n"
-		"  -R LIST     rings: floor,fipc,xen_ring,packed,ptr_ring,fipc_rb16\n"
+		"  -R LIST     rings: floor,fipc,duplex,xen_ring,packed,ptr_ring,fipc_rb16,\n"
+		"              cursors\n"
 		"  -j FILE     write the JSON record to FILE\n"
 		"  -g COMMIT   git commit to record\n");
 	exit(2);

@@ -12,7 +12,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-RINGS = ["fipc", "xen_ring", "packed", "ptr_ring", "fipc_rb16"]
+RINGS = ["fipc", "duplex", "xen_ring", "packed", "ptr_ring", "fipc_rb16",
+         "cursors"]
 BURSTS = ["1", "2", "4", "8", "16", "32", "64"]
 
 
@@ -42,9 +43,12 @@ def main(src, dst):
     ax[1].set_title("bursts: N requests, then N replies")
     ax[1].legend()
 
-    rate = [d[n]["oneway_msgs_per_s"]["median_chunk"] / 1e6 for n in names[1:]]
-    ax[2].bar(names[1:], rate,
-              color=["C%d" % i for i in range(len(names) - 1)])
+    streamed = [(i, n) for i, n in enumerate(names[1:])
+                if d[n]["oneway_msgs_per_s"]]
+    rate = [d[n]["oneway_msgs_per_s"]["median_chunk"] / 1e6
+            for _, n in streamed]
+    ax[2].bar([n for _, n in streamed], rate,
+              color=["C%d" % i for i, _ in streamed])
     ax[2].set_title("one-way streaming (median 4096-msg chunk)")
     ax[2].set_ylabel("million messages / s")
 

@@ -88,25 +88,31 @@ static inline u64 fipc_cpu_tsc(void)
 
 #if FIPC_HAVE_X86_WAIT
 
-/* Opcode bytes, so that no particular assembler version is needed. */
+/*
+ * Opcode bytes, so that no particular assembler version is needed.  Each
+ * has a "memory" clobber: the compiler must not move the flag load that
+ * follows the arming of the monitor above it (a store landing between
+ * the load and the arming would then not wake the wait), nor cache the
+ * flag in a register across the wait.
+ */
 static inline void fipc_cpu_monitorx(const void *addr)
 {
 	/* MONITORX: rax = address, ecx = extensions, edx = hints */
 	asm volatile(".byte 0x0f, 0x01, 0xfa"
-		     :: "a" (addr), "c" (0), "d" (0));
+		     :: "a" (addr), "c" (0), "d" (0) : "memory");
 }
 
 static inline void fipc_cpu_mwaitx(u32 cycles)
 {
 	/* MWAITX: eax = hint (stay in C0), ebx = timeout, ecx = timer on */
 	asm volatile(".byte 0x0f, 0x01, 0xfb"
-		     :: "a" (0xf0), "b" (cycles), "c" (1u << 1));
+		     :: "a" (0xf0), "b" (cycles), "c" (1u << 1) : "memory");
 }
 
 static inline void fipc_cpu_umonitor(const void *addr)
 {
 	/* UMONITOR %rax */
-	asm volatile(".byte 0xf3, 0x0f, 0xae, 0xf0" :: "a" (addr));
+	asm volatile(".byte 0xf3, 0x0f, 0xae, 0xf0" :: "a" (addr) : "memory");
 }
 
 static inline void fipc_cpu_umwait(u64 deadline)
@@ -114,7 +120,7 @@ static inline void fipc_cpu_umwait(u64 deadline)
 	/* UMWAIT %ecx: ecx bit 0 = C0.1 (fast wake), edx:eax = deadline */
 	asm volatile(".byte 0xf2, 0x0f, 0xae, 0xf1"
 		     :: "c" (1), "d" ((u32)(deadline >> 32)), "a" ((u32)deadline)
-		     : "cc");
+		     : "cc", "memory");
 }
 
 #else /* no hardware wait: only the spin-loop hint */

@@ -114,9 +114,9 @@ static int fipc_poll_round(struct fipc_poller *pl)
 /*
  * Wait a little before the next round: with one channel, the fipc wait
  * strategy (MWAITX/UMWAIT where the CPU has them, else PAUSE) on its
- * ring, unless work of it ends elsewhere (ops->busy): a kick cannot end
- * a hardware wait early.  Otherwise, and with several channels, the
- * spin-loop hint.
+ * ring (or the channel's own wait, ops->wait, for a duplex ring), unless
+ * work of it ends elsewhere (ops->busy): a kick cannot end a hardware
+ * wait early.  Otherwise, and with several channels, the spin-loop hint.
  */
 static void fipc_poll_pause(struct fipc_poller *pl)
 {
@@ -128,7 +128,10 @@ static void fipc_poll_pause(struct fipc_poller *pl)
 						 struct fipc_poll_entry, node);
 		if (entry && !(ops->busy && ops->busy(entry))) {
 			pl->rx_waits++;
-			fipc_wait_rx(entry->rx, &pl->waiter);
+			if (ops->wait)
+				ops->wait(entry, &pl->waiter);
+			else
+				fipc_wait_rx(entry->rx, &pl->waiter);
 		} else {
 			cpu_relax();
 		}

@@ -66,25 +66,11 @@ static int fipc_rx_empty(struct fipc_ring *rx)
 	return -EAGAIN;
 }
 
-/*
- * The one copy of a slot's payload out of shared memory.  Each word is
- * read exactly once through READ_ONCE() (a volatile access), so however
- * much of this and of the caller the compiler inlines, it can neither
- * read the shared slot again in place of the private copy (a double
- * fetch, XSA-155) nor drop the copy; as Xen's RING_COPY_REQUEST().
- * Slots are 64-byte aligned and the payload is 15 words.
- */
+/* The one copy of a slot, see fipc_slot_copy(). */
 static void fipc_rx_copy(const struct fipc_ring *rx, u32 seq,
 			 struct fipc_msg *buf)
 {
-	const u32 *src = (const u32 *)fipc_slot_at(rx, seq)->payload;
-	unsigned int i;
-	u32 word;
-
-	for (i = 0; i < FIPC_SLOT_PAYLOAD / sizeof(word); i++) {
-		word = READ_ONCE(src[i]);
-		memcpy(buf->data + i * sizeof(word), &word, sizeof(word));
-	}
+	fipc_slot_copy(fipc_slot_at(rx, seq), buf);
 }
 
 /**

@@ -5,6 +5,7 @@
  */
 #include "fipc_internal.h"
 #include "fipc_cpu.h"
+#include <fipc/fipc_duplex.h>
 
 static const char * const fipc_wait_names[FIPC_WAIT_NR_METHODS] = {
 	[FIPC_WAIT_PAUSE] = "pause",
@@ -96,8 +97,8 @@ int fipc_waiter_init(struct fipc_waiter *w, enum fipc_wait_method method,
 }
 EXPORT_SYMBOL_GPL(fipc_waiter_init);
 
-/* One bounded wait for the flag at addr to change from free. */
-static void fipc_wait_once(enum fipc_wait_method method, u32 *flag)
+/* One bounded wait while the flag at addr still holds the value seen. */
+static void fipc_wait_once(enum fipc_wait_method method, u32 *flag, u32 seen)
 {
 #if FIPC_HAVE_X86_WAIT
 	/*
@@ -107,19 +108,21 @@ static void fipc_wait_once(enum fipc_wait_method method, u32 *flag)
 	switch (method) {
 	case FIPC_WAIT_MWAITX:
 		fipc_cpu_monitorx(flag);
-		if (READ_ONCE(*flag) == FIPC_FLAG_FREE)
+		if (READ_ONCE(*flag) == seen)
 			fipc_cpu_mwaitx(FIPC_HW_WAIT_CYCLES);
 		return;
 	case FIPC_WAIT_UMWAIT:
 		fipc_cpu_umonitor(flag);
-		if (READ_ONCE(*flag) == FIPC_FLAG_FREE)
+		if (READ_ONCE(*flag) == seen)
 			fipc_cpu_umwait(fipc_cpu_tsc() + FIPC_HW_WAIT_CYCLES);
 		return;
 #ifdef __KERNEL__
 	case FIPC_WAIT_MWAIT:
 		/* Any interrupt, the tick included, ends the wait. */
 		__monitor(flag, 0, 0);
-		if (READ_ONCE(*flag) == FIPC_FLAG_FREE)
+		/* The kernel's __monitor() has no "memory" clobber. */
+		barrier();
+		if (READ_ONCE(*flag) == seen)
 			__mwait(0, 0);
 		return;
 #endif
@@ -128,6 +131,63 @@ static void fipc_wait_once(enum fipc_wait_method method, u32 *flag)
 	}
 #endif
 	cpu_relax();
+}
+
+/*
+ * The wait loop shared by every kind of ring, inlined into each caller
+ * with its own @poll and @before_sleep.  @poll returns 1 when the caller
+ * should call its receive function (a message, or a flag that function
+ * will reject), a negative error to stop, or 0 "not yet", with the flag
+ * to watch and the value it holds in *@flag and *@seen.  @before_sleep
+ * (if not NULL) runs before the sleep hook and before giving up, so that
+ * whatever the peer may be waiting for (slots, positions) is handed back.
+ */
+static __always_inline int
+fipc_wait_loop(struct fipc_waiter *w, void *ctx,
+	       int (*poll)(void *ctx, u32 **flag, u32 *seen),
+	       void (*before_sleep)(void *ctx))
+{
+	unsigned int spins = 0;
+	u32 *flag, seen;
+	int ret;
+
+	for (;;) {
+		ret = poll(ctx, &flag, &seen);
+		if (ret)
+			return ret < 0 ? ret : 0;
+		w->empty_polls++;
+		if (w->spin_limit && ++spins >= w->spin_limit) {
+			spins = 0;
+			if (before_sleep)
+				before_sleep(ctx);
+			if (!w->sleep)
+				return -ETIMEDOUT;
+			w->sleeps++;
+			ret = w->sleep(w->arg);
+			if (ret)
+				return ret;
+			continue;
+		}
+		fipc_wait_once(w->method, flag, seen);
+	}
+}
+
+static int fipc_wait_rx_poll(void *ctx, u32 **flag, u32 *seen)
+{
+	struct fipc_ring *rx = ctx;
+
+	if (unlikely(rx->error))
+		return rx->error;
+	if (fipc_rx_ready(rx))
+		return 1;
+	*flag = &fipc_slot_at(rx, rx->seq)->flag;
+	*seen = FIPC_FLAG_FREE;
+	return 0;
+}
+
+static void fipc_wait_rx_before_sleep(void *ctx)
+{
+	fipc_recv_release(ctx);
 }
 
 /**
@@ -144,27 +204,84 @@ static void fipc_wait_once(enum fipc_wait_method method, u32 *flag)
  */
 int fipc_wait_rx(struct fipc_ring *rx, struct fipc_waiter *w)
 {
-	unsigned int spins = 0;
-	int err;
-
-	for (;;) {
-		if (unlikely(rx->error))
-			return rx->error;
-		if (fipc_rx_ready(rx))
-			return 0;
-		w->empty_polls++;
-		if (w->spin_limit && ++spins >= w->spin_limit) {
-			spins = 0;
-			fipc_recv_release(rx);
-			if (!w->sleep)
-				return -ETIMEDOUT;
-			w->sleeps++;
-			err = w->sleep(w->arg);
-			if (err)
-				return err;
-			continue;
-		}
-		fipc_wait_once(w->method, &fipc_slot_at(rx, rx->seq)->flag);
-	}
+	return fipc_wait_loop(w, rx, fipc_wait_rx_poll,
+			      fipc_wait_rx_before_sleep);
 }
 EXPORT_SYMBOL_GPL(fipc_wait_rx);
+
+static int fipc_wait_reply_poll(void *ctx, u32 **flag, u32 *seen)
+{
+	struct fipc_duplex_client *c = ctx;
+	u32 *at = &c->slots[c->done & c->mask].flag, span;
+
+	if (unlikely(c->error))
+		return c->error;
+	*seen = READ_ONCE(*at);
+	if (fipc_duplex_client_look(c, *seen, &span) !=
+	    FIPC_DUPLEX_FOUND_NOTHING)
+		return 1;
+	*flag = at;
+	return 0;
+}
+
+/**
+ * fipc_duplex_client_wait() - wait until a reply is at the done cursor
+ * @c: the client
+ * @w: the wait strategy
+ *
+ * Watches the slot at the done cursor until it holds something other
+ * than the client's own request (or, with nothing outstanding, what it
+ * held one lap ago): a reply, an acknowledgment, or a flag that
+ * fipc_duplex_take_reply() will reject.
+ *
+ * Return: 0 when fipc_duplex_take_reply() should be called; -EPROTO if
+ * the ring is broken; -ETIMEDOUT after @w->spin_limit empty polls with no
+ * sleep hook; or the sleep hook's negative return.
+ */
+int fipc_duplex_client_wait(struct fipc_duplex_client *c,
+			    struct fipc_waiter *w)
+{
+	return fipc_wait_loop(w, c, fipc_wait_reply_poll, NULL);
+}
+EXPORT_SYMBOL_GPL(fipc_duplex_client_wait);
+
+static int fipc_wait_request_poll(void *ctx, u32 **flag, u32 *seen)
+{
+	struct fipc_duplex_server *s = ctx;
+	u32 *at = &s->slots[s->read & s->mask].flag;
+
+	if (unlikely(s->error))
+		return s->error;
+	*seen = READ_ONCE(*at);
+	if (!fipc_duplex_server_idle(s, *seen))
+		return 1;
+	*flag = at;
+	return 0;
+}
+
+static void fipc_wait_request_before_sleep(void *ctx)
+{
+	fipc_duplex_server_flush(ctx);
+}
+
+/**
+ * fipc_duplex_server_wait() - wait until a request is at the read cursor
+ * @s: the server
+ * @w: the wait strategy
+ *
+ * Watches the slot at the read cursor until it holds a request, or a
+ * flag that fipc_duplex_take_request() will reject.  Before calling the
+ * sleep hook (or giving up), every position no unanswered call needs is
+ * acknowledged, so the client is never blocked by a sleeping server.
+ *
+ * Return: 0 when fipc_duplex_take_request() should be called; -EPROTO if
+ * the ring is broken; -ETIMEDOUT after @w->spin_limit empty polls with no
+ * sleep hook; or the sleep hook's negative return.
+ */
+int fipc_duplex_server_wait(struct fipc_duplex_server *s,
+			    struct fipc_waiter *w)
+{
+	return fipc_wait_loop(w, s, fipc_wait_request_poll,
+			      fipc_wait_request_before_sleep);
+}
+EXPORT_SYMBOL_GPL(fipc_duplex_server_wait);

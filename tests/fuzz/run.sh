@@ -1,13 +1,15 @@
 #!/bin/sh
-# Run the fipc receive-path fuzzer: replay the committed seed corpus, then
-# fuzz for a bounded time.  New inputs go to the build directory, never
-# into the committed corpus; a crash leaves its input under artifacts/.
-# usage: run.sh BINARY SECONDS BUILD_DIR
+# Run a fipc fuzzer: replay its committed seed corpus, then fuzz for a
+# bounded time.  New inputs go to the build directory, never into the
+# committed corpus; a crash leaves its input under artifacts/.
+# usage: run.sh BINARY SECONDS BUILD_DIR [SEEDS_DIR [NAME]]
+# (defaults: tests/fuzz/corpus, the receive-path fuzzer, named "fuzz")
 set -u
 bin=$1
 secs=$2
 out=$3
-seeds=$(dirname "$0")/corpus
+seeds=${4:-$(dirname "$0")/corpus}
+name=${5:-fuzz}
 mkdir -p "$out/corpus" "$out/artifacts"
 pass=0
 fail=0
@@ -17,10 +19,10 @@ nseeds=$(find "$seeds" -type f | wc -l)
 if "$bin" -runs=0 -artifact_prefix="$out/artifacts/" "$seeds" \
 	>"$log" 2>&1 && [ "$nseeds" -gt 0 ]; then
 	pass=$((pass + 1))
-	echo "ok   fuzz: seed corpus replay ($nseeds inputs)"
+	echo "ok   $name: seed corpus replay ($nseeds inputs)"
 else
 	fail=$((fail + 1))
-	echo "FAIL fuzz: seed corpus replay ($nseeds inputs)"
+	echo "FAIL $name: seed corpus replay ($nseeds inputs)"
 	tail -n 30 "$log" | sed 's/^/    /'
 fi
 
@@ -32,11 +34,11 @@ if "$bin" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
 	execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
 	cov=$(grep -E '^#[0-9]+' "$log" | tail -n 1 | \
 		sed -E 's/.* cov: ([0-9]+).*/\1/')
-	echo "ok   fuzz: ${secs} s, ${execs:-?} runs, coverage ${cov:-?}," \
+	echo "ok   $name: ${secs} s, ${execs:-?} runs, coverage ${cov:-?}," \
 		"corpus $(find "$out/corpus" -type f | wc -l) inputs"
 else
 	fail=$((fail + 1))
-	echo "FAIL fuzz: ${secs} s run (log: $log)"
+	echo "FAIL $name: ${secs} s run (log: $log)"
 	grep -E 'invariant failed|ERROR|SUMMARY|Test unit written' "$log" | \
 		head -n 20 | sed 's/^/    /'
 fi

@@ -24,6 +24,7 @@
 #include <linux/slab.h>
 #include <fipc/fipc.h>
 #include <fipc/fipc_poller.h>
+#include <fipc/fipc_duplex.h>
 
 /* A ring's memory, test managed: freed when the test case ends. */
 struct fipc_test_pages {
@@ -2104,6 +2105,132 @@ static void fipc_test_poller_set(struct kunit *test)
 	fipc_poller_set_stop(set);
 }
 
+/*
+ * A duplex channel in a poller: the poller is the server, answering each
+ * call, and waits on the ring with the channel's own wait op
+ * (fipc_duplex_server_wait()); the entry has no one-way ring at all.
+ */
+struct fipc_poll_test_dx {
+	struct fipc_poll_entry poll;
+	struct fipc_duplex_client client;	/* the peer */
+	struct fipc_duplex_server server;
+	int sleeping;
+	atomic_t answered;
+	atomic_t waits;
+};
+
+static struct fipc_poll_test_dx *
+fipc_poll_test_dx(struct fipc_poll_entry *entry)
+{
+	return container_of(entry, struct fipc_poll_test_dx, poll);
+}
+
+/* Answer up to budget calls, each with its request's payload. */
+static int fipc_poll_test_dx_poll(struct fipc_poll_entry *entry,
+				  unsigned int budget)
+{
+	struct fipc_poll_test_dx *d = fipc_poll_test_dx(entry);
+	struct fipc_msg msg;
+	int n = 0;
+
+	while (budget-- &&
+	       fipc_duplex_take_request(&d->server, &msg, 1, NULL) == 1) {
+		if (fipc_duplex_reply(&d->server, &msg))
+			break;
+		n++;
+	}
+	atomic_add(n, &d->answered);
+	return n;
+}
+
+static void fipc_poll_test_dx_set_sleeping(struct fipc_poll_entry *entry,
+					   bool sleeping)
+{
+	WRITE_ONCE(fipc_poll_test_dx(entry)->sleeping, sleeping);
+}
+
+static bool fipc_poll_test_dx_has_work(struct fipc_poll_entry *entry)
+{
+	return fipc_duplex_request_ready(&fipc_poll_test_dx(entry)->server);
+}
+
+static int fipc_poll_test_dx_wait(struct fipc_poll_entry *entry,
+				  struct fipc_waiter *w)
+{
+	struct fipc_poll_test_dx *d = fipc_poll_test_dx(entry);
+
+	atomic_inc(&d->waits);
+	return fipc_duplex_server_wait(&d->server, w);
+}
+
+static const struct fipc_poll_ops fipc_poll_test_dx_ops = {
+	.poll = fipc_poll_test_dx_poll,
+	.set_sleeping = fipc_poll_test_dx_set_sleeping,
+	.has_work = fipc_poll_test_dx_has_work,
+	.wait = fipc_poll_test_dx_wait,
+};
+
+static bool fipc_poll_test_dx_asleep(void *arg)
+{
+	struct fipc_poll_test_dx *d = arg;
+
+	return READ_ONCE(d->sleeping) &&
+	       fipc_poll_test_idle(fipc_poll_entry_poller(&d->poll));
+}
+
+static bool fipc_poll_test_dx_answered3(void *arg)
+{
+	struct fipc_poll_test_dx *d = arg;
+
+	return atomic_read(&d->answered) == 3;
+}
+
+static void fipc_test_poller_duplex(struct kunit *test)
+{
+	struct fipc_poller_set *set = fipc_poll_test_set(test, 1);
+	struct fipc_poll_test_dx *d = kunit_kzalloc(test, sizeof(*d),
+						    GFP_KERNEL);
+	struct fipc_poller *pl = &set->pollers[0];
+	struct fipc_msg *msg = fipc_test_bufs(test, 1);
+	void *mem = fipc_test_alloc(test, 0);
+	unsigned int i;
+	u64 waits;
+
+	KUNIT_ASSERT_NOT_NULL(test, d);
+	KUNIT_ASSERT_EQ(test, fipc_duplex_client_init(&d->client, mem, 0), 0);
+	KUNIT_ASSERT_EQ(test, fipc_duplex_server_init(&d->server, mem, 0), 0);
+	fipc_poll_entry_init(&d->poll, NULL);
+	set->ops = &fipc_poll_test_dx_ops;
+	set->idle_us = 20000;
+	KUNIT_ASSERT_EQ(test, fipc_poller_set_start(set), 0);
+	fipc_poller_attach(set, &d->poll, NULL);
+	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_dx_asleep,
+						     d));
+	/* It waited on the duplex ring between rounds before sleeping. */
+	KUNIT_EXPECT_GT(test, atomic_read(&d->waits), 0);
+	waits = READ_ONCE(pl->rx_waits);
+	KUNIT_EXPECT_EQ(test, waits, (u64)atomic_read(&d->waits));
+
+	/* The client calls three times and notifies the sleeping poller. */
+	for (i = 0; i < 3; i++) {
+		fipc_test_fill(msg, 1, 40 + i);
+		KUNIT_EXPECT_EQ(test, fipc_duplex_call(&d->client, msg, 1), 0);
+	}
+	KUNIT_EXPECT_TRUE(test, fipc_poll_entry_irq(&d->poll));
+	KUNIT_EXPECT_TRUE(test,
+			  fipc_poll_test_until(fipc_poll_test_dx_answered3, d));
+	for (i = 0; i < 3; i++) {
+		KUNIT_EXPECT_EQ(test, fipc_duplex_take_reply(&d->client, msg),
+				0);
+		KUNIT_EXPECT_TRUE(test, fipc_test_match(msg, 1, 40 + i));
+	}
+	KUNIT_EXPECT_EQ(test, fipc_duplex_room(&d->client), 64u);
+	KUNIT_EXPECT_EQ(test, fipc_duplex_server_error(&d->server), 0);
+
+	fipc_poller_detach(&d->poll);
+	fipc_poller_set_stop(set);
+}
+
 static struct kunit_case fipc_test_cases[] = {
 	KUNIT_CASE(fipc_test_init_args),
 	KUNIT_CASE(fipc_test_empty),
@@ -2128,6 +2255,7 @@ static struct kunit_case fipc_test_cases[] = {
 	KUNIT_CASE(fipc_test_poller_busy),
 	KUNIT_CASE(fipc_test_poller_weight),
 	KUNIT_CASE(fipc_test_poller_set),
+	KUNIT_CASE(fipc_test_poller_duplex),
 	{}
 };
 

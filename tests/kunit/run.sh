@@ -1,14 +1,18 @@
 #!/bin/bash
 # Build and run the fipc KUnit suites under UML with kunit.py from Debian's
 # linux-source-6.1 (make kunit, scripts/test-all.sh): "fipc" (the rings,
-# fipc_kunit.c) and "fipcblk_validate" (the backend's request validation,
+# fipc_kunit.c), "fipc_duplex" (the duplex ring, tests/ring/duplex_test.c,
+# the same source the userspace build runs, through tests/ring/ring_test.h)
+# and "fipcblk_validate" (the backend's request validation,
 # fipcblk_validate_kunit.c).
 #
 # The extracted kernel tree ($FIPC_CACHE/linux-source-<ver>, see
 # scripts/linux-src.sh) stays pristine: a hard-link copy of it made once,
 # $FIPC_CACHE/kunit-<ver>/src, gets our lib/fipc/ (and its headers again
 # as include/fipc/ for <fipc/fipc.h>), tests/kunit/fipc_kunit.c as
-# lib/fipc/fipc_kunit.c, a lib/fipcblk/ made of tests/kunit/fipcblk/
+# lib/fipc/fipc_kunit.c, tests/ring/duplex_test.c as
+# lib/fipc/fipc_duplex_kunit.c with tests/ring/ring_test.h beside it, a
+# lib/fipcblk/ made of tests/kunit/fipcblk/
 # (Kconfig, Kbuild), fipcblk_validate_kunit.c, the driver's unchanged
 # back_validate.[ch] and xen/include/public/io/fipcblk.h (as
 # lib/fipcblk/include/public/io/), and the lib/Makefile and lib/Kconfig
@@ -32,11 +36,16 @@ mkdir -p "$out"
 # The cases the suites declare, as <suite>.<case>: any that gives no
 # result counts as failed.
 suites="fipc_kunit.c fipcblk_validate_kunit.c"
+shared="$top/tests/ring/duplex_test.c"
 expected=$(for f in $suites; do
 	s=$(sed -n 's/^[[:space:]]*\.name = "\([a-z0-9_]*\)",.*/\1/p' \
 		"$here/$f" | head -n 1)
 	sed -n "s/^[[:space:]]*KUNIT_CASE[A-Z_]*(\([a-z0-9_]*\).*/${s:-$f}.\1/p" \
 		"$here/$f"
+done
+for f in $shared; do
+	s=$(sed -n 's/^RT_SUITE(\([a-z0-9_]*\),.*/\1/p' "$f" | head -n 1)
+	sed -n "s/^[[:space:]]*RT_CASE(\([a-z0-9_]*\)).*/${s:-$f}.\1/p" "$f"
 done)
 nexpected=$(echo "$expected" | grep -c . || true)
 
@@ -103,6 +112,12 @@ sync_tree() {
 	done >"$want" || return 1
 	put "$here/fipc_kunit.c" "$tree/lib/fipc/fipc_kunit.c" || return 1
 	echo lib/fipc/fipc_kunit.c >>"$want"
+	put "$top/tests/ring/ring_test.h" "$tree/lib/fipc/ring_test.h" ||
+		return 1
+	echo lib/fipc/ring_test.h >>"$want"
+	put "$top/tests/ring/duplex_test.c" \
+		"$tree/lib/fipc/fipc_duplex_kunit.c" || return 1
+	echo lib/fipc/fipc_duplex_kunit.c >>"$want"
 	# lib/fipcblk/: destination, then source in the repository.
 	while read -r f from; do
 		put "$top/$from" "$tree/lib/fipcblk/$f" || return 1

@@ -1,5 +1,6 @@
-# Userspace tests of lib/fipc: unit tests, a two-thread stress test (also
-# under ThreadSanitizer) and a libFuzzer target for the receive path.
+# Userspace tests of lib/fipc: unit tests (tests/user/unit.c, and the
+# ring tests of tests/ring/ that KUnit runs too), a two-thread stress test
+# (also under ThreadSanitizer) and libFuzzer targets for the receive paths.
 # Included by the top-level Makefile, which defines TOP, BUILD,
 # USER_CFLAGS, FIPC_SRCS, FIPC_HDRS and LIBFIPC.
 
@@ -25,16 +26,26 @@ $(TEST_BUILD)/user/unit: tests/user/unit.c $(USER_TEST_HDRS) $(LIBFIPC)
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -pthread $< $(LIBFIPC) -o $@
 
-$(TEST_BUILD)/user/stress: tests/user/stress.c $(USER_TEST_HDRS) $(LIBFIPC)
+# Ring tests shared with KUnit (tests/ring/, one source for both builds).
+RING_TEST_HDRS := tests/ring/ring_test.h $(USER_TEST_HDRS)
+
+$(TEST_BUILD)/user/duplex: tests/ring/duplex_test.c $(RING_TEST_HDRS) \
+		$(LIBFIPC)
 	@mkdir -p $(dir $@)
-	$(CC) $(USER_CFLAGS) -pthread $< $(LIBFIPC) -o $@
+	$(CC) $(USER_CFLAGS) $< $(LIBFIPC) -o $@
+
+STRESS_SRCS := tests/user/stress.c tests/user/stress_duplex.c
+STRESS_HDRS := tests/user/stress.h $(USER_TEST_HDRS)
+
+$(TEST_BUILD)/user/stress: $(STRESS_SRCS) $(STRESS_HDRS) $(LIBFIPC)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -pthread $(STRESS_SRCS) $(LIBFIPC) -o $@
 
 # TSan: the library is rebuilt from source with the same instrumentation.
-$(TEST_BUILD)/user/stress-tsan: tests/user/stress.c $(USER_TEST_HDRS) \
-		$(FIPC_SRCS)
+$(TEST_BUILD)/user/stress-tsan: $(STRESS_SRCS) $(STRESS_HDRS) $(FIPC_SRCS)
 	@mkdir -p $(dir $@)
-	$(CLANG) $(CLANG_CFLAGS) -fsanitize=thread -pthread $< $(FIPC_SRCS) \
-		-o $@
+	$(CLANG) $(CLANG_CFLAGS) -fsanitize=thread -pthread $(STRESS_SRCS) \
+		$(FIPC_SRCS) -o $@
 
 # libFuzzer + ASan + UBSan; the entry point's name comes from here so that
 # the source stays free of CamelCase.
@@ -44,8 +55,8 @@ $(TEST_BUILD)/fuzz/fuzz-rx: tests/fuzz/fuzz_rx.c $(FIPC_HDRS) $(FIPC_SRCS)
 		-fno-sanitize-recover=all \
 		-DFUZZ_ENTRY=LLVMFuzzerTestOneInput $< $(FIPC_SRCS) -o $@
 
-check-user-unit: $(TEST_BUILD)/user/unit
-	@$<
+check-user-unit: $(TEST_BUILD)/user/unit $(TEST_BUILD)/user/duplex
+	@$(TEST_BUILD)/user/unit && $(TEST_BUILD)/user/duplex
 
 check-user-stress: $(TEST_BUILD)/user/stress
 	@$< --suite user-stress --msgs $(STRESS_MSGS)
@@ -53,14 +64,35 @@ check-user-stress: $(TEST_BUILD)/user/stress
 check-user-tsan: $(TEST_BUILD)/user/stress-tsan
 	@tests/user/run-tsan.sh $< $(TSAN_MSGS)
 
-check-fuzz: $(TEST_BUILD)/fuzz/fuzz-rx
-	@tests/fuzz/run.sh $< $(FUZZ_SECONDS) $(TEST_BUILD)/fuzz
+# The duplex ring (both ends, against its own reference model).
+$(TEST_BUILD)/fuzz/fuzz-duplex: tests/fuzz/fuzz_duplex.c $(FIPC_HDRS) \
+		$(FIPC_SRCS)
+	@mkdir -p $(dir $@)
+	$(CLANG) $(CLANG_CFLAGS) -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=all \
+		-DFUZZ_ENTRY=LLVMFuzzerTestOneInput $< $(FIPC_SRCS) -o $@
 
-fuzz: $(TEST_BUILD)/fuzz/fuzz-rx
-	@tests/fuzz/run.sh $< $(FUZZ_SECONDS) $(TEST_BUILD)/fuzz
+# Every fuzzer, FUZZ_SECONDS each, each from its own seed corpus.
+FUZZERS := $(TEST_BUILD)/fuzz/fuzz-rx $(TEST_BUILD)/fuzz/fuzz-duplex
+define run_fuzzers
+	@rc=0; \
+	tests/fuzz/run.sh $(TEST_BUILD)/fuzz/fuzz-rx $(FUZZ_SECONDS) \
+		$(TEST_BUILD)/fuzz || rc=1; \
+	tests/fuzz/run.sh $(TEST_BUILD)/fuzz/fuzz-duplex $(FUZZ_SECONDS) \
+		$(TEST_BUILD)/fuzz-duplex tests/fuzz/corpus-duplex \
+		fuzz-duplex || rc=1; \
+	exit $$rc
+endef
 
-# Regenerate the committed seed corpus.
+check-fuzz: $(FUZZERS)
+	$(run_fuzzers)
+
+fuzz: $(FUZZERS)
+	$(run_fuzzers)
+
+# Regenerate the committed seed corpora.
 fuzz-corpus:
 	@python3 tests/fuzz/gen_corpus.py tests/fuzz/corpus
+	@python3 tests/fuzz/gen_corpus_duplex.py tests/fuzz/corpus-duplex
 
 CHECK_DEPS += check-user-unit check-user-stress check-user-tsan check-fuzz

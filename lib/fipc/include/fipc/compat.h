@@ -32,6 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/cdefs.h>		/* __always_inline, as in the kernel */
 #include <linux/types.h>
 
 #define u8	__u8
@@ -64,6 +65,12 @@
 #define virt_store_release(p, val)	__atomic_store_n((p), (val), __ATOMIC_RELEASE)
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
+/* A compiler barrier: memory accesses are not moved across it. */
+static inline void barrier(void)
+{
+	__asm__ __volatile__("" ::: "memory");
+}
 
 /*
  * Speculation barriers only matter against another privilege domain;

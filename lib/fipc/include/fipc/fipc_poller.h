@@ -78,18 +78,24 @@ struct fipc_poll_entry;
  *	A poller serving this channel alone then spins between rounds
  *	instead of waiting on @rx in hardware (MWAITX, UMWAIT), which such
  *	a kick cannot end early.
+ * @wait: optional: wait for the channel's next message with the given
+ *	waiter, in place of fipc_wait_rx() on the entry's ring, when the
+ *	poller serves this channel alone and it is not @busy; for channels
+ *	that are not a one-way ring, e.g. fipc_duplex_server_wait() on a
+ *	duplex ring (whose entry then has no ring)
  * @show: optional: more text after the poller's line in
  *	fipc_poller_set_show(), at most @size bytes at @buf; return the
  *	bytes written
  *
- * @poll, @set_sleeping, @has_work and @busy run in the poller thread,
- * with the poller's channel list locked.
+ * @poll, @set_sleeping, @has_work, @busy and @wait run in the poller
+ * thread, with the poller's channel list locked.
  */
 struct fipc_poll_ops {
 	int (*poll)(struct fipc_poll_entry *entry, unsigned int budget);
 	void (*set_sleeping)(struct fipc_poll_entry *entry, bool sleeping);
 	bool (*has_work)(struct fipc_poll_entry *entry);
 	bool (*busy)(struct fipc_poll_entry *entry);
+	int (*wait)(struct fipc_poll_entry *entry, struct fipc_waiter *w);
 	int (*show)(struct fipc_poller *pl, char *buf, size_t size);
 };
 
@@ -98,7 +104,8 @@ struct fipc_poll_ops {
  * @node: entry in the poller's list
  * @poller: the poller serving the channel, NULL while detached
  * @rx: the channel's receiving ring, watched with the fipc wait strategy
- *	while the poller serves this channel alone
+ *	while the poller serves this channel alone; NULL if the set's ops
+ *	wait on the channel themselves (fipc_poll_ops.wait)
  * @retry_us: set by the driver's @poll (fipc_poll_entry_retry()): the
  *	channel waits on something its peer will not notify (e.g. room in
  *	a ring the peer does not empty), so a sleeping poller looks again
@@ -252,7 +259,8 @@ bool fipc_poll_entry_wake(struct fipc_poll_entry *entry);
 /**
  * fipc_poll_entry_init() - prepare a channel's entry, detached
  * @entry: the entry
- * @rx: the channel's receiving ring (its memory may come later)
+ * @rx: the channel's receiving ring (its memory may come later), or NULL
+ *	if the set's ops wait on the channel themselves (fipc_poll_ops.wait)
  */
 static inline void fipc_poll_entry_init(struct fipc_poll_entry *entry,
 					struct fipc_ring *rx)

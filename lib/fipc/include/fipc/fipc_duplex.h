@@ -1,0 +1,532 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * fipc duplex ring: requests and their replies in one ring.
+ *
+ * The ring is the same memory as a one-way fipc ring (2^order pages of
+ * 64-byte slots, 60 bytes of payload and a flag word each) but carries
+ * both directions.  The client writes requests at its submit cursor; the
+ * server reads them in order and writes each reply at its completion
+ * cursor, which only ever covers positions whose requests it has already
+ * read; the client reads the replies in order at its done cursor.  A
+ * reply retires the positions it covers (its span), and the client may
+ * fill any position up to one ring ahead of its done cursor.  Nobody
+ * writes a "free" flag and nobody reads a line before writing it, so a
+ * request and its reply cost the transfers of one cache line there and
+ * back, as a cache-line ping-pong does.
+ *
+ * Replies carry no id: the caller puts its own id in each request and
+ * the server copies it into the reply; completions may come in any
+ * order, each in the next position the server may write.
+ *
+ * The wire format and what a hostile peer can do are described in
+ * docs/protocol.md, section "Duplex ring".
+ */
+#ifndef _FIPC_FIPC_DUPLEX_H
+#define _FIPC_FIPC_DUPLEX_H
+
+#include <fipc/fipc.h>
+
+/*
+ * Flag word of a duplex slot: a kind in bits 31..24, a count in bits
+ * 23..16 and the low 16 bits of the slot's position in bits 15..0.  The
+ * count is the message length in slots in the head slot of a request
+ * (0 in its continuation slots), and the span (positions retired, at
+ * least 1) in a reply or an acknowledgment.  Zeroed memory is an empty
+ * ring.  The kinds differ from FIPC_FLAG_READY, so that a peer speaking
+ * the one-way protocol is caught at once.
+ */
+#define FIPC_DUPLEX_CALL	0xc1000000u	/* request, one reply expected */
+#define FIPC_DUPLEX_POST	0xc2000000u	/* request, no reply */
+#define FIPC_DUPLEX_REPLY	0xc4000000u	/* the reply to one call */
+#define FIPC_DUPLEX_ACK		0xc8000000u	/* retires positions, no payload */
+#define FIPC_DUPLEX_SPAN_MAX	255u
+
+/**
+ * struct fipc_duplex_client - the requesting side's private state
+ * @slots: the shared slots
+ * @mask: number of slots minus one
+ * @submit: position of the next request slot to write
+ * @done: position of the next reply to read; the client may fill
+ *	positions up to @done + number of slots
+ * @calls: calls sent whose reply has not been read yet
+ * @error: 0, or -EPROTO once the server has broken the protocol (sticky)
+ */
+struct fipc_duplex_client {
+	struct fipc_slot *slots;
+	u32 mask;
+	u32 submit;
+	u32 done;
+	u32 calls;
+	int error;
+};
+
+/**
+ * struct fipc_duplex_server - the serving side's private state
+ * @slots: the shared slots
+ * @mask: number of slots minus one
+ * @read: position of the next request to read
+ * @complete: position of the next reply or acknowledgment to write;
+ *	everything before it has been handed back to the client
+ * @unanswered: calls read whose reply has not been written yet; one
+ *	position between @complete and @read stays reserved for each
+ * @ack_batch: retirable positions of calls to gather before acknowledging
+ *	them without a reply
+ * @error: 0, or -EPROTO once the client has broken the protocol (sticky)
+ */
+struct fipc_duplex_server {
+	struct fipc_slot *slots;
+	u32 mask;
+	u32 read;
+	u32 complete;
+	u32 unanswered;
+	u32 ack_batch;
+	int error;
+};
+
+int fipc_duplex_client_init(struct fipc_duplex_client *c, void *mem,
+			    unsigned int order);
+int fipc_duplex_server_init(struct fipc_duplex_server *s, void *mem,
+			    unsigned int order);
+int fipc_duplex_set_ack_batch(struct fipc_duplex_server *s,
+			      unsigned int batch);
+
+int fipc_duplex_submit(struct fipc_duplex_client *c,
+		       const struct fipc_msg *msg, unsigned int nslots,
+		       bool posted);
+int fipc_duplex_take_reply_slow(struct fipc_duplex_client *c,
+				struct fipc_msg *reply);
+int fipc_duplex_take_request_slow(struct fipc_duplex_server *s,
+				  struct fipc_msg *buf,
+				  unsigned int max_slots, bool *posted);
+void fipc_duplex_server_flush(struct fipc_duplex_server *s);
+
+int fipc_duplex_client_wait(struct fipc_duplex_client *c,
+			    struct fipc_waiter *w);
+int fipc_duplex_server_wait(struct fipc_duplex_server *s,
+			    struct fipc_waiter *w);
+
+/* Helpers of the inline paths below; not API. */
+
+static inline u32 fipc_duplex_flag(u32 kind, u32 count, u32 pos)
+{
+	return kind | (count << FIPC_FLAG_LEN_SHIFT) | (pos & FIPC_FLAG_SEQ_MASK);
+}
+
+static inline u32 fipc_duplex_count(u32 flag)
+{
+	return (flag & FIPC_FLAG_LEN_MASK) >> FIPC_FLAG_LEN_SHIFT;
+}
+
+/*
+ * May @flag be what position @pos - @nslots (one lap before @pos) left
+ * in the slot?  That is a request slot of the client, or, if @replies,
+ * a reply or acknowledgment of the server, stamped with that position;
+ * or zero if the ring has not gone round yet.
+ */
+static inline bool fipc_duplex_stale(u32 flag, u32 pos, u32 nslots,
+				     bool replies)
+{
+	u32 count = fipc_duplex_count(flag);
+
+	if (!flag)
+		return pos < nslots;
+	if ((flag & FIPC_FLAG_SEQ_MASK) != ((pos - nslots) & FIPC_FLAG_SEQ_MASK))
+		return false;
+	switch (flag & FIPC_FLAG_KIND_MASK) {
+	case FIPC_DUPLEX_CALL:
+	case FIPC_DUPLEX_POST:
+		return count <= FIPC_MSG_MAX_SLOTS;
+	case FIPC_DUPLEX_REPLY:
+	case FIPC_DUPLEX_ACK:
+		return replies && count;
+	default:
+		return false;
+	}
+}
+
+/* What the client finds at its done cursor: see fipc_duplex_client_look(). */
+enum fipc_duplex_found {
+	FIPC_DUPLEX_FOUND_NOTHING,
+	FIPC_DUPLEX_FOUND_REPLY,
+	FIPC_DUPLEX_FOUND_ACK,
+	FIPC_DUPLEX_FOUND_BAD,
+};
+
+/*
+ * Classify the flag at the client's done cursor.  A reply may retire at
+ * most the positions submitted and not retired, less one reserved for
+ * each other call still waiting for its reply; an acknowledgment one
+ * reserved for every waiting call; with no position outstanding there
+ * can be nothing to read.  The span goes to *@span, already bounded.
+ */
+static inline enum fipc_duplex_found
+fipc_duplex_client_look(const struct fipc_duplex_client *c, u32 flag,
+			u32 *span)
+{
+	u32 pos = c->done, held = c->submit - pos, limit;
+	u32 count = fipc_duplex_count(flag);
+
+	if (!held)
+		return fipc_duplex_stale(flag, pos, c->mask + 1, true) ?
+		       FIPC_DUPLEX_FOUND_NOTHING : FIPC_DUPLEX_FOUND_BAD;
+	if ((flag & FIPC_FLAG_SEQ_MASK) != (pos & FIPC_FLAG_SEQ_MASK))
+		return FIPC_DUPLEX_FOUND_BAD;
+	switch (flag & FIPC_FLAG_KIND_MASK) {
+	case FIPC_DUPLEX_CALL:
+	case FIPC_DUPLEX_POST:
+		/* Our own request slot: not answered yet. */
+		return count <= FIPC_MSG_MAX_SLOTS ?
+		       FIPC_DUPLEX_FOUND_NOTHING : FIPC_DUPLEX_FOUND_BAD;
+	case FIPC_DUPLEX_REPLY:
+		if (!c->calls)
+			return FIPC_DUPLEX_FOUND_BAD;
+		limit = held - (c->calls - 1);
+		if (!count || count > limit)
+			return FIPC_DUPLEX_FOUND_BAD;
+		*span = array_index_nospec(count, limit + 1);
+		return FIPC_DUPLEX_FOUND_REPLY;
+	case FIPC_DUPLEX_ACK:
+		limit = held - c->calls;
+		if (!count || count > limit)
+			return FIPC_DUPLEX_FOUND_BAD;
+		*span = array_index_nospec(count, limit + 1);
+		return FIPC_DUPLEX_FOUND_ACK;
+	default:
+		return FIPC_DUPLEX_FOUND_BAD;
+	}
+}
+
+/*
+ * Is @flag, at the server's read cursor, a value that means "no request
+ * yet"?  Replies and acknowledgments can be there only if the position
+ * one lap back has been retired already.
+ */
+static inline bool fipc_duplex_server_idle(const struct fipc_duplex_server *s,
+					   u32 flag)
+{
+	u32 pos = s->read, nslots = s->mask + 1;
+
+	return fipc_duplex_stale(flag, pos, nslots, pos - s->complete < nslots);
+}
+
+/* Write a one-slot message and publish it with its flag. */
+static inline void fipc_duplex_put(struct fipc_slot *slot,
+				   const struct fipc_msg *msg, u32 flag)
+{
+	/*
+	 * 56 bytes, then 4: a single 60-byte copy becomes, where the
+	 * compiler uses vector moves, four 16-byte moves, the last one
+	 * overlapping, whose loads cannot be forwarded from a buffer the
+	 * caller has just written in 8-byte words (as fipc_slot_copy()
+	 * does) and so wait for those stores to commit, behind this ring's
+	 * earlier stores.  The benchmark's echo is such a case; in its near
+	 * regime the split made no measurable difference (docs/
+	 * benchmarks.md).  The kernel build copies 8-byte words either way.
+	 */
+	memcpy(slot->payload, msg->data, 56);
+	memcpy(slot->payload + 56, msg->data + 56, FIPC_SLOT_PAYLOAD - 56);
+	/* Release: the payload is visible before the flag announcing it. */
+	virt_store_release(&slot->flag, flag);
+}
+
+/* The API proper. */
+
+/**
+ * fipc_duplex_call() - send a request that expects one reply
+ * @c: the client
+ * @req: the request, @nslots payloads of FIPC_SLOT_PAYLOAD bytes
+ * @nslots: its length in slots, 1..FIPC_MSG_MAX_SLOTS
+ *
+ * Reads no shared memory unless the ring is short of room, and then only
+ * the slot at the done cursor, for acknowledgments (never a reply,
+ * which only fipc_duplex_take_reply() takes).  Continuation slots are
+ * written first and the head flag last, with release.
+ *
+ * Return: 0; -EAGAIN if there is no room for the whole request now
+ * (take replies, or wait, and try again); -EINVAL for a bad length;
+ * -EPROTO if the server broke the protocol (sticky).
+ */
+static inline int fipc_duplex_call(struct fipc_duplex_client *c,
+				   const struct fipc_msg *req,
+				   unsigned int nslots)
+{
+	u32 pos = c->submit;
+
+	if (likely(nslots == 1 && !c->error && pos - c->done <= c->mask)) {
+		fipc_duplex_put(&c->slots[pos & c->mask], req,
+				fipc_duplex_flag(FIPC_DUPLEX_CALL, 1, pos));
+		c->submit = pos + 1;
+		c->calls++;
+		return 0;
+	}
+	return fipc_duplex_submit(c, req, nslots, false);
+}
+
+/**
+ * fipc_duplex_post() - send a request that expects no reply
+ * @c: the client
+ * @msg: the message, @nslots payloads
+ * @nslots: its length in slots, 1..FIPC_MSG_MAX_SLOTS
+ *
+ * As fipc_duplex_call(), but the server answers nothing: it hands the
+ * positions back at once with acknowledgments, which the client takes
+ * in fipc_duplex_take_reply() or when it runs short of room.
+ *
+ * Return: as fipc_duplex_call().
+ */
+static inline int fipc_duplex_post(struct fipc_duplex_client *c,
+				   const struct fipc_msg *msg,
+				   unsigned int nslots)
+{
+	u32 pos = c->submit;
+
+	if (likely(nslots == 1 && !c->error && pos - c->done <= c->mask)) {
+		fipc_duplex_put(&c->slots[pos & c->mask], msg,
+				fipc_duplex_flag(FIPC_DUPLEX_POST, 1, pos));
+		c->submit = pos + 1;
+		return 0;
+	}
+	return fipc_duplex_submit(c, msg, nslots, true);
+}
+
+/**
+ * fipc_duplex_take_reply() - take the next reply, in ring order
+ * @c: the client
+ * @reply: private buffer for its one slot of payload
+ *
+ * Acknowledgments before the reply are taken on the way.  The reply is
+ * copied once into @reply; the caller checks its content, in particular
+ * that the id in it is one of its calls still waiting (the library only
+ * guarantees that there are never more replies than calls).
+ *
+ * Return: 0 with the reply in @reply; -EAGAIN if none is there yet;
+ * -EPROTO if the server broke the protocol (sticky).
+ */
+static inline int fipc_duplex_take_reply(struct fipc_duplex_client *c,
+					 struct fipc_msg *reply)
+{
+	u32 pos = c->done;
+	const struct fipc_slot *slot = &c->slots[pos & c->mask];
+	/*
+	 * Acquire: pairs with the server's release of the flag; the payload
+	 * we copy, and the request slots we later write over the positions
+	 * it retires, are ordered after it.
+	 */
+	u32 flag = virt_load_acquire(&slot->flag);
+
+	/*
+	 * The common reply retires its own position only, which is always
+	 * allowed while a call waits (every waiting call holds one).  The
+	 * cursor then moves by a constant, not by a value loaded from the
+	 * flag, so the CPU can look at the next slot before this flag's line
+	 * has arrived: a run of replies is read in parallel, not one line
+	 * transfer after another.
+	 */
+	if (likely(flag == fipc_duplex_flag(FIPC_DUPLEX_REPLY, 1, pos) &&
+		   c->calls && !c->error)) {
+		fipc_slot_copy(slot, reply);
+		c->done = pos + 1;
+		c->calls--;
+		return 0;
+	}
+	return fipc_duplex_take_reply_slow(c, reply);
+}
+
+/**
+ * fipc_duplex_take_request() - take the next request, in ring order
+ * @s: the server
+ * @buf: private buffer for up to @max_slots payloads
+ * @max_slots: capacity of @buf in slots
+ * @posted: if not NULL, set to whether the request expects no reply
+ *
+ * The request is copied once into @buf; the library has checked its
+ * flags and length, the caller checks the content.  Each call taken
+ * needs exactly one fipc_duplex_reply(), in any order.  Positions no
+ * reply will retire are acknowledged here: a posted request's at once,
+ * a call's continuation slots per fipc_duplex_set_ack_batch().
+ *
+ * Return: the length in slots; -EAGAIN if no request is there;
+ * -EMSGSIZE if it is longer than @max_slots (it stays in the ring);
+ * -EPROTO if the client broke the protocol (sticky).
+ */
+static inline int fipc_duplex_take_request(struct fipc_duplex_server *s,
+					   struct fipc_msg *buf,
+					   unsigned int max_slots,
+					   bool *posted)
+{
+	u32 pos = s->read;
+	const struct fipc_slot *slot = &s->slots[pos & s->mask];
+	/* Acquire: pairs with the client's release of the head flag. */
+	u32 flag = virt_load_acquire(&slot->flag);
+
+	/*
+	 * A one-slot call moves the cursor by a constant (see
+	 * fipc_duplex_take_reply()) and counts a constant, so nothing of
+	 * what we do next, the reply's position and span included, waits
+	 * for this flag's line but the branch.  Posted requests, which may
+	 * complete a batch to acknowledge, take the slow path.
+	 */
+	if (likely(flag == fipc_duplex_flag(FIPC_DUPLEX_CALL, 1, pos) &&
+		   pos - s->complete <= s->mask && max_slots && !s->error)) {
+		fipc_slot_copy(slot, buf);
+		s->read = pos + 1;
+		s->unanswered++;
+		if (posted)
+			*posted = false;
+		return 1;
+	}
+	/*
+	 * A one-slot posted request when nothing else waits to be handed
+	 * back: acknowledged at once, in one flag, with a constant span.
+	 */
+	if (flag == fipc_duplex_flag(FIPC_DUPLEX_POST, 1, pos) &&
+	    pos - s->complete == s->unanswered &&
+	    pos - s->complete <= s->mask && max_slots && !s->error) {
+		fipc_slot_copy(slot, buf);
+		s->read = pos + 1;
+		/*
+		 * Release: our copy of the request is complete before the
+		 * client may write over the position.
+		 */
+		virt_store_release(&s->slots[s->complete & s->mask].flag,
+				   fipc_duplex_flag(FIPC_DUPLEX_ACK, 1,
+						    s->complete));
+		s->complete++;
+		if (posted)
+			*posted = true;
+		return 1;
+	}
+	return fipc_duplex_take_request_slow(s, buf, max_slots, posted);
+}
+
+/**
+ * fipc_duplex_reply() - answer one call taken earlier
+ * @s: the server
+ * @reply: the reply, one slot of payload (with the call's id in it)
+ *
+ * Writes at the completion cursor, over a position whose request has
+ * been read, and retires every position no other unanswered call needs,
+ * one being kept for each.  Replies may be sent in any order relative
+ * to the calls.  Reads no shared memory.
+ *
+ * Return: 0; -EINVAL if no call is waiting for a reply; -EPROTO if the
+ * client broke the protocol (sticky).
+ */
+static inline int fipc_duplex_reply(struct fipc_duplex_server *s,
+				    const struct fipc_msg *reply)
+{
+	u32 pos = s->complete, span;
+
+	if (unlikely(s->error))
+		return s->error;
+	if (unlikely(!s->unanswered))
+		return -EINVAL;
+	/*
+	 * Every position read and not needed by another unanswered call:
+	 * fewer than the acknowledgment batch were left by the last
+	 * fipc_duplex_take_request(), so this fits the flag's count.
+	 */
+	span = s->read - pos - s->unanswered + 1;
+	/*
+	 * Release (in fipc_duplex_put()): our copies of every request
+	 * retired here are complete before the client may write over them.
+	 */
+	fipc_duplex_put(&s->slots[pos & s->mask], reply,
+			fipc_duplex_flag(FIPC_DUPLEX_REPLY, span, pos));
+	s->complete = pos + span;
+	s->unanswered--;
+	return 0;
+}
+
+/**
+ * fipc_duplex_reply_ready() - cheap check for a poll loop
+ * @c: the client
+ *
+ * Reads one flag and copies nothing.
+ *
+ * Return: true if fipc_duplex_take_reply() should be called: a reply or
+ * an acknowledgment is there, or a flag it will reject.
+ */
+static inline bool fipc_duplex_reply_ready(const struct fipc_duplex_client *c)
+{
+	u32 flag = READ_ONCE(c->slots[c->done & c->mask].flag), span;
+
+	return fipc_duplex_client_look(c, flag, &span) !=
+	       FIPC_DUPLEX_FOUND_NOTHING;
+}
+
+/**
+ * fipc_duplex_request_ready() - cheap check for a poll loop
+ * @s: the server
+ *
+ * Reads one flag and copies nothing.
+ *
+ * Return: true if fipc_duplex_take_request() should be called: a
+ * request is there, or a flag it will reject.
+ */
+static inline bool fipc_duplex_request_ready(const struct fipc_duplex_server *s)
+{
+	u32 flag = READ_ONCE(s->slots[s->read & s->mask].flag);
+
+	return !fipc_duplex_server_idle(s, flag);
+}
+
+/**
+ * fipc_duplex_room() - positions the client may fill without looking
+ * @c: the client
+ *
+ * Private state only: acknowledgments not taken yet are not counted.
+ *
+ * Return: the number of slots a request may use now, 0..ring size.
+ */
+static inline unsigned int fipc_duplex_room(const struct fipc_duplex_client *c)
+{
+	return c->mask + 1 - (c->submit - c->done);
+}
+
+/**
+ * fipc_duplex_calls() - calls waiting for their reply
+ * @c: the client
+ *
+ * Return: calls sent whose reply has not been taken.
+ */
+static inline unsigned int fipc_duplex_calls(const struct fipc_duplex_client *c)
+{
+	return c->calls;
+}
+
+/**
+ * fipc_duplex_unanswered() - calls taken and not answered yet
+ * @s: the server
+ *
+ * Return: the number of fipc_duplex_reply() calls still owed.
+ */
+static inline unsigned int
+fipc_duplex_unanswered(const struct fipc_duplex_server *s)
+{
+	return s->unanswered;
+}
+
+/**
+ * fipc_duplex_client_error() - the sticky protocol error of a client
+ * @c: the client
+ *
+ * Return: 0 while the server has followed the protocol, else -EPROTO.
+ */
+static inline int fipc_duplex_client_error(const struct fipc_duplex_client *c)
+{
+	return c->error;
+}
+
+/**
+ * fipc_duplex_server_error() - the sticky protocol error of a server
+ * @s: the server
+ *
+ * Return: 0 while the client has followed the protocol, else -EPROTO.
+ */
+static inline int fipc_duplex_server_error(const struct fipc_duplex_server *s)
+{
+	return s->error;
+}
+
+#endif /* _FIPC_FIPC_DUPLEX_H */
