@@ -41,6 +41,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 common=$(cd "$here/../fipc-common" && pwd)
 . "$common/fipc-lib.sh"
 . "$common/checks.sh"
+. "$common/attack-checks.sh"
 R=$FIPC_RESULTS/dom0
 VDEV=51728
 DD=drvdom
@@ -64,21 +65,6 @@ fe_state() { xenstore-read "/local/domain/$1/device/fipcblk/$VDEV/state" 2>/dev/
 connected() { [ "$(be_state "$1")" = 4 ] && [ "$(fe_state "$1")" = 4 ]; }
 initwait() { [ "$(be_state "$1")" = 2 ]; }
 
-# amarker ERE TIMEOUT / aline ERE: the attacker's console, as in
-# fipc-hostile (a guest that went away fails at once).
-amarker() {
-    local con=/var/log/xen/console/guest-attacker.log i=0 n=$(($2 * 5))
-    while ! grep -Eq "^$1" "$con" 2>/dev/null; do
-        i=$((i + 1))
-        if [ $i -ge $n ] || ! xl domid attacker >/dev/null 2>&1; then
-            fipc_fail "attacker: no '$1' on the console after $(($2)) s (or the guest went away)"
-            fipc_domu_console_tail attacker
-            return 1
-        fi
-        sleep 0.2
-    done
-}
-aline() { tr -d '\r' < /var/log/xen/console/guest-attacker.log | grep -E "^$1" | tail -n 1; }
 # honest_ios: the honest guest's completed reads plus writes on xvdb, by
 # its last progress line (guest-hostile-honest.sh, every 2 s).
 honest_ios() {
@@ -118,28 +104,17 @@ ready() {
     amarker '@@FIPC-ATTACK-GUEST ready' 600
 }
 
-# go MODE: let the attacker's module, loaded with wait_go=1, start MODE.
-go() {
-    local fe
-    fe=/local/domain/$(aid)/device/fipcblk/$VDEV
-    xenstore-write "$fe/fipc-attack-go" "$1" &&
-        xenstore-chmod "$fe/fipc-attack-go" "n$(aid)" r0
-}
-
 # mode_begin MODE: once the module waits, go; wait until it has started.
 mode_begin() {
     amarker "@@FIPC-ATTACK-GUEST $1 loading" 300 || return 1
     amarker "@@FIPC-ATTACK $1 waiting" 300 || return 1
     honest_ios > "$FIPC_WORK/ios-$1"
     go "$1" || return 1
-    amarker "@@FIPC-ATTACK $1 (start|failed)" 300 || return 1
-    if [ -n "$(aline "@@FIPC-ATTACK $1 failed")" ]; then
-        verdict "$1-connect" 0 "$(aline "@@FIPC-ATTACK $1 failed")"
-        xenstore-ls -f "$(be_dir "$(aid)")" 2>&1 | head -n 30
-        xenstore-ls -f "/local/domain/$(dd_id)/error" 2>&1 | head -n 10
-        fipc_domu_console_tail "$DD" 30
-        return 1
-    fi
+    attack_started "$1" && return 0
+    xenstore-ls -f "$(be_dir "$(aid)")" 2>&1 | head -n 30
+    xenstore-ls -f "/local/domain/$(dd_id)/error" 2>&1 | head -n 10
+    fipc_domu_console_tail "$DD" 30
+    return 1
 }
 
 # mode_end MODE: release the attacker (it closes as a correct frontend
@@ -179,42 +154,12 @@ timed() {
 }
 
 xsbad() {
-    local rc=0 id fe err cur="" c e i=0 line res key
+    local rc=0
     mode_begin xsbad || return 1
-    id=$(aid)
-    fe=/local/domain/$id/device/fipcblk/$VDEV
-    err=/local/domain/$(dd_id)/error/backend/fipcblk/$id/$VDEV/error
-    : > "$FIPC_WORK/xsbad.cases"
-    # The attacker writes the case number and waits for our "case-N": we
-    # record the case's error node (a slow backend domain may write it a
-    # little after the attacker gave up: up to 30 s), remove it and answer.
-    while :; do
-        c=$(xenstore-read "$fe/fipc-attack-case" 2>/dev/null)
-        if [ "$c" != "$cur" ]; then
-            if [ -n "$cur" ]; then
-                fipc_until 30 xenstore-exists "$err"
-                e=$(xenstore-read "$err" 2>/dev/null)
-                echo "$cur|$e" >> "$FIPC_WORK/xsbad.cases"
-            fi
-            xenstore-rm "$err" 2>/dev/null
-            cur=$c
-            [ "$c" = done ] && break
-            go "case-$c"
-        fi
-        i=$((i + 1))
-        [ $i -lt 6000 ] || { fipc_fail "xsbad: cases not done after 1200 s"; return 1; }
-        sleep 0.2
-    done
+    attack_xsbad_cases "/local/domain/$(dd_id)/error/backend/fipcblk/$(aid)/$VDEV/error" be_state ||
+        return 1
     amarker "@@FIPC-ATTACK xsbad done" 120 || rc=1
-    for i in $(seq 0 $((XSBAD_CASES - 1))); do
-        line=$(aline "@@FIPC-ATTACK xsbad case $i ")
-        key=$(echo "$line" | awk '{ print $5 }')
-        res=$(echo "$line" | awk '{ print $6 }')
-        e=$(awk -F'|' -v c="$i" '$1 == c { print $2 }' "$FIPC_WORK/xsbad.cases")
-        figure "xsbad.case$i" "${res:-none}"
-        verdict "xsbad-case-$i" "$([ "$res" = refused ] && [ -n "$e" ] && echo 1)" \
-            "${key:-?}: attacker saw ${res:-nothing}, error node in $DD: '$e'" || rc=1
-    done
+    check_xsbad "$XSBAD_CASES" || rc=1
     mode_end xsbad || rc=1
     return $rc
 }
@@ -226,11 +171,7 @@ cycle() {
     amarker "@@FIPC-ATTACK cycle done" $(((n * 10 + 300) * TSCALE)) || return 1
     line=$(aline "@@FIPC-ATTACK cycle done")
     fipc_log "$line"
-    figure cycle.ms "$(field "$line" ms)"
-    verdict cycle-all-connected "$([ "$(field "$line" ok)" = "$n" ] && [ "$(field "$line" failed)" = 0 ] && echo 1)" \
-        "$(field "$line" ok) of $n cycles connected, $(field "$line" failed) failed, $(field "$line" ms) ms" || rc=1
-    verdict cycle-grants-ended "$([ "$(field "$line" busy_grants)" = 0 ] && echo 1)" \
-        "grants still mapped by the backend once it was Closed: $(field "$line" busy_grants)" || rc=1
+    check_cycle "$line" "$n" || rc=1
     mode_end cycle || rc=1
     return $rc
 }
@@ -241,30 +182,18 @@ closebusy() {
     amarker "@@FIPC-ATTACK closebusy done" 600 || return 1
     line=$(aline "@@FIPC-ATTACK closebusy done")
     fipc_log "$line"
-    figure closebusy.closed_ms_max "$(field "$line" closed_ms_max)"
-    verdict closebusy-closed "$([ "$(field "$line" failed)" = 0 ] && [ "$(field "$line" busy_grants)" = 0 ] &&
-        [ "$(field "$line" closed_ms_max)" -lt $((5000 * TSCALE)) ] && echo 1)" \
-        "$(field "$line" rounds) rounds, Closed after at most $(field "$line" closed_ms_max) ms (bound $((5000 * TSCALE))), $(field "$line" failed) failed, grants still mapped $(field "$line" busy_grants)" || rc=1
+    check_closebusy "$line" $((5000 * TSCALE)) || rc=1
     mode_end closebusy || rc=1
     return $rc
 }
 
 forge() {
-    local rc=0 line n c v
+    local rc=0 line
     mode_begin forge || return 1
     amarker "@@FIPC-ATTACK forge done" 900 || return 1
     line=$(aline "@@FIPC-ATTACK forge done")
     fipc_log "$line"
-    n=$(field "$line" cases)
-    verdict forge-cases "$([ "${n:-0}" -gt 0 ] && echo 1)" "forged flags sent: ${n:-none}" || rc=1
-    for c in $(seq 0 $((${n:-0} - 1))); do
-        v=$(aline "@@FIPC-ATTACK forge case $c ")
-        figure "forge.case$c" "$(echo "$v" | awk '{ print $5, $6, $7 }')"
-        verdict "forge-case-$c" "$(echo "$v" | grep -qE 'backend=(Closing|Closed) ' && echo 1)" \
-            "${v:-no line for case $c}" || rc=1
-    done
-    verdict forge-grants-ended "$([ "$(field "$line" busy_grants)" = 0 ] && echo 1)" \
-        "grants still mapped by the backend at the attacker's disconnects: $(field "$line" busy_grants)" || rc=1
+    check_forge "$line" || rc=1
     mode_end forge || rc=1
     return $rc
 }
@@ -274,14 +203,9 @@ forge() {
 destroy() {
     local rc=0 id
     id=$(aid)
-    amarker "@@FIPC-ATTACK-GUEST final waiting" 600 || { xl destroy attacker; return 1; }
-    go "$(fipc_opt ATTACK_FINAL noreap)"
-    amarker "@@FIPC-ATTACK-GUEST final running" 600 || { xl destroy attacker; return 1; }
-    sleep 3
+    attack_final 600 || return 1
     xl destroy attacker || { fipc_fail "xl destroy attacker failed"; return 1; }
-    mkdir -p "$FIPC_RESULTS/attacker"
-    tr -d '\r' < /var/log/xen/console/guest-attacker.log > "$FIPC_RESULTS/attacker/console.log"
-    [ -f "$FIPC_WORK/attacker/loop" ] && losetup -d "$(cat "$FIPC_WORK/attacker/loop")"
+    attack_gone
     fipc_until 60 no_node "/local/domain/$(dd_id)/backend/fipcblk/$id"
     verdict destroy-backend-gone "$(no_node "/local/domain/$(dd_id)/backend/fipcblk/$id" && echo 1)" \
         "the attacker's backend directory in $DD after its destroy: $(no_node "/local/domain/$(dd_id)/backend/fipcblk/$id" && echo gone || echo left)" || rc=1
@@ -320,8 +244,8 @@ finish() {
     return $rc
 }
 
-export -f dd_id aid hid be_dir be_state fe_state connected initwait amarker aline honest_ios \
-    start ready go mode_begin mode_end mode_honest timed xsbad cycle closebusy forge destroy no_node \
+export -f dd_id aid hid be_dir be_state fe_state connected initwait honest_ios \
+    start ready mode_begin mode_end mode_honest timed xsbad cycle closebusy forge destroy no_node \
     honest finish
 checks_begin
 if ! fipc_step hostile-dd-start 1200 start; then

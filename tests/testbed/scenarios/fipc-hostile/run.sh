@@ -16,7 +16,11 @@
 #                     window below -o CPU_MAX % (50) of a vCPU (a poller
 #                     spinning on the channel takes ~100 %; its loops are
 #                     printed: the honest guest's I/O adds to them), sleeps growing,
-#                     the channel parked (statistics/parked)
+#                     the channel parked (statistics/parked).  Over the
+#                     window the idle window is fixed at poll_idle_us:
+#                     a learnt one polls through the honest guest's
+#                     steady gaps, CPU the check would blame on the
+#                     attacker
 #   storm             statistics/spurious_irqs grows and the dom0
 #                     interrupts of the channel stay far below (< 10 %)
 #                     the notifications the attacker sent
@@ -57,6 +61,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 common=$(cd "$here/../fipc-common" && pwd)
 . "$common/fipc-lib.sh"
 . "$common/checks.sh"
+. "$common/attack-checks.sh"
 R=$FIPC_RESULTS/dom0
 VDEV=51728
 CPU_MAX=$(fipc_opt CPU_MAX 50)
@@ -76,25 +81,6 @@ meminfo() {
 }
 aid() { cat "$FIPC_WORK/attacker.id"; }
 hid() { cat "$FIPC_WORK/honest.id"; }
-
-# amarker ERE TIMEOUT: wait for a line matching ^ERE on the attacker's
-# console; a guest that crashed or went away fails (checked every 5 s).
-amarker() {
-    local con=/var/log/xen/console/guest-attacker.log i=0 n=$(($2 * 5))
-    while ! grep -Eq "^$1" "$con" 2>/dev/null; do
-        i=$((i + 1))
-        if [ $i -ge $n ] || { [ $((i % 25)) = 0 ] && { ! xl domid attacker >/dev/null 2>&1 ||
-           xl list attacker 2>/dev/null | awk 'NR == 2 { exit !($5 ~ /c/) }'; }; }; then
-            fipc_fail "attacker: no '$1' on the console after $((i / 5)) s (or the guest crashed)"
-            fipc_domu_console_tail attacker
-            return 1
-        fi
-        sleep 0.2
-    done
-}
-
-# aline ERE: the attacker's last console line matching ^ERE.
-aline() { tr -d '\r' < /var/log/xen/console/guest-attacker.log | grep -E "^$1" | tail -n 1; }
 
 # pollers: "loops N sleeps N ..." summed over the pollers' lines of
 # poller_cpus (each "poller ..." line is pairs of name and value).
@@ -241,14 +227,6 @@ ready() {
     cat /sys/module/xen_fipc_back/parameters/poller_cpus
 }
 
-# go MODE: let the attacker's module, loaded with wait_go=1, start MODE.
-go() {
-    local fe
-    fe=/local/domain/$(aid)/device/fipcblk/$VDEV
-    xenstore-write "$fe/fipc-attack-go" "$1" &&
-        xenstore-chmod "$fe/fipc-attack-go" "n$(aid)" r0
-}
-
 # mode_begin MODE: once the module waits, snapshot, go, wait until the
 # attack has started.
 mode_begin() {
@@ -256,11 +234,7 @@ mode_begin() {
     amarker "@@FIPC-ATTACK $1 waiting" 120 || return 1
     snap "$1-before"
     go "$1" || return 1
-    amarker "@@FIPC-ATTACK $1 (start|failed)" 180 || return 1
-    if [ -n "$(aline "@@FIPC-ATTACK $1 failed")" ]; then
-        verdict "$1-connect" 0 "$(aline "@@FIPC-ATTACK $1 failed")"
-        return 1
-    fi
+    attack_started "$1"
 }
 
 # mode_end MODE: release the attacker (it unbinds, closing as a correct
@@ -279,12 +253,15 @@ mode_end() {
 
 # noreap and prestamp: responses never taken.
 noreap() {
-    local m=$1 rc=0 loops sleeps ticks pct hw hr line
+    local m=$1 rc=0 loops sleeps ticks pct hw hr line max
     mode_begin "$m" || return 1
+    read -r max < /sys/module/xen_fipc_back/parameters/poll_idle_max_us
+    cat /sys/module/xen_fipc_back/parameters/poll_idle_us > /sys/module/xen_fipc_back/parameters/poll_idle_max_us
     sleep 2
     snap "$m-w0"
     sleep 10
     snap "$m-w1"
+    echo "$max" > /sys/module/xen_fipc_back/parameters/poll_idle_max_us
     loops=$(sd "$m-w0" "$m-w1" p_loops) sleeps=$(sd "$m-w0" "$m-w1" p_sleeps)
     ticks=$(sd "$m-w0" "$m-w1" ticks) hw=$(sd "$m-w0" "$m-w1" h_wr_req)
     hr=$(sd "$m-w0" "$m-w1" h_rd_req)
@@ -352,49 +329,18 @@ storm() {
 }
 
 xsbad() {
-    local rc=0 id fe err cur="" c e st conn=0 i=0 line res key
+    local rc=0
     mode_begin xsbad || return 1
-    id=$(aid)
-    fe=/local/domain/$id/device/fipcblk/$VDEV
-    err=/local/domain/0/error/backend/fipcblk/$id/$VDEV/error
-    : > "$FIPC_WORK/xsbad.cases"
-    # The attacker writes the case number and waits for our "case-N":
-    # we record the error node of the case before, remove it and answer.
-    while :; do
-        c=$(xenstore-read "$fe/fipc-attack-case" 2>/dev/null)
-        if [ "$c" != "$cur" ]; then
-            if [ -n "$cur" ]; then
-                e=$(xenstore-read "$err" 2>/dev/null)
-                echo "$cur|$conn|$e" >> "$FIPC_WORK/xsbad.cases"
-            fi
-            xenstore-rm "$err" 2>/dev/null
-            cur=$c conn=0
-            [ "$c" = done ] && break
-            go "case-$c"
-        fi
-        st=$(fipc_blk_state "$id" $VDEV back)
-        [ "$st" = 4 ] && conn=1
-        i=$((i + 1))
-        [ $i -lt 3000 ] || { fipc_fail "xsbad: cases not done after 600 s"; return 1; }
-        sleep 0.2
-    done
+    attack_xsbad_cases "/local/domain/0/error/backend/fipcblk/$(aid)/$VDEV/error" be_state || return 1
     amarker "@@FIPC-ATTACK xsbad done" 60 || rc=1
     fipc_log "$(aline "@@FIPC-ATTACK xsbad done")"
-    for i in $(seq 0 $((XSBAD_CASES - 1))); do
-        line=$(aline "@@FIPC-ATTACK xsbad case $i ")
-        key=$(echo "$line" | awk '{ print $5 }')
-        res=$(echo "$line" | awk '{ print $6 }')
-        conn=$(awk -F'|' -v c="$i" '$1 == c { print $2 }' "$FIPC_WORK/xsbad.cases")
-        e=$(awk -F'|' -v c="$i" '$1 == c { print $3 }' "$FIPC_WORK/xsbad.cases")
-        figure "xsbad.case$i" "${res:-none}"
-        # The attacker watches the backend's state every 10 ms (dom0's
-        # 0.2 s polls may miss a short Connected; shown for the record).
-        verdict "xsbad-case-$i" "$([ "$res" = refused ] && [ -n "$e" ] && echo 1 || echo 0)" \
-            "${key:-?}: attacker saw ${res:-nothing} ($(echo "$line" | awk '{ print $7 }')), dom0 saw Connected: ${conn:-?}, error node: '$e'" || rc=1
-    done
+    check_xsbad "$XSBAD_CASES" || rc=1
     mode_end xsbad || rc=1
     return $rc
 }
+
+# be_state DOMID: the xenbus state of DOMID's disk's backend in dom0.
+be_state() { fipc_blk_state "$1" $VDEV back; }
 
 cycle() {
     local rc=0 line n to
@@ -405,12 +351,7 @@ cycle() {
     line=$(aline "@@FIPC-ATTACK cycle done")
     fipc_log "$line"
     mode_end cycle || rc=1
-    figure cycle.cycles "$(field "$line" cycles)"
-    figure cycle.ms "$(field "$line" ms)"
-    verdict cycle-all-connected $([ "$(field "$line" ok)" = "$n" ] && [ "$(field "$line" failed)" = 0 ] && echo 1 || echo 0) \
-        "$(field "$line" ok) of $n cycles connected, $(field "$line" failed) failed, $(field "$line" ms) ms" || rc=1
-    verdict cycle-grants-ended $([ "$(field "$line" busy_grants)" = 0 ] && echo 1 || echo 0) \
-        "grants still mapped by the backend once it was Closed: $(field "$line" busy_grants)" || rc=1
+    check_cycle "$line" "$n" || rc=1
     leak_checks cycle || rc=1
     return $rc
 }
@@ -440,29 +381,19 @@ closebusy() {
     amarker "@@FIPC-ATTACK closebusy done" 180 || return 1
     line=$(aline "@@FIPC-ATTACK closebusy done")
     fipc_log "$line"
-    figure closebusy.closed_ms_max "$(field "$line" closed_ms_max)"
-    verdict closebusy-closed $([ "$(field "$line" failed)" = 0 ] && [ "$(field "$line" busy_grants)" = 0 ] &&
-        [ "$(field "$line" closed_ms_max)" -lt 5000 ] && echo 1 || echo 0) \
-        "$(field "$line" rounds) rounds, Closed after at most $(field "$line" closed_ms_max) ms (bound 5000), $(field "$line" failed) failed, grants still mapped $(field "$line" busy_grants)" || rc=1
+    check_closebusy "$line" 5000 || rc=1
     mode_end closebusy || rc=1
     return $rc
 }
 
 forge() {
-    local rc=0 line n c v
+    local rc=0 line n v
     mode_begin forge || return 1
     amarker "@@FIPC-ATTACK forge done" 300 || return 1
     line=$(aline "@@FIPC-ATTACK forge done")
     fipc_log "$line"
     n=$(field "$line" cases)
-    for c in $(seq 0 $((n - 1))); do
-        v=$(aline "@@FIPC-ATTACK forge case $c ")
-        figure "forge.case$c" "$(echo "$v" | awk '{ print $5, $6, $7 }')"
-        verdict "forge-case-$c" "$(echo "$v" | grep -qE 'backend=(Closing|Closed) ' && echo 1 || echo 0)" \
-            "${v:-no line for case $c}" || rc=1
-    done
-    verdict forge-grants-ended "$([ "$(field "$line" busy_grants)" = 0 ] && echo 1 || echo 0)" \
-        "grants still mapped by the backend at the attacker's disconnects: $(field "$line" busy_grants)" || rc=1
+    check_forge "$line" || rc=1
     mode_end forge || rc=1
     v=$(sd forge-before forge-removed proto_errors)
     figure forge.proto_errors "$v"
@@ -554,17 +485,12 @@ budget() {
 destroy() {
     local rc=0 id
     id=$(aid)
-    amarker "@@FIPC-ATTACK-GUEST final waiting" 300 || { xl destroy attacker; return 1; }
-    go "$(fipc_opt ATTACK_FINAL noreap)"
-    amarker "@@FIPC-ATTACK-GUEST final running" 300 || { xl destroy attacker; return 1; }
-    sleep 3
+    attack_final 300 || return 1
     snap final-held
     fipc_log "attacker holds its responses: inflight $(fipc_be_stat "$id" $VDEV inflight), parked $(sv final-held parked)"
     xl destroy attacker || { fipc_fail "xl destroy attacker failed"; return 1; }
     fipc_destroyed_wait destroy "$id" $VDEV || rc=1
-    mkdir -p "$FIPC_RESULTS/attacker"
-    tr -d '\r' < /var/log/xen/console/guest-attacker.log > "$FIPC_RESULTS/attacker/console.log"
-    [ -f "$FIPC_WORK/attacker/loop" ] && losetup -d "$(cat "$FIPC_WORK/attacker/loop")"
+    attack_gone
     echo "vmap $(vmaps)" > "$FIPC_WORK/snap-destroyed"
     verdict destroy-no-ring-mapping-left $(($(sv honest-only vmap) == $(sv destroyed vmap))) \
         "xenbus ring mappings in dom0 (vmallocinfo): $(sv honest-only vmap) before the attacker was created, $(sv destroyed vmap) after its destroy" || rc=1
@@ -598,8 +524,8 @@ finish() {
     return $rc
 }
 
-export -f meminfo aid hid amarker aline pollers poller_ticks irq_lines vmaps \
-    snap sv sd counter_check start ready go mode_begin mode_end noreap storm xsbad cycle closebusy forge rebind leak_checks budget \
+export -f meminfo aid hid pollers poller_ticks irq_lines vmaps \
+    snap sv sd counter_check start ready mode_begin mode_end noreap storm xsbad be_state cycle closebusy forge rebind leak_checks budget \
     destroy honest finish
 checks_begin
 fipc_step hostile-start 300 start || exit 1

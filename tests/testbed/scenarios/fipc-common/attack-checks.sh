@@ -1,0 +1,158 @@
+# shellcheck shell=bash
+# The hostile frontend (tests/attack/fipc_attack.ko, driven in the guest
+# "attacker" by guest-hostile-attacker.sh) as dom0 sees it, and the checks
+# made of what it reports, for the scenarios that run it against a backend
+# in dom0 (fipc-hostile) and in a driver domain (fipc-hostile-dd).
+# Sourced after checks.sh; the scenario exports VDEV and defines aid (the
+# attacker's domain id).
+
+# amarker ERE TIMEOUT: wait for a line matching ^ERE on the attacker's
+# console; a guest that crashed or went away fails (checked every 5 s).
+# Shell builtins only in the loop: while the attacker keeps dom0's only
+# vCPU busy, a fork costs up to a second.
+amarker() {
+    local con=/var/log/xen/console/guest-attacker.log i=0 n=$(($2 * 5))
+    while ! grep -Eq "^$1" "$con" 2>/dev/null; do
+        i=$((i + 1))
+        if [ $i -ge $n ] || { [ $((i % 25)) = 0 ] && { ! xl domid attacker >/dev/null 2>&1 ||
+           xl list attacker 2>/dev/null | awk 'NR == 2 { exit !($5 ~ /c/) }'; }; }; then
+            fipc_fail "attacker: no '$1' on the console after $((i / 5)) s (or the guest crashed)"
+            fipc_domu_console_tail attacker
+            return 1
+        fi
+        sleep 0.2
+    done
+}
+
+# aline ERE: the attacker's last console line matching ^ERE.
+aline() { tr -d '\r' < /var/log/xen/console/guest-attacker.log | grep -E "^$1" | tail -n 1; }
+
+# go WORD: let the attacker's module, loaded with wait_go=1, start the mode
+# WORD (or answer it: "release", "case-N").
+go() {
+    local fe
+    fe=/local/domain/$(aid)/device/fipcblk/$VDEV
+    xenstore-write "$fe/fipc-attack-go" "$1" &&
+        xenstore-chmod "$fe/fipc-attack-go" "n$(aid)" r0
+}
+
+# attack_started MODE: after go MODE, the attack has started; a failed
+# connect is a failed check (MODE-connect).
+attack_started() {
+    amarker "@@FIPC-ATTACK $1 (start|failed)" 300 || return 1
+    [ -z "$(aline "@@FIPC-ATTACK $1 failed")" ] && return 0
+    verdict "$1-connect" 0 "$(aline "@@FIPC-ATTACK $1 failed")"
+    return 1
+}
+
+# attack_xsbad_cases ERR STATE_FN: the xsbad mode's dialogue.  The
+# attacker writes the number of the case it is about to try and waits for
+# our "case-N"; we record, per case, whether the backend was seen
+# Connected (STATE_FN DOMID prints its xenbus state) and its error node
+# ERR (waiting up to 30 s for it: a slow backend domain may write it a
+# little after the attacker gave up), remove the node and answer.
+# $FIPC_WORK/xsbad.cases gets "case|connected|error" lines.
+attack_xsbad_cases() {
+    local err=$1 state=$2 id fe cur="" c e conn=0 i=0
+    id=$(aid)
+    fe=/local/domain/$id/device/fipcblk/$VDEV
+    : > "$FIPC_WORK/xsbad.cases"
+    while :; do
+        c=$(xenstore-read "$fe/fipc-attack-case" 2>/dev/null)
+        if [ "$c" != "$cur" ]; then
+            if [ -n "$cur" ]; then
+                fipc_until 30 xenstore-exists "$err"
+                e=$(xenstore-read "$err" 2>/dev/null)
+                echo "$cur|$conn|$e" >> "$FIPC_WORK/xsbad.cases"
+            fi
+            xenstore-rm "$err" 2>/dev/null
+            cur=$c conn=0
+            [ "$c" = done ] && return 0
+            go "case-$c"
+        fi
+        [ "$($state "$id")" = 4 ] && conn=1
+        i=$((i + 1))
+        [ $i -lt 6000 ] || { fipc_fail "xsbad: cases not done after 1200 s"; return 1; }
+        sleep 0.2
+    done
+}
+
+# check_xsbad CASES: each case refused, by the attacker's account, with an
+# error node from the backend (xsbad.cases).  The attacker watches the
+# backend's state every 10 ms; dom0's 0.2 s polls may miss a short
+# Connected, shown for the record.
+check_xsbad() {
+    local rc=0 i line key res conn e
+    for i in $(seq 0 $(($1 - 1))); do
+        line=$(aline "@@FIPC-ATTACK xsbad case $i ")
+        key=$(echo "$line" | awk '{ print $5 }')
+        res=$(echo "$line" | awk '{ print $6 }')
+        conn=$(awk -F'|' -v c="$i" '$1 == c { print $2 }' "$FIPC_WORK/xsbad.cases")
+        e=$(awk -F'|' -v c="$i" '$1 == c { print $3 }' "$FIPC_WORK/xsbad.cases")
+        figure "xsbad.case$i" "${res:-none}"
+        verdict "xsbad-case-$i" "$([ "$res" = refused ] && [ -n "$e" ] && echo 1 || echo 0)" \
+            "${key:-?}: attacker saw ${res:-nothing} ($(echo "$line" | awk '{ print $7 }')), dom0 saw Connected: ${conn:-?}, error node: '$e'" || rc=1
+    done
+    return $rc
+}
+
+# check_cycle LINE N: the cycle mode's "done" line: N connects, none
+# failed, every grant ended at once.
+check_cycle() {
+    local rc=0
+    figure cycle.cycles "$(field "$1" cycles)"
+    figure cycle.ms "$(field "$1" ms)"
+    verdict cycle-all-connected "$([ "$(field "$1" ok)" = "$2" ] && [ "$(field "$1" failed)" = 0 ] && echo 1 || echo 0)" \
+        "$(field "$1" ok) of $2 cycles connected, $(field "$1" failed) failed, $(field "$1" ms) ms" || rc=1
+    verdict cycle-grants-ended "$([ "$(field "$1" busy_grants)" = 0 ] && echo 1 || echo 0)" \
+        "grants still mapped by the backend once it was Closed: $(field "$1" busy_grants)" || rc=1
+    return $rc
+}
+
+# check_closebusy LINE BOUND_MS: Closing with a full ring of requests
+# reached Closed within BOUND_MS every round, nothing left mapped.
+check_closebusy() {
+    figure closebusy.closed_ms_max "$(field "$1" closed_ms_max)"
+    verdict closebusy-closed "$([ "$(field "$1" failed)" = 0 ] && [ "$(field "$1" busy_grants)" = 0 ] &&
+        [ "$(field "$1" closed_ms_max)" -lt "$2" ] && echo 1 || echo 0)" \
+        "$(field "$1" rounds) rounds, Closed after at most $(field "$1" closed_ms_max) ms (bound $2), $(field "$1" failed) failed, grants still mapped $(field "$1" busy_grants)"
+}
+
+# check_forge LINE: the forge mode's "done" line: forged flags were sent,
+# the backend closed the channel on each, nothing left mapped.
+check_forge() {
+    local rc=0 n c v
+    n=$(field "$1" cases)
+    verdict forge-cases "$([ "${n:-0}" -gt 0 ] && echo 1 || echo 0)" "forged flags sent: ${n:-none}" || rc=1
+    for c in $(seq 0 $((${n:-0} - 1))); do
+        v=$(aline "@@FIPC-ATTACK forge case $c ")
+        figure "forge.case$c" "$(echo "$v" | awk '{ print $5, $6, $7 }')"
+        verdict "forge-case-$c" "$(echo "$v" | grep -qE 'backend=(Closing|Closed) ' && echo 1 || echo 0)" \
+            "${v:-no line for case $c}" || rc=1
+    done
+    verdict forge-grants-ended "$([ "$(field "$1" busy_grants)" = 0 ] && echo 1 || echo 0)" \
+        "grants still mapped by the backend at the attacker's disconnects: $(field "$1" busy_grants)" || rc=1
+    return $rc
+}
+
+# attack_final TIMEOUT: the attacker's last mode (-o ATTACK_FINAL, noreap:
+# it holds its responses) running, to be destroyed so; if it does not
+# start, the attacker is destroyed at once and this fails.
+attack_final() {
+    amarker "@@FIPC-ATTACK-GUEST final waiting" "$1" || { xl destroy attacker; return 1; }
+    go "$(fipc_opt ATTACK_FINAL noreap)"
+    amarker "@@FIPC-ATTACK-GUEST final running" "$1" || { xl destroy attacker; return 1; }
+    sleep 3
+}
+
+# attack_gone: after xl destroy attacker, keep its console in the results
+# and free its exchange disk's loop device.
+attack_gone() {
+    mkdir -p "$FIPC_RESULTS/attacker"
+    tr -d '\r' < /var/log/xen/console/guest-attacker.log > "$FIPC_RESULTS/attacker/console.log"
+    [ -f "$FIPC_WORK/attacker/loop" ] && losetup -d "$(cat "$FIPC_WORK/attacker/loop")"
+    return 0
+}
+
+export -f amarker aline go attack_started attack_xsbad_cases check_xsbad check_cycle \
+    check_closebusy check_forge attack_final attack_gone
