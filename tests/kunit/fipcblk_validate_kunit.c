@@ -5,10 +5,16 @@
  *
  * tests/kunit/run.sh builds this file with back_validate.c, unchanged,
  * in lib/fipcblk/ of the UML KUnit tree.  Every check of xfb_validate()
- * has a case: requests that must pass (and the number of page references
+ * has cases: requests that must pass (and the number of page references
  * they yield) and each kind of hostile request, which must be refused
  * with the right status and the reason of that very check, so that a
  * request refused by an earlier, unrelated check does not count.
+ *
+ * Most cases are one request and its answer: a row of xfb_cases[], run
+ * by the parameterised case xfb_test_request under a name that says the
+ * rule it tests and the request ("bad_op 3: op 0x05, ...").  The cases
+ * that derive requests (one reference count after another) and the
+ * other functions of back_validate.c have cases of their own.
  */
 #include <kunit/test.h>
 #include <linux/bits.h>
@@ -40,21 +46,94 @@
 /* A 1 GiB disk of 512-byte blocks that can do everything. */
 #define XFB_TEST_SECTORS	(SZ_1G / FIPCBLK_SECTOR_BYTES)
 
-static const struct xfb_limits xfb_test_disk = {
-	.sectors = XFB_TEST_SECTORS,
-	.lbs = 512,
-	.max_bytes = SZ_1M,
-	.discard = true,
-	.secure = true,
+/* The largest request the backend can offer: a message of the most slots. */
+#define XFB_TEST_MAX_BYTES	((XFB_MAX_MSG_REFS - 1) * FIPCBLK_PAGE_BYTES)
+
+/**
+ * struct xfb_test_dev - a device the requests are validated against
+ * @name: printed in the case's name
+ * @lim: its limits
+ */
+struct xfb_test_dev {
+	const char *name;
+	struct xfb_limits lim;
+};
+
+static const struct xfb_test_dev disk = {
+	"disk", {
+		.sectors = XFB_TEST_SECTORS, .lbs = 512, .max_bytes = SZ_1M,
+		.discard = true, .secure = true,
+	},
 };
 
 /* The same disk with 4096-byte logical blocks. */
-static const struct xfb_limits xfb_test_disk4k = {
-	.sectors = XFB_TEST_SECTORS,
-	.lbs = 4096,
-	.max_bytes = SZ_1M,
-	.discard = true,
-	.secure = true,
+static const struct xfb_test_dev disk4k = {
+	"disk4k", {
+		.sectors = XFB_TEST_SECTORS, .lbs = 4096, .max_bytes = SZ_1M,
+		.discard = true, .secure = true,
+	},
+};
+
+/* The same disk, read-only. */
+static const struct xfb_test_dev ro = {
+	"ro", {
+		.sectors = XFB_TEST_SECTORS, .lbs = 512, .max_bytes = SZ_1M,
+		.ro = true, .discard = true, .secure = true,
+	},
+};
+
+/* The same disk on a memshare channel. */
+static const struct xfb_test_dev memshare = {
+	"memshare", {
+		.sectors = XFB_TEST_SECTORS, .lbs = 512, .max_bytes = SZ_1M,
+		.discard = true, .secure = true, .memshare = true,
+	},
+};
+
+/* The same disk without discard, or without secure discard. */
+static const struct xfb_test_dev nodiscard = {
+	"nodiscard", {
+		.sectors = XFB_TEST_SECTORS, .lbs = 512, .max_bytes = SZ_1M,
+	},
+};
+
+static const struct xfb_test_dev nodiscard_ro = {
+	"nodiscard_ro", {
+		.sectors = XFB_TEST_SECTORS, .lbs = 512, .max_bytes = SZ_1M,
+		.ro = true,
+	},
+};
+
+static const struct xfb_test_dev nosecure = {
+	"nosecure", {
+		.sectors = XFB_TEST_SECTORS, .lbs = 512, .max_bytes = SZ_1M,
+		.discard = true,
+	},
+};
+
+/* The same disk offering the largest request there is. */
+static const struct xfb_test_dev maxmsg = {
+	"maxmsg", {
+		.sectors = XFB_TEST_SECTORS, .lbs = 512,
+		.max_bytes = XFB_TEST_MAX_BYTES, .discard = true,
+		.secure = true,
+	},
+};
+
+/* A device of 2^64 - 1 sectors, one of one sector, and an empty one. */
+static const struct xfb_test_dev huge = {
+	"huge", {
+		.sectors = U64_MAX, .lbs = 512, .max_bytes = SZ_1M,
+		.discard = true, .secure = true,
+	},
+};
+
+static const struct xfb_test_dev tiny = {
+	"tiny", { .sectors = 1, .lbs = 512, .max_bytes = 4096 },
+};
+
+static const struct xfb_test_dev empty = {
+	"empty", { .lbs = 512, .max_bytes = 4096 },
 };
 
 /* Refs a message of nslots slots can carry, from the wire format. */
@@ -98,8 +177,11 @@ static int xfb_test_run(const struct xfb_limits *lim,
 	return xfb_validate(lim, r, nslots, nrefs, why);
 }
 
-/* The request passes and names exactly @want_refs pages: true if so. */
-static bool xfb_expect_ok(struct kunit *test, int line,
+/*
+ * The request passes and names exactly @want_refs pages: true if so.
+ * Failures name the check as "@where @n".
+ */
+static bool xfb_expect_ok(struct kunit *test, const char *where, int n,
 			  const struct xfb_limits *lim,
 			  const struct fipcblk_request *r,
 			  unsigned int nslots, unsigned int want_refs)
@@ -110,14 +192,14 @@ static bool xfb_expect_ok(struct kunit *test, int line,
 
 	ret = xfb_test_run(lim, r, nslots, &nrefs, &why);
 	KUNIT_EXPECT_EQ_MSG(test, ret, FIPCBLK_RSP_OKAY,
-			    "line %d: refused: %s", line,
+			    "%s %d: refused: %s", where, n,
 			    why ? why : "(no reason)");
-	KUNIT_EXPECT_EQ_MSG(test, nrefs, want_refs, "line %d", line);
+	KUNIT_EXPECT_EQ_MSG(test, nrefs, want_refs, "%s %d", where, n);
 	return ret == FIPCBLK_RSP_OKAY && nrefs == want_refs;
 }
 
 /* The request is refused with @status, for the reason @want_why: true if so. */
-static bool xfb_expect_bad(struct kunit *test, int line,
+static bool xfb_expect_bad(struct kunit *test, const char *where, int n,
 			   const struct xfb_limits *lim,
 			   const struct fipcblk_request *r,
 			   unsigned int nslots, int status,
@@ -128,407 +210,472 @@ static bool xfb_expect_bad(struct kunit *test, int line,
 	int ret;
 
 	ret = xfb_test_run(lim, r, nslots, &nrefs, &why);
-	KUNIT_EXPECT_EQ_MSG(test, ret, status, "line %d", line);
-	KUNIT_EXPECT_NOT_NULL_MSG(test, why, "line %d: no reason", line);
+	KUNIT_EXPECT_EQ_MSG(test, ret, status, "%s %d", where, n);
+	KUNIT_EXPECT_NOT_NULL_MSG(test, why, "%s %d: no reason", where, n);
 	if (!why)
 		return false;
-	KUNIT_EXPECT_STREQ_MSG(test, why, want_why, "line %d", line);
+	KUNIT_EXPECT_STREQ_MSG(test, why, want_why, "%s %d", where, n);
 	return ret == status && !strcmp(why, want_why);
 }
 
 #define EXPECT_OK(test, lim, r, nslots, nrefs) \
-	xfb_expect_ok(test, __LINE__, lim, r, nslots, nrefs)
+	xfb_expect_ok(test, "line", __LINE__, lim, r, nslots, nrefs)
 #define EXPECT_ERROR(test, lim, r, nslots, why) \
-	xfb_expect_bad(test, __LINE__, lim, r, nslots, FIPCBLK_RSP_ERROR, why)
-#define EXPECT_NOTSUPP(test, lim, r, nslots, why) \
-	xfb_expect_bad(test, __LINE__, lim, r, nslots, \
-		       FIPCBLK_RSP_EOPNOTSUPP, why)
+	xfb_expect_bad(test, "line", __LINE__, lim, r, nslots, \
+		       FIPCBLK_RSP_ERROR, why)
 
-static void xfb_test_good_read(struct kunit *test)
-{
-	const struct xfb_limits *lim = &xfb_test_disk;
-	struct xfb_limits tiny = {
-		.sectors = 1, .lbs = 512, .max_bytes = 4096,
-	};
-	struct xfb_limits ro = xfb_test_disk;
-	struct fipcblk_request r;
-
-	r = xfb_test_req(FIPCBLK_OP_READ, 0, 0, 512, 0);
-	EXPECT_OK(test, lim, &r, 1, 1);
-	r = xfb_test_req(FIPCBLK_OP_READ, 0, 8, 4096, 0);
-	EXPECT_OK(test, lim, &r, 1, 1);
-	/* 512 bytes at the end of a page, then one more page. */
-	r = xfb_test_req(FIPCBLK_OP_READ, 0, 8, 1024, 3584);
-	EXPECT_OK(test, lim, &r, 1, 2);
-	r = xfb_test_req(FIPCBLK_OP_READ, 0, 16, 8192, 512);
-	EXPECT_OK(test, lim, &r, 1, 3);
-	/* The head slot holds 9 references; a 10th needs a continuation. */
-	r = xfb_test_req(FIPCBLK_OP_READ, 0, 0, 9 * 4096, 0);
-	EXPECT_OK(test, lim, &r, 1, 9);
-	r = xfb_test_req(FIPCBLK_OP_READ, 0, 0, 9 * 4096, 512);
-	EXPECT_OK(test, lim, &r, 2, 10);
-	/* The last sector, and the whole device from its first one. */
-	r = xfb_test_req(FIPCBLK_OP_READ, 0, XFB_TEST_SECTORS - 1, 512, 0);
-	EXPECT_OK(test, lim, &r, 1, 1);
-	r = xfb_test_req(FIPCBLK_OP_READ, 0, 0, 512, 0);
-	EXPECT_OK(test, &tiny, &r, 1, 1);
-	/* Reading a read-only device is fine. */
-	ro.ro = true;
-	r = xfb_test_req(FIPCBLK_OP_READ, 0, 8, 4096, 0);
-	EXPECT_OK(test, &ro, &r, 1, 1);
-}
-
-static void xfb_test_good_write(struct kunit *test)
-{
-	const struct xfb_limits *lim = &xfb_test_disk;
-	struct fipcblk_request r;
-
-	r = xfb_test_req(FIPCBLK_OP_WRITE, 0, 24, 4096, 0);
-	EXPECT_OK(test, lim, &r, 1, 1);
-	r = xfb_test_req(FIPCBLK_OP_WRITE, FIPCBLK_F_FUA, 24, 4096, 0);
-	EXPECT_OK(test, lim, &r, 1, 1);
-	r = xfb_test_req(FIPCBLK_OP_WRITE, FIPCBLK_F_FUA, 1, 65536, 1024);
-	EXPECT_OK(test, lim, &r, xfb_test_slots(17), 17);
-	r = xfb_test_req(FIPCBLK_OP_WRITE, 0, XFB_TEST_SECTORS - 8, 4096, 0);
-	EXPECT_OK(test, lim, &r, 1, 1);
-	/* 4096-byte blocks: aligned sector and length. */
-	r = xfb_test_req(FIPCBLK_OP_WRITE, 0, 8, 8192, 512);
-	EXPECT_OK(test, &xfb_test_disk4k, &r, 1, 3);
-}
-
-static void xfb_test_good_flush(struct kunit *test)
-{
-	struct xfb_limits ro = xfb_test_disk;
-	struct fipcblk_request r;
-
-	r = xfb_test_req(FIPCBLK_OP_FLUSH, 0, 0, 0, 0);
-	EXPECT_OK(test, &xfb_test_disk, &r, 1, 0);
-	ro.ro = true;
-	r = xfb_test_req(FIPCBLK_OP_FLUSH, 0, 0, 0, 0);
-	EXPECT_OK(test, &ro, &r, 1, 0);
-}
-
-static void xfb_test_good_discard(struct kunit *test)
-{
-	const struct xfb_limits *lim = &xfb_test_disk;
-	struct fipcblk_request r;
-
-	r = xfb_test_req(FIPCBLK_OP_DISCARD, 0, 64, 4096, 0);
-	EXPECT_OK(test, lim, &r, 1, 0);
-	r = xfb_test_req(FIPCBLK_OP_DISCARD, FIPCBLK_F_SECURE, 64, 4096, 0);
-	EXPECT_OK(test, lim, &r, 1, 0);
-	/* A range, not data: not bounded by the largest request. */
-	r = xfb_test_req(FIPCBLK_OP_DISCARD, 0, 0, SZ_1G, 0);
-	EXPECT_OK(test, lim, &r, 1, 0);
-	r = xfb_test_req(FIPCBLK_OP_DISCARD, 0, 8, SZ_1M, 0);
-	EXPECT_OK(test, &xfb_test_disk4k, &r, 1, 0);
-}
-
-static void xfb_test_bad_op(struct kunit *test)
-{
-	const struct xfb_limits *lim = &xfb_test_disk;
-	static const u8 ops[] = { 4, 5, 0x7f, 0x80, 0xff };
-	struct fipcblk_request r;
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(ops); i++) {
-		r = xfb_test_req(ops[i], 0, 0, 4096, 0);
-		EXPECT_NOTSUPP(test, lim, &r, 1, WHY_OP);
-		r = xfb_test_req(ops[i], 0, 0, 0, 0);
-		EXPECT_NOTSUPP(test, lim, &r, 1, WHY_OP);
-	}
-}
-
-static void xfb_test_bad_flags(struct kunit *test)
-{
-	const struct xfb_limits *lim = &xfb_test_disk;
-	struct fipcblk_request r;
-	unsigned int bit;
-
-	/* FUA is a WRITE flag only, SECURE a DISCARD flag only. */
-	r = xfb_test_req(FIPCBLK_OP_READ, FIPCBLK_F_FUA, 0, 4096, 0);
-	EXPECT_ERROR(test, lim, &r, 1, WHY_FLAGS);
-	r = xfb_test_req(FIPCBLK_OP_READ, FIPCBLK_F_SECURE, 0, 4096, 0);
-	EXPECT_ERROR(test, lim, &r, 1, WHY_FLAGS);
-	r = xfb_test_req(FIPCBLK_OP_WRITE, FIPCBLK_F_SECURE, 0, 4096, 0);
-	EXPECT_ERROR(test, lim, &r, 1, WHY_FLAGS);
-	r = xfb_test_req(FIPCBLK_OP_DISCARD, FIPCBLK_F_FUA, 0, 4096, 0);
-	EXPECT_ERROR(test, lim, &r, 1, WHY_FLAGS);
-	/* Every undefined bit, alone and beside a valid flag. */
-	for (bit = 2; bit < 8; bit++) {
-		r = xfb_test_req(FIPCBLK_OP_READ, BIT(bit), 0, 4096, 0);
-		EXPECT_ERROR(test, lim, &r, 1, WHY_FLAGS);
-		r = xfb_test_req(FIPCBLK_OP_WRITE, BIT(bit) | FIPCBLK_F_FUA, 0,
-				 4096, 0);
-		EXPECT_ERROR(test, lim, &r, 1, WHY_FLAGS);
-		r = xfb_test_req(FIPCBLK_OP_DISCARD,
-				 BIT(bit) | FIPCBLK_F_SECURE, 0, 4096, 0);
-		EXPECT_ERROR(test, lim, &r, 1, WHY_FLAGS);
-	}
-}
-
-/* FIPCBLK_F_GRANTREFS: READ/WRITE on a memshare channel only. */
-static void xfb_test_grantrefs(struct kunit *test)
-{
-	struct xfb_limits ms = xfb_test_disk;
-	const struct xfb_limits *grant = &xfb_test_disk;
-	struct fipcblk_request r;
-
-	ms.memshare = true;
-	r = xfb_test_req(FIPCBLK_OP_READ, FIPCBLK_F_GRANTREFS, 0, 4096, 0);
-	EXPECT_OK(test, &ms, &r, 1, 1);
-	EXPECT_ERROR(test, grant, &r, 1, WHY_FLAGS);
-	r = xfb_test_req(FIPCBLK_OP_WRITE,
-			 FIPCBLK_F_GRANTREFS | FIPCBLK_F_FUA, 0, 4096, 512);
-	EXPECT_OK(test, &ms, &r, 1, 2);
-	EXPECT_ERROR(test, grant, &r, 1, WHY_FLAGS);
-	/* Never on requests without data. */
-	r = xfb_test_req(FIPCBLK_OP_FLUSH, FIPCBLK_F_GRANTREFS, 0, 0, 0);
-	EXPECT_ERROR(test, &ms, &r, 1, WHY_FLUSH);
-	r = xfb_test_req(FIPCBLK_OP_DISCARD, FIPCBLK_F_GRANTREFS, 0, 4096, 0);
-	EXPECT_ERROR(test, &ms, &r, 1, WHY_FLAGS);
-	/* The other undefined bits stay refused on memshare too. */
-	r = xfb_test_req(FIPCBLK_OP_READ, FIPCBLK_F_GRANTREFS | BIT(4), 0,
-			 4096, 0);
-	EXPECT_ERROR(test, &ms, &r, 1, WHY_FLAGS);
-	r = xfb_test_req(FIPCBLK_OP_READ, FIPCBLK_F_FUA, 0, 4096, 0);
-	EXPECT_ERROR(test, &ms, &r, 1, WHY_FLAGS);
-}
-
-/*
- * FIPCBLK_F_STAGED: READ/WRITE on a memshare channel only, never with
- * FIPCBLK_F_GRANTREFS; the indices are checked at lookup, not here.
+/**
+ * struct xfb_case - one request and the answer xfb_validate() must give
+ * @rule: the rule it tests (a name of the case before it was a row)
+ * @dev: the device
+ * @op: the request's operation
+ * @flags: its flags
+ * @sector: its first sector
+ * @bytes: its length
+ * @offset: its first_offset
+ * @nslots: the slots of its message (0: see @fit)
+ * @fit: if not 0, as many slots as @fit references need; if both are 0,
+ *	one slot
+ * @status: the answer, a FIPCBLK_RSP_* value
+ * @nrefs: with FIPCBLK_RSP_OKAY, the page references it names
+ * @why: otherwise, the reason of the refusal
  */
-static void xfb_test_staged(struct kunit *test)
-{
-	struct xfb_limits ms = xfb_test_disk;
-	const struct xfb_limits *grant = &xfb_test_disk;
-	struct fipcblk_request r;
-
-	ms.memshare = true;
-	r = xfb_test_req(FIPCBLK_OP_READ, FIPCBLK_F_STAGED, 0, 8192, 512);
-	EXPECT_OK(test, &ms, &r, 1, 3);
-	EXPECT_ERROR(test, grant, &r, 1, WHY_FLAGS);
-	r = xfb_test_req(FIPCBLK_OP_WRITE, FIPCBLK_F_STAGED | FIPCBLK_F_FUA, 0,
-			 4096, 0);
-	EXPECT_OK(test, &ms, &r, 1, 1);
-	EXPECT_ERROR(test, grant, &r, 1, WHY_FLAGS);
-	r = xfb_test_req(FIPCBLK_OP_READ,
-			 FIPCBLK_F_STAGED | FIPCBLK_F_GRANTREFS, 0, 4096, 0);
-	EXPECT_ERROR(test, &ms, &r, 1, WHY_BOTH);
-	r = xfb_test_req(FIPCBLK_OP_WRITE,
-			 FIPCBLK_F_STAGED | FIPCBLK_F_GRANTREFS, 0, 4096, 0);
-	EXPECT_ERROR(test, &ms, &r, 1, WHY_BOTH);
-	r = xfb_test_req(FIPCBLK_OP_FLUSH, FIPCBLK_F_STAGED, 0, 0, 0);
-	EXPECT_ERROR(test, &ms, &r, 1, WHY_FLUSH);
-	r = xfb_test_req(FIPCBLK_OP_DISCARD, FIPCBLK_F_STAGED, 0, 4096, 0);
-	EXPECT_ERROR(test, &ms, &r, 1, WHY_FLAGS);
-}
-
-static void xfb_test_zero_len(struct kunit *test)
-{
-	const struct xfb_limits *lim = &xfb_test_disk;
-	struct fipcblk_request r;
-
-	r = xfb_test_req(FIPCBLK_OP_READ, 0, 0, 0, 0);
-	EXPECT_ERROR(test, lim, &r, 1, WHY_ZERO);
-	r = xfb_test_req(FIPCBLK_OP_WRITE, 0, 8, 0, 512);
-	EXPECT_ERROR(test, lim, &r, 1, WHY_ZERO);
-	r = xfb_test_req(FIPCBLK_OP_DISCARD, 0, 8, 0, 0);
-	EXPECT_ERROR(test, lim, &r, 1, WHY_ZERO);
-}
-
-static void xfb_test_too_big(struct kunit *test)
-{
-	const struct xfb_limits *lim = &xfb_test_disk;
-	struct fipcblk_request r;
-
-	r = xfb_test_req(FIPCBLK_OP_READ, 0, 0, SZ_1M, 0);
-	EXPECT_OK(test, lim, &r, xfb_test_slots(256), 256);
-	r = xfb_test_req(FIPCBLK_OP_READ, 0, 0, SZ_1M + 512, 0);
-	EXPECT_ERROR(test, lim, &r, xfb_test_slots(257), WHY_BIG);
-	r = xfb_test_req(FIPCBLK_OP_WRITE, 0, 0, SZ_1M + 4096, 0);
-	EXPECT_ERROR(test, lim, &r, xfb_test_slots(257), WHY_BIG);
-	r = xfb_test_req(FIPCBLK_OP_WRITE, 0, 0, U32_MAX & ~511u, 0);
-	EXPECT_ERROR(test, lim, &r, FIPC_MSG_MAX_SLOTS, WHY_BIG);
-}
-
-/* Lengths that are not whole logical blocks, with lbs 512 and 4096. */
-static void xfb_test_bad_len(struct kunit *test)
-{
-	static const u32 len512[] = { 1, 100, 511, 513, 1000, 4095, 4097 };
-	static const u32 len4k[] = { 512, 1024, 3584, 4608, 6144, 8192 + 512 };
-	struct fipcblk_request r;
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(len512); i++) {
-		r = xfb_test_req(FIPCBLK_OP_READ, 0, 0, len512[i], 0);
-		EXPECT_ERROR(test, &xfb_test_disk, &r, 1, WHY_LEN);
-		r = xfb_test_req(FIPCBLK_OP_DISCARD, 0, 0, len512[i], 0);
-		EXPECT_ERROR(test, &xfb_test_disk, &r, 1, WHY_LEN);
-	}
-	for (i = 0; i < ARRAY_SIZE(len4k); i++) {
-		r = xfb_test_req(FIPCBLK_OP_WRITE, 0, 8, len4k[i], 0);
-		EXPECT_ERROR(test, &xfb_test_disk4k, &r,
-			     xfb_test_slots(DIV_ROUND_UP(len4k[i], 4096)),
-			     WHY_LEN);
-		r = xfb_test_req(FIPCBLK_OP_DISCARD, 0, 8, len4k[i], 0);
-		EXPECT_ERROR(test, &xfb_test_disk4k, &r, 1, WHY_LEN);
-	}
-	/* The same lengths are whole blocks of 512 bytes. */
-	for (i = 0; i < ARRAY_SIZE(len4k); i++) {
-		r = xfb_test_req(FIPCBLK_OP_WRITE, 0, 8, len4k[i], 0);
-		EXPECT_OK(test, &xfb_test_disk, &r,
-			  xfb_test_slots(DIV_ROUND_UP(len4k[i], 4096)),
-			  DIV_ROUND_UP(len4k[i], 4096));
-	}
-}
-
-/* A start sector inside a 4096-byte block. */
-static void xfb_test_misaligned(struct kunit *test)
-{
-	const struct xfb_limits *lim = &xfb_test_disk4k;
-	struct fipcblk_request r;
+struct xfb_case {
+	const char *rule;
+	const struct xfb_test_dev *dev;
+	u8 op;
+	u8 flags;
 	u64 sector;
-
-	for (sector = 1; sector < 8; sector++) {
-		r = xfb_test_req(FIPCBLK_OP_READ, 0, sector, 4096, 0);
-		EXPECT_ERROR(test, lim, &r, 1, WHY_ALIGN);
-		r = xfb_test_req(FIPCBLK_OP_DISCARD, 0, 64 + sector, 4096, 0);
-		EXPECT_ERROR(test, lim, &r, 1, WHY_ALIGN);
-		/* Any sector is aligned with 512-byte blocks. */
-		r = xfb_test_req(FIPCBLK_OP_READ, 0, sector, 4096, 0);
-		EXPECT_OK(test, &xfb_test_disk, &r, 1, 1);
-	}
-}
-
-static void xfb_test_bad_offset(struct kunit *test)
-{
-	static const u16 bad[] = { 1, 100, 511, 513, 4095, 4096, 4608,
-				   8192, 0x8000, 0xfe00, 0xffff };
-	const struct xfb_limits *lim = &xfb_test_disk;
-	struct fipcblk_request r;
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(bad); i++) {
-		r = xfb_test_req(FIPCBLK_OP_READ, 0, 0, 512, bad[i]);
-		EXPECT_ERROR(test, lim, &r, 1, WHY_OFFSET);
-		r = xfb_test_req(FIPCBLK_OP_WRITE, 0, 0, 512, bad[i]);
-		EXPECT_ERROR(test, lim, &r, 1, WHY_OFFSET);
-	}
-	/* The last sector of the first page is a valid start. */
-	r = xfb_test_req(FIPCBLK_OP_READ, 0, 0, 512, 3584);
-	EXPECT_OK(test, lim, &r, 1, 1);
-}
-
-static void xfb_test_beyond_end(struct kunit *test)
-{
-	const struct xfb_limits *lim = &xfb_test_disk;
-	struct xfb_limits empty = { .lbs = 512, .max_bytes = 4096 };
-	struct fipcblk_request r;
-
-	r = xfb_test_req(FIPCBLK_OP_READ, 0, XFB_TEST_SECTORS, 512, 0);
-	EXPECT_ERROR(test, lim, &r, 1, WHY_RANGE);
-	r = xfb_test_req(FIPCBLK_OP_WRITE, 0, XFB_TEST_SECTORS + 8, 4096, 0);
-	EXPECT_ERROR(test, lim, &r, 1, WHY_RANGE);
-	r = xfb_test_req(FIPCBLK_OP_DISCARD, 0, XFB_TEST_SECTORS, 4096, 0);
-	EXPECT_ERROR(test, lim, &r, 1, WHY_RANGE);
-	r = xfb_test_req(FIPCBLK_OP_READ, 0, 0, 512, 0);
-	EXPECT_ERROR(test, &empty, &r, 1, WHY_RANGE);
-	r = xfb_test_req(FIPCBLK_OP_READ, 0, XFB_TEST_SECTORS, 4096, 0);
-	EXPECT_ERROR(test, &xfb_test_disk4k, &r, 1, WHY_RANGE);
-}
-
-static void xfb_test_straddle_end(struct kunit *test)
-{
-	const struct xfb_limits *lim = &xfb_test_disk;
-	struct fipcblk_request r;
-
-	r = xfb_test_req(FIPCBLK_OP_READ, 0, XFB_TEST_SECTORS - 1, 1024, 0);
-	EXPECT_ERROR(test, lim, &r, 1, WHY_RANGE);
-	r = xfb_test_req(FIPCBLK_OP_WRITE, 0, XFB_TEST_SECTORS - 7, 4096, 0);
-	EXPECT_ERROR(test, lim, &r, 1, WHY_RANGE);
-	r = xfb_test_req(FIPCBLK_OP_DISCARD, 0, 8, SZ_1G, 0);
-	EXPECT_ERROR(test, lim, &r, 1, WHY_RANGE);
-	r = xfb_test_req(FIPCBLK_OP_READ, 0, XFB_TEST_SECTORS - 8, 8192, 0);
-	EXPECT_ERROR(test, &xfb_test_disk4k, &r, 1, WHY_RANGE);
-	/* Ending exactly at the end is fine. */
-	r = xfb_test_req(FIPCBLK_OP_READ, 0, XFB_TEST_SECTORS - 2, 1024, 0);
-	EXPECT_OK(test, lim, &r, 1, 1);
-}
+	u32 bytes;
+	u16 offset;
+	unsigned int nslots;
+	unsigned int fit;
+	int status;
+	unsigned int nrefs;
+	const char *why;
+};
 
 /*
- * sector + length wraps around 2^64: refused, even on a device of 2^64 - 1
- * sectors, where a check by addition would wrap to a small end and pass.
+ * Rows: rule, &device, REQ(...) or RAW(...), [SLOTS(n) or FIT(n),] answer;
+ * without SLOTS() or FIT(), the message is one slot.
  */
-static void xfb_test_overflow(struct kunit *test)
-{
-	struct xfb_limits huge = xfb_test_disk;
-	struct fipcblk_request r;
+#define REQ(o, f, s, b, off) \
+	.op = FIPCBLK_OP_##o, .flags = (f), .sector = (s), .bytes = (b), \
+	.offset = (off)
+#define RAW(o, f, s, b, off) \
+	.op = (o), .flags = (f), .sector = (s), .bytes = (b), .offset = (off)
+#define SLOTS(n)	.nslots = (n)
+#define FIT(n)		.fit = (n)
+#define GOOD(n)		.status = FIPCBLK_RSP_OKAY, .nrefs = (n)
+#define BAD(w)		.status = FIPCBLK_RSP_ERROR, .why = (w)
+#define NOTSUPP(w)	.status = FIPCBLK_RSP_EOPNOTSUPP, .why = (w)
 
-	huge.sectors = U64_MAX;
-	r = xfb_test_req(FIPCBLK_OP_READ, 0, U64_MAX - 7, 4096, 0);
-	EXPECT_ERROR(test, &xfb_test_disk, &r, 1, WHY_RANGE);
-	EXPECT_ERROR(test, &huge, &r, 1, WHY_RANGE);
-	r = xfb_test_req(FIPCBLK_OP_WRITE, 0, U64_MAX - 1, 1024, 0);
-	EXPECT_ERROR(test, &huge, &r, 1, WHY_RANGE);
-	r = xfb_test_req(FIPCBLK_OP_WRITE, 0, U64_MAX, 512, 0);
-	EXPECT_ERROR(test, &huge, &r, 1, WHY_RANGE);
-	r = xfb_test_req(FIPCBLK_OP_DISCARD, 0, U64_MAX - 1, 4096, 0);
-	EXPECT_ERROR(test, &huge, &r, 1, WHY_RANGE);
-	r = xfb_test_req(FIPCBLK_OP_DISCARD, 0, U64_MAX - 8, SZ_1G, 0);
-	EXPECT_ERROR(test, &huge, &r, 1, WHY_RANGE);
-	/* Up to the very last sector is still inside. */
-	r = xfb_test_req(FIPCBLK_OP_READ, 0, U64_MAX - 2, 1024, 0);
-	EXPECT_OK(test, &huge, &r, 1, 1);
+#define F_FUA		FIPCBLK_F_FUA
+#define F_SECURE	FIPCBLK_F_SECURE
+#define F_GRANT		FIPCBLK_F_GRANTREFS
+#define F_STAGED	FIPCBLK_F_STAGED
+#define SECTORS		XFB_TEST_SECTORS
+#define PAGE		FIPCBLK_PAGE_BYTES
+#define MAX_SLOTS	FIPC_MSG_MAX_SLOTS
+#define MAX_BYTES	XFB_TEST_MAX_BYTES
+#define MAX_REFS	XFB_MAX_MSG_REFS
+
+/* As many slots as @len bytes from the start of a page need. */
+#define LEN4K(len)	FIT(DIV_ROUND_UP(len, 4096))
+
+static const struct xfb_case xfb_cases[] = {
+	/* Good reads; the head slot holds 9 references, a 10th needs more. */
+	{ "good_read", &disk, REQ(READ, 0, 0, 512, 0), GOOD(1) },
+	{ "good_read", &disk, REQ(READ, 0, 8, 4096, 0), GOOD(1) },
+	{ "good_read", &disk, REQ(READ, 0, 8, 1024, 3584), GOOD(2) },
+	{ "good_read", &disk, REQ(READ, 0, 16, 8192, 512), GOOD(3) },
+	{ "good_read", &disk, REQ(READ, 0, 0, 9 * 4096, 0), GOOD(9) },
+	{ "good_read", &disk, REQ(READ, 0, 0, 9 * 4096, 512), SLOTS(2),
+	  GOOD(10) },
+	{ "good_read", &disk, REQ(READ, 0, SECTORS - 1, 512, 0), GOOD(1) },
+	{ "good_read", &tiny, REQ(READ, 0, 0, 512, 0), GOOD(1) },
+	{ "good_read", &ro, REQ(READ, 0, 8, 4096, 0), GOOD(1) },
+
+	{ "good_write", &disk, REQ(WRITE, 0, 24, 4096, 0), GOOD(1) },
+	{ "good_write", &disk, REQ(WRITE, F_FUA, 24, 4096, 0), GOOD(1) },
+	{ "good_write", &disk, REQ(WRITE, F_FUA, 1, 65536, 1024), FIT(17),
+	  GOOD(17) },
+	{ "good_write", &disk, REQ(WRITE, 0, SECTORS - 8, 4096, 0), GOOD(1) },
+	{ "good_write", &disk4k, REQ(WRITE, 0, 8, 8192, 512), GOOD(3) },
+
+	{ "good_flush", &disk, REQ(FLUSH, 0, 0, 0, 0), GOOD(0) },
+	{ "good_flush", &ro, REQ(FLUSH, 0, 0, 0, 0), GOOD(0) },
+
+	/* A discard is a range, not data: not bounded by max_bytes. */
+	{ "good_discard", &disk, REQ(DISCARD, 0, 64, 4096, 0), GOOD(0) },
+	{ "good_discard", &disk, REQ(DISCARD, F_SECURE, 64, 4096, 0), GOOD(0) },
+	{ "good_discard", &disk, REQ(DISCARD, 0, 0, SZ_1G, 0), GOOD(0) },
+	{ "good_discard", &disk4k, REQ(DISCARD, 0, 8, SZ_1M, 0), GOOD(0) },
+
+	/* Unknown operations, with and without data. */
+	{ "bad_op", &disk, RAW(4, 0, 0, 4096, 0), NOTSUPP(WHY_OP) },
+	{ "bad_op", &disk, RAW(4, 0, 0, 0, 0), NOTSUPP(WHY_OP) },
+	{ "bad_op", &disk, RAW(5, 0, 0, 4096, 0), NOTSUPP(WHY_OP) },
+	{ "bad_op", &disk, RAW(5, 0, 0, 0, 0), NOTSUPP(WHY_OP) },
+	{ "bad_op", &disk, RAW(0x7f, 0, 0, 4096, 0), NOTSUPP(WHY_OP) },
+	{ "bad_op", &disk, RAW(0x7f, 0, 0, 0, 0), NOTSUPP(WHY_OP) },
+	{ "bad_op", &disk, RAW(0x80, 0, 0, 4096, 0), NOTSUPP(WHY_OP) },
+	{ "bad_op", &disk, RAW(0x80, 0, 0, 0, 0), NOTSUPP(WHY_OP) },
+	{ "bad_op", &disk, RAW(0xff, 0, 0, 4096, 0), NOTSUPP(WHY_OP) },
+	{ "bad_op", &disk, RAW(0xff, 0, 0, 0, 0), NOTSUPP(WHY_OP) },
+
+	/* FUA is a WRITE flag only, SECURE a DISCARD flag only ... */
+	{ "bad_flags", &disk, REQ(READ, F_FUA, 0, 4096, 0), BAD(WHY_FLAGS) },
+	{ "bad_flags", &disk, REQ(READ, F_SECURE, 0, 4096, 0), BAD(WHY_FLAGS) },
+	{ "bad_flags", &disk, REQ(WRITE, F_SECURE, 0, 4096, 0),
+	  BAD(WHY_FLAGS) },
+	{ "bad_flags", &disk, REQ(DISCARD, F_FUA, 0, 4096, 0), BAD(WHY_FLAGS) },
+	/* ... and every undefined bit, alone and beside a valid flag. */
+	{ "bad_flags", &disk, REQ(READ, BIT(2), 0, 4096, 0), BAD(WHY_FLAGS) },
+	{ "bad_flags", &disk, REQ(WRITE, BIT(2) | F_FUA, 0, 4096, 0),
+	  BAD(WHY_FLAGS) },
+	{ "bad_flags", &disk, REQ(DISCARD, BIT(2) | F_SECURE, 0, 4096, 0),
+	  BAD(WHY_FLAGS) },
+	{ "bad_flags", &disk, REQ(READ, BIT(3), 0, 4096, 0), BAD(WHY_FLAGS) },
+	{ "bad_flags", &disk, REQ(WRITE, BIT(3) | F_FUA, 0, 4096, 0),
+	  BAD(WHY_FLAGS) },
+	{ "bad_flags", &disk, REQ(DISCARD, BIT(3) | F_SECURE, 0, 4096, 0),
+	  BAD(WHY_FLAGS) },
+	{ "bad_flags", &disk, REQ(READ, BIT(4), 0, 4096, 0), BAD(WHY_FLAGS) },
+	{ "bad_flags", &disk, REQ(WRITE, BIT(4) | F_FUA, 0, 4096, 0),
+	  BAD(WHY_FLAGS) },
+	{ "bad_flags", &disk, REQ(DISCARD, BIT(4) | F_SECURE, 0, 4096, 0),
+	  BAD(WHY_FLAGS) },
+	{ "bad_flags", &disk, REQ(READ, BIT(5), 0, 4096, 0), BAD(WHY_FLAGS) },
+	{ "bad_flags", &disk, REQ(WRITE, BIT(5) | F_FUA, 0, 4096, 0),
+	  BAD(WHY_FLAGS) },
+	{ "bad_flags", &disk, REQ(DISCARD, BIT(5) | F_SECURE, 0, 4096, 0),
+	  BAD(WHY_FLAGS) },
+	{ "bad_flags", &disk, REQ(READ, BIT(6), 0, 4096, 0), BAD(WHY_FLAGS) },
+	{ "bad_flags", &disk, REQ(WRITE, BIT(6) | F_FUA, 0, 4096, 0),
+	  BAD(WHY_FLAGS) },
+	{ "bad_flags", &disk, REQ(DISCARD, BIT(6) | F_SECURE, 0, 4096, 0),
+	  BAD(WHY_FLAGS) },
+	{ "bad_flags", &disk, REQ(READ, BIT(7), 0, 4096, 0), BAD(WHY_FLAGS) },
+	{ "bad_flags", &disk, REQ(WRITE, BIT(7) | F_FUA, 0, 4096, 0),
+	  BAD(WHY_FLAGS) },
+	{ "bad_flags", &disk, REQ(DISCARD, BIT(7) | F_SECURE, 0, 4096, 0),
+	  BAD(WHY_FLAGS) },
+
+	/* FIPCBLK_F_GRANTREFS: READ/WRITE on a memshare channel only. */
+	{ "grantrefs", &memshare, REQ(READ, F_GRANT, 0, 4096, 0), GOOD(1) },
+	{ "grantrefs", &disk, REQ(READ, F_GRANT, 0, 4096, 0), BAD(WHY_FLAGS) },
+	{ "grantrefs", &memshare, REQ(WRITE, F_GRANT | F_FUA, 0, 4096, 512),
+	  GOOD(2) },
+	{ "grantrefs", &disk, REQ(WRITE, F_GRANT | F_FUA, 0, 4096, 512),
+	  BAD(WHY_FLAGS) },
+	/* Never on requests without data. */
+	{ "grantrefs", &memshare, REQ(FLUSH, F_GRANT, 0, 0, 0),
+	  BAD(WHY_FLUSH) },
+	{ "grantrefs", &memshare, REQ(DISCARD, F_GRANT, 0, 4096, 0),
+	  BAD(WHY_FLAGS) },
+	/* The other undefined bits stay refused on memshare too. */
+	{ "grantrefs", &memshare, REQ(READ, F_GRANT | BIT(4), 0, 4096, 0),
+	  BAD(WHY_FLAGS) },
+	{ "grantrefs", &memshare, REQ(READ, F_FUA, 0, 4096, 0),
+	  BAD(WHY_FLAGS) },
+
+	/*
+	 * FIPCBLK_F_STAGED: READ/WRITE on a memshare channel only, never
+	 * with FIPCBLK_F_GRANTREFS; the indices are checked at lookup.
+	 */
+	{ "staged", &memshare, REQ(READ, F_STAGED, 0, 8192, 512), GOOD(3) },
+	{ "staged", &disk, REQ(READ, F_STAGED, 0, 8192, 512), BAD(WHY_FLAGS) },
+	{ "staged", &memshare, REQ(WRITE, F_STAGED | F_FUA, 0, 4096, 0),
+	  GOOD(1) },
+	{ "staged", &disk, REQ(WRITE, F_STAGED | F_FUA, 0, 4096, 0),
+	  BAD(WHY_FLAGS) },
+	{ "staged", &memshare, REQ(READ, F_STAGED | F_GRANT, 0, 4096, 0),
+	  BAD(WHY_BOTH) },
+	{ "staged", &memshare, REQ(WRITE, F_STAGED | F_GRANT, 0, 4096, 0),
+	  BAD(WHY_BOTH) },
+	{ "staged", &memshare, REQ(FLUSH, F_STAGED, 0, 0, 0), BAD(WHY_FLUSH) },
+	{ "staged", &memshare, REQ(DISCARD, F_STAGED, 0, 4096, 0),
+	  BAD(WHY_FLAGS) },
+
+	{ "zero_len", &disk, REQ(READ, 0, 0, 0, 0), BAD(WHY_ZERO) },
+	{ "zero_len", &disk, REQ(WRITE, 0, 8, 0, 512), BAD(WHY_ZERO) },
+	{ "zero_len", &disk, REQ(DISCARD, 0, 8, 0, 0), BAD(WHY_ZERO) },
+
+	{ "too_big", &disk, REQ(READ, 0, 0, SZ_1M, 0), FIT(256), GOOD(256) },
+	{ "too_big", &disk, REQ(READ, 0, 0, SZ_1M + 512, 0), FIT(257),
+	  BAD(WHY_BIG) },
+	{ "too_big", &disk, REQ(WRITE, 0, 0, SZ_1M + 4096, 0), FIT(257),
+	  BAD(WHY_BIG) },
+	{ "too_big", &disk, REQ(WRITE, 0, 0, U32_MAX & ~511u, 0),
+	  SLOTS(MAX_SLOTS), BAD(WHY_BIG) },
+
+	/* Lengths that are not whole logical blocks of 512 bytes ... */
+	{ "bad_len", &disk, REQ(READ, 0, 0, 1, 0), BAD(WHY_LEN) },
+	{ "bad_len", &disk, REQ(DISCARD, 0, 0, 1, 0), BAD(WHY_LEN) },
+	{ "bad_len", &disk, REQ(READ, 0, 0, 100, 0), BAD(WHY_LEN) },
+	{ "bad_len", &disk, REQ(DISCARD, 0, 0, 100, 0), BAD(WHY_LEN) },
+	{ "bad_len", &disk, REQ(READ, 0, 0, 511, 0), BAD(WHY_LEN) },
+	{ "bad_len", &disk, REQ(DISCARD, 0, 0, 511, 0), BAD(WHY_LEN) },
+	{ "bad_len", &disk, REQ(READ, 0, 0, 513, 0), BAD(WHY_LEN) },
+	{ "bad_len", &disk, REQ(DISCARD, 0, 0, 513, 0), BAD(WHY_LEN) },
+	{ "bad_len", &disk, REQ(READ, 0, 0, 1000, 0), BAD(WHY_LEN) },
+	{ "bad_len", &disk, REQ(DISCARD, 0, 0, 1000, 0), BAD(WHY_LEN) },
+	{ "bad_len", &disk, REQ(READ, 0, 0, 4095, 0), BAD(WHY_LEN) },
+	{ "bad_len", &disk, REQ(DISCARD, 0, 0, 4095, 0), BAD(WHY_LEN) },
+	{ "bad_len", &disk, REQ(READ, 0, 0, 4097, 0), BAD(WHY_LEN) },
+	{ "bad_len", &disk, REQ(DISCARD, 0, 0, 4097, 0), BAD(WHY_LEN) },
+	/* ... or of 4096 bytes ... */
+	{ "bad_len", &disk4k, REQ(WRITE, 0, 8, 512, 0), LEN4K(512),
+	  BAD(WHY_LEN) },
+	{ "bad_len", &disk4k, REQ(DISCARD, 0, 8, 512, 0), BAD(WHY_LEN) },
+	{ "bad_len", &disk4k, REQ(WRITE, 0, 8, 1024, 0), LEN4K(1024),
+	  BAD(WHY_LEN) },
+	{ "bad_len", &disk4k, REQ(DISCARD, 0, 8, 1024, 0), BAD(WHY_LEN) },
+	{ "bad_len", &disk4k, REQ(WRITE, 0, 8, 3584, 0), LEN4K(3584),
+	  BAD(WHY_LEN) },
+	{ "bad_len", &disk4k, REQ(DISCARD, 0, 8, 3584, 0), BAD(WHY_LEN) },
+	{ "bad_len", &disk4k, REQ(WRITE, 0, 8, 4608, 0), LEN4K(4608),
+	  BAD(WHY_LEN) },
+	{ "bad_len", &disk4k, REQ(DISCARD, 0, 8, 4608, 0), BAD(WHY_LEN) },
+	{ "bad_len", &disk4k, REQ(WRITE, 0, 8, 6144, 0), LEN4K(6144),
+	  BAD(WHY_LEN) },
+	{ "bad_len", &disk4k, REQ(DISCARD, 0, 8, 6144, 0), BAD(WHY_LEN) },
+	{ "bad_len", &disk4k, REQ(WRITE, 0, 8, 8192 + 512, 0),
+	  LEN4K(8192 + 512), BAD(WHY_LEN) },
+	{ "bad_len", &disk4k, REQ(DISCARD, 0, 8, 8192 + 512, 0), BAD(WHY_LEN) },
+	/* ... which are whole blocks of 512 bytes. */
+	{ "bad_len", &disk, REQ(WRITE, 0, 8, 512, 0), LEN4K(512),
+	  GOOD(DIV_ROUND_UP(512, 4096)) },
+	{ "bad_len", &disk, REQ(WRITE, 0, 8, 1024, 0), LEN4K(1024),
+	  GOOD(DIV_ROUND_UP(1024, 4096)) },
+	{ "bad_len", &disk, REQ(WRITE, 0, 8, 3584, 0), LEN4K(3584),
+	  GOOD(DIV_ROUND_UP(3584, 4096)) },
+	{ "bad_len", &disk, REQ(WRITE, 0, 8, 4608, 0), LEN4K(4608),
+	  GOOD(DIV_ROUND_UP(4608, 4096)) },
+	{ "bad_len", &disk, REQ(WRITE, 0, 8, 6144, 0), LEN4K(6144),
+	  GOOD(DIV_ROUND_UP(6144, 4096)) },
+	{ "bad_len", &disk, REQ(WRITE, 0, 8, 8192 + 512, 0), LEN4K(8192 + 512),
+	  GOOD(DIV_ROUND_UP(8192 + 512, 4096)) },
+
+	/* A start sector inside a 4096-byte block; fine with 512 bytes. */
+	{ "misaligned", &disk4k, REQ(READ, 0, 1, 4096, 0), BAD(WHY_ALIGN) },
+	{ "misaligned", &disk4k, REQ(DISCARD, 0, 65, 4096, 0), BAD(WHY_ALIGN) },
+	{ "misaligned", &disk, REQ(READ, 0, 1, 4096, 0), GOOD(1) },
+	{ "misaligned", &disk4k, REQ(READ, 0, 2, 4096, 0), BAD(WHY_ALIGN) },
+	{ "misaligned", &disk4k, REQ(DISCARD, 0, 66, 4096, 0), BAD(WHY_ALIGN) },
+	{ "misaligned", &disk, REQ(READ, 0, 2, 4096, 0), GOOD(1) },
+	{ "misaligned", &disk4k, REQ(READ, 0, 3, 4096, 0), BAD(WHY_ALIGN) },
+	{ "misaligned", &disk4k, REQ(DISCARD, 0, 67, 4096, 0), BAD(WHY_ALIGN) },
+	{ "misaligned", &disk, REQ(READ, 0, 3, 4096, 0), GOOD(1) },
+	{ "misaligned", &disk4k, REQ(READ, 0, 4, 4096, 0), BAD(WHY_ALIGN) },
+	{ "misaligned", &disk4k, REQ(DISCARD, 0, 68, 4096, 0), BAD(WHY_ALIGN) },
+	{ "misaligned", &disk, REQ(READ, 0, 4, 4096, 0), GOOD(1) },
+	{ "misaligned", &disk4k, REQ(READ, 0, 5, 4096, 0), BAD(WHY_ALIGN) },
+	{ "misaligned", &disk4k, REQ(DISCARD, 0, 69, 4096, 0), BAD(WHY_ALIGN) },
+	{ "misaligned", &disk, REQ(READ, 0, 5, 4096, 0), GOOD(1) },
+	{ "misaligned", &disk4k, REQ(READ, 0, 6, 4096, 0), BAD(WHY_ALIGN) },
+	{ "misaligned", &disk4k, REQ(DISCARD, 0, 70, 4096, 0), BAD(WHY_ALIGN) },
+	{ "misaligned", &disk, REQ(READ, 0, 6, 4096, 0), GOOD(1) },
+	{ "misaligned", &disk4k, REQ(READ, 0, 7, 4096, 0), BAD(WHY_ALIGN) },
+	{ "misaligned", &disk4k, REQ(DISCARD, 0, 71, 4096, 0), BAD(WHY_ALIGN) },
+	{ "misaligned", &disk, REQ(READ, 0, 7, 4096, 0), GOOD(1) },
+
+	/* first_offset: a multiple of 512 inside the first page. */
+	{ "bad_offset", &disk, REQ(READ, 0, 0, 512, 1), BAD(WHY_OFFSET) },
+	{ "bad_offset", &disk, REQ(WRITE, 0, 0, 512, 1), BAD(WHY_OFFSET) },
+	{ "bad_offset", &disk, REQ(READ, 0, 0, 512, 100), BAD(WHY_OFFSET) },
+	{ "bad_offset", &disk, REQ(WRITE, 0, 0, 512, 100), BAD(WHY_OFFSET) },
+	{ "bad_offset", &disk, REQ(READ, 0, 0, 512, 511), BAD(WHY_OFFSET) },
+	{ "bad_offset", &disk, REQ(WRITE, 0, 0, 512, 511), BAD(WHY_OFFSET) },
+	{ "bad_offset", &disk, REQ(READ, 0, 0, 512, 513), BAD(WHY_OFFSET) },
+	{ "bad_offset", &disk, REQ(WRITE, 0, 0, 512, 513), BAD(WHY_OFFSET) },
+	{ "bad_offset", &disk, REQ(READ, 0, 0, 512, 4095), BAD(WHY_OFFSET) },
+	{ "bad_offset", &disk, REQ(WRITE, 0, 0, 512, 4095), BAD(WHY_OFFSET) },
+	{ "bad_offset", &disk, REQ(READ, 0, 0, 512, 4096), BAD(WHY_OFFSET) },
+	{ "bad_offset", &disk, REQ(WRITE, 0, 0, 512, 4096), BAD(WHY_OFFSET) },
+	{ "bad_offset", &disk, REQ(READ, 0, 0, 512, 4608), BAD(WHY_OFFSET) },
+	{ "bad_offset", &disk, REQ(WRITE, 0, 0, 512, 4608), BAD(WHY_OFFSET) },
+	{ "bad_offset", &disk, REQ(READ, 0, 0, 512, 8192), BAD(WHY_OFFSET) },
+	{ "bad_offset", &disk, REQ(WRITE, 0, 0, 512, 8192), BAD(WHY_OFFSET) },
+	{ "bad_offset", &disk, REQ(READ, 0, 0, 512, 0x8000), BAD(WHY_OFFSET) },
+	{ "bad_offset", &disk, REQ(WRITE, 0, 0, 512, 0x8000), BAD(WHY_OFFSET) },
+	{ "bad_offset", &disk, REQ(READ, 0, 0, 512, 0xfe00), BAD(WHY_OFFSET) },
+	{ "bad_offset", &disk, REQ(WRITE, 0, 0, 512, 0xfe00), BAD(WHY_OFFSET) },
+	{ "bad_offset", &disk, REQ(READ, 0, 0, 512, 0xffff), BAD(WHY_OFFSET) },
+	{ "bad_offset", &disk, REQ(WRITE, 0, 0, 512, 0xffff), BAD(WHY_OFFSET) },
+	/* The last sector of the first page is a valid start. */
+	{ "bad_offset", &disk, REQ(READ, 0, 0, 512, 3584), GOOD(1) },
+
+	{ "beyond_end", &disk, REQ(READ, 0, SECTORS, 512, 0), BAD(WHY_RANGE) },
+	{ "beyond_end", &disk, REQ(WRITE, 0, SECTORS + 8, 4096, 0),
+	  BAD(WHY_RANGE) },
+	{ "beyond_end", &disk, REQ(DISCARD, 0, SECTORS, 4096, 0),
+	  BAD(WHY_RANGE) },
+	{ "beyond_end", &empty, REQ(READ, 0, 0, 512, 0), BAD(WHY_RANGE) },
+	{ "beyond_end", &disk4k, REQ(READ, 0, SECTORS, 4096, 0),
+	  BAD(WHY_RANGE) },
+
+	{ "straddle_end", &disk, REQ(READ, 0, SECTORS - 1, 1024, 0),
+	  BAD(WHY_RANGE) },
+	{ "straddle_end", &disk, REQ(WRITE, 0, SECTORS - 7, 4096, 0),
+	  BAD(WHY_RANGE) },
+	{ "straddle_end", &disk, REQ(DISCARD, 0, 8, SZ_1G, 0), BAD(WHY_RANGE) },
+	{ "straddle_end", &disk4k, REQ(READ, 0, SECTORS - 8, 8192, 0),
+	  BAD(WHY_RANGE) },
+	/* Ending exactly at the end is fine. */
+	{ "straddle_end", &disk, REQ(READ, 0, SECTORS - 2, 1024, 0), GOOD(1) },
+
+	/*
+	 * sector + length wraps around 2^64: refused, even on a device of
+	 * 2^64 - 1 sectors, where a check by addition would wrap to a small
+	 * end and pass.  Up to the very last sector is still inside.
+	 */
+	{ "overflow", &disk, REQ(READ, 0, U64_MAX - 7, 4096, 0),
+	  BAD(WHY_RANGE) },
+	{ "overflow", &huge, REQ(READ, 0, U64_MAX - 7, 4096, 0),
+	  BAD(WHY_RANGE) },
+	{ "overflow", &huge, REQ(WRITE, 0, U64_MAX - 1, 1024, 0),
+	  BAD(WHY_RANGE) },
+	{ "overflow", &huge, REQ(WRITE, 0, U64_MAX, 512, 0), BAD(WHY_RANGE) },
+	{ "overflow", &huge, REQ(DISCARD, 0, U64_MAX - 1, 4096, 0),
+	  BAD(WHY_RANGE) },
+	{ "overflow", &huge, REQ(DISCARD, 0, U64_MAX - 8, SZ_1G, 0),
+	  BAD(WHY_RANGE) },
+	{ "overflow", &huge, REQ(READ, 0, U64_MAX - 2, 1024, 0), GOOD(1) },
+
+	{ "write_ro", &ro, REQ(WRITE, 0, 0, 4096, 0), BAD(WHY_RO) },
+	{ "write_ro", &ro, REQ(WRITE, F_FUA, 8, 512, 512), BAD(WHY_RO) },
+	{ "write_ro", &ro, REQ(DISCARD, 0, 0, 4096, 0), BAD(WHY_DISCARD_RO) },
+	{ "write_ro", &ro, REQ(DISCARD, F_SECURE, 0, 4096, 0),
+	  BAD(WHY_DISCARD_RO) },
+
+	{ "flush_data", &disk, REQ(FLUSH, 0, 0, 4096, 0), BAD(WHY_FLUSH) },
+	{ "flush_data", &disk, REQ(FLUSH, 0, 0, 0, 512), BAD(WHY_FLUSH) },
+	{ "flush_data", &disk, REQ(FLUSH, F_FUA, 0, 0, 0), BAD(WHY_FLUSH) },
+	{ "flush_data", &disk, REQ(FLUSH, 0x80, 0, 0, 0), BAD(WHY_FLUSH) },
+	{ "flush_data", &disk, REQ(FLUSH, 0, 0, 0, 0), SLOTS(2),
+	  BAD(WHY_FLUSH) },
+	{ "flush_data", &disk, REQ(FLUSH, 0, 0, 0, 0), SLOTS(MAX_SLOTS),
+	  BAD(WHY_FLUSH) },
+
+	/* A flush has no sector: any other than 0 would reach the bio. */
+	{ "flush_sector", &disk, REQ(FLUSH, 0, 8, 0, 0), BAD(WHY_FLUSH_SECT) },
+	{ "flush_sector", &disk, REQ(FLUSH, 0, SECTORS, 0, 0),
+	  BAD(WHY_FLUSH_SECT) },
+	{ "flush_sector", &disk, REQ(FLUSH, 0, U64_MAX, 0, 0),
+	  BAD(WHY_FLUSH_SECT) },
+
+	/* Checked before read-only: EOPNOTSUPP, do not try again. */
+	{ "discard_unsupported", &nodiscard, REQ(DISCARD, 0, 0, 4096, 0),
+	  NOTSUPP(WHY_NODISCARD) },
+	{ "discard_unsupported", &nodiscard, REQ(DISCARD, F_SECURE, 0, 4096, 0),
+	  NOTSUPP(WHY_NODISCARD) },
+	{ "discard_unsupported", &nodiscard_ro, REQ(DISCARD, 0, 0, 4096, 0),
+	  NOTSUPP(WHY_NODISCARD) },
+
+	/* No secure discard; a plain discard still works. */
+	{ "secure_unsupported", &nosecure, REQ(DISCARD, F_SECURE, 0, 4096, 0),
+	  NOTSUPP(WHY_NODISCARD) },
+	{ "secure_unsupported", &nosecure, REQ(DISCARD, 0, 0, 4096, 0),
+	  GOOD(0) },
+
+	{ "discard_layout", &disk, REQ(DISCARD, 0, 0, 4096, 512),
+	  BAD(WHY_DISCARD) },
+	{ "discard_layout", &disk, REQ(DISCARD, 0, 0, 4096, 0), SLOTS(2),
+	  BAD(WHY_DISCARD) },
+	{ "discard_layout", &disk, REQ(DISCARD, F_SECURE, 0, SZ_1M, 0),
+	  FIT(256), BAD(WHY_DISCARD) },
+
+	/* (xfb_test_slots_short and _long try every reference count.) */
+	{ "slots_short", &maxmsg, REQ(WRITE, 0, 0, 10 * PAGE, 0),
+	  BAD(WHY_SLOTS) },
+	{ "slots_short", &maxmsg, REQ(WRITE, 0, 0, 25 * PAGE, 0), SLOTS(2),
+	  BAD(WHY_SLOTS) },
+	{ "slots_long", &maxmsg, REQ(READ, 0, 0, 4096, 0), SLOTS(2),
+	  BAD(WHY_SLOTS) },
+	{ "slots_long", &maxmsg, REQ(READ, 0, 0, 4096, 0), SLOTS(MAX_SLOTS),
+	  BAD(WHY_SLOTS) },
+	{ "slots_long", &maxmsg, REQ(READ, 0, 0, 9 * PAGE, 0), SLOTS(2),
+	  BAD(WHY_SLOTS) },
+
+	/*
+	 * The largest request the backend can offer fills a message of the
+	 * most slots exactly, with its first page unaligned; the default
+	 * of 1 MiB takes 257 pages in 18 slots (docs/protocol.md).
+	 */
+	{ "max_size", &maxmsg, REQ(WRITE, F_FUA, 8, MAX_BYTES, 3584),
+	  SLOTS(MAX_SLOTS), GOOD(MAX_REFS) },
+	{ "max_size", &maxmsg, REQ(READ, 0, 8, MAX_BYTES, 512),
+	  SLOTS(MAX_SLOTS), GOOD(MAX_REFS) },
+	{ "max_size", &maxmsg, REQ(READ, 0, 8, MAX_BYTES, 0), FIT(MAX_REFS - 1),
+	  GOOD(MAX_REFS - 1) },
+	{ "max_size", &maxmsg, REQ(READ, 0, 8, MAX_BYTES + 512, 0),
+	  SLOTS(MAX_SLOTS), BAD(WHY_BIG) },
+	{ "max_size", &disk, REQ(READ, 0, 0, SZ_1M, 512), SLOTS(18),
+	  GOOD(257) },
+	{ "max_size", &disk, REQ(READ, 0, 0, SZ_1M, 0), SLOTS(18), GOOD(256) },
+};
+
+/* The row's number among those of its rule, from 1. */
+static unsigned int xfb_case_nr(const struct xfb_case *c)
+{
+	const struct xfb_case *o;
+	unsigned int n = 1;
+
+	for (o = xfb_cases; o < c; o++)
+		if (!strcmp(o->rule, c->rule))
+			n++;
+	return n;
 }
 
-static void xfb_test_write_ro(struct kunit *test)
+static unsigned int xfb_case_slots(const struct xfb_case *c)
 {
-	struct xfb_limits ro = xfb_test_disk;
-	struct fipcblk_request r;
-
-	ro.ro = true;
-	r = xfb_test_req(FIPCBLK_OP_WRITE, 0, 0, 4096, 0);
-	EXPECT_ERROR(test, &ro, &r, 1, WHY_RO);
-	r = xfb_test_req(FIPCBLK_OP_WRITE, FIPCBLK_F_FUA, 8, 512, 512);
-	EXPECT_ERROR(test, &ro, &r, 1, WHY_RO);
-	r = xfb_test_req(FIPCBLK_OP_DISCARD, 0, 0, 4096, 0);
-	EXPECT_ERROR(test, &ro, &r, 1, WHY_DISCARD_RO);
-	r = xfb_test_req(FIPCBLK_OP_DISCARD, FIPCBLK_F_SECURE, 0, 4096, 0);
-	EXPECT_ERROR(test, &ro, &r, 1, WHY_DISCARD_RO);
+	if (c->nslots)
+		return c->nslots;
+	return c->fit ? xfb_test_slots(c->fit) : 1;
 }
 
-static void xfb_test_flush_data(struct kunit *test)
-{
-	const struct xfb_limits *lim = &xfb_test_disk;
-	struct fipcblk_request r;
+static const char * const xfb_op_names[] = {
+	[FIPCBLK_OP_READ] = "read",
+	[FIPCBLK_OP_WRITE] = "write",
+	[FIPCBLK_OP_FLUSH] = "flush",
+	[FIPCBLK_OP_DISCARD] = "discard",
+};
 
-	r = xfb_test_req(FIPCBLK_OP_FLUSH, 0, 0, 4096, 0);
-	EXPECT_ERROR(test, lim, &r, 1, WHY_FLUSH);
-	r = xfb_test_req(FIPCBLK_OP_FLUSH, 0, 0, 0, 512);
-	EXPECT_ERROR(test, lim, &r, 1, WHY_FLUSH);
-	r = xfb_test_req(FIPCBLK_OP_FLUSH, FIPCBLK_F_FUA, 0, 0, 0);
-	EXPECT_ERROR(test, lim, &r, 1, WHY_FLUSH);
-	r = xfb_test_req(FIPCBLK_OP_FLUSH, 0x80, 0, 0, 0);
-	EXPECT_ERROR(test, lim, &r, 1, WHY_FLUSH);
-	r = xfb_test_req(FIPCBLK_OP_FLUSH, 0, 0, 0, 0);
-	EXPECT_ERROR(test, lim, &r, 2, WHY_FLUSH);
-	EXPECT_ERROR(test, lim, &r, FIPC_MSG_MAX_SLOTS, WHY_FLUSH);
+/*
+ * The case's name: "bad_op 3: op 0x05, flags 0x00, sector 0, 4096 bytes,
+ * offset 0, slots 1, disk".
+ */
+static void xfb_case_desc(const struct xfb_case *c, char *desc)
+{
+	char op[16];
+
+	if (c->op < ARRAY_SIZE(xfb_op_names))
+		snprintf(op, sizeof(op), "%s", xfb_op_names[c->op]);
+	else
+		snprintf(op, sizeof(op), "op 0x%02x", c->op);
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE,
+		 "%s %u: %s, flags 0x%02x, sector %llu, %u bytes, offset %u, slots %u, %s",
+		 c->rule, xfb_case_nr(c), op, c->flags, c->sector, c->bytes,
+		 c->offset, xfb_case_slots(c), c->dev->name);
 }
 
-/* A flush has no sector: any other than 0 would reach the bio as is. */
-static void xfb_test_flush_sector(struct kunit *test)
-{
-	const struct xfb_limits *lim = &xfb_test_disk;
-	struct fipcblk_request r;
+KUNIT_ARRAY_PARAM(xfb_request, xfb_cases, xfb_case_desc);
 
-	r = xfb_test_req(FIPCBLK_OP_FLUSH, 0, 8, 0, 0);
-	EXPECT_ERROR(test, lim, &r, 1, WHY_FLUSH_SECT);
-	r = xfb_test_req(FIPCBLK_OP_FLUSH, 0, XFB_TEST_SECTORS, 0, 0);
-	EXPECT_ERROR(test, lim, &r, 1, WHY_FLUSH_SECT);
-	r = xfb_test_req(FIPCBLK_OP_FLUSH, 0, U64_MAX, 0, 0);
-	EXPECT_ERROR(test, lim, &r, 1, WHY_FLUSH_SECT);
+/* One row of xfb_cases[]: the request gets exactly the answer it must. */
+static void xfb_test_request(struct kunit *test)
+{
+	const struct xfb_case *c = test->param_value;
+	struct fipcblk_request r = xfb_test_req(c->op, c->flags, c->sector,
+						c->bytes, c->offset);
+
+	if (c->status == FIPCBLK_RSP_OKAY)
+		xfb_expect_ok(test, c->rule, xfb_case_nr(c), &c->dev->lim, &r,
+			      xfb_case_slots(c), c->nrefs);
+	else
+		xfb_expect_bad(test, c->rule, xfb_case_nr(c), &c->dev->lim, &r,
+			       xfb_case_slots(c), c->status, c->why);
 }
 
 /* xfb_parse_uint(): a xenstore value the frontend wrote. */
@@ -568,65 +715,27 @@ static const struct xfb_parse_case xfb_parse_cases[] = {
 	{ "99999999999999999999x", 0, U32_MAX, -EINVAL, 0 },
 };
 
+/* "\"4\" in 0..4", the string escaped as printk's %pE does. */
+static void xfb_parse_desc(const struct xfb_parse_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "\"%*pE\" in %u..%u",
+		 (int)strlen(c->s), c->s, c->min, c->max);
+}
+
+KUNIT_ARRAY_PARAM(xfb_parse, xfb_parse_cases, xfb_parse_desc);
+
 static void xfb_test_parse_uint(struct kunit *test)
 {
-	unsigned int i;
+	const struct xfb_parse_case *c = test->param_value;
+	u32 val = 0xdeadbeef;
+	int ret;
 
-	for (i = 0; i < ARRAY_SIZE(xfb_parse_cases); i++) {
-		const struct xfb_parse_case *c = &xfb_parse_cases[i];
-		u32 val = 0xdeadbeef;
-		int ret;
-
-		ret = xfb_parse_uint(c->s, c->min, c->max, &val);
-		KUNIT_EXPECT_EQ_MSG(test, ret, c->ret, "\"%s\" in %u..%u",
-				    c->s, c->min, c->max);
-		/* The output is written only on success. */
-		KUNIT_EXPECT_EQ_MSG(test, val, c->ret ? 0xdeadbeef : c->val,
-				    "\"%s\"", c->s);
-	}
-}
-
-static void xfb_test_discard_unsupported(struct kunit *test)
-{
-	struct xfb_limits nod = xfb_test_disk;
-	struct fipcblk_request r;
-
-	nod.discard = false;
-	nod.secure = false;
-	r = xfb_test_req(FIPCBLK_OP_DISCARD, 0, 0, 4096, 0);
-	EXPECT_NOTSUPP(test, &nod, &r, 1, WHY_NODISCARD);
-	r = xfb_test_req(FIPCBLK_OP_DISCARD, FIPCBLK_F_SECURE, 0, 4096, 0);
-	EXPECT_NOTSUPP(test, &nod, &r, 1, WHY_NODISCARD);
-	/* Checked before read-only: EOPNOTSUPP, do not try again. */
-	nod.ro = true;
-	r = xfb_test_req(FIPCBLK_OP_DISCARD, 0, 0, 4096, 0);
-	EXPECT_NOTSUPP(test, &nod, &r, 1, WHY_NODISCARD);
-}
-
-static void xfb_test_secure_unsupported(struct kunit *test)
-{
-	struct xfb_limits nosec = xfb_test_disk;
-	struct fipcblk_request r;
-
-	nosec.secure = false;
-	r = xfb_test_req(FIPCBLK_OP_DISCARD, FIPCBLK_F_SECURE, 0, 4096, 0);
-	EXPECT_NOTSUPP(test, &nosec, &r, 1, WHY_NODISCARD);
-	/* A plain discard still works. */
-	r = xfb_test_req(FIPCBLK_OP_DISCARD, 0, 0, 4096, 0);
-	EXPECT_OK(test, &nosec, &r, 1, 0);
-}
-
-static void xfb_test_discard_layout(struct kunit *test)
-{
-	const struct xfb_limits *lim = &xfb_test_disk;
-	struct fipcblk_request r;
-
-	r = xfb_test_req(FIPCBLK_OP_DISCARD, 0, 0, 4096, 512);
-	EXPECT_ERROR(test, lim, &r, 1, WHY_DISCARD);
-	r = xfb_test_req(FIPCBLK_OP_DISCARD, 0, 0, 4096, 0);
-	EXPECT_ERROR(test, lim, &r, 2, WHY_DISCARD);
-	r = xfb_test_req(FIPCBLK_OP_DISCARD, FIPCBLK_F_SECURE, 0, SZ_1M, 0);
-	EXPECT_ERROR(test, lim, &r, xfb_test_slots(256), WHY_DISCARD);
+	ret = xfb_parse_uint(c->s, c->min, c->max, &val);
+	KUNIT_EXPECT_EQ_MSG(test, ret, c->ret, "\"%s\" in %u..%u",
+			    c->s, c->min, c->max);
+	/* The output is written only on success. */
+	KUNIT_EXPECT_EQ_MSG(test, val, c->ret ? 0xdeadbeef : c->val,
+			    "\"%s\"", c->s);
 }
 
 /*
@@ -647,83 +756,49 @@ static struct fipcblk_request xfb_test_nrefs(u8 op, unsigned int n, u16 offset)
  */
 static void xfb_test_slots_short(struct kunit *test)
 {
-	struct xfb_limits lim = xfb_test_disk;
+	const struct xfb_limits *lim = &maxmsg.lim;
 	struct fipcblk_request r;
 	unsigned int n, need;
 
-	lim.max_bytes = (XFB_MAX_MSG_REFS - 1) * FIPCBLK_PAGE_BYTES;
 	for (n = 1; n <= XFB_MAX_MSG_REFS; n++) {
 		r = xfb_test_nrefs(FIPCBLK_OP_READ, n, 3584);
 		need = xfb_test_slots(n);
-		if (!EXPECT_OK(test, &lim, &r, need, n) ||
-		    !EXPECT_ERROR(test, &lim, &r, need - 1, WHY_SLOTS)) {
+		if (!EXPECT_OK(test, lim, &r, need, n) ||
+		    !EXPECT_ERROR(test, lim, &r, need - 1, WHY_SLOTS)) {
 			KUNIT_FAIL(test, "wrong with %u references", n);
 			break;
 		}
 	}
-	/* Ten pages in the head slot alone. */
-	r = xfb_test_req(FIPCBLK_OP_WRITE, 0, 0, 10 * FIPCBLK_PAGE_BYTES, 0);
-	EXPECT_ERROR(test, &lim, &r, 1, WHY_SLOTS);
-	r = xfb_test_req(FIPCBLK_OP_WRITE, 0, 0, 25 * FIPCBLK_PAGE_BYTES, 0);
-	EXPECT_ERROR(test, &lim, &r, 2, WHY_SLOTS);
 }
 
 /* One slot more than the references need is refused too. */
 static void xfb_test_slots_long(struct kunit *test)
 {
-	struct xfb_limits lim = xfb_test_disk;
+	const struct xfb_limits *lim = &maxmsg.lim;
 	struct fipcblk_request r;
 	unsigned int n, need;
 
-	lim.max_bytes = (XFB_MAX_MSG_REFS - 1) * FIPCBLK_PAGE_BYTES;
 	for (n = 1; n <= XFB_MAX_MSG_REFS; n++) {
 		r = xfb_test_nrefs(FIPCBLK_OP_WRITE, n, 512);
 		need = xfb_test_slots(n);
-		if (!EXPECT_OK(test, &lim, &r, need, n) ||
-		    !EXPECT_ERROR(test, &lim, &r, need + 1, WHY_SLOTS)) {
+		if (!EXPECT_OK(test, lim, &r, need, n) ||
+		    !EXPECT_ERROR(test, lim, &r, need + 1, WHY_SLOTS)) {
 			KUNIT_FAIL(test, "wrong with %u references", n);
 			break;
 		}
 	}
-	r = xfb_test_req(FIPCBLK_OP_READ, 0, 0, 4096, 0);
-	EXPECT_ERROR(test, &lim, &r, 2, WHY_SLOTS);
-	EXPECT_ERROR(test, &lim, &r, FIPC_MSG_MAX_SLOTS, WHY_SLOTS);
-	r = xfb_test_req(FIPCBLK_OP_READ, 0, 0, 9 * FIPCBLK_PAGE_BYTES, 0);
-	EXPECT_ERROR(test, &lim, &r, 2, WHY_SLOTS);
 }
 
 /*
- * The largest request the backend can offer (fipc-max-request-bytes is
- * clamped to XFB_MAX_MSG_REFS - 1 pages) fills a message of the most
- * slots exactly, with its first page unaligned; and the default of 1 MiB
- * takes 257 pages in 18 slots (docs/protocol.md).
+ * A message of the most slots holds exactly the most references (the
+ * requests that fill it are rows "max_size" of xfb_cases[]).
  */
 static void xfb_test_max_size(struct kunit *test)
 {
-	struct xfb_limits lim = xfb_test_disk;
-	struct fipcblk_request r;
-	u32 max = (XFB_MAX_MSG_REFS - 1) * FIPCBLK_PAGE_BYTES;
-
 	KUNIT_EXPECT_EQ(test, xfb_test_capacity(FIPC_MSG_MAX_SLOTS),
 			XFB_MAX_MSG_REFS);
 	KUNIT_EXPECT_EQ(test, xfb_test_slots(XFB_MAX_MSG_REFS),
 			FIPC_MSG_MAX_SLOTS);
-
-	lim.max_bytes = max;
-	r = xfb_test_req(FIPCBLK_OP_WRITE, FIPCBLK_F_FUA, 8, max, 3584);
-	EXPECT_OK(test, &lim, &r, FIPC_MSG_MAX_SLOTS, XFB_MAX_MSG_REFS);
-	r = xfb_test_req(FIPCBLK_OP_READ, 0, 8, max, 512);
-	EXPECT_OK(test, &lim, &r, FIPC_MSG_MAX_SLOTS, XFB_MAX_MSG_REFS);
-	r = xfb_test_req(FIPCBLK_OP_READ, 0, 8, max, 0);
-	EXPECT_OK(test, &lim, &r, xfb_test_slots(XFB_MAX_MSG_REFS - 1),
-		  XFB_MAX_MSG_REFS - 1);
-	r = xfb_test_req(FIPCBLK_OP_READ, 0, 8, max + 512, 0);
-	EXPECT_ERROR(test, &lim, &r, FIPC_MSG_MAX_SLOTS, WHY_BIG);
-
-	r = xfb_test_req(FIPCBLK_OP_READ, 0, 0, SZ_1M, 512);
-	EXPECT_OK(test, &xfb_test_disk, &r, 18, 257);
-	r = xfb_test_req(FIPCBLK_OP_READ, 0, 0, SZ_1M, 0);
-	EXPECT_OK(test, &xfb_test_disk, &r, 18, 256);
 }
 
 /* xfb_ref_at() against the wire layout, head and continuation slots. */
@@ -784,29 +859,8 @@ static void xfb_test_ref_at(struct kunit *test)
 }
 
 static struct kunit_case xfb_test_cases[] = {
-	KUNIT_CASE(xfb_test_good_read),
-	KUNIT_CASE(xfb_test_good_write),
-	KUNIT_CASE(xfb_test_good_flush),
-	KUNIT_CASE(xfb_test_good_discard),
-	KUNIT_CASE(xfb_test_bad_op),
-	KUNIT_CASE(xfb_test_bad_flags),
-	KUNIT_CASE(xfb_test_grantrefs),
-	KUNIT_CASE(xfb_test_staged),
-	KUNIT_CASE(xfb_test_zero_len),
-	KUNIT_CASE(xfb_test_too_big),
-	KUNIT_CASE(xfb_test_bad_len),
-	KUNIT_CASE(xfb_test_misaligned),
-	KUNIT_CASE(xfb_test_bad_offset),
-	KUNIT_CASE(xfb_test_beyond_end),
-	KUNIT_CASE(xfb_test_straddle_end),
-	KUNIT_CASE(xfb_test_overflow),
-	KUNIT_CASE(xfb_test_write_ro),
-	KUNIT_CASE(xfb_test_flush_data),
-	KUNIT_CASE(xfb_test_flush_sector),
-	KUNIT_CASE(xfb_test_parse_uint),
-	KUNIT_CASE(xfb_test_discard_unsupported),
-	KUNIT_CASE(xfb_test_secure_unsupported),
-	KUNIT_CASE(xfb_test_discard_layout),
+	KUNIT_CASE_PARAM(xfb_test_request, xfb_request_gen_params),
+	KUNIT_CASE_PARAM(xfb_test_parse_uint, xfb_parse_gen_params),
 	KUNIT_CASE(xfb_test_slots_short),
 	KUNIT_CASE(xfb_test_slots_long),
 	KUNIT_CASE(xfb_test_max_size),

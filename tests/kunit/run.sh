@@ -1,18 +1,21 @@
 #!/bin/bash
 # Build and run the fipc KUnit suites under UML with kunit.py from Debian's
-# linux-source-6.1 (make kunit, scripts/test-all.sh): "fipc" (the rings,
-# fipc_kunit.c), "fipc_duplex" (the duplex ring, tests/ring/duplex_test.c,
-# the same source the userspace build runs, through tests/ring/ring_test.h)
-# and "fipcblk_validate" (the backend's request validation,
-# fipcblk_validate_kunit.c).
+# linux-source-6.1 (make kunit, scripts/test-all.sh): "fipc_ring" (the
+# one-way rings, tests/ring/oneway_test.c) and "fipc_duplex" (the duplex
+# ring, tests/ring/duplex_test.c), the same sources the userspace build
+# runs, through tests/ring/ring_test.h; "fipc" (the pollers,
+# fipc_kunit.c); and "fipcblk_validate" (the backend's request
+# validation, fipcblk_validate_kunit.c).
 #
 # The extracted kernel tree ($FIPC_CACHE/linux-source-<ver>, see
 # scripts/linux-src.sh) stays pristine: a hard-link copy of it made once,
 # $FIPC_CACHE/kunit-<ver>/src, gets our lib/fipc/ (and its headers again
 # as include/fipc/ for <fipc/fipc.h>), tests/kunit/fipc_kunit.c as
 # lib/fipc/fipc_kunit.c, tests/ring/duplex_test.c as
-# lib/fipc/fipc_duplex_kunit.c with tests/ring/ring_test.h beside it, a
-# lib/fipcblk/ made of tests/kunit/fipcblk/
+# lib/fipc/fipc_duplex_kunit.c and tests/ring/oneway_test.c as
+# lib/fipc/fipc_ring_kunit.c with tests/ring/ring_test.h beside them (the
+# overlay's lib/fipc/Kbuild is the library's plus the line that builds
+# fipc_ring_kunit.o), a lib/fipcblk/ made of tests/kunit/fipcblk/
 # (Kconfig, Kbuild), fipcblk_validate_kunit.c, the driver's unchanged
 # back_validate.[ch] and xen/include/public/io/fipcblk.h (as
 # lib/fipcblk/include/public/io/), and the lib/Makefile and lib/Kconfig
@@ -21,7 +24,8 @@
 # their content changed, so the UML build in $FIPC_CACHE/kunit-<ver>/build
 # stays incremental.
 #
-# Prints one line per test case and ends with "N passed, N failed"
+# Prints one line per test case (per parameter of a parameterised case,
+# named <suite>.<case>.<description>) and ends with "N passed, N failed"
 # (", N skipped" if any); full output in build/kunit/kunit.log.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -36,7 +40,7 @@ mkdir -p "$out"
 # The cases the suites declare, as <suite>.<case>: any that gives no
 # result counts as failed.
 suites="fipc_kunit.c fipcblk_validate_kunit.c"
-shared="$top/tests/ring/duplex_test.c"
+shared="$top/tests/ring/oneway_test.c $top/tests/ring/duplex_test.c"
 expected=$(for f in $suites; do
 	s=$(sed -n 's/^[[:space:]]*\.name = "\([a-z0-9_]*\)",.*/\1/p' \
 		"$here/$f" | head -n 1)
@@ -94,14 +98,27 @@ add_line() {
 	{ cat "$1"; printf '%s\n' "$2"; } >"$1.fipc-tmp" && mv -f "$1.fipc-tmp" "$1"
 }
 
+# The one-way ring tests' object, added to lib/fipc/Kbuild in the overlay
+# only (fipc_duplex_kunit.o is in the library's Kbuild already).
+ring_obj='obj-$(CONFIG_FIPC_KUNIT_TEST) += fipc_ring_kunit.o'
+
 sync_tree() {
-	local f want
+	local f want kbuild
 
 	want=$(mktemp)
+	kbuild=$(mktemp)
 	(cd "$top" && git ls-files -co --exclude-standard -- lib/fipc) |
 	while read -r f; do
 		[ -f "$top/$f" ] || continue
-		put "$top/$f" "$tree/$f" || return 1
+		case "$f" in
+		lib/fipc/Kbuild)
+			{ cat "$top/$f"; echo "$ring_obj"; } >"$kbuild" &&
+			put "$kbuild" "$tree/$f" || return 1
+			;;
+		*)
+			put "$top/$f" "$tree/$f" || return 1
+			;;
+		esac
 		echo "$f"
 		case "$f" in
 		lib/fipc/include/fipc/*.h)
@@ -118,6 +135,9 @@ sync_tree() {
 	put "$top/tests/ring/duplex_test.c" \
 		"$tree/lib/fipc/fipc_duplex_kunit.c" || return 1
 	echo lib/fipc/fipc_duplex_kunit.c >>"$want"
+	put "$top/tests/ring/oneway_test.c" \
+		"$tree/lib/fipc/fipc_ring_kunit.c" || return 1
+	echo lib/fipc/fipc_ring_kunit.c >>"$want"
 	# lib/fipcblk/: destination, then source in the repository.
 	while read -r f from; do
 		put "$top/$from" "$tree/lib/fipcblk/$f" || return 1
@@ -135,7 +155,7 @@ sync_tree() {
 	while read -r f; do
 		grep -qxF "$f" "$want" || rm -f "$tree/$f"
 	done
-	rm -f "$want"
+	rm -f "$want" "$kbuild"
 	add_line "$tree/lib/Makefile" 'obj-$(CONFIG_FIPC) += fipc/' &&
 	add_line "$tree/lib/Kconfig" 'source "lib/fipc/Kconfig"' &&
 	add_line "$tree/lib/Makefile" \
@@ -163,7 +183,7 @@ echo "kunit: kunit.py exit $rc after $(( $(date +%s) - t0 ))s, log ${log#"$top"/
 if [ "$bdir/test.log" -nt "$out/.started" ]; then
 	{ echo "=== raw kernel output ($bdir/test.log) ==="
 	  cat "$bdir/test.log"; } >>"$log" 2>/dev/null
-	sed -n 's/^ *# fipc_test_stress: \(stress: .*\)/kunit: \1/p' \
+	sed -n 's/^ *# ring_test_stress: \(stress: .*\)/kunit: \1/p' \
 		"$bdir/test.log" >&2
 fi
 
@@ -196,8 +216,10 @@ def walk(group, prefix):
 walk(root, "")
 npass = nfail = nskip = 0
 names = list(seen)
+# A parameterised case is a group of results, <suite>.<case>.<param>,
+# each counted as a case; it ran if any of them did.
 for t in expected:
-    if t not in seen:
+    if t not in seen and not any(k.startswith(t + ".") for k in seen):
         names.append(t)
 for name in names:
     status = seen.get(name, "NOT RUN")

@@ -1,6 +1,6 @@
-# Userspace tests of lib/fipc: unit tests (tests/user/unit.c, and the
-# ring tests of tests/ring/ that KUnit runs too), a two-thread stress test
-# (also under ThreadSanitizer) and libFuzzer targets for the receive paths.
+# Userspace tests of lib/fipc: the unit tests of the rings (tests/ring/,
+# the same sources KUnit runs), a two-thread stress test (also under
+# ThreadSanitizer) and libFuzzer targets for the receive paths.
 # Included by the top-level Makefile, which defines TOP, BUILD,
 # USER_CFLAGS, FIPC_SRCS, FIPC_HDRS and LIBFIPC.
 
@@ -22,17 +22,18 @@ USER_TEST_HDRS := tests/user/harness.h $(FIPC_HDRS)
 CLANG_CFLAGS := $(filter-out -O2,$(USER_CFLAGS)) -O1 \
 	-fno-omit-frame-pointer
 
-$(TEST_BUILD)/user/unit: tests/user/unit.c $(USER_TEST_HDRS) $(LIBFIPC)
-	@mkdir -p $(dir $@)
-	$(CC) $(USER_CFLAGS) -pthread $< $(LIBFIPC) -o $@
-
 # Ring tests shared with KUnit (tests/ring/, one source for both builds).
 RING_TEST_HDRS := tests/ring/ring_test.h $(USER_TEST_HDRS)
+
+$(TEST_BUILD)/user/ring: tests/ring/oneway_test.c $(RING_TEST_HDRS) \
+		$(LIBFIPC)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -pthread $< $(LIBFIPC) -o $@
 
 $(TEST_BUILD)/user/duplex: tests/ring/duplex_test.c $(RING_TEST_HDRS) \
 		$(LIBFIPC)
 	@mkdir -p $(dir $@)
-	$(CC) $(USER_CFLAGS) $< $(LIBFIPC) -o $@
+	$(CC) $(USER_CFLAGS) -pthread $< $(LIBFIPC) -o $@
 
 STRESS_SRCS := tests/user/stress.c tests/user/stress_duplex.c
 STRESS_HDRS := tests/user/stress.h $(USER_TEST_HDRS)
@@ -55,8 +56,11 @@ $(TEST_BUILD)/fuzz/fuzz-rx: tests/fuzz/fuzz_rx.c $(FIPC_HDRS) $(FIPC_SRCS)
 		-fno-sanitize-recover=all \
 		-DFUZZ_ENTRY=LLVMFuzzerTestOneInput $< $(FIPC_SRCS) -o $@
 
-check-user-unit: $(TEST_BUILD)/user/unit $(TEST_BUILD)/user/duplex
-	@$(TEST_BUILD)/user/unit && $(TEST_BUILD)/user/duplex
+check-user-unit: $(TEST_BUILD)/user/ring $(TEST_BUILD)/user/duplex
+	@rc=0; \
+	$(TEST_BUILD)/user/ring || rc=1; \
+	$(TEST_BUILD)/user/duplex || rc=1; \
+	exit $$rc
 
 check-user-stress: $(TEST_BUILD)/user/stress
 	@$< --suite user-stress --msgs $(STRESS_MSGS)
