@@ -57,10 +57,7 @@ $(TEST_BUILD)/fuzz/fuzz-rx: tests/fuzz/fuzz_rx.c $(FIPC_HDRS) $(FIPC_SRCS)
 		-DFUZZ_ENTRY=LLVMFuzzerTestOneInput $< $(FIPC_SRCS) -o $@
 
 check-user-unit: $(TEST_BUILD)/user/ring $(TEST_BUILD)/user/duplex
-	@rc=0; \
-	$(TEST_BUILD)/user/ring || rc=1; \
-	$(TEST_BUILD)/user/duplex || rc=1; \
-	exit $$rc
+	@tests/user/run-unit.sh $^
 
 check-user-stress: $(TEST_BUILD)/user/stress
 	@$< --suite user-stress --msgs $(STRESS_MSGS)
