@@ -76,13 +76,7 @@ $(TEST_BUILD)/fuzz/fuzz-duplex: tests/fuzz/fuzz_duplex.c $(FIPC_HDRS) \
 # Every fuzzer, FUZZ_SECONDS each, each from its own seed corpus.
 FUZZERS := $(TEST_BUILD)/fuzz/fuzz-rx $(TEST_BUILD)/fuzz/fuzz-duplex
 define run_fuzzers
-	@rc=0; \
-	tests/fuzz/run.sh $(TEST_BUILD)/fuzz/fuzz-rx $(FUZZ_SECONDS) \
-		$(TEST_BUILD)/fuzz || rc=1; \
-	tests/fuzz/run.sh $(TEST_BUILD)/fuzz/fuzz-duplex $(FUZZ_SECONDS) \
-		$(TEST_BUILD)/fuzz-duplex tests/fuzz/corpus-duplex \
-		fuzz-duplex || rc=1; \
-	exit $$rc
+	@tests/fuzz/run-all.sh $(FUZZ_SECONDS) $(TEST_BUILD)
 endef
 
 check-fuzz: $(FUZZERS)
