@@ -16,7 +16,7 @@ CLANG ?= clang
 # which takes well under 2 minutes.
 STRESS_MSGS ?= 10000000
 TSAN_MSGS ?= 200000
-FUZZ_SECONDS ?= 60
+FUZZ_SECONDS ?= 30
 
 USER_TEST_HDRS := tests/user/harness.h $(FIPC_HDRS)
 CLANG_CFLAGS := $(filter-out -O2,$(USER_CFLAGS)) -O1 \
