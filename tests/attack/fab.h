@@ -19,9 +19,7 @@
 #define FAB_MAX_REQ_BYTES	(128 * 1024)
 /* An unaligned first page adds one reference. */
 #define FAB_MAX_REFS		(FAB_MAX_REQ_BYTES / FIPCBLK_PAGE_BYTES + 1)
-#define FAB_MAX_SLOTS		(1 + DIV_ROUND_UP(FAB_MAX_REFS - \
-						  FIPCBLK_HEAD_REFS, \
-						  FIPCBLK_CONT_REFS))
+#define FAB_MAX_SLOTS		FIPCBLK_REQ_SLOTS(FAB_MAX_REFS)
 /* Requests held at once; beyond, a request is refused, nothing mapped. */
 #define FAB_MAX_HELD		64
 /* Requests taken per poll. */

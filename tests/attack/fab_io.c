@@ -34,26 +34,11 @@ static const char *fab_op(u8 op)
 /* Reference i of a request of nslots slots (i < its nrefs). */
 static grant_ref_t fab_ref(const struct fipc_msg *msgs, unsigned int i)
 {
-	size_t off;
 	u32 ref;
 
-	if (i < FIPCBLK_HEAD_REFS) {
-		off = offsetof(struct fipcblk_request, refs) + i * sizeof(ref);
-		memcpy(&ref, msgs[0].data + off, sizeof(ref));
-	} else {
-		i -= FIPCBLK_HEAD_REFS;
-		off = (i % FIPCBLK_CONT_REFS) * sizeof(ref);
-		memcpy(&ref, msgs[1 + i / FIPCBLK_CONT_REFS].data + off,
-		       sizeof(ref));
-	}
+	memcpy(&ref, msgs[FIPCBLK_REF_SLOT(i)].data + FIPCBLK_REF_OFFSET(i),
+	       sizeof(ref));
 	return ref;
-}
-
-static unsigned int fab_slots(unsigned int nrefs)
-{
-	if (nrefs <= FIPCBLK_HEAD_REFS)
-		return 1;
-	return 1 + DIV_ROUND_UP(nrefs - FIPCBLK_HEAD_REFS, FIPCBLK_CONT_REFS);
 }
 
 /*
@@ -74,7 +59,7 @@ static bool fab_valid(const struct fipcblk_request *r, unsigned int nslots,
 	    r->nr_bytes / FIPCBLK_SECTOR_BYTES > sectors - r->sector)
 		return false;
 	n = DIV_ROUND_UP(r->first_offset + r->nr_bytes, FIPCBLK_PAGE_BYTES);
-	if (n > FAB_MAX_REFS || nslots != fab_slots(n))
+	if (n > FAB_MAX_REFS || nslots != FIPCBLK_REQ_SLOTS(n))
 		return false;
 	for (i = 0; i < n; i++)
 		if (fab_ref(msgs, i) < GNTTAB_NR_RESERVED_ENTRIES)

@@ -54,22 +54,12 @@
 #include <xen/xenbus.h>
 #include <public/io/fipcblk.h>
 
-/* The ring layout of docs/protocol.md, written out here on purpose. */
-#define FA_SLOT_BYTES		64
-#define FA_SLOT_PAYLOAD		60
-#define FA_SLOTS_PER_PAGE	(XEN_PAGE_SIZE / FA_SLOT_BYTES)
-#define FA_FLAG_READY		0xa5000000u
-#define FA_FLAG_FREE		0x00000000u
-#define FA_MAX_ORDER		4
-#define FA_MAX_PAGES		BIT(FA_MAX_ORDER)
-
-struct fa_slot {
-	u8 payload[FA_SLOT_PAYLOAD];
-	u32 flag;
-};
-
-static_assert(sizeof(struct fa_slot) == FA_SLOT_BYTES);
-static_assert(sizeof(struct fipcblk_request) == FA_SLOT_PAYLOAD);
+/*
+ * The ring as the public header specifies it, not lib/fipc: this module
+ * is a peer written from fipcblk.h alone.
+ */
+#define FA_SLOTS_PER_PAGE	(FIPCBLK_PAGE_BYTES / FIPCBLK_SLOT_BYTES)
+#define FA_MAX_PAGES		BIT(FIPCBLK_RING_MAX_ORDER)
 
 static char *mode = "none";
 module_param(mode, charp, 0444);
@@ -194,17 +184,18 @@ static enum xenbus_state fa_wait(struct fa_dev *fa, unsigned long mask,
 	}
 }
 
-static struct fa_slot *fa_slot(struct fa_ring *r, u32 seq)
+static struct fipcblk_slot *fa_slot(struct fa_ring *r, u32 seq)
 {
 	u32 i = seq & (r->slots - 1);
-	struct fa_slot *base = page_address(r->pages[i / FA_SLOTS_PER_PAGE]);
+	struct fipcblk_slot *base;
 
+	base = page_address(r->pages[i / FA_SLOTS_PER_PAGE]);
 	return base + i % FA_SLOTS_PER_PAGE;
 }
 
 static u32 fa_flag(u32 seq, u32 len)
 {
-	return FA_FLAG_READY | len << 16 | (seq & 0xffff);
+	return FIPCBLK_FLAG(len, seq);
 }
 
 /* End a grant; a grant the backend still maps is counted, never reused. */
@@ -289,9 +280,9 @@ static int fa_ms_alloc(struct fa_dev *fa, bool repeat)
 	}
 	dir = page_address(fa->ms_pages[0]);
 	table = page_address(fa->ms_pages[1]);
-	dir[0] = cpu_to_le32(fa->ms_refs[1]);
+	dir[0] = fa->ms_refs[1];
 	for (i = 0; i < (repeat ? FIPCBLK_MEMSHARE_REFS_PER_PAGE : 1); i++)
-		table[i] = cpu_to_le32(fa->ms_refs[2]);
+		table[i] = fa->ms_refs[2];
 	/* The table in place before the keys that let the backend read it. */
 	virt_wmb();
 	return 0;
@@ -474,12 +465,12 @@ static unsigned int fa_top_up(struct fa_dev *fa)
 {
 	struct fipcblk_request r;
 	unsigned int n = 0;
-	struct fa_slot *slot;
+	struct fipcblk_slot *slot;
 
 	for (;;) {
 		slot = fa_slot(&fa->req, fa->req.seq);
 		/* Acquire: the backend's copy of the old request is done. */
-		if (virt_load_acquire(&slot->flag) != FA_FLAG_FREE)
+		if (virt_load_acquire(&slot->flag) != FIPCBLK_FLAG_FREE)
 			break;
 		memset(&r, 0, sizeof(r));
 		r.id = fa->next_id++;
@@ -510,7 +501,7 @@ static unsigned int fa_count(struct fa_ring *r, bool ready)
 	u32 seq;
 
 	for (seq = 0; seq < r->slots; seq++)
-		n += (READ_ONCE(fa_slot(r, seq)->flag) != FA_FLAG_FREE) == ready;
+		n += (READ_ONCE(fa_slot(r, seq)->flag) != FIPCBLK_FLAG_FREE) == ready;
 	return n;
 }
 
@@ -679,7 +670,7 @@ static const char * const fa_forge_cases[] = {
 /* Publish a FLUSH at the request cursor with forged flag number c. */
 static void fa_forge_write(struct fa_dev *fa, unsigned int c)
 {
-	struct fa_slot *slot = fa_slot(&fa->req, fa->req.seq);
+	struct fipcblk_slot *slot = fa_slot(&fa->req, fa->req.seq);
 	u32 seq = fa->req.seq, flag;
 	struct fipcblk_request r;
 
@@ -887,7 +878,7 @@ static int __init fa_init(void)
 
 	if (!xen_domain())
 		return -ENODEV;
-	if (ring_order > FA_MAX_ORDER)
+	if (ring_order > FIPCBLK_RING_MAX_ORDER)
 		return -EINVAL;
 	if (!strcmp(mode, "none")) {
 		pr_info("mode none: not binding any device\n");

@@ -47,7 +47,7 @@
 #define XFB_TEST_SECTORS	(SZ_1G / FIPCBLK_SECTOR_BYTES)
 
 /* The largest request the backend can offer: a message of the most slots. */
-#define XFB_TEST_MAX_BYTES	((XFB_MAX_MSG_REFS - 1) * FIPCBLK_PAGE_BYTES)
+#define XFB_TEST_MAX_BYTES	FIPCBLK_MAX_REQUEST_BYTES
 
 /**
  * struct xfb_test_dev - a device the requests are validated against
@@ -278,7 +278,7 @@ struct xfb_case {
 #define PAGE		FIPCBLK_PAGE_BYTES
 #define MAX_SLOTS	FIPC_MSG_MAX_SLOTS
 #define MAX_BYTES	XFB_TEST_MAX_BYTES
-#define MAX_REFS	XFB_MAX_MSG_REFS
+#define MAX_REFS	FIPCBLK_MAX_REFS
 
 /* As many slots as @len bytes from the start of a page need. */
 #define LEN4K(len)	FIT(DIV_ROUND_UP(len, 4096))
@@ -760,7 +760,7 @@ static void xfb_test_slots_short(struct kunit *test)
 	struct fipcblk_request r;
 	unsigned int n, need;
 
-	for (n = 1; n <= XFB_MAX_MSG_REFS; n++) {
+	for (n = 1; n <= FIPCBLK_MAX_REFS; n++) {
 		r = xfb_test_nrefs(FIPCBLK_OP_READ, n, 3584);
 		need = xfb_test_slots(n);
 		if (!EXPECT_OK(test, lim, &r, need, n) ||
@@ -778,7 +778,7 @@ static void xfb_test_slots_long(struct kunit *test)
 	struct fipcblk_request r;
 	unsigned int n, need;
 
-	for (n = 1; n <= XFB_MAX_MSG_REFS; n++) {
+	for (n = 1; n <= FIPCBLK_MAX_REFS; n++) {
 		r = xfb_test_nrefs(FIPCBLK_OP_WRITE, n, 512);
 		need = xfb_test_slots(n);
 		if (!EXPECT_OK(test, lim, &r, need, n) ||
@@ -796,9 +796,47 @@ static void xfb_test_slots_long(struct kunit *test)
 static void xfb_test_max_size(struct kunit *test)
 {
 	KUNIT_EXPECT_EQ(test, xfb_test_capacity(FIPC_MSG_MAX_SLOTS),
-			XFB_MAX_MSG_REFS);
-	KUNIT_EXPECT_EQ(test, xfb_test_slots(XFB_MAX_MSG_REFS),
+			FIPCBLK_MAX_REFS);
+	KUNIT_EXPECT_EQ(test, xfb_test_slots(FIPCBLK_MAX_REFS),
 			FIPC_MSG_MAX_SLOTS);
+}
+
+/*
+ * fipcblk.h's helpers, which both drivers and the attack modules use,
+ * against the layout counted out slot by slot: the slots n references
+ * need, and the slot and byte offset of reference i (in the head, that
+ * of refs[i] in struct fipcblk_request).
+ */
+static void xfb_test_wire_helpers(struct kunit *test)
+{
+	unsigned int n, i, s;
+	size_t off;
+
+	KUNIT_EXPECT_EQ(test, FIPCBLK_REQ_SLOTS(0), 1);
+	for (n = 1; n <= FIPCBLK_MAX_REFS; n++) {
+		KUNIT_EXPECT_EQ_MSG(test, FIPCBLK_REQ_SLOTS(n),
+				    xfb_test_slots(n), "%u references", n);
+		if (FIPCBLK_REQ_SLOTS(n) != xfb_test_slots(n))
+			return;
+	}
+	for (i = 0; i < FIPCBLK_MAX_REFS; i++) {
+		s = 0;
+		while (xfb_test_capacity(s + 1) <= i)
+			s++;
+		off = s ? sizeof(u32) * (i - xfb_test_capacity(s)) :
+			  offsetof(struct fipcblk_request, refs[i]);
+		KUNIT_EXPECT_EQ_MSG(test, FIPCBLK_REF_SLOT(i), s,
+				    "reference %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, FIPCBLK_REF_OFFSET(i), off,
+				    "reference %u", i);
+		if (FIPCBLK_REF_SLOT(i) != s || FIPCBLK_REF_OFFSET(i) != off)
+			return;
+	}
+	KUNIT_EXPECT_EQ(test, FIPCBLK_MAX_REQUEST_BYTES,
+			(FIPCBLK_MAX_REFS - 1) * FIPCBLK_PAGE_BYTES);
+	KUNIT_EXPECT_EQ(test, FIPCBLK_FLAG(3, 0x12345), 0xa5032345U);
+	KUNIT_EXPECT_EQ(test, FIPCBLK_RING_SLOTS(FIPCBLK_RING_MAX_ORDER),
+			1024);
 }
 
 /* xfb_ref_at() against the wire layout, head and continuation slots. */
@@ -824,20 +862,21 @@ static void xfb_test_ref_at(struct kunit *test)
 			cont.refs[i] = 0xa0000 + xfb_test_capacity(s) + i;
 		memcpy(msgs[s].data, &cont, sizeof(cont));
 	}
-	for (i = 0; i < XFB_MAX_MSG_REFS; i++) {
+	for (i = 0; i < FIPCBLK_MAX_REFS; i++) {
 		got = xfb_ref_at(msgs, i);
 		KUNIT_EXPECT_EQ_MSG(test, got, 0xa0000 + i, "reference %u", i);
 		if (got != 0xa0000 + i)
 			break;
 	}
 
-	/* Through the bytes: little-endian words at the documented places. */
-	put_unaligned_le32(0x01020304, msgs[0].data + 24);
-	put_unaligned_le32(0x05060708, msgs[0].data + 56);
-	put_unaligned_le32(0x090a0b0c, msgs[1].data);
-	put_unaligned_le32(0x0d0e0f10, msgs[1].data + 56);
-	put_unaligned_le32(0x11121314, msgs[2].data);
-	put_unaligned_le32(0xfffffffe, msgs[FIPC_MSG_MAX_SLOTS - 1].data + 56);
+	/* Through the bytes: native words at the documented places. */
+	put_unaligned(0x01020304, (u32 *)(msgs[0].data + 24));
+	put_unaligned(0x05060708, (u32 *)(msgs[0].data + 56));
+	put_unaligned(0x090a0b0c, (u32 *)msgs[1].data);
+	put_unaligned(0x0d0e0f10, (u32 *)(msgs[1].data + 56));
+	put_unaligned(0x11121314, (u32 *)msgs[2].data);
+	put_unaligned(0xfffffffe,
+		      (u32 *)(msgs[FIPC_MSG_MAX_SLOTS - 1].data + 56));
 	KUNIT_EXPECT_EQ(test, xfb_ref_at(msgs, 0), 0x01020304);
 	KUNIT_EXPECT_EQ(test, xfb_ref_at(msgs, 1), 0xa0001);
 	KUNIT_EXPECT_EQ(test, xfb_ref_at(msgs, FIPCBLK_HEAD_REFS - 1),
@@ -846,7 +885,7 @@ static void xfb_test_ref_at(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, xfb_ref_at(msgs, 23), 0x0d0e0f10);
 	KUNIT_EXPECT_EQ(test, xfb_ref_at(msgs, 24), 0x11121314);
 	KUNIT_EXPECT_EQ(test, xfb_ref_at(msgs, 25), 0xa0000 + 25);
-	KUNIT_EXPECT_EQ(test, xfb_ref_at(msgs, XFB_MAX_MSG_REFS - 1),
+	KUNIT_EXPECT_EQ(test, xfb_ref_at(msgs, FIPCBLK_MAX_REFS - 1),
 			0xfffffffe);
 
 	/* The head slot's other fields are not references. */
@@ -864,6 +903,7 @@ static struct kunit_case xfb_test_cases[] = {
 	KUNIT_CASE(xfb_test_slots_short),
 	KUNIT_CASE(xfb_test_slots_long),
 	KUNIT_CASE(xfb_test_max_size),
+	KUNIT_CASE(xfb_test_wire_helpers),
 	KUNIT_CASE(xfb_test_ref_at),
 	{}
 };

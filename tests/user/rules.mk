@@ -35,6 +35,17 @@ $(TEST_BUILD)/user/duplex: tests/ring/duplex_test.c $(RING_TEST_HDRS) \
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -pthread $< $(LIBFIPC) -o $@
 
+# A peer written from the public header alone (C99, no lib/fipc) against
+# lib/fipc: the header is a complete specification of the ring.
+$(TEST_BUILD)/user/header: tests/user/header_test.c tests/user/header_peer.c \
+		tests/user/header_peer.h xen/include/public/io/fipcblk.h \
+		$(RING_TEST_HDRS) $(LIBFIPC)
+	@mkdir -p $(dir $@)
+	$(CC) -std=c99 -pedantic -O2 -Wall -Wextra -Werror -Ixen/include \
+		-c tests/user/header_peer.c -o $@-peer.o
+	$(CC) $(USER_CFLAGS) -Ixen/include -pthread $< $@-peer.o $(LIBFIPC) \
+		-o $@
+
 STRESS_SRCS := tests/user/stress.c tests/user/stress_duplex.c
 STRESS_HDRS := tests/user/stress.h $(USER_TEST_HDRS)
 
@@ -56,7 +67,8 @@ $(TEST_BUILD)/fuzz/fuzz-rx: tests/fuzz/fuzz_rx.c $(FIPC_HDRS) $(FIPC_SRCS)
 		-fno-sanitize-recover=all \
 		-DFUZZ_ENTRY=LLVMFuzzerTestOneInput $< $(FIPC_SRCS) -o $@
 
-check-user-unit: $(TEST_BUILD)/user/ring $(TEST_BUILD)/user/duplex
+check-user-unit: $(TEST_BUILD)/user/ring $(TEST_BUILD)/user/duplex \
+		$(TEST_BUILD)/user/header
 	@tests/user/run-unit.sh $^
 
 check-user-stress: $(TEST_BUILD)/user/stress

@@ -19,6 +19,23 @@
 #include <asm/unaligned.h>
 #include "back_validate.h"
 
+/* lib/fipc implements the rings fipcblk.h specifies: the same numbers. */
+static_assert(FIPC_SLOT_BYTES == FIPCBLK_SLOT_BYTES);
+static_assert(FIPC_SLOT_PAYLOAD == FIPCBLK_MSG_BYTES);
+static_assert(offsetof(struct fipc_slot, flag) == FIPCBLK_SLOT_FLAG_OFFSET);
+static_assert(offsetof(struct fipcblk_slot, flag) ==
+	      FIPCBLK_SLOT_FLAG_OFFSET);
+static_assert(FIPC_PAGE_BYTES == FIPCBLK_PAGE_BYTES);
+static_assert(FIPC_MIN_ORDER == FIPCBLK_RING_MIN_ORDER);
+static_assert(FIPC_MAX_ORDER == FIPCBLK_RING_MAX_ORDER);
+static_assert(FIPC_MSG_MAX_SLOTS == FIPCBLK_MSG_MAX_SLOTS);
+static_assert(FIPC_FLAG_FREE == FIPCBLK_FLAG_FREE);
+static_assert(FIPC_FLAG_READY == FIPCBLK_FLAG_READY);
+static_assert(FIPC_FLAG_KIND_MASK == FIPCBLK_FLAG_KIND_MASK);
+static_assert(FIPC_FLAG_LEN_MASK == FIPCBLK_FLAG_LEN_MASK);
+static_assert(FIPC_FLAG_LEN_SHIFT == FIPCBLK_FLAG_LEN_SHIFT);
+static_assert(FIPC_FLAG_SEQ_MASK == FIPCBLK_FLAG_STAMP_MASK);
+
 /**
  * xfb_ref_at() - the i-th page reference of a request message
  * @msgs: the message, head slot first
@@ -28,15 +45,8 @@
  */
 u32 xfb_ref_at(const struct fipc_msg *msgs, unsigned int i)
 {
-	unsigned int slot, pos;
-
-	if (i < FIPCBLK_HEAD_REFS)
-		return get_unaligned_le32(msgs[0].data +
-					  offsetof(struct fipcblk_request, refs) +
-					  4 * i);
-	slot = 1 + (i - FIPCBLK_HEAD_REFS) / FIPCBLK_CONT_REFS;
-	pos = (i - FIPCBLK_HEAD_REFS) % FIPCBLK_CONT_REFS;
-	return get_unaligned_le32(msgs[slot].data + 4 * pos);
+	return get_unaligned((const u32 *)(msgs[FIPCBLK_REF_SLOT(i)].data +
+					   FIPCBLK_REF_OFFSET(i)));
 }
 
 /**
@@ -71,14 +81,6 @@ int xfb_parse_uint(const char *s, u32 min, u32 max, u32 *val)
 		return -ERANGE;
 	*val = v;
 	return 0;
-}
-
-/* Slots a message with nrefs references must have. */
-static unsigned int xfb_slots_for(unsigned int nrefs)
-{
-	if (nrefs <= FIPCBLK_HEAD_REFS)
-		return 1;
-	return 1 + DIV_ROUND_UP(nrefs - FIPCBLK_HEAD_REFS, FIPCBLK_CONT_REFS);
 }
 
 /* Is [sector, sector + bytes) inside the device and block aligned? */
@@ -160,7 +162,7 @@ int xfb_validate(const struct xfb_limits *lim,
 			return ret;
 		*nrefs = DIV_ROUND_UP(req->first_offset + bytes,
 				      FIPCBLK_PAGE_BYTES);
-		if (nslots != xfb_slots_for(*nrefs)) {
+		if (nslots != FIPCBLK_REQ_SLOTS(*nrefs)) {
 			*why = "slot count does not match the page references";
 			return FIPCBLK_RSP_ERROR;
 		}

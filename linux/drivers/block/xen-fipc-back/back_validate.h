@@ -14,14 +14,6 @@
 #include <fipc/fipc.h>
 #include <public/io/fipcblk.h>
 
-static_assert(sizeof(struct fipcblk_request) == FIPC_SLOT_PAYLOAD);
-static_assert(sizeof(struct fipcblk_request_cont) == FIPC_SLOT_PAYLOAD);
-static_assert(sizeof(struct fipcblk_response) == FIPC_SLOT_PAYLOAD);
-
-/* Largest number of page references one message can carry. */
-#define XFB_MAX_MSG_REFS	(FIPCBLK_HEAD_REFS + \
-				 (FIPC_MSG_MAX_SLOTS - 1) * FIPCBLK_CONT_REFS)
-
 /**
  * struct xfb_limits - what a valid request must respect
  * @sectors: device capacity in 512-byte sectors

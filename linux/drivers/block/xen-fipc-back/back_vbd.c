@@ -63,7 +63,7 @@ int xfb_vbd_open(struct xfb_be *be, dev_t devt)
 	lim->sectors = bdev_nr_sectors(bdev);
 	lim->ro = !(mode & FMODE_WRITE) || bdev_read_only(bdev);
 	max = clamp(xfb_max_request_bytes, FIPCBLK_PAGE_BYTES,
-		    (XFB_MAX_MSG_REFS - 1) * FIPCBLK_PAGE_BYTES);
+		    FIPCBLK_MAX_REQUEST_BYTES);
 	lim->max_bytes = round_down(max, FIPCBLK_PAGE_BYTES);
 	lim->discard = bdev_max_discard_sectors(bdev) > 0;
 	lim->secure = lim->discard && bdev_max_secure_erase_sectors(bdev) > 0;

@@ -68,7 +68,7 @@ static bool xfb_released_has(struct xenbus_device *dev)
 static u32 xfb_request_bytes(void)
 {
 	u32 max = clamp(xfb_max_request_bytes, FIPCBLK_PAGE_BYTES,
-			(XFB_MAX_MSG_REFS - 1) * FIPCBLK_PAGE_BYTES);
+			FIPCBLK_MAX_REQUEST_BYTES);
 
 	return round_down(max, FIPCBLK_PAGE_BYTES);
 }

@@ -26,15 +26,8 @@
 #include <fipc/fipc_poller.h>
 #include <public/io/fipcblk.h>
 
-static_assert(sizeof(struct fipcblk_request) == FIPC_SLOT_PAYLOAD);
-static_assert(sizeof(struct fipcblk_request_cont) == FIPC_SLOT_PAYLOAD);
-static_assert(sizeof(struct fipcblk_response) == FIPC_SLOT_PAYLOAD);
-
 #define XFF_NAME		"xen-fipc-front"
 #define XFF_MAX_RING_PAGES	BIT(FIPC_MAX_ORDER)
-/* Largest number of page references one message can carry. */
-#define XFF_MAX_MSG_REFS	(FIPCBLK_HEAD_REFS + \
-				 (FIPC_MSG_MAX_SLOTS - 1) * FIPCBLK_CONT_REFS)
 #define XFF_RSP_BURST		16
 /* Ids of injected test requests have this bit set; normal ids never do. */
 #define XFF_ID_INJECT		BIT_ULL(63)

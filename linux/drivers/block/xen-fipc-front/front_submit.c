@@ -69,26 +69,11 @@ bool xff_end_data(struct xff_info *info, struct xff_rq *p,
 	return true;
 }
 
-/* Number of slots a request with nrefs references takes. */
-static unsigned int xff_slots(unsigned int nrefs)
-{
-	if (nrefs <= FIPCBLK_HEAD_REFS)
-		return 1;
-	return 1 + DIV_ROUND_UP(nrefs - FIPCBLK_HEAD_REFS, FIPCBLK_CONT_REFS);
-}
-
+/* Reference i of a request into its place (fipcblk.h, native order). */
 static void xff_put_ref(struct fipc_msg *msgs, unsigned int i, u32 ref)
 {
-	struct fipcblk_request *head = (void *)msgs[0].data;
-	unsigned int slot, pos;
-
-	if (i < FIPCBLK_HEAD_REFS) {
-		head->refs[i] = ref;
-		return;
-	}
-	slot = 1 + (i - FIPCBLK_HEAD_REFS) / FIPCBLK_CONT_REFS;
-	pos = (i - FIPCBLK_HEAD_REFS) % FIPCBLK_CONT_REFS;
-	((struct fipcblk_request_cont *)msgs[slot].data)->refs[pos] = ref;
+	memcpy(msgs[FIPCBLK_REF_SLOT(i)].data + FIPCBLK_REF_OFFSET(i), &ref,
+	       sizeof(ref));
 }
 
 struct xff_grant_walk {
@@ -215,7 +200,7 @@ static blk_status_t xff_prepare(struct xff_info *info, struct xff_chan *chan,
 						  BLK_STS_IOERR;
 		r->first_offset = first;
 	}
-	*nslots = xff_slots(nrefs);
+	*nslots = FIPCBLK_REQ_SLOTS(nrefs);
 	return BLK_STS_OK;
 }
 

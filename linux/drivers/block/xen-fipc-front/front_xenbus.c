@@ -164,7 +164,7 @@ static void xff_talk_to_backend(struct xff_info *info)
 	order = min3(xff_ring_order, max_order, FIPC_MAX_ORDER);
 
 	ours = min_t(u64, (u64)xff_max_request_kb * 1024,
-		     (XFF_MAX_MSG_REFS - 1) * FIPCBLK_PAGE_BYTES);
+		     FIPCBLK_MAX_REQUEST_BYTES);
 	max_bytes = round_down(min(max_bytes, ours), FIPCBLK_PAGE_BYTES);
 	if (!info->disk) {
 		if (!max_bytes) {

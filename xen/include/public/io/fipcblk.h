@@ -26,68 +26,191 @@
 #define FIPCBLK_PROTOCOL_VERSION	1
 
 /*
- * XenStore keys.  Keys shared with blkif ("sectors", "info", ...) keep
- * blkif's meaning so that existing tools read them.
+ * Byte order.  Every integer of this protocol (slot flags, message
+ * fields, the memshare and staging tables, the control page) is in the
+ * byte order of the machine both domains run on, as in every Xen PV
+ * protocol (blkif, netif): the two ends share one host, and Xen runs only
+ * on little-endian machines (x86, Arm), so in practice little-endian.
+ * Numbers in xenstore are text.
  *
- * Written by the toolstack, backend directory:
- *   params, mode, type, frontend, frontend-id, online, removable,
- *   bootable, dev, device-type, physical-device (hotplug script)
- *   fipc-memshare-allowed  0/1: the backend may map the guest's memory
- *   fipc-max-queues        optional cap on channels
- *   fipc-poller-cpus       optional CPU list for the backend's pollers
- *   fipc-weight            optional share of the pollers, 1-65535 (default
- *                          256, as Xen's credit scheduler; xl: phy1 disk
- *                          keyword weight=N): each visit of
- *                          a channel takes up to poll_budget x weight / 256
- *                          requests (at least 1); read at each connect; the
- *                          backend writes it too when set in its sysfs
- * Written by the toolstack, frontend directory:
- *   backend, backend-id, virtual-device, device-type
- *   fipc-memshare          0/1: the guest owner's consent to memshare
+ * ---------------------------------------------------------------------
+ * Rings
  *
- * Written by the backend (before InitWait):
- *   fipc-protocol-versions   space-separated list, e.g. "1"
- *   multi-queue-max-queues   channels it accepts
- *   fipc-max-ring-order      log2 of the largest ring, in 4 KiB pages
- *   fipc-max-request-bytes   largest data length of one request
- *   fipc-data-paths          space-separated: "grant" and/or "memshare"
- *   fipc-staging-max-pages   memshare: staging pages per channel it maps
- *                            (absent or 0: no staging)
- * Written by the backend (before Connected):
- *   sectors                  capacity in 512-byte sectors
- *   info                     VDISK_* bits as blkif (VDISK_READONLY = 4)
- *   sector-size              logical block size, 512 or 4096
- *   physical-sector-size     physical block size
- *   feature-flush-cache      1 if FLUSH is supported
- *   feature-fua              1 if FIPCBLK_F_FUA is supported
- *   feature-discard          1 if DISCARD is supported, then also
- *   discard-granularity, discard-alignment, discard-secure (0/1)
+ * A channel is a request ring (frontend to backend), a response ring
+ * (backend to frontend) and a control page (struct fipcblk_ctrl).  Each
+ * ring is 2^order pages of FIPCBLK_PAGE_BYTES, order FIPCBLK_RING_MIN_ORDER
+ * to FIPCBLK_RING_MAX_ORDER, cut into FIPCBLK_RING_SLOTS(order) slots of
+ * FIPCBLK_SLOT_BYTES (one cache line): FIPCBLK_MSG_BYTES of payload, then
+ * a 32-bit flag word at byte FIPCBLK_SLOT_FLAG_OFFSET.  The ring memory
+ * holds nothing else: no producer or consumer index.  The frontend
+ * allocates the rings and zeroes them before granting them; a zeroed ring
+ * is empty.
  *
- * Written by the frontend (before Initialised):
- *   fipc-protocol            the chosen version
- *   multi-queue-num-queues   number of channels, at least 1
- *   fipc-ring-order          log2 of each ring's size in 4 KiB pages
- *   fipc-data-path           "grant" or "memshare"
- *   fipc-memshare-dir-ref    memshare only: grant ref of the directory page
- *   fipc-memshare-pfns       memshare only: entries of the pfn table
- *   queue-<q>/req-ring-ref<i>   grant refs of the request ring pages
- *   queue-<q>/rsp-ring-ref<i>   grant refs of the response ring pages
- *   queue-<q>/ctrl-ring-ref     grant ref of the channel's control page
- *   queue-<q>/event-channel     port used only to wake a sleeping poller
- *   queue-<q>/fipc-staging-ref    memshare only, optional: grant ref of the
- *                                 channel's staging list page
- *   queue-<q>/fipc-staging-pages  its number of staging pages
+ * Each end keeps a private 32-bit sequence number, starting at 0: the next
+ * slot it will fill (sender) or read (receiver).  Sequence number s lives
+ * in slot s & (slots - 1).  The flag word of a slot is:
  *
- * Every number the frontend writes is a plain decimal number (digits
- * only: no sign, blank, base prefix or trailing text) in its range; a
- * grant reference is never one of the reserved entries (0 to 7).  The
- * backend refuses anything else with an error node, it does not wrap or
- * default it.
+ *   FIPCBLK_FLAG_FREE (0)       free: the sender may fill it
+ *   FIPCBLK_FLAG(len, s)        holds slot s of a message: bits 31..24
+ *                               FIPCBLK_FLAG_READY >> 24 (0xa5); bits
+ *                               23..16 the message length in slots (1 to
+ *                               FIPCBLK_MSG_MAX_SLOTS) in its first (head)
+ *                               slot, 0 in each continuation slot; bits
+ *                               15..0 the stamp, s & 0xffff
+ *   anything else               a protocol violation
  *
- * Each channel has a request ring (frontend to backend) and a response
- * ring (backend to frontend), both of 2^fipc-ring-order pages laid out
- * as fipc rings, and one control page (struct fipcblk_ctrl).
+ * Sending a message of n slots at sequence number s: every slot s to
+ * s + n - 1 must be free (a slot still holding FIPCBLK_FLAG(x, s - slots),
+ * this end's own message of one lap ago, means the ring is full: try
+ * later; any other value is a violation).  Write the payload, then the
+ * flag, of each continuation slot (FIPCBLK_FLAG(0, s + i)); then the head
+ * slot's payload; then the head's flag FIPCBLK_FLAG(n, s) with release
+ * ordering, so the whole message is visible before it.  s += n.
+ *
+ * Receiving at s: read the head's flag with acquire ordering.  FREE:
+ * nothing yet.  It must be FIPCBLK_FLAG(n, s) with 1 <= n <= 32, and each
+ * continuation flag FIPCBLK_FLAG(0, s + i), else the peer is broken.  Copy
+ * the n payloads into private memory, once, and use only the copy.  Hand
+ * the slots back by writing FIPCBLK_FLAG_FREE (release ordering, after
+ * the copy); a receiver may collect up to half a ring of consumed slots
+ * before freeing them, and frees what it holds before it sleeps.  s += n.
+ *
+ * A receiver that finds a flag it does not expect (wrong kind, length or
+ * stamp, or a continuation out of place) must stop using the channel: it
+ * is never resynchronised (the frontend and backend both report it in
+ * their "error" node and close).  On x86 the release and acquire
+ * orderings are plain stores and loads with a compiler barrier.
+ * docs/protocol.md explains the design; lib/fipc implements it.
+ *
+ * ---------------------------------------------------------------------
+ * XenStore keys
+ *
+ * Keys shared with blkif ("sectors", "info", ...) keep blkif's meaning so
+ * that existing tools read them.  Each entry: key, type, [default] and
+ * meaning.  "u" is a plain decimal number: digits only (no sign, blank,
+ * base prefix or trailing text) and in its range; a grant reference is
+ * never one of the reserved entries 0 to 7.  The backend refuses any other
+ * value the frontend writes (error node, no connection); it never wraps
+ * or defaults it.
+ *
+ * Backend directory, written by the toolstack (xl "phy1:", see
+ * docs/xl-phy1.md) before the backend probes:
+ *   params, mode, type, frontend, frontend-id, online, removable, bootable,
+ *   dev, device-type                 as for vbd
+ *   physical-device       "major:minor" in hex, by the hotplug script
+ *   fipc-memshare-allowed u 0/1 [0]  the backend may map the guest's memory
+ *   fipc-max-queues       u 1..256 [absent: the backend's own cap]
+ *                                    cap on channels
+ *   fipc-poller-cpus      Linux CPU list [absent: any] the CPUs of the
+ *                                    backend's pollers for this disk
+ *   fipc-weight           u 1..65535 [256, as Xen's credit scheduler]
+ *                                    the disk's share of the pollers: each
+ *                                    visit of a channel takes up to
+ *                                    poll_budget x weight / 256 requests
+ *                                    (at least 1); read at each connect;
+ *                                    the backend rewrites it when it is
+ *                                    changed in its sysfs
+ *
+ * Frontend directory, written by the toolstack:
+ *   backend, backend-id, virtual-device, device-type, state   as for vbd
+ *   trusted               u 0/1 [1]  0: the guest bounces data through
+ *                                    pages of its own, never granting its
+ *                                    I/O pages to the backend
+ *   fipc-memshare         u 0/1 [0]  the guest owner's consent to memshare
+ *
+ * Backend directory, written by the backend before InitWait:
+ *   fipc-protocol-versions  space-separated list of u, e.g. "1"
+ *   multi-queue-max-queues  u >= 1   channels it accepts
+ *   fipc-max-ring-order     u 0..4   largest ring order it maps
+ *   fipc-max-request-bytes  u        largest data length of one request,
+ *                                    at most FIPCBLK_MAX_REQUEST_BYTES
+ *   fipc-data-paths         space-separated: "grant" and/or "memshare"
+ *   fipc-staging-max-pages  u 0..FIPCBLK_STAGING_MAX_PAGES [0]  memshare:
+ *                                    staging pages per channel it maps
+ * Backend directory, written by the backend before Connected:
+ *   sectors                 u        capacity in 512-byte sectors; rewritten
+ *                                    when the device is resized
+ *   info                    u        VDISK_* bits as blkif (VDISK_READONLY
+ *                                    = 4)
+ *   sector-size             u        logical block size, 512 or 4096
+ *   physical-sector-size    u        physical block size
+ *   feature-flush-cache     u 0/1    FIPCBLK_OP_FLUSH is supported
+ *   feature-fua             u 0/1    FIPCBLK_F_FUA is supported
+ *   feature-discard         u 0/1    FIPCBLK_OP_DISCARD is supported, and
+ *   discard-granularity, discard-alignment (u, bytes), discard-secure
+ *                           (u 0/1: FIPCBLK_F_SECURE is supported)
+ *   error                   text     why the backend refused or closed
+ *
+ * Frontend directory, written by the frontend before Initialised (all in
+ * one transaction):
+ *   fipc-protocol           u        the chosen version
+ *   multi-queue-num-queues  u 1..multi-queue-max-queues  channels
+ *   fipc-ring-order         u 0..fipc-max-ring-order  log2 of each ring's
+ *                                    pages
+ *   fipc-data-path          "grant" or "memshare" (one the backend offers)
+ *   fipc-memshare-dir-ref   u (grant ref)  memshare: the directory page
+ *   fipc-memshare-pfns      u 1..FIPCBLK_MEMSHARE_MAX_PFNS  memshare:
+ *                                    entries of the pfn table
+ *   queue-<q>/req-ring-ref<i>  u (grant ref)  page i of queue q's request
+ *                                    ring, i < 2^fipc-ring-order
+ *   queue-<q>/rsp-ring-ref<i>  u (grant ref)  the same, response ring
+ *   queue-<q>/ctrl-ring-ref    u (grant ref)  queue q's control page
+ *   queue-<q>/event-channel    u      port used only to wake a sleeping
+ *                                    poller (see struct fipcblk_ctrl)
+ *   queue-<q>/fipc-staging-ref   u (grant ref)  memshare, optional: the
+ *                                    channel's staging list page
+ *   queue-<q>/fipc-staging-pages u 1..fipc-staging-max-pages  its entries
+ *   error                   text     why the frontend refused or closed
+ * The queue-<q>/ directories are used even for a single queue (q = 0).
+ *
+ * ---------------------------------------------------------------------
+ * States (XenbusState*)
+ *
+ *   Backend                            Frontend
+ *   probe: writes its offer, InitWait
+ *                                      on InitWait: picks the version,
+ *                                      queues, order and data path,
+ *                                      grants rings, writes its keys,
+ *                                      Initialised
+ *   checks every key, maps, writes
+ *   the geometry, Connected
+ *                                      reads the geometry, Connected
+ *
+ * A value the backend refuses leaves it in InitWait with an "error" node.
+ * Either end that finds a broken ring writes its "error" node and goes
+ * Closing.  On frontend Closing the backend goes Closing, stops taking
+ * requests, waits for the ones in progress and unmaps everything, then
+ * goes Closed; only then may the frontend reuse or free the pages it
+ * granted.  After the frontend is Closed the backend goes back to
+ * InitWait if the toolstack still wants the device (online = 1).  A
+ * frontend that finds the backend in InitWait while it still holds
+ * channels (the backend was reloaded, or the guest was restored or
+ * migrated to a new host) drops them, puts the requests that had no
+ * response back in its queue, and connects afresh: a request is sent
+ * again only if its response never arrived.
+ *
+ * ---------------------------------------------------------------------
+ * Messages
  */
+
+/* Rings (see "Rings" above). */
+#define FIPCBLK_SLOT_BYTES		64
+#define FIPCBLK_SLOT_FLAG_OFFSET	60
+#define FIPCBLK_RING_MIN_ORDER		0
+#define FIPCBLK_RING_MAX_ORDER		4
+#define FIPCBLK_RING_SLOTS(order) \
+	((FIPCBLK_PAGE_BYTES << (order)) / FIPCBLK_SLOT_BYTES)
+#define FIPCBLK_MSG_MAX_SLOTS		32
+#define FIPCBLK_FLAG_FREE		0x00000000U
+#define FIPCBLK_FLAG_READY		0xa5000000U
+#define FIPCBLK_FLAG_KIND_MASK		0xff000000U
+#define FIPCBLK_FLAG_LEN_MASK		0x00ff0000U
+#define FIPCBLK_FLAG_LEN_SHIFT		16
+#define FIPCBLK_FLAG_STAMP_MASK		0x0000ffffU
+/* The flag of slot seq of a message: len in its head slot, else 0. */
+#define FIPCBLK_FLAG(len, seq) \
+	(FIPCBLK_FLAG_READY | ((uint32_t)(len) << FIPCBLK_FLAG_LEN_SHIFT) | \
+	 ((uint32_t)(seq) & FIPCBLK_FLAG_STAMP_MASK))
 
 /* Request operations. */
 #define FIPCBLK_OP_READ		0
@@ -129,10 +252,15 @@
  * data path, guest frame numbers on the "memshare" path.  The number of
  * references is DIV_ROUND_UP(first_offset + nr_bytes, 4096).
  *
- * A request is one fipc message of one or more slots: the head slot holds
- * struct fipcblk_request with the first FIPCBLK_HEAD_REFS references, and
- * each continuation slot holds FIPCBLK_CONT_REFS more.  A response is one
- * slot.  Integers are little-endian (both ends run on one machine).
+ * A request is one ring message of FIPCBLK_REQ_SLOTS(references) slots:
+ * the head slot holds struct fipcblk_request with the first
+ * FIPCBLK_HEAD_REFS references, and each continuation slot holds
+ * FIPCBLK_CONT_REFS more (reference i is in slot FIPCBLK_REF_SLOT(i), at
+ * byte FIPCBLK_REF_OFFSET(i) of its payload).  A message of any other
+ * length is invalid.  At most FIPCBLK_MAX_REFS references fit in one
+ * message, so fipc-max-request-bytes is at most FIPCBLK_MAX_REQUEST_BYTES
+ * (a run that does not start on a page boundary needs one page more than
+ * its length).  A response is one slot.
  *
  * Each structure is exactly FIPCBLK_MSG_BYTES (one slot's 60 payload
  * bytes).  Request and response hold 64-bit fields, so without packing
@@ -146,6 +274,35 @@
 #define FIPCBLK_SECTOR_BYTES	512
 #define FIPCBLK_HEAD_REFS	9
 #define FIPCBLK_CONT_REFS	15
+#define FIPCBLK_MAX_REFS \
+	(FIPCBLK_HEAD_REFS + (FIPCBLK_MSG_MAX_SLOTS - 1) * FIPCBLK_CONT_REFS)
+#define FIPCBLK_MAX_REQUEST_BYTES \
+	((FIPCBLK_MAX_REFS - 1) * FIPCBLK_PAGE_BYTES)
+/*
+ * Slots of a request with nr_refs references (0 to FIPCBLK_MAX_REFS):
+ * 1 up to FIPCBLK_HEAD_REFS, then one more per FIPCBLK_CONT_REFS.
+ */
+#define FIPCBLK_REQ_SLOTS(nr_refs) \
+	(((nr_refs) + 2 * FIPCBLK_CONT_REFS - FIPCBLK_HEAD_REFS - 1) / \
+	 FIPCBLK_CONT_REFS)
+/*
+ * Where reference i of a request is: its slot, and its byte offset in
+ * that slot's payload.  The head's references start at byte
+ * 4 * (FIPCBLK_CONT_REFS - FIPCBLK_HEAD_REFS), after the request's
+ * other fields, so the head is a continuation slot whose first words
+ * hold those fields.
+ */
+#define FIPCBLK_REF_SLOT(i) \
+	(((i) + FIPCBLK_CONT_REFS - FIPCBLK_HEAD_REFS) / FIPCBLK_CONT_REFS)
+#define FIPCBLK_REF_OFFSET(i) \
+	(4 * (((i) + FIPCBLK_CONT_REFS - FIPCBLK_HEAD_REFS) % \
+	      FIPCBLK_CONT_REFS))
+
+/* One slot of a ring, as laid out in shared memory. */
+struct fipcblk_slot {
+	uint8_t payload[FIPCBLK_MSG_BYTES];	/* the message's bytes */
+	uint32_t flag;				/* written last, see "Rings" */
+};
 
 #pragma pack(push, 4)
 struct fipcblk_request {
@@ -170,6 +327,25 @@ struct fipcblk_response {
 };
 
 #pragma pack(pop)
+
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L
+_Static_assert(sizeof(struct fipcblk_slot) == FIPCBLK_SLOT_BYTES,
+	       "a slot is one 64-byte cache line");
+_Static_assert(sizeof(struct fipcblk_request) == FIPCBLK_MSG_BYTES,
+	       "a request head is one slot payload");
+_Static_assert(sizeof(struct fipcblk_request_cont) == FIPCBLK_MSG_BYTES,
+	       "a continuation is one slot payload");
+_Static_assert(sizeof(struct fipcblk_response) == FIPCBLK_MSG_BYTES,
+	       "a response is one slot payload");
+_Static_assert(sizeof(struct fipcblk_request) -
+	       sizeof(((struct fipcblk_request *)0)->refs) ==
+	       4 * (FIPCBLK_CONT_REFS - FIPCBLK_HEAD_REFS),
+	       "the head's references end its slot (FIPCBLK_REF_OFFSET)");
+_Static_assert(FIPCBLK_REQ_SLOTS(FIPCBLK_MAX_REFS) == FIPCBLK_MSG_MAX_SLOTS,
+	       "FIPCBLK_MAX_REFS references fill a maximal message");
+_Static_assert(FIPCBLK_RING_SLOTS(FIPCBLK_RING_MIN_ORDER) >=
+	       FIPCBLK_MSG_MAX_SLOTS, "a maximal message fits any ring");
+#endif
 
 /*
  * The memshare data path ("fipc-data-path" = "memshare", offered only when
