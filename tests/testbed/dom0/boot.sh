@@ -147,8 +147,6 @@ EOF
     setsid -c -w bash -l </dev/hvc0 >/dev/hvc0 2>&1
 }
 
-# fipc_step runs its command in a child bash: export our functions.
-export -f tb_setup tb_daemons kernel_checks
 export FIPC_DOMU_KERNEL FIPC_DOMU_RAMDISK FIPC_NVME_MIB
 [ -z "${FIPC_KASAN_KERNEL:-}" ] ||
     export FIPC_KASAN_KERNEL FIPC_KASAN_RAMDISK FIPC_KASAN_MODULES FIPC_KASAN_CMDLINE

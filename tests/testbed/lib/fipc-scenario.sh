@@ -16,6 +16,7 @@
 FIPC_LIB=${FIPC_LIB:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)}
 FIPC_WORK=${FIPC_WORK:-/run/fipc}
 export FIPC_LIB FIPC_WORK
+. "$FIPC_LIB/json.sh"
 
 fipc_log() { echo "[fipc $(date +%T)] $*"; }
 fipc_fail() { echo "@@FIPC-FAIL $*"; }
@@ -70,26 +71,46 @@ fipc_parse_args() {
         FIPC_DOMU_MEM FIPC_DOMU_CPUS FIPC_DOMUS FIPC_MODULES FIPC_TIMEOUT_SCALE
 }
 
+# fipc_scenario_begin ARGS...: the start of every scenario's run.sh, right
+# after it sources this library: parse the options (fipc_parse_args), set
+# and export $here (the scenario's directory) and $common
+# (scenarios/fipc-common, whose libraries the scenario sources next).
+fipc_scenario_begin() {
+    fipc_parse_args "$@"
+    here=$(cd "$(dirname "$0")" && pwd)
+    common=$(cd "$here/../fipc-common" && pwd)
+    export here common
+}
+
 # fipc_opt KEY DEFAULT: value of scenario option -o KEY=..., else DEFAULT.
 fipc_opt() { local v="FIPC_OPT_$1"; echo "${!v:-$2}"; }
 
 fipc_scaled() { awk -v t="$1" -v s="${FIPC_TIMEOUT_SCALE:-1}" 'BEGIN { printf "%d", t * s + 0.5 }'; }
 
 # fipc_step NAME TIMEOUT CMD [ARGS...]: run one phase of a scenario under a
-# hard timeout (the command may be a function of this library or of the
-# scenario: it runs in a child bash, so export scenario functions with
-# "export -f").  Prints phase markers, records NAME/rc/elapsed in
+# hard timeout, in a child bash (GNU timeout kills the child's whole
+# process group).  CMD may be a program or any function defined when the
+# step starts, in this library, a library the scenario sourced or the
+# scenario itself: the child sources them all first (declare -f, written
+# to a file for this step), so there is no list of exported functions to
+# keep in step with the code.  Only exported variables reach the child.
+# Prints phase markers, records NAME/rc/elapsed in
 # $FIPC_RESULTS/phases.txt and returns the command's exit status (124 on
 # timeout).
 fipc_step() {
-    local name=$1 to rc t0 t1
+    local name=$1 to rc t0 t1 fns
     to=$(fipc_scaled "$2")
     shift 2
+    fns=$(mktemp "${TMPDIR:-/tmp}/fipc-step-$name.XXXXXX") ||
+        { fipc_fail "phase $name: no temporary file"; return 1; }
+    declare -f > "$fns"
     echo "@@FIPC-PHASE start $name $to"
     t0=$(date +%s.%N)
-    timeout -k 10 "$to" bash -c '"$@"' "fipc-step-$name" "$@" </dev/null
+    FIPC_STEP_FUNCTIONS=$fns timeout -k 10 "$to" \
+        bash -c '. "$FIPC_STEP_FUNCTIONS" && "$@"' "fipc-step-$name" "$@" </dev/null
     rc=$?
     t1=$(date +%s.%N)
+    rm -f "$fns"
     [ $rc -eq 124 ] || [ $rc -eq 137 ] && fipc_fail "phase $name timed out after ${to}s"
     [ $rc -ne 0 ] && [ $rc -ne 124 ] && [ $rc -ne 137 ] && fipc_fail "phase $name failed (exit $rc)"
     echo "$name $rc $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }')" >> "$FIPC_RESULTS/phases.txt"
@@ -249,7 +270,7 @@ fipc_domu_start() {
     rm -rf "$w"
     mkdir -p "$x/modules" "$x/scenario"
     cp "$FIPC_LIB/domU-run.sh" "$x/init"
-    cp "$FIPC_LIB/guest-lib.sh" "$x/lib.sh"
+    cat "$FIPC_LIB/guest-lib.sh" "$FIPC_LIB/json.sh" > "$x/lib.sh"
     cp "$guest" "$x/guest.sh"
     chmod +x "$x/init" "$x/guest.sh"
     cp -r "$(dirname "$guest")/." "$x/scenario/"
@@ -354,7 +375,3 @@ fipc_domu_collect() {
     fipc_log "domU $name finished, results in $r"
 }
 
-export -f fipc_log fipc_fail fipc_die fipc_usage fipc_opt fipc_scaled fipc_step \
-    fipc_wait_blockdev fipc_until \
-    fipc_load_module fipc_null_blk fipc_null_blk_slow fipc_fio fipc_domu_start fipc_domu_console_tail \
-    fipc_domu_wait fipc_domu_collect

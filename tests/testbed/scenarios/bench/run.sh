@@ -20,8 +20,7 @@
 # which one a run used.  Data verification stays on memory-backed null_blk.
 set -u
 . "${FIPC_LIB:-$(dirname "$0")/../../lib}/fipc-scenario.sh"
-fipc_parse_args "$@"
-here=$(cd "$(dirname "$0")" && pwd)
+fipc_scenario_begin "$@"
 export FIPC_DOMU_LOAD=""
 
 # The report's null_blk: fastest mode, one submit queue per CPU, plus a
@@ -188,8 +187,6 @@ dom0_native() {
 		FIO_JOBS=$(fipc_opt FIO_JOBS "") \
 		"$here/run-fio.sh" "$PERFDEV" "$FIPC_RESULTS/dom0"
 }
-export -f bench_null_blk irq_sum poller_ticks clk_tck dom_cpu be_stats_json back_poller_ticks \
-	be_data_path bench_domu dom0_native
 
 # bench_backing: the timed device, ready, in $FIPC_WORK/perfdev, and
 # described in $FIPC_RESULTS/backing.json.
@@ -219,7 +216,6 @@ bench_backing() {
 	echo "$dev" > "$FIPC_WORK/perfdev"
 	fipc_log "timed device: $dev ($kind${model:+, $model}, $(blockdev --getsize64 "$dev") bytes)"
 }
-export -f bench_backing
 
 fipc_step null-blk 60 bench_null_blk || exit 1
 fipc_step backing 60 bench_backing || exit 1
@@ -240,7 +236,6 @@ phy1_modules() {
 			poll_idle_max_us="$(fipc_opt POLL_IDLE_MAX_US 2000)" \
 			pollers="$(fipc_opt POLLERS 1)" memshare_max_mib=1536
 }
-export -f phy1_modules
 have_fipc() { [ -n "$FIPC_MODULES" ] && find "$FIPC_MODULES" -name 'xen-fipc-back.ko' | grep -q .; }
 if ! xl -N block-attach 0 phy1:/dev/nullb0,xvdx,w >/dev/null 2>&1; then
 	echo "phy1-grant skipped: this dom0's xl has no phy1 disk type (tools/libxl-phy1.patch)" >> "$FIPC_RESULTS/skipped.txt"

@@ -9,8 +9,7 @@
 #       --domu-ramdisk domU.cpio [--backing /dev/sdX  # DESTROYS its data]
 set -u
 . "${FIPC_LIB:-$(dirname "$0")/../../lib}/fipc-scenario.sh"
-fipc_parse_args "$@"
-here=$(cd "$(dirname "$0")" && pwd)
+fipc_scenario_begin "$@"
 export FIPC_DOMU_LOAD=""     # stock xen-blkfront is part of the domU image
 
 # One backing device per domU (--domus N: several domUs at once, each with
@@ -40,7 +39,6 @@ wait_all() {   # all domUs run at the same time; collect every one of them
     done
     return $rc
 }
-export -f backing_of create_all wait_all
 fipc_step domU-create $((120 * n)) create_all || exit 1
 # Boot + verify + perf inside the guest(s), then collect their results.
 fipc_step domU-fio 900 wait_all || exit 1

@@ -15,11 +15,8 @@
 # the modules unload, dom0 checks its own health.
 set -u
 . "${FIPC_LIB:-$(dirname "$0")/../../lib}/fipc-scenario.sh"
-fipc_parse_args "$@"
-here=$(cd "$(dirname "$0")" && pwd)
-common=$(cd "$here/../fipc-common" && pwd)
+fipc_scenario_begin "$@"
 . "$common/fipc-lib.sh"
-export here common
 export FIPC_DOMU_LOAD="fipc xen-fipc-front"
 
 start() {
@@ -47,7 +44,7 @@ counters() {
 # snap_stat DISK NAME: a backend counter from the snapshot, -1 if none.
 snap_stat() {
     local v
-    v=$(sed -n "s/.*\"$2\": \([0-9-]*\).*/\1/p" "$FIPC_RESULTS/dom0/backend-$1.json" 2>/dev/null)
+    v=$(fipc_json_value "$FIPC_RESULTS/dom0/backend-$1.json" "$2")
     echo "${v:--1}"
 }
 
@@ -88,7 +85,6 @@ finish() {
     return $rc
 }
 
-export -f start counters snap_stat check finish
 mkdir -p "$FIPC_RESULTS/dom0"
 fipc_step fipc-start 180 start || exit 1
 rc=0

@@ -154,5 +154,3 @@ attack_gone() {
     return 0
 }
 
-export -f amarker aline go attack_started attack_xsbad_cases check_xsbad check_cycle \
-    check_closebusy check_forge attack_final attack_gone

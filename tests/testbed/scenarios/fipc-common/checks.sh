@@ -95,4 +95,3 @@ PY
         "${2:-0} rounds of fio verify, ${4:-?} failed; $(tail -n +2 <<< "$out" | tr '\n' ';')"
 }
 
-export -f checks_begin field figure verdict checks_summary honest_fio

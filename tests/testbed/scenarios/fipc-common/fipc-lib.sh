@@ -171,9 +171,6 @@ fipc_health() {
     fipc_log "dom0 health ($name): ok"
 }
 
-export -f fipc_modules_load fipc_blk_attach fipc_blk_state fipc_blk_wait_connected \
-    fipc_blk_detach fipc_be_stat fipc_be_stats_json fipc_dmesg_mark fipc_health
-
 # fipc_mailbox_put DEV WORD: write WORD (at most 16 characters) into the
 # last 4 KiB of DEV, where a guest's fipc_mailbox_is reads it.
 fipc_mailbox_put() {
@@ -302,5 +299,3 @@ fipc_dd_stop() {
     fipc_domu_wait "$1" "$2"
 }
 
-export -f fipc_mailbox_put fipc_domu_wait_marker fipc_domu_kernel_clean fipc_blk_wait_gone fipc_blk_gone \
-    fipc_destroyed_wait fipc_destroyed fipc_dd_pack fipc_dd_start fipc_dd_mailbox fipc_dd_stop

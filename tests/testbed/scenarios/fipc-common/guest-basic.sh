@@ -43,8 +43,9 @@ noisy=$!
 sleep 3
 FIPC_DEV=/dev/xvdb fipc_fio quiet-beside /fipc/scenario/quiet.fio || rc=1
 wait $noisy || rc=1
-ios() { sed -n 's/.*"total_ios" : \([0-9]*\).*/\1/p' "/fipc/out/$1.json" | head -n 1; }
-q0=$(ios quiet-alone) q1=$(ios quiet-beside) nw=$(sed -n 's/.*"total_ios" : \([0-9]*\).*/\1/p' /fipc/out/noisy.json | sed -n 2p)
+q0=$(fipc_json_value /fipc/out/quiet-alone.json total_ios)
+q1=$(fipc_json_value /fipc/out/quiet-beside.json total_ios)
+nw=$(fipc_json_value /fipc/out/noisy.json total_ios 2)
 min=$(fipc_opt QUIET_MIN_PCT 40)
 echo "fipc-basic: noisy neighbour: xvdb QD1 reads in ${FIPC_QUIET_SECONDS} s: ${q0:-?} alone, ${q1:-?} beside the writer of xvdd (${nw:-?} writes in ${FIPC_NOISY_SECONDS} s); bound ${min} %"
 if [ -z "$q0" ] || [ -z "$q1" ] || [ "$q0" -eq 0 ] || [ $((q1 * 100)) -lt $((q0 * min)) ]; then

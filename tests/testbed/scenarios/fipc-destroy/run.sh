@@ -16,11 +16,8 @@
 # unloaded and dom0's health checked.
 set -u
 . "${FIPC_LIB:-$(dirname "$0")/../../lib}/fipc-scenario.sh"
-fipc_parse_args "$@"
-here=$(cd "$(dirname "$0")" && pwd)
-common=$(cd "$here/../fipc-common" && pwd)
+fipc_scenario_begin "$@"
 . "$common/fipc-lib.sh"
-export here common
 export FIPC_DOMU_LOAD="fipc xen-fipc-front"
 
 prepare() {
@@ -133,7 +130,6 @@ finish() {
     return $rc
 }
 
-export -f prepare round handoff finish
 fipc_step fipc-prepare 120 prepare || exit 1
 rc=0
 for n in $(seq 1 "$(fipc_opt ROUNDS 2)"); do

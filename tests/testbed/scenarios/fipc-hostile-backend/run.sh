@@ -44,9 +44,7 @@
 # results/dom0/hostile-backend.json); any failed check fails the run.
 set -u
 . "${FIPC_LIB:-$(dirname "$0")/../../lib}/fipc-scenario.sh"
-fipc_parse_args "$@"
-here=$(cd "$(dirname "$0")" && pwd)
-common=$(cd "$here/../fipc-common" && pwd)
+fipc_scenario_begin "$@"
 . "$common/fipc-lib.sh"
 . "$common/checks.sh"
 R=$FIPC_RESULTS/dom0
@@ -57,7 +55,7 @@ export FIPC_OPT_LINGER_SECTOR=$(fipc_opt LINGER_SECTOR 1000000)
 export FIPC_OPT_LINGER=$(fipc_opt LINGER 1)
 GUEST_TYPE=$(fipc_opt GUEST_TYPE pv)
 NOPS=$(echo $FIPC_OPT_OPS | wc -w)
-export here common R NOPS GUEST_TYPE
+export R NOPS GUEST_TYPE
 
 did() { cat "$FIPC_WORK/domU1.id"; }
 
@@ -195,7 +193,6 @@ finish() {
     return $rc
 }
 
-export -f did attackb start guest check linger_checks finish
 checks_begin
 fipc_step hbackend-start 180 start || exit 1
 rc=0

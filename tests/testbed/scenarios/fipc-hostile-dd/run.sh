@@ -36,9 +36,7 @@
 # KASAN the host also judges its whole kernel log (no report, KASAN on).
 set -u
 . "${FIPC_LIB:-$(dirname "$0")/../../lib}/fipc-scenario.sh"
-fipc_parse_args "$@"
-here=$(cd "$(dirname "$0")" && pwd)
-common=$(cd "$here/../fipc-common" && pwd)
+fipc_scenario_begin "$@"
 . "$common/fipc-lib.sh"
 . "$common/checks.sh"
 . "$common/attack-checks.sh"
@@ -53,7 +51,7 @@ MODES=$(fipc_opt ATTACK_MODES "noreap prestamp storm xsbad cycle closebusy forge
 # bounds, times this (a slow backend domain: the KASAN kernel).
 TSCALE=$(fipc_opt ATTACK_TIME_SCALE 1)
 export FIPC_OPT_ATTACK_MODES=$MODES FIPC_OPT_DD_NULLB=2
-export here common R VDEV DD DD_TYPE XSBAD_CASES TSCALE
+export R VDEV DD DD_TYPE XSBAD_CASES TSCALE
 
 dd_id() { cat "$FIPC_WORK/$DD.id"; }
 aid() { cat "$FIPC_WORK/attacker.id"; }
@@ -244,9 +242,6 @@ finish() {
     return $rc
 }
 
-export -f dd_id aid hid be_dir be_state fe_state connected initwait honest_ios \
-    start ready mode_begin mode_end mode_honest timed xsbad cycle closebusy forge destroy no_node \
-    honest finish
 checks_begin
 if ! fipc_step hostile-dd-start 1200 start; then
     fipc_domu_console_tail "$DD" 60

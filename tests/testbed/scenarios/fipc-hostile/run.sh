@@ -56,9 +56,7 @@
 # fails the run.
 set -u
 . "${FIPC_LIB:-$(dirname "$0")/../../lib}/fipc-scenario.sh"
-fipc_parse_args "$@"
-here=$(cd "$(dirname "$0")" && pwd)
-common=$(cd "$here/../fipc-common" && pwd)
+fipc_scenario_begin "$@"
 . "$common/fipc-lib.sh"
 . "$common/checks.sh"
 . "$common/attack-checks.sh"
@@ -67,7 +65,7 @@ VDEV=51728
 CPU_MAX=$(fipc_opt CPU_MAX 50)
 # fa_bad_cases in tests/attack/fipc_attack.c
 XSBAD_CASES=11
-export here common R VDEV CPU_MAX XSBAD_CASES
+export R VDEV CPU_MAX XSBAD_CASES
 
 # The helpers below that run while the attacker keeps dom0's only vCPU
 # busy use shell builtins only: a fork costs up to a second then.
@@ -524,9 +522,6 @@ finish() {
     return $rc
 }
 
-export -f meminfo aid hid pollers poller_ticks irq_lines vmaps \
-    snap sv sd counter_check start ready mode_begin mode_end noreap storm xsbad be_state cycle closebusy forge rebind leak_checks budget \
-    destroy honest finish
 checks_begin
 fipc_step hostile-start 300 start || exit 1
 rc=0

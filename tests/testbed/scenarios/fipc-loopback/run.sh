@@ -14,13 +14,9 @@
 # re-attach cycles; unload of all modules; dom0 health after each part.
 set -u
 . "${FIPC_LIB:-$(dirname "$0")/../../lib}/fipc-scenario.sh"
-fipc_parse_args "$@"
-here=$(cd "$(dirname "$0")" && pwd)
-common=$here/../fipc-common
+fipc_scenario_begin "$@"
 . "$common/fipc-lib.sh"
 . "$common/hostile.sh"
-export here common
-export -f fipc_hostile
 export FIPC_SZ_SMALL=$(fipc_opt SZ_SMALL 2m) FIPC_SZ_BIG=$(fipc_opt SZ_BIG 16m)
 export FIPC_SZ_RELOAD=$(fipc_opt SZ_RELOAD 16m) FIPC_PERF_RUNTIME=$(fipc_opt PERF_RUNTIME 5)
 export LOOPFILE=/run/fipc/loop4k.img
@@ -211,7 +207,6 @@ teardown() {
     return $rc
 }
 
-export -f setup mknod_disk verify flush_discard hostile weights reload cycles teardown
 mkdir -p "$FIPC_RESULTS/dom0"
 fipc_step fipc-setup 180 setup || exit 1
 rc=0

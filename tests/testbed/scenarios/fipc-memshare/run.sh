@@ -23,11 +23,8 @@
 # unload, dom0's health is checked.
 set -u
 . "${FIPC_LIB:-$(dirname "$0")/../../lib}/fipc-scenario.sh"
-fipc_parse_args "$@"
-here=$(cd "$(dirname "$0")" && pwd)
-common=$(cd "$here/../fipc-common" && pwd)
+fipc_scenario_begin "$@"
 . "$common/fipc-lib.sh"
-export here common
 export FIPC_DOMU_LOAD="fipc xen-fipc-front"
 
 meminfo() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
@@ -96,7 +93,7 @@ counters() {
 # snap FILE NAME: a value from a counters snapshot, -1 if none.
 snap() {
     local v
-    v=$(sed -n "s/.*\"$2\": \"\{0,1\}\([0-9a-z_-]*\)\"\{0,1\}[,}].*/\1/p" "$FIPC_RESULTS/dom0/$1.json" 2>/dev/null)
+    v=$(fipc_json_value "$FIPC_RESULTS/dom0/$1.json" "$2")
     echo "${v:--1}"
 }
 
@@ -292,8 +289,6 @@ finish() {
     return $rc
 }
 
-export -f meminfo marker start timed counters snap delta check overhead load_running load_wait destroy_round unload_round \
-    backend_budget_round finish
 mkdir -p "$FIPC_RESULTS/dom0"
 fipc_step fipc-start 180 start || exit 1
 rc=0

@@ -20,11 +20,8 @@
 # make e2e in full.
 set -u
 . "${FIPC_LIB:-$(dirname "$0")/../../lib}/fipc-scenario.sh"
-fipc_parse_args "$@"
-here=$(cd "$(dirname "$0")" && pwd)
-common=$(cd "$here/../fipc-common" && pwd)
+fipc_scenario_begin "$@"
 . "$common/fipc-lib.sh"
-export here common
 export FIPC_DOMU_LOAD="fipc xen-fipc-front"
 # xvdb, xvdc, xvdd
 export VDEVS="51728 51744 51760"
@@ -235,7 +232,6 @@ guest_run() {
     return $rc
 }
 
-export -f prepare start want_path reqs serving busy left_nothing save_restore migrate stop_guest check finish
 fipc_step fipc-prepare 120 prepare || exit 1
 rc=0
 guest_run pv domU domU.cfg "grant memshare memshare" || rc=1

@@ -16,11 +16,8 @@
 # blkback thread.  Emulated timings: compare only inside one run.
 set -u
 . "${FIPC_LIB:-$(dirname "$0")/../../lib}/fipc-scenario.sh"
-fipc_parse_args "$@"
-here=$(cd "$(dirname "$0")" && pwd)
-common=$(cd "$here/../fipc-common" && pwd)
+fipc_scenario_begin "$@"
 . "$common/fipc-lib.sh"
-export here common
 
 start() {
     local g
@@ -76,7 +73,6 @@ finish() {
     return $rc
 }
 
-export -f start phase measure finish
 mkdir -p "$FIPC_RESULTS/dom0"
 fipc_step noisy-start 900 start || exit 1
 rc=0

@@ -25,11 +25,8 @@
 #   5. dom0's health: kernel log, no domain or xenstore node left.
 set -u
 . "${FIPC_LIB:-$(dirname "$0")/../../lib}/fipc-scenario.sh"
-fipc_parse_args "$@"
-here=$(cd "$(dirname "$0")" && pwd)
-common=$(cd "$here/../fipc-common" && pwd)
+fipc_scenario_begin "$@"
 . "$common/fipc-lib.sh"
-export here common
 export DD=drvdom
 
 dd_id() { cat "$FIPC_WORK/$DD.id"; }
@@ -170,8 +167,6 @@ check() {
     return $rc
 }
 
-export -f dd_id cl_id be_dir fe_dir start_dd be_wait_connected start_client \
-    gone_wait gone no_node hp_wait hp_connected cycles check_dd stop_dd check
 mkdir -p "$FIPC_RESULTS/dom0"
 rc=0
 if ! fipc_step dd-create 900 start_dd; then

@@ -20,11 +20,8 @@
 # loopback disk connects on the upgraded modules.
 set -u
 . "${FIPC_LIB:-$(dirname "$0")/../../lib}/fipc-scenario.sh"
-fipc_parse_args "$@"
-here=$(cd "$(dirname "$0")" && pwd)
-common=$(cd "$here/../fipc-common" && pwd)
+fipc_scenario_begin "$@"
 . "$common/fipc-lib.sh"
-export here common
 export FIPC_DOMU_LOAD="fipc xen-fipc-front"
 
 # be_dir ID [VDEV]: the backend directory of domain ID's fipc disks.
@@ -165,7 +162,7 @@ check() {
     local id rc=0 seen n
     id=$(cat "$FIPC_WORK/domU1.id")
     n=$(fipc_opt CYCLES 20)
-    seen=$(sed -n 's/.*"xvdc_seen": \([0-9]*\).*/\1/p' "$FIPC_RESULTS/domU1/cycles.json" 2>/dev/null)
+    seen=$(fipc_json_value "$FIPC_RESULTS/domU1/cycles.json" xvdc_seen)
     # The guest polls every 50 ms, the disk stays for seconds per cycle.
     [ "${seen:-0}" -ge "$n" ] ||
         { fipc_fail "the guest saw xvdc appear ${seen:-0} times, want $n"; rc=1; }
@@ -272,8 +269,6 @@ reconnect() {
     fipc_health upgraded
 }
 
-export -f be_dir fe_dir start attach_cycle cycles expect_error errors last_attach check xentop_vbd \
-    upgrade reconnect dev_reqs guest_service
 mkdir -p "$FIPC_RESULTS/dom0"
 fipc_step phy1-create 300 start || exit 1
 rc=0
