@@ -14,7 +14,8 @@ FIPC_HDRS := $(wildcard lib/fipc/*.h lib/fipc/include/fipc/*.h)
 LIBFIPC := $(BUILD)/user/libfipc.a
 
 .PHONY: all deps lib modules check checkpatch kunit bench-ring testbed \
-	testbed-smoke e2e e2e-debug e2e-kasan demo test clean dom0-overlay deb
+	testbed-smoke e2e e2e-debug e2e-kasan demo test clean dom0-overlay deb \
+	linux-patches check-linux-patches
 
 # Extra options for the testbed runs of `e2e` and `demo`, e.g.
 # TESTBED_ARGS="--timeout-scale 2" on a slow or loaded host.
@@ -66,6 +67,15 @@ checkpatch:
 
 kunit:
 	@tests/kunit/run.sh
+
+# The library and both drivers as a patch series for Debian's
+# linux-source-6.1 (build/linux-patches/), and its check: checkpatch,
+# applies, Kconfig, in-tree build at W=1 (in make test).
+linux-patches:
+	@scripts/linux-patches.sh
+
+check-linux-patches:
+	@tests/linux-patches/check.sh
 
 testbed:
 	@tests/testbed/fipc-testbed build

@@ -31,12 +31,14 @@ fi
 # MODULE_VERSION: this tree's version (scripts/fipc-version.sh; FIPC_VERSION
 # overrides it), from a generated header ahead of the tree's default.
 version=${FIPC_VERSION:-$("$top/scripts/fipc-version.sh" lib linux xen)}
-mkdir -p "$out/gen/fipc"
+mkdir -p "$out/gen/fipc" "$out/gen/xen/interface/io"
 "$top/scripts/fipc-version-header.sh" "$version" > "$out/gen/fipc/fipc_version.h"
+# The public header where a Linux tree has Xen's: <xen/interface/io/>.
+cp "$top/xen/include/public/io/fipcblk.h" "$out/gen/xen/interface/io/"
 log="$out/build.log"
 make -C "$kdir" M="$out" W=1 \
 	CONFIG_FIPC=m CONFIG_XEN_FIPC_FRONT=m CONFIG_XEN_FIPC_BACK=m $test_opts \
-	KCFLAGS="-I$out/gen -I$top/lib/fipc/include -I$top/xen/include ${test_cflags:-}" modules >"$log" 2>&1 || {
+	KCFLAGS="-I$out/gen -I$top/lib/fipc/include ${test_cflags:-}" modules >"$log" 2>&1 || {
 	cat "$log"
 	echo "modules: build failed against $kdir" >&2
 	exit 1

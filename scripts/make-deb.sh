@@ -20,12 +20,12 @@ version=$("$top/scripts/fipc-version.sh" lib linux xen packaging)
 stage=$out/fipc-dkms_$version
 rm -rf "$stage"
 src=$stage/usr/src/fipc-$version
-mkdir -p "$src/include/public/io" "$stage/DEBIAN" \
+mkdir -p "$src/include/xen/interface/io" "$stage/DEBIAN" \
 	"$stage/usr/share/doc/fipc-dkms/examples"
 cp -r "$top/lib/fipc" "$src/fipc"
 cp -r "$top/lib/fipc/include/fipc" "$src/include/fipc"
 rm -rf "$src/fipc/include"
-cp "$top/xen/include/public/io/fipcblk.h" "$src/include/public/io/"
+cp "$top/xen/include/public/io/fipcblk.h" "$src/include/xen/interface/io/"
 # MODULE_VERSION of the three modules: this package's version.
 "$top/scripts/fipc-version-header.sh" "$version" > "$src/include/fipc/fipc_version.h"
 for d in xen-fipc-front xen-fipc-back; do

@@ -14,6 +14,7 @@ suites+=(
 	"xl-patch-drift|tests/xl/patch-drift.sh"
 	"pkg-xen-tools|tests/pkg/xen-tools.sh"
 	"kunit|tests/kunit/run.sh"
+	"linux-patches|tests/linux-patches/check.sh"
 	"testbed-smoke|make -s testbed-smoke"
 	"e2e-fipc-loopback|tests/testbed/fipc-testbed run fipc-loopback"
 	"e2e-fipc-basic|tests/testbed/fipc-testbed run fipc-basic"

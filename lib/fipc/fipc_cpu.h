@@ -27,7 +27,7 @@
 
 #if FIPC_HAVE_X86_WAIT && defined(__KERNEL__)
 
-#include <asm/cpufeature.h>
+#include <linux/cpufeature.h>
 #include <asm/mwait.h>
 #include <xen/xen.h>
 

@@ -12,7 +12,7 @@
 #include <xen/grant_table.h>
 #include <xen/xenbus.h>
 #include <fipc/fipc.h>
-#include <public/io/fipcblk.h>
+#include <xen/interface/io/fipcblk.h>
 
 /* What we offer: one queue, one-page rings, requests of up to 128 KiB. */
 #define FAB_RING_ORDER		0

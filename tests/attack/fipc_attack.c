@@ -52,7 +52,7 @@
 #include <xen/page.h>
 #include <xen/xen.h>
 #include <xen/xenbus.h>
-#include <public/io/fipcblk.h>
+#include <xen/interface/io/fipcblk.h>
 
 /*
  * The ring as the public header specifies it, not lib/fipc: this module

@@ -14,11 +14,12 @@
 # lib/fipc/fipc_kunit.c, tests/ring/duplex_test.c as
 # lib/fipc/fipc_duplex_kunit.c and tests/ring/oneway_test.c as
 # lib/fipc/fipc_ring_kunit.c with tests/ring/ring_test.h beside them (the
-# overlay's lib/fipc/Kbuild is the library's plus the line that builds
-# fipc_ring_kunit.o), a lib/fipcblk/ made of tests/kunit/fipcblk/
+# library's own lib/fipc/Kbuild lists the three suites' objects), a
+# lib/fipcblk/ made of tests/kunit/fipcblk/
 # (Kconfig, Kbuild), fipcblk_validate_kunit.c, the driver's unchanged
 # back_validate.[ch] and xen/include/public/io/fipcblk.h (as
-# lib/fipcblk/include/public/io/), and the lib/Makefile and lib/Kconfig
+# lib/fipcblk/include/xen/interface/io/, where a Linux tree has Xen's
+# public headers), and the lib/Makefile and lib/Kconfig
 # hooks of both directories.
 # Files are replaced (never written through a hard link) and only when
 # their content changed, so the UML build in $FIPC_CACHE/kunit-<ver>/build
@@ -98,27 +99,14 @@ add_line() {
 	{ cat "$1"; printf '%s\n' "$2"; } >"$1.fipc-tmp" && mv -f "$1.fipc-tmp" "$1"
 }
 
-# The one-way ring tests' object, added to lib/fipc/Kbuild in the overlay
-# only (fipc_duplex_kunit.o is in the library's Kbuild already).
-ring_obj='obj-$(CONFIG_FIPC_KUNIT_TEST) += fipc_ring_kunit.o'
-
 sync_tree() {
-	local f want kbuild
+	local f want
 
 	want=$(mktemp)
-	kbuild=$(mktemp)
 	(cd "$top" && git ls-files -co --exclude-standard -- lib/fipc) |
 	while read -r f; do
 		[ -f "$top/$f" ] || continue
-		case "$f" in
-		lib/fipc/Kbuild)
-			{ cat "$top/$f"; echo "$ring_obj"; } >"$kbuild" &&
-			put "$kbuild" "$tree/$f" || return 1
-			;;
-		*)
-			put "$top/$f" "$tree/$f" || return 1
-			;;
-		esac
+		put "$top/$f" "$tree/$f" || return 1
 		echo "$f"
 		case "$f" in
 		lib/fipc/include/fipc/*.h)
@@ -148,14 +136,14 @@ sync_tree() {
 	fipcblk_validate_kunit.c tests/kunit/fipcblk_validate_kunit.c
 	back_validate.c linux/drivers/block/xen-fipc-back/back_validate.c
 	back_validate.h linux/drivers/block/xen-fipc-back/back_validate.h
-	include/public/io/fipcblk.h xen/include/public/io/fipcblk.h
+	include/xen/interface/io/fipcblk.h xen/include/public/io/fipcblk.h
 	EOT
 	# Files since removed from the repository go away from the overlay too.
 	(cd "$tree" && find lib/fipc include/fipc lib/fipcblk -type f) |
 	while read -r f; do
 		grep -qxF "$f" "$want" || rm -f "$tree/$f"
 	done
-	rm -f "$want" "$kbuild"
+	rm -f "$want"
 	add_line "$tree/lib/Makefile" 'obj-$(CONFIG_FIPC) += fipc/' &&
 	add_line "$tree/lib/Kconfig" 'source "lib/fipc/Kconfig"' &&
 	add_line "$tree/lib/Makefile" \

@@ -48,7 +48,7 @@ check "make deb builds fipc-dkms $v2" test -f "$deb2"
 
 list=$(dpkg-deb -c "$deb1" | awk '{ print $6 }')
 for f in dkms.conf Kbuild fipc/fipc_ring.c xen-fipc-front/front_main.c \
-	xen-fipc-back/back_main.c include/fipc/fipc.h include/public/io/fipcblk.h; do
+	xen-fipc-back/back_main.c include/fipc/fipc.h include/xen/interface/io/fipcblk.h; do
 	check "package holds /usr/src/fipc-$v1/$f" grep -qx "./usr/src/fipc-$v1/$f" <<<"$list"
 done
 check "package holds the modprobe example" \

@@ -22,7 +22,7 @@
 #include <linux/export.h>
 #include <linux/nospec.h>
 #include <asm/barrier.h>
-#include <asm/processor.h>
+#include <linux/processor.h>
 
 #else /* userspace */
 

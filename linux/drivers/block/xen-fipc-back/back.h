@@ -26,7 +26,7 @@
 #include <xen/xenbus.h>
 #include <fipc/fipc.h>
 #include <fipc/fipc_poller.h>
-#include <public/io/fipcblk.h>
+#include <xen/interface/io/fipcblk.h>
 #include "back_validate.h"
 
 #define XFB_NAME		"xen-fipc-back"

@@ -12,7 +12,7 @@
 #include <linux/build_bug.h>
 #include <linux/types.h>
 #include <fipc/fipc.h>
-#include <public/io/fipcblk.h>
+#include <xen/interface/io/fipcblk.h>
 
 /**
  * struct xfb_limits - what a valid request must respect

@@ -24,7 +24,7 @@
 #include <xen/xenbus.h>
 #include <fipc/fipc.h>
 #include <fipc/fipc_poller.h>
-#include <public/io/fipcblk.h>
+#include <xen/interface/io/fipcblk.h>
 
 #define XFF_NAME		"xen-fipc-front"
 #define XFF_MAX_RING_PAGES	BIT(FIPC_MAX_ORDER)

@@ -1,0 +1,162 @@
+#!/bin/bash
+# make linux-patches: the library and both drivers as a patch series for
+# Debian's linux-source-6.1, in the shape a kernel maintainer reviews
+# (build/linux-patches/0000-cover-letter.patch, 0001-...).
+#
+#   0001 lib: fipc            lib/fipc/, include/fipc/, the KUnit suites
+#   0002 xen: fipcblk.h       include/xen/interface/io/fipcblk.h
+#   0003 xen-fipc-front       drivers/block/xen-fipc-front/
+#   0004 xen-fipc-back        drivers/block/xen-fipc-back/
+#
+# Each patch also hooks its directory into the parent's Kconfig and
+# Makefile.  The files are the repository's as they are, except where a
+# Linux tree puts them: the library's headers move from lib/fipc/include/
+# to include/fipc/ (so lib/fipc/Kbuild loses the -I line the out-of-tree
+# build needs), the KUnit sources come from tests/ (the names
+# tests/kunit/run.sh gives them), and include/fipc/fipc_version.h names
+# this tree's version.  The series is made with git format-patch in a
+# scratch repository whose first commit is the pristine files it changes;
+# it applies with "patch -p1" or "git am" (tests/linux-patches/check.sh).
+#
+# usage: linux-patches.sh [OUTDIR]   (default build/linux-patches)
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+out=${1:-$top/build/linux-patches}
+src=$("$top/scripts/linux-src.sh")
+work=$top/build/linux-patches-work
+version=$("$top/scripts/fipc-version.sh" lib linux xen)
+ident=$(git -C "$top" log -1 --format='%an <%ae>' 2>/dev/null ||
+	echo "fipc developers <fipc@localhost>")
+date=$(git -C "$top" log -1 --format='%ad' --date=rfc 2>/dev/null || date -R)
+
+rm -rf "$work" "$out"
+mkdir -p "$work" "$out"
+cd "$work"
+git init -q
+git config user.name "${ident% <*}"
+git config user.email "$(echo "$ident" | sed 's/.*<\(.*\)>/\1/')"
+export GIT_AUTHOR_DATE="$date" GIT_COMMITTER_DATE="$date"
+
+# commit SUBJECT BODY: one patch, signed off.
+commit() {
+	git add -A
+	git commit -q -s -m "$1" -m "$2"
+}
+
+# The pristine files the series changes, as the base.
+for f in lib/Kconfig lib/Makefile drivers/block/Kconfig drivers/block/Makefile; do
+	mkdir -p "$(dirname "$f")"
+	cp "$src/$f" "$f"
+done
+git add -A
+git commit -q -m "linux-source-6.1 (Debian), the files the series changes"
+
+# repo_files DIR: the files of DIR the repository tracks (or would).
+repo_files() {
+	(cd "$top" && git ls-files -co --exclude-standard -- "$1") |
+		while read -r f; do [ -f "$top/$f" ] && echo "$f"; done
+}
+
+# 0001: the library.
+mkdir -p lib/fipc include/fipc
+repo_files lib/fipc | while read -r f; do
+	case $f in
+	lib/fipc/include/fipc/*) cp "$top/$f" "include/fipc/${f##*/}" ;;
+	lib/fipc/*/*) echo "linux-patches: unexpected $f" >&2; exit 1 ;;
+	*) cp "$top/$f" "lib/fipc/${f##*/}" ;;
+	esac
+done
+grep -v '^ccflags-y += -I$(src)/include$' "$top/lib/fipc/Kbuild" > lib/fipc/Kbuild
+"$top/scripts/fipc-version-header.sh" "$version" > include/fipc/fipc_version.h
+cp "$top/tests/kunit/fipc_kunit.c" lib/fipc/fipc_kunit.c
+cp "$top/tests/ring/oneway_test.c" lib/fipc/fipc_ring_kunit.c
+cp "$top/tests/ring/duplex_test.c" lib/fipc/fipc_duplex_kunit.c
+cp "$top/tests/ring/ring_test.h" lib/fipc/ring_test.h
+printf '\nsource "lib/fipc/Kconfig"\n' >> lib/Kconfig
+printf '\nobj-$(CONFIG_FIPC) += fipc/\n' >> lib/Makefile
+commit "lib: add fipc, rings of cache-line slots for cross-domain IPC" \
+"A channel is two one-way rings of 64-byte slots in shared memory.
+Each slot carries 60 bytes of payload and its own ready/free flag in
+its last four bytes, so there is no shared producer or consumer
+counter and a message costs only the transfer of its own cache line.
+The receiver copies each slot once into private memory and checks
+every flag against the one value it may have, so a hostile peer (the
+other side may be another virtual machine) can only stop the flow.
+A duplex mode carries requests and replies on one ring.
+
+Also the pinned polling threads that serve many channels, sleep when
+idle after a learnt idle window and scale with load.
+
+KUnit suites: the rings (fipc_ring, fipc_duplex) and the pollers
+(fipc)."
+
+# 0002: the public header.
+mkdir -p include/xen/interface/io
+cp "$top/xen/include/public/io/fipcblk.h" include/xen/interface/io/
+commit "xen: add the fipcblk para-virtual block I/O interface" \
+"The public interface of the fipc block device (xenbus device type
+\"fipcblk\"): the ring of 64-byte slots it runs on, every xenstore key
+with its writer, type, default and meaning, the states, the request
+and response messages with their limits, the memshare and staging
+data paths, and the helpers both ends use to lay out a request.  It
+is complete on its own: a frontend or backend for another OS can be
+written from it."
+
+# 0003, 0004: the drivers, hooked in after xen-blkback.
+driver() {
+	local d=$1 sym=$2
+	mkdir -p "drivers/block/$d"
+	repo_files "linux/drivers/block/$d" | while read -r f; do
+		cp "$top/$f" "drivers/block/$d/${f##*/}"
+	done
+	awk -v line="obj-\$(CONFIG_$sym)	+= $d/" '
+		{ print }
+		/^obj-\$\(CONFIG_XEN_BLKDEV_BACKEND\)/ { print line }
+	' drivers/block/Makefile > drivers/block/Makefile.new
+	mv drivers/block/Makefile.new drivers/block/Makefile
+	awk -v line="source \"drivers/block/$d/Kconfig\"" '
+		/^endif # BLK_DEV/ { print line; print "" }
+		{ print }
+	' drivers/block/Kconfig > drivers/block/Kconfig.new
+	mv drivers/block/Kconfig.new drivers/block/Kconfig
+}
+driver xen-fipc-front XEN_FIPC_FRONT
+commit "xen-fipc-front: para-virtual block frontend on fipc channels" \
+"A blk-mq driver for Xen guests with one fipc channel per hardware
+queue.  Responses are taken by pinned polling threads shared by all
+disks; the backend is notified only when its poller sleeps.  Data
+travels by per-request grants, or (memshare) by guest frame numbers
+once the guest's memory is shared with the backend at connect, so a
+steady-state request needs no hypercall and no grant operation.
+Supports flush, FUA, discard, resize, reconnection, save/restore and
+migration.  XEN_FIPC_FRONT_INJECT adds a debugfs request injector for
+hostile-peer tests."
+driver xen-fipc-back XEN_FIPC_BACK
+commit "xen-fipc-back: para-virtual block backend on fipc channels" \
+"The backend of the fipcblk interface, for dom0 or a driver domain.
+A few pinned polling threads serve the channels of every guest with a
+per-channel budget and per-disk weights, never sleeping on one guest's
+behalf (non-blocking submission, parked channels).  Each request is
+copied once and validated before use; a malformed one is answered
+with an error, a broken ring closes the channel.  Grant mappings,
+in-flight requests and mapped guest memory are bounded per guest."
+
+git format-patch -q --cover-letter -o "$out" HEAD~4 >/dev/null
+# The cover letter's placeholders, filled in.
+sed -i -e "s/\*\*\* SUBJECT HERE \*\*\*/fipc: para-virtual block I\/O over cache-line slot rings ($version)/" \
+	-e "/\*\*\* BLURB HERE \*\*\*/{
+r /dev/stdin
+d
+}" "$out/0000-cover-letter.patch" <<EOF
+fipc ("Fip-see") makes Xen guests do block I/O at near-native speed:
+channels of 64-byte slots that carry their own ready flag, served by
+polling threads, replace blkif's shared ring and its event per batch;
+with memshare a request carries guest frame numbers and needs no
+hypercall.
+
+Generated by "make linux-patches" from fipc $version,
+for Debian's linux-source-6.1.  The series builds in the tree with
+CONFIG_FIPC, CONFIG_XEN_FIPC_FRONT, CONFIG_XEN_FIPC_BACK and their
+KUnit and test options on (tests/linux-patches/check.sh).
+EOF
+ls "$out"/*.patch
