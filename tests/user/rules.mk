@@ -69,7 +69,7 @@ $(TEST_BUILD)/fuzz/fuzz-rx: tests/fuzz/fuzz_rx.c $(FIPC_HDRS) $(FIPC_SRCS)
 
 check-user-unit: $(TEST_BUILD)/user/ring $(TEST_BUILD)/user/duplex \
 		$(TEST_BUILD)/user/header
-	@tests/user/run-unit.sh $^
+	@tests/user/run-summed.sh $^
 
 check-user-stress: $(TEST_BUILD)/user/stress
 	@$< --suite user-stress --msgs $(STRESS_MSGS)
