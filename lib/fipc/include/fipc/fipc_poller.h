@@ -334,6 +334,25 @@ fipc_poll_entry_poller(const struct fipc_poll_entry *entry)
 }
 
 /**
+ * fipc_poll_entry_asleep() - is a channel's poller sleeping
+ * @entry: the channel's entry
+ *
+ * True from the moment the poller starts to withdraw into its sleep
+ * (before its last look at the rings) until it is back at work.  A
+ * driver may then do a little of the channel's work in its interrupt
+ * handler rather than wake the poller, under a claim of its own that its
+ * poll op also takes.
+ *
+ * Return: true if the channel has a poller and it sleeps.
+ */
+static inline bool fipc_poll_entry_asleep(const struct fipc_poll_entry *entry)
+{
+	struct fipc_poller *pl = fipc_poll_entry_poller(entry);
+
+	return pl && READ_ONCE(pl->asleep);
+}
+
+/**
  * fipc_poller_priv() - the driver's data of a poller
  * @pl: the poller
  *

@@ -6,7 +6,8 @@
  * queue.  Requests are sent from ->queue_rq() under the channel's send
  * lock; responses are taken by the pinned threads of a fipc poller set
  * (<fipc/fipc_poller.h>, running xff_poll_ops of front_complete.c), each
- * serving the channels of many disks in turn.
+ * serving the channels of many disks in turn, or, while a channel's
+ * poller sleeps, by the channel's event handler itself (xff_irq_take()).
  */
 #ifndef _XEN_FIPC_FRONT_H
 #define _XEN_FIPC_FRONT_H
@@ -29,6 +30,8 @@
 #define XFF_NAME		"xen-fipc-front"
 #define XFF_MAX_RING_PAGES	BIT(FIPC_MAX_ORDER)
 #define XFF_RSP_BURST		16
+/* Responses the event handler takes itself while the poller sleeps. */
+#define XFF_IRQ_BUDGET		8
 /* Ids of injected test requests have this bit set; normal ids never do. */
 #define XFF_ID_INJECT		BIT_ULL(63)
 
@@ -48,10 +51,10 @@ extern int xff_major;
  * struct xff_poll_lat - latency histogram of one poller (its private data)
  * @lat: request published to response taken, fipc_poll_lat_bucket()
  *
- * Written by the poller only.
+ * Written by the poller and by the event handlers of its channels.
  */
 struct xff_poll_lat {
-	u64 lat[FIPC_POLL_LAT_BUCKETS];
+	atomic64_t lat[FIPC_POLL_LAT_BUCKETS];
 };
 
 /**
@@ -71,6 +74,8 @@ struct xff_poll_lat {
  *	pages (READs, and WRITE fallbacks)
  * @XFF_BOUNCED: READs and WRITEs sent through bounce pages (untrusted
  *	backend)
+ * @XFF_IRQ_COMPLETIONS: responses taken by the event handler, the
+ *	poller sleeping (included in @XFF_COMPLETIONS)
  * @XFF_NR_STATS: number of counters
  */
 enum xff_stat {
@@ -85,6 +90,7 @@ enum xff_stat {
 	XFF_MS_READ_GRANTS,
 	XFF_MS_STAGED,
 	XFF_BOUNCED,
+	XFF_IRQ_COMPLETIONS,
 	XFF_NR_STATS,
 };
 
@@ -92,7 +98,8 @@ struct xff_info;
 
 /**
  * struct xff_staging - a memshare channel's staging pages (front_staging.c)
- * @lock: protects @free and @nfree (submitters and the poller)
+ * @lock: protects @free and @nfree (submitters, the poller, the event
+ *	handler: taken with interrupts off)
  * @nr: number of pages, 0 if the channel has none
  * @nfree: free pages: their indices are @free[0 .. @nfree - 1]
  * @free: stack of free page indices
@@ -128,8 +135,14 @@ struct xff_staging {
  * @irq: irq bound to @evtchn, or 0
  * @poll: our place in a poller of xff_pollers
  * @broken: the backend broke the protocol on this channel
+ * @rx_claim: bit 0 is held by whoever takes responses (the poller, or
+ *	the event handler while the poller sleeps); it protects @rxbuf,
+ *	@rtt_ns and the counters of responses
+ * @inflight: requests sent and not yet answered
+ * @rtt_ns: running mean of the time from a request's sending to its
+ *	response being taken (xff_poller_wanted())
  * @txbuf: message under construction, protected by @tx_lock
- * @rxbuf: responses being taken, used by the poller only
+ * @rxbuf: responses being taken, under @rx_claim
  * @stg: staging pages (memshare path only)
  * @notify_recv: event-channel notifications received
  * @st: counters
@@ -149,6 +162,9 @@ struct xff_chan {
 	int irq;
 	struct fipc_poll_entry poll;
 	bool broken;
+	unsigned long rx_claim;
+	atomic_t inflight;
+	u64 rtt_ns;
 	struct fipc_msg txbuf[FIPC_MSG_MAX_SLOTS];
 	struct fipc_msg rxbuf[XFF_RSP_BURST];
 	struct xff_staging stg;
@@ -180,6 +196,7 @@ enum xff_data {
  * @data: what @refs name (enum xff_data)
  * @stuck: on the disk's stuck list (front_complete.c): answered or
  *	taken back, but the backend still maps some of its pages
+ * @sts: its status, between the response and blk-mq's ->complete()
  * @refs: grant references, pfns or staging page indices of the data;
  *	on the stuck list, INVALID_GRANT_REF for each grant already ended
  */
@@ -191,6 +208,7 @@ struct xff_rq {
 	bool inflight;
 	u8 data;
 	struct list_head stuck;
+	blk_status_t sts;
 	grant_ref_t refs[];
 };
 
@@ -348,6 +366,7 @@ int xff_chans_setup(struct xff_info *info, unsigned int nr_chans,
 int xff_chans_publish(struct xff_info *info, unsigned int protocol);
 void xff_chans_teardown(struct xff_info *info);
 void xff_chan_notify(struct xff_chan *chan);
+void xff_chans_quiesce(struct xff_info *info);
 
 /* front_blk.c */
 int xff_disk_create(struct xff_info *info);
@@ -484,6 +503,9 @@ void xff_bounce_let_go(struct xff_info *info, struct xff_rq *p,
 
 /* front_complete.c */
 extern const struct fipc_poll_ops xff_poll_ops;
+bool xff_irq_take(struct xff_chan *chan);
+bool xff_poller_wanted(struct xff_chan *chan);
+void xff_complete_rq(struct request *rq);
 void xff_requeue_inflight(struct xff_info *info);
 void xff_protocol_error(struct xff_chan *chan, const char *why);
 void xff_stuck_init(struct xff_info *info);

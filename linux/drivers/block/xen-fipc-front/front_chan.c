@@ -12,13 +12,17 @@
 #include <xen/page.h>
 #include "front.h"
 
+/*
+ * The backend answered while our poller slept: take the answers here if
+ * that is all there is (xff_irq_take()), else wake the poller.
+ */
 static irqreturn_t xff_chan_interrupt(int irq, void *arg)
 {
 	struct xff_chan *chan = arg;
 	unsigned int eoi = 0;
 
 	atomic64_inc(&chan->notify_recv);
-	if (!fipc_poll_entry_irq(&chan->poll))
+	if (!xff_irq_take(chan) && !fipc_poll_entry_irq(&chan->poll))
 		eoi = XEN_EOI_FLAG_SPURIOUS;
 	xen_irq_lateeoi(irq, eoi);
 	return IRQ_HANDLED;
@@ -132,6 +136,7 @@ int xff_chans_setup(struct xff_info *info, unsigned int nr_chans,
 		chan->info = info;
 		chan->index = i;
 		spin_lock_init(&chan->tx_lock);
+		atomic_set(&chan->inflight, 0);
 		fipc_poll_entry_init(&chan->poll, &chan->fc.rx);
 		atomic64_set(&chan->notify_recv, 0);
 		err = xff_chan_alloc(info, chan);
@@ -149,6 +154,25 @@ int xff_chans_setup(struct xff_info *info, unsigned int nr_chans,
 }
 
 /**
+ * xff_chans_quiesce() - nobody takes responses of the disk's channels
+ * @info: the disk
+ *
+ * Detaches every channel from its poller and waits for event handlers
+ * already taking responses (xff_irq_take() leaves a detached channel
+ * alone).  On return, requests in flight are ours to put back.
+ */
+void xff_chans_quiesce(struct xff_info *info)
+{
+	unsigned int i;
+
+	for (i = 0; i < info->nr_chans; i++) {
+		fipc_poller_detach(&info->chans[i].poll);
+		if (info->chans[i].irq > 0)
+			synchronize_irq(info->chans[i].irq);
+	}
+}
+
+/**
  * xff_chans_teardown() - stop polling and free every channel
  * @info: the disk
  *
@@ -162,8 +186,7 @@ void xff_chans_teardown(struct xff_info *info)
 
 	if (!info->chans)
 		return;
-	for (i = 0; i < info->nr_chans; i++)
-		fipc_poller_detach(&info->chans[i].poll);
+	xff_chans_quiesce(info);
 	xff_stats_retire(info);
 	for (i = 0; i < info->nr_chans; i++)
 		xff_chan_free(&info->chans[i]);

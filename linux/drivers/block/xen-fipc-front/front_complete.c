@@ -3,7 +3,9 @@
  * xen-fipc-front: responses and completion.
  *
  * Runs in the poller threads (xff_pollers, <fipc/fipc_poller.h>, driven
- * by xff_poll_ops).  Each response is copied out of the ring once
+ * by xff_poll_ops), or in a channel's event handler while its poller
+ * sleeps (xff_irq_take()); a bit of the channel (rx_claim) lets one of
+ * them at a time take responses.  Each response is copied out of the ring once
  * (fipc_recv_burst) and checked against the request it names: the
  * hardware queue, tag and generation in its id must match a request in
  * flight on this channel.  A response that matches nothing means a
@@ -20,9 +22,22 @@
 #include <linux/ratelimit.h>
 #include "front.h"
 
+/* The bit of chan->rx_claim held by whoever takes responses. */
+#define XFF_RX_CLAIMED	0
+
 static struct xff_chan *xff_poll_chan(struct fipc_poll_entry *entry)
 {
 	return container_of(entry, struct xff_chan, poll);
+}
+
+static bool xff_rx_claim(struct xff_chan *chan)
+{
+	return !test_and_set_bit_lock(XFF_RX_CLAIMED, &chan->rx_claim);
+}
+
+static void xff_rx_release(struct xff_chan *chan)
+{
+	clear_bit_unlock(XFF_RX_CLAIMED, &chan->rx_claim);
 }
 
 /**
@@ -82,8 +97,16 @@ static blk_status_t xff_status(int status)
 	}
 }
 
+/* The mean round trip moves an eighth of the way toward each new one. */
+static void xff_rtt_learn(struct xff_chan *chan, u64 ns)
+{
+	u64 rtt = chan->rtt_ns;
+
+	WRITE_ONCE(chan->rtt_ns, rtt - rtt / 8 + ns / 8);
+}
+
 static void xff_complete_one(struct xff_chan *chan,
-			     const struct fipcblk_response *rsp)
+			     const struct fipcblk_response *rsp, bool in_irq)
 {
 	struct xff_info *info = chan->info;
 	unsigned int hwq = (rsp->id >> 16) & 0xffff;
@@ -94,6 +117,7 @@ static void xff_complete_one(struct xff_chan *chan,
 	struct request *rq;
 	struct xff_rq *p;
 	blk_status_t sts;
+	u64 rtt;
 
 	/* Only a test build sends them; elsewhere such an id is bad. */
 	if (IS_ENABLED(CONFIG_XEN_FIPC_FRONT_INJECT) &&
@@ -112,10 +136,13 @@ static void xff_complete_one(struct xff_chan *chan,
 		goto bad;
 
 	WRITE_ONCE(p->inflight, false);
+	atomic_dec(&chan->inflight);
+	rtt = ktime_get_ns() - p->t_sub;
+	xff_rtt_learn(chan, rtt);
 	pl = fipc_poll_entry_poller(&chan->poll);
 	if (pl) {
 		lat = fipc_poller_priv(pl);
-		lat->lat[fipc_poll_lat_bucket(ktime_get_ns() - p->t_sub)]++;
+		atomic64_inc(&lat->lat[fipc_poll_lat_bucket(rtt)]);
 	}
 
 	sts = xff_status(rsp->status);
@@ -129,7 +156,13 @@ static void xff_complete_one(struct xff_chan *chan,
 	}
 	if (sts)
 		chan->st[XFF_ERRORS]++;
-	blk_mq_end_request(rq, sts);
+	if (in_irq) {
+		/* On the submitting CPU where blk-mq wants it (locality). */
+		p->sts = sts;
+		blk_mq_complete_request(rq);
+	} else {
+		blk_mq_end_request(rq, sts);
+	}
 	return;
 
 bad:
@@ -138,22 +171,28 @@ bad:
 }
 
 /**
- * xff_poll() - take the responses waiting on a channel
- * @entry: the channel's poll entry
- * @budget: most responses to take (poll_budget)
- *
- * Return: the number of responses taken (0 if none).
+ * xff_complete_rq() - blk-mq's ->complete() of a request answered in irq
+ * @rq: the request, its data ended, its status in its driver data
  */
-static int xff_poll(struct fipc_poll_entry *entry, unsigned int budget)
+void xff_complete_rq(struct request *rq)
 {
-	struct xff_chan *chan = xff_poll_chan(entry);
+	struct xff_rq *p = blk_mq_rq_to_pdu(rq);
+
+	blk_mq_end_request(rq, p->sts);
+}
+
+/* Take and complete up to @budget responses; the caller holds the claim. */
+static int xff_take(struct xff_chan *chan, unsigned int budget, bool in_irq)
+{
 	struct fipcblk_response rsp;
 	int done = 0, n, i;
 
 	if (unlikely(chan->broken))
 		return 0;
 	while (done < budget) {
-		n = fipc_recv_burst(&chan->fc.rx, chan->rxbuf, XFF_RSP_BURST);
+		n = fipc_recv_burst(&chan->fc.rx, chan->rxbuf,
+				    min_t(unsigned int, XFF_RSP_BURST,
+					  budget - done));
 		if (!n) {
 			/*
 			 * Empty, or a multi-slot message (never a response).
@@ -174,7 +213,7 @@ static int xff_poll(struct fipc_poll_entry *entry, unsigned int budget)
 		}
 		for (i = 0; i < n && !chan->broken; i++) {
 			memcpy(&rsp, chan->rxbuf[i].data, sizeof(rsp));
-			xff_complete_one(chan, &rsp);
+			xff_complete_one(chan, &rsp, in_irq);
 		}
 		done += n;
 		if (n < XFF_RSP_BURST || chan->broken)
@@ -183,12 +222,88 @@ static int xff_poll(struct fipc_poll_entry *entry, unsigned int budget)
 	return done;
 }
 
+/**
+ * xff_poll() - take the responses waiting on a channel
+ * @entry: the channel's poll entry
+ * @budget: most responses to take (poll_budget)
+ *
+ * Return: the number of responses taken (0 if none, or if the event
+ * handler is taking them: it kicks us if it leaves any).
+ */
+static int xff_poll(struct fipc_poll_entry *entry, unsigned int budget)
+{
+	struct xff_chan *chan = xff_poll_chan(entry);
+	int done;
+
+	if (!xff_rx_claim(chan))
+		return 0;
+	done = xff_take(chan, budget, false);
+	xff_rx_release(chan);
+	return done;
+}
+
+/**
+ * xff_irq_take() - the event handler takes responses while the poller sleeps
+ * @chan: the channel whose event came, attached to a poller
+ *
+ * As blkfront completes in its interrupt handler, so that a lone sync
+ * I/O whose answer takes longer than the poller would poll costs no
+ * thread wake-up: up to XFF_IRQ_BUDGET responses are taken and
+ * completed here (blk_mq_complete_request(), on the submitting CPU where
+ * blk-mq wants it).  The poller is wanted only if more responses wait, or
+ * if requests are still in flight: a stream, which it takes with no
+ * notification at all while it polls.  A channel detached from its
+ * poller is never touched here (xff_chans_quiesce()).
+ *
+ * Return: true if the event is dealt with; false if the poller must be
+ * kicked (it is awake or taking responses, or there is more to take).
+ */
+bool xff_irq_take(struct xff_chan *chan)
+{
+	bool done;
+
+	if (!fipc_poll_entry_asleep(&chan->poll) || READ_ONCE(chan->broken) ||
+	    !xff_rx_claim(chan))
+		return false;
+	chan->st[XFF_IRQ_COMPLETIONS] += xff_take(chan, XFF_IRQ_BUDGET, true);
+	done = chan->broken || (!fipc_rx_ready(&chan->fc.rx) &&
+				!atomic_read(&chan->inflight));
+	xff_rx_release(chan);
+	return done;
+}
+
+/**
+ * xff_poller_wanted() - should a submitter wake our sleeping poller
+ * @chan: the channel a request was just sent on
+ *
+ * Yes if the answer is expected within the poller's shortest idle window
+ * (the channel's mean round trip is shorter: a fast backend, where
+ * polling for it beats a notification and an interrupt), or if other
+ * requests are in flight (a stream: the poller takes it with no
+ * notification).  Otherwise the poller would poll its window in vain,
+ * sleep, and be woken again by the event that the handler can answer
+ * alone (xff_irq_take()).
+ *
+ * Return: true to wake the poller.
+ */
+bool xff_poller_wanted(struct xff_chan *chan)
+{
+	u64 window_ns = (u64)READ_ONCE(xff_pollers.idle_us) * NSEC_PER_USEC;
+
+	return atomic_read(&chan->inflight) > 1 ||
+	       READ_ONCE(chan->rtt_ns) < window_ns;
+}
+
 /* The latency histogram after each poller's line of poller_cpus. */
 static int xff_poll_show(struct fipc_poller *pl, char *buf, size_t size)
 {
-	const struct xff_poll_lat *lat = fipc_poller_priv(pl);
+	struct xff_poll_lat *lat = fipc_poller_priv(pl);
+	u64 hist[FIPC_POLL_LAT_BUCKETS];
+	unsigned int i;
 
-	return fipc_poll_lat_show(buf, size, "lat_us", lat->lat);
+	for (i = 0; i < FIPC_POLL_LAT_BUCKETS; i++)
+		hist[i] = atomic64_read(&lat->lat[i]);
+	return fipc_poll_lat_show(buf, size, "lat_us", hist);
 }
 
 /* What the pollers of xff_pollers do with our channels. */
@@ -207,6 +322,7 @@ static bool xff_requeue_one(struct request *rq, void *data)
 	if (!READ_ONCE(p->inflight))
 		return true;
 	WRITE_ONCE(p->inflight, false);
+	atomic_dec(&p->chan->inflight);
 	p->chan->st[XFF_REQUEUED]++;
 	if (!xff_end_data(info, p, NULL))
 		xff_stuck_add(info, rq);
@@ -219,7 +335,8 @@ static bool xff_requeue_one(struct request *rq, void *data)
 
 /**
  * xff_requeue_inflight() - put back every request the backend never answered
- * @info: the disk, with its queue quiesced and its channels detached
+ * @info: the disk, with its queue stopped and its channels quiesced
+ *	(xff_chans_quiesce())
  *
  * They are sent again once the disk reconnects, or failed if the disk is
  * being removed.

@@ -186,12 +186,14 @@ static int xff_staging_noop(struct xff_page_walk *walk, unsigned int i,
 /* Give a request's staging pages back. */
 static void xff_staging_put(struct xff_staging *stg, struct xff_rq *p)
 {
+	unsigned long flags;
 	unsigned int i;
 
-	spin_lock(&stg->lock);
+	/* Also from the event handler (xff_irq_take()). */
+	spin_lock_irqsave(&stg->lock, flags);
 	for (i = 0; i < p->nrefs; i++)
 		stg->free[stg->nfree++] = p->refs[i];
-	spin_unlock(&stg->lock);
+	spin_unlock_irqrestore(&stg->lock, flags);
 }
 
 /**
@@ -220,20 +222,21 @@ int xff_staging_take(struct xff_chan *chan, struct request *rq,
 		.bytes = blk_rq_bytes(rq),
 		.to_stage = true,
 	};
+	unsigned long flags;
 	unsigned int i;
 	int first;
 
 	if (nrefs > READ_ONCE(xff_staging_max_kb) / (PAGE_SIZE / 1024) ||
 	    nrefs > READ_ONCE(stg->nfree))
 		return -EAGAIN;
-	spin_lock(&stg->lock);
+	spin_lock_irqsave(&stg->lock, flags);
 	if (nrefs > stg->nfree) {
-		spin_unlock(&stg->lock);
+		spin_unlock_irqrestore(&stg->lock, flags);
 		return -EAGAIN;
 	}
 	for (i = 0; i < nrefs; i++)
 		p->refs[i] = stg->free[--stg->nfree];
-	spin_unlock(&stg->lock);
+	spin_unlock_irqrestore(&stg->lock, flags);
 	p->nrefs = nrefs;
 	p->data = XFF_DATA_STAGED;
 	/* The layout first (and a WRITE's data). */

@@ -241,8 +241,10 @@ static blk_status_t xff_queue_rq(struct blk_mq_hw_ctx *hctx,
 	p->t_sub = ktime_get_ns();
 	/* Before the backend can see the request and answer it. */
 	WRITE_ONCE(p->inflight, true);
+	atomic_inc(&chan->inflight);
 	err = fipc_send(&chan->fc.tx, chan->txbuf, nslots);
 	if (unlikely(err)) {
+		atomic_dec(&chan->inflight);
 		WRITE_ONCE(p->inflight, false);
 		goto fail;
 	}
@@ -260,8 +262,11 @@ static blk_status_t xff_queue_rq(struct blk_mq_hw_ctx *hctx,
 		xff_chan_notify(chan);
 	spin_unlock(&chan->tx_lock);
 
-	/* Answers come sooner if our own poller is awake to take them. */
-	if (fipc_poll_entry_wake(&chan->poll))
+	/*
+	 * Answers come sooner if our own poller is awake to take them, if
+	 * they come within its window; else the event handler takes them.
+	 */
+	if (xff_poller_wanted(chan) && fipc_poll_entry_wake(&chan->poll))
 		chan->st[XFF_LOCAL_KICKS]++;
 	return BLK_STS_OK;
 
@@ -313,5 +318,6 @@ static enum blk_eh_timer_return xff_timeout(struct request *rq)
 const struct blk_mq_ops xff_mq_ops = {
 	.queue_rq	= xff_queue_rq,
 	.commit_rqs	= xff_commit_rqs,
+	.complete	= xff_complete_rq,
 	.timeout	= xff_timeout,
 };

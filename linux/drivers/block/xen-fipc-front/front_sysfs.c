@@ -20,6 +20,7 @@ static const char * const xff_stat_names[XFF_NR_STATS] = {
 	[XFF_MS_READ_GRANTS] = "memshare_read_grants",
 	[XFF_MS_STAGED] = "memshare_staged",
 	[XFF_BOUNCED] = "bounced",
+	[XFF_IRQ_COMPLETIONS] = "irq_completions",
 };
 
 /**

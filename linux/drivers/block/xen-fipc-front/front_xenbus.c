@@ -315,14 +315,11 @@ static void xff_connect(struct xff_info *info)
 /* The backend has let go of our pages: take the channels back. */
 static void xff_backend_gone(struct xff_info *info)
 {
-	unsigned int i;
-
 	if (!info->chans)
 		return;
 	xff_stop_queue(info);
 	info->link = XFF_DOWN;
-	for (i = 0; i < info->nr_chans; i++)
-		fipc_poller_detach(&info->chans[i].poll);
+	xff_chans_quiesce(info);
 	xff_requeue_inflight(info);
 	xff_chans_teardown(info);
 	xff_memshare_teardown(info);
