@@ -13,7 +13,7 @@ FIPC_SRCS := $(addprefix lib/fipc/,fipc_ring.c fipc_tx.c fipc_rx.c fipc_wait.c \
 FIPC_HDRS := $(wildcard lib/fipc/*.h lib/fipc/include/fipc/*.h)
 LIBFIPC := $(BUILD)/user/libfipc.a
 
-.PHONY: all deps lib modules check checkpatch kunit bench-ring testbed \
+.PHONY: all deps lib modules check checkpatch kunit bench-ring bench-scaling testbed \
 	testbed-smoke e2e e2e-debug e2e-kasan demo test clean dom0-overlay deb \
 	linux-patches check-linux-patches
 
@@ -120,6 +120,13 @@ demo: all dom0-overlay
 	@/usr/bin/python3 bench/fio/report.py $(BUILD)/testbed/results/bench \
 		--noisy $(BUILD)/testbed/results/noisy --out $(BUILD)/bench --emulated
 	@echo "=== demo: tables in build/bench/fio.md, data in build/bench/fio.json"
+
+# The poller scaling benchmark (issue 13): 1-8 channels on fixed pollers
+# and auto-scaling, and the weights' share of a saturated poller (emulated;
+# build/testbed/results/scaling/scaling.md and scaling.json).
+bench-scaling: modules dom0-overlay
+	tests/testbed/fipc-testbed run scaling $(TESTBED_ARGS)
+	@cat $(BUILD)/testbed/results/scaling/scaling.md
 
 test:
 	@scripts/test-all.sh
