@@ -58,20 +58,25 @@ EXPORT_SYMBOL_GPL(fipc_poller_kick);
  * @entry: the channel's entry
  *
  * Counts the interrupt in the poller's statistics (irqs, and irqs_awake
- * when the poller was not sleeping) and kicks the poller.  Safe from any
- * context, including hard irq.
+ * when the poller was not sleeping) and kicks the poller, unless it
+ * sleeps and the set's irq_take op did all there was to do.  Safe from
+ * any context, including hard irq.
  *
  * Return: false if the channel has no poller (the interrupt is spurious).
  */
 bool fipc_poll_entry_irq(struct fipc_poll_entry *entry)
 {
 	struct fipc_poller *pl = fipc_poll_entry_poller(entry);
+	const struct fipc_poll_ops *ops;
 
 	if (!pl)
 		return false;
+	ops = pl->set->ops;
 	atomic64_inc(&pl->irqs);
 	if (!READ_ONCE(pl->asleep))
 		atomic64_inc(&pl->irqs_awake);
+	else if (ops->irq_take && ops->irq_take(entry))
+		return true;
 	fipc_poller_kick(pl);
 	return true;
 }

@@ -120,6 +120,8 @@ struct fipc_poll_test_chan {
 	u32 next_seq;
 	atomic_t misordered;
 	unsigned int work_us;
+	bool irq_done;
+	atomic_t irq_takes;
 };
 
 static struct fipc_poll_test_chan *
@@ -188,6 +190,23 @@ static const struct fipc_poll_ops fipc_poll_test_ops = {
 	.has_work = fipc_poll_test_has_work,
 	.busy = fipc_poll_test_busy,
 	.show = fipc_poll_test_show,
+};
+
+/* The irq_take op: counts its calls, answers what the test set. */
+static bool fipc_poll_test_irq_take(struct fipc_poll_entry *entry)
+{
+	struct fipc_poll_test_chan *c = fipc_poll_test_chan(entry);
+
+	atomic_inc(&c->irq_takes);
+	return READ_ONCE(c->irq_done);
+}
+
+static const struct fipc_poll_ops fipc_poll_test_irq_ops = {
+	.poll = fipc_poll_test_poll,
+	.set_sleeping = fipc_poll_test_set_sleeping,
+	.has_work = fipc_poll_test_has_work,
+	.show = fipc_poll_test_show,
+	.irq_take = fipc_poll_test_irq_take,
 };
 
 static struct fipc_poller_set *fipc_poll_test_set(struct kunit *test,
@@ -264,6 +283,15 @@ static bool fipc_poll_test_woken(void *arg)
 
 	return READ_ONCE(fipc_poll_entry_poller(&c->poll)->wakeups) >
 	       c->wakeups_seen;
+}
+
+/* Woken since wakeups_seen, and back at work. */
+static bool fipc_poll_test_awake(void *arg)
+{
+	struct fipc_poll_test_chan *c = arg;
+
+	return fipc_poll_test_woken(c) &&
+	       !READ_ONCE(fipc_poll_entry_poller(&c->poll)->asleep);
 }
 
 static bool fipc_poll_test_got3(void *arg)
@@ -681,6 +709,59 @@ static void fipc_test_poller_busy(struct kunit *test)
 	fipc_poller_set_stop(set);
 }
 
+/*
+ * The irq_take op: an interrupt that finds the poller asleep goes to it
+ * first; when it did all there was to do the poller stays asleep, else
+ * it is kicked; an interrupt that finds the poller awake never calls it.
+ * Every interrupt counts in irqs either way.
+ */
+static void fipc_test_poller_irq_take(struct kunit *test)
+{
+	struct fipc_poller_set *set = fipc_poll_test_set(test, 1);
+	struct fipc_poll_test_chan *c = fipc_poll_test_chans(test, 1);
+	struct fipc_poller *pl = &set->pollers[0];
+	u64 wakeups;
+
+	set->ops = &fipc_poll_test_irq_ops;
+	KUNIT_ASSERT_EQ(test, fipc_poller_set_start(set), 0);
+	fipc_poller_attach(set, &c->poll, NULL);
+	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_asleep, c));
+
+	/* Done in the handler: no kick, the poller sleeps on. */
+	WRITE_ONCE(c->irq_done, true);
+	wakeups = READ_ONCE(pl->wakeups);
+	KUNIT_EXPECT_TRUE(test, fipc_poll_entry_irq(&c->poll));
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->irq_takes), 1);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&pl->irqs), 1ll);
+	msleep(100);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(pl->wakeups), wakeups);
+	KUNIT_EXPECT_TRUE(test, READ_ONCE(pl->asleep));
+
+	/* More left: the poller is kicked. */
+	WRITE_ONCE(c->irq_done, false);
+	c->wakeups_seen = wakeups;
+	KUNIT_EXPECT_TRUE(test, fipc_poll_entry_irq(&c->poll));
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->irq_takes), 2);
+	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_woken, c));
+	KUNIT_EXPECT_EQ(test, atomic64_read(&pl->irqs), 2ll);
+
+	/* Awake (polling a 1 s idle window): the op is not called. */
+	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_asleep, c));
+	set->idle_us = 1000000;
+	c->wakeups_seen = READ_ONCE(pl->wakeups);
+	KUNIT_EXPECT_TRUE(test, fipc_poll_entry_wake(&c->poll));
+	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_awake, c));
+	KUNIT_EXPECT_TRUE(test, fipc_poll_entry_irq(&c->poll));
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->irq_takes), 2);
+	KUNIT_EXPECT_EQ(test, atomic64_read(&pl->irqs_awake), 1ll);
+	set->idle_us = 1000;
+
+	fipc_poller_detach(&c->poll);
+	KUNIT_EXPECT_FALSE(test, fipc_poll_entry_irq(&c->poll));
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->irq_takes), 2);
+	fipc_poller_set_stop(set);
+}
+
 struct fipc_poll_test_drained {
 	struct fipc_poll_test_chan *c;
 	unsigned int n;
@@ -951,6 +1032,7 @@ static struct kunit_case fipc_test_cases[] = {
 	KUNIT_CASE(fipc_test_poller_window),
 	KUNIT_CASE(fipc_test_poller_autoscale),
 	KUNIT_CASE(fipc_test_poller_busy),
+	KUNIT_CASE(fipc_test_poller_irq_take),
 	KUNIT_CASE(fipc_test_poller_weight),
 	KUNIT_CASE(fipc_test_poller_set),
 	KUNIT_CASE(fipc_test_poller_duplex),

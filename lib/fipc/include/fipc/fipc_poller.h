@@ -86,6 +86,11 @@ struct fipc_poll_entry;
  * @show: optional: more text after the poller's line in
  *	fipc_poller_set_show(), at most @size bytes at @buf; return the
  *	bytes written
+ * @irq_take: optional: called by fipc_poll_entry_irq() (any context,
+ *	hard irq included) when the channel's poller sleeps, to do a
+ *	little of the channel's work there rather than wake the poller,
+ *	under a claim of the driver's own that @poll also takes; return
+ *	true if nothing is left for the poller (it is then not kicked)
  *
  * @poll, @set_sleeping, @has_work, @busy and @wait run in the poller
  * thread, with the poller's channel list locked.
@@ -97,6 +102,7 @@ struct fipc_poll_ops {
 	bool (*busy)(struct fipc_poll_entry *entry);
 	int (*wait)(struct fipc_poll_entry *entry, struct fipc_waiter *w);
 	int (*show)(struct fipc_poller *pl, char *buf, size_t size);
+	bool (*irq_take)(struct fipc_poll_entry *entry);
 };
 
 /**
@@ -331,25 +337,6 @@ static inline struct fipc_poller *
 fipc_poll_entry_poller(const struct fipc_poll_entry *entry)
 {
 	return READ_ONCE(entry->poller);
-}
-
-/**
- * fipc_poll_entry_asleep() - is a channel's poller sleeping
- * @entry: the channel's entry
- *
- * True from the moment the poller starts to withdraw into its sleep
- * (before its last look at the rings) until it is back at work.  A
- * driver may then do a little of the channel's work in its interrupt
- * handler rather than wake the poller, under a claim of its own that its
- * poll op also takes.
- *
- * Return: true if the channel has a poller and it sleeps.
- */
-static inline bool fipc_poll_entry_asleep(const struct fipc_poll_entry *entry)
-{
-	struct fipc_poller *pl = fipc_poll_entry_poller(entry);
-
-	return pl && READ_ONCE(pl->asleep);
 }
 
 /**

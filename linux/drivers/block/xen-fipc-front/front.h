@@ -503,7 +503,6 @@ void xff_bounce_let_go(struct xff_info *info, struct xff_rq *p,
 
 /* front_complete.c */
 extern const struct fipc_poll_ops xff_poll_ops;
-bool xff_irq_take(struct xff_chan *chan);
 bool xff_poller_wanted(struct xff_chan *chan);
 void xff_complete_rq(struct request *rq);
 void xff_requeue_inflight(struct xff_info *info);

@@ -13,8 +13,9 @@
 #include "front.h"
 
 /*
- * The backend answered while our poller slept: take the answers here if
- * that is all there is (xff_irq_take()), else wake the poller.
+ * The backend answered while our poller slept: the library has the
+ * answers taken here if that is all there is (xff_irq_take()), else
+ * wakes the poller.
  */
 static irqreturn_t xff_chan_interrupt(int irq, void *arg)
 {
@@ -22,7 +23,7 @@ static irqreturn_t xff_chan_interrupt(int irq, void *arg)
 	unsigned int eoi = 0;
 
 	atomic64_inc(&chan->notify_recv);
-	if (!xff_irq_take(chan) && !fipc_poll_entry_irq(&chan->poll))
+	if (!fipc_poll_entry_irq(&chan->poll))
 		eoi = XEN_EOI_FLAG_SPURIOUS;
 	xen_irq_lateeoi(irq, eoi);
 	return IRQ_HANDLED;
@@ -158,7 +159,7 @@ int xff_chans_setup(struct xff_info *info, unsigned int nr_chans,
  * @info: the disk
  *
  * Detaches every channel from its poller and waits for event handlers
- * already taking responses (xff_irq_take() leaves a detached channel
+ * already taking responses (fipc_poll_entry_irq() leaves a detached channel
  * alone).  On return, requests in flight are ours to put back.
  */
 void xff_chans_quiesce(struct xff_info *info)

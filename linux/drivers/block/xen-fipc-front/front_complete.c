@@ -244,7 +244,8 @@ static int xff_poll(struct fipc_poll_entry *entry, unsigned int budget)
 
 /**
  * xff_irq_take() - the event handler takes responses while the poller sleeps
- * @chan: the channel whose event came, attached to a poller
+ * @entry: the poll entry of the channel whose event came, its poller
+ *	asleep (fipc_poll_entry_irq())
  *
  * As blkfront completes in its interrupt handler, so that a lone sync
  * I/O whose answer takes longer than the poller would poll costs no
@@ -258,12 +259,12 @@ static int xff_poll(struct fipc_poll_entry *entry, unsigned int budget)
  * Return: true if the event is dealt with; false if the poller must be
  * kicked (it is awake or taking responses, or there is more to take).
  */
-bool xff_irq_take(struct xff_chan *chan)
+static bool xff_irq_take(struct fipc_poll_entry *entry)
 {
+	struct xff_chan *chan = xff_poll_chan(entry);
 	bool done;
 
-	if (!fipc_poll_entry_asleep(&chan->poll) || READ_ONCE(chan->broken) ||
-	    !xff_rx_claim(chan))
+	if (READ_ONCE(chan->broken) || !xff_rx_claim(chan))
 		return false;
 	chan->st[XFF_IRQ_COMPLETIONS] += xff_take(chan, XFF_IRQ_BUDGET, true);
 	done = chan->broken || (!fipc_rx_ready(&chan->fc.rx) &&
@@ -312,6 +313,7 @@ const struct fipc_poll_ops xff_poll_ops = {
 	.set_sleeping = xff_set_sleeping,
 	.has_work = xff_has_work,
 	.show = xff_poll_show,
+	.irq_take = xff_irq_take,
 };
 
 static bool xff_requeue_one(struct request *rq, void *data)
