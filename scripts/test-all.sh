@@ -61,7 +61,16 @@ for entry in "${suites[@]}"; do
 	fi
 done
 echo "=== total time $(( $(date +%s) - start_all ))s"
-[ ${#failed_suites[@]} -eq 0 ] || echo "=== failed suites: ${failed_suites[*]}"
+if [ ${#failed_suites[@]} -ne 0 ]; then
+	echo "=== failed suites: ${failed_suites[*]}"
+	# What each failed suite said went wrong, repeated here at the end,
+	# where a CI log that keeps only its tail still shows it.
+	for name in "${failed_suites[@]}"; do
+		echo "    --- failures reported by $name (first 15) ---"
+		grep -E '@@FIPC-FAIL|^not ok|FAIL[: ]|FAILED|[Ee]rror:' \
+			"$logs/$name.log" | head -n 15 | cut -c1-300 | sed 's/^/    | /'
+	done
+fi
 if [ "$total_skip" -gt 0 ]; then
 	echo "$total_pass passed, $total_fail failed, $total_skip skipped"
 else

@@ -1,7 +1,7 @@
 #!/bin/sh
 # fipc-migrate, domU side: rounds of verified random writes on three fipc
 # disks at once (xvdb: grant, xvdc: memshare, xvdd: memshare on a disk
-# that takes 600 ms a request, which background reads keep busy, so that
+# that takes 1.5 s a request, which background reads keep busy, so that
 # requests are in flight whenever the guest is suspended) while dom0
 # saves, restores and migrates the guest.  Each round writes new data (randrepeat=0) and reads all of it
 # back.  When dom0 puts "stop" in xvdb's mailbox, one more round, then
@@ -11,14 +11,17 @@
 for d in xvdb xvdc xvdd; do
     fipc_wait_disk $d 120 || exit 1
 done
-# Reads that never stop on another region of xvdd (600 ms each, 4 at a
-# time): requests are in flight on it at every suspend.  fio stops at the
-# trigger file, with its results.
+# Reads that never stop on another region of xvdd (1.5 s each, 6 at a
+# time): requests are in flight on it at every suspend.  A request must
+# outlast the window between the freezing of user space (fio stops
+# sending) and the suspend: with 600 ms and 4 at a time a PVH guest's
+# live migration once found only 1 left.
+# fio stops at the trigger file, with its results.
 rm -f /tmp/stop-background
 fio --output-format=json --output=/fipc/out/background.json \
     --trigger-file=/tmp/stop-background \
     --name=xvdd-background --filename=/dev/xvdd --offset=32m --size=16m \
-    --rw=randread --bs=4k --iodepth=4 --ioengine=libaio --direct=1 \
+    --rw=randread --bs=4k --iodepth=6 --ioengine=libaio --direct=1 \
     --time_based --runtime=100000 > /dev/null 2>&1 &
 bgpid=$!
 echo "@@FIPC-MIGRATE running"
@@ -38,7 +41,7 @@ round() {
         --randrepeat=0 --verify=crc32c --do_verify=1 --verify_fatal=1 \
         --name=xvdb --filename=/dev/xvdb --offset=0 --size=${mb}m --iodepth=16 \
         --name=xvdc --filename=/dev/xvdc --offset=256m --size=${mb}m --iodepth=16 \
-        --name=xvdd --filename=/dev/xvdd --offset=0 --size=256k --iodepth=8
+        --name=xvdd --filename=/dev/xvdd --offset=0 --size=128k --iodepth=8
     rc=$?
     echo $rc > /fipc/out/round.rc
     echo "@@FIPC-MIGRATE round $n rc=$rc uptime=$(cut -d' ' -f1 /proc/uptime)"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Scenario "fipc-migrate" (dom0 side): a guest runs rounds of fio verify
 # on three phy1 disks (xvdb on the grant path; xvdc and xvdd asking for
-# memshare, xvdd on a null_blk taking 600 ms a request so that requests
+# memshare, xvdd on a null_blk taking 1.5 s a request so that requests
 # are in flight whenever the guest is suspended).  dom0 saves the guest
 # with "xl save", checks that the saved domain left nothing behind
 # (backend devices, xenstore nodes, the domain itself, so no page of it
@@ -29,7 +29,7 @@ export VDEVS="51728 51744 51760"
 prepare() {
     fipc_dmesg_mark
     fipc_null_blk 1 || return 1
-    fipc_null_blk_slow nullslow 600 16 64 2 1 || return 1
+    fipc_null_blk_slow nullslow 1500 16 64 2 1 || return 1
     fipc_modules_load 0 || return 1
     # During a migration to localhost dom0 maps both domains' memory
     # (512 MiB each) for a moment; Xen's maptrack is raised to match
