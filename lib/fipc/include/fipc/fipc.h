@@ -102,49 +102,31 @@ struct fipc_chan {
 	struct fipc_ring rx;
 };
 
-/* Word @i of fipc_slot_copy(), read once. */
-static inline void fipc_slot_copy_word(const u64 *src, struct fipc_msg *buf,
-				       unsigned int i)
-{
-	u64 word = READ_ONCE(src[i]);
-
-	memcpy(buf->data + i * sizeof(word), &word, sizeof(word));
-}
-
 /**
  * fipc_slot_copy() - the one copy of a slot's payload out of shared memory
  * @slot: the shared slot
  * @buf: private buffer for its payload
  *
- * Each word is read exactly once through READ_ONCE() (a volatile
- * access), so however much of this and of the caller the compiler
- * inlines, it can neither read the shared slot again in place of the
- * private copy (a double fetch, XSA-155) nor drop the copy; as Xen's
- * RING_COPY_REQUEST().  Slots are 64-byte aligned: the payload is seven
- * aligned 64-bit words and one 32-bit word, written out one by one (a
- * loop the compiler would not unroll costs a few percent of the duplex
- * ring's one-way rate in the ring benchmark).
+ * A plain copy between two compiler barriers, as the kernel's
+ * READ_ONCE() of an aggregate once was: the copy's loads cannot move
+ * out from between the barriers, and after the second one the compiler
+ * may no longer assume the shared slot still holds what it copied, so
+ * however much of this and of the caller it inlines, it can neither
+ * read the slot again in place of the private copy (a double fetch,
+ * XSA-155) nor drop the copy; as Xen's RING_COPY_REQUEST().  The copy
+ * may be torn (the peer can write while we read); only @buf is looked
+ * at afterwards, and the caller validates it.  The compiler chooses the
+ * widest moves it has (16-byte vector moves in userspace), which the
+ * word-by-word READ_ONCE() copy this replaces could not (docs/
+ * benchmarks.md, "The cost of the explicit copy").
  */
 static inline void fipc_slot_copy(const struct fipc_slot *slot,
 				  struct fipc_msg *buf)
 {
-	const u64 *src = (const u64 *)slot->payload;
-	const u32 *tail = (const u32 *)(slot->payload + 7 * sizeof(u64));
-	u32 last;
-
-	fipc_slot_copy_word(src, buf, 0);
-	fipc_slot_copy_word(src, buf, 1);
-	fipc_slot_copy_word(src, buf, 2);
-	fipc_slot_copy_word(src, buf, 3);
-	fipc_slot_copy_word(src, buf, 4);
-	fipc_slot_copy_word(src, buf, 5);
-	fipc_slot_copy_word(src, buf, 6);
-	last = READ_ONCE(*tail);
-	memcpy(buf->data + 7 * sizeof(u64), &last, sizeof(last));
+	barrier();
+	memcpy(buf->data, slot->payload, FIPC_SLOT_PAYLOAD);
+	barrier();
 }
-
-static_assert(7 * sizeof(u64) + sizeof(u32) == FIPC_SLOT_PAYLOAD,
-	      "fipc_slot_copy() copies the whole payload");
 
 void fipc_ring_clear(void *mem, unsigned int order);
 int fipc_ring_init(struct fipc_ring *ring, void *mem, unsigned int order);

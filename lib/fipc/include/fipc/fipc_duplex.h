@@ -329,6 +329,15 @@ static inline int fipc_duplex_take_reply(struct fipc_duplex_client *c,
 		c->calls--;
 		return 0;
 	}
+	/*
+	 * Our own one-slot call, still unanswered: said here, so that a
+	 * client polling for its reply reads the line once a poll (the slow
+	 * path would read the flag again, on a line the server is about to
+	 * write).  The slow path would say the same.
+	 */
+	if (flag == fipc_duplex_flag(FIPC_DUPLEX_CALL, 1, pos) &&
+	    pos != c->submit && !c->error)
+		return -EAGAIN;
 	return fipc_duplex_take_reply_slow(c, reply);
 }
 
@@ -396,6 +405,16 @@ static inline int fipc_duplex_take_request(struct fipc_duplex_server *s,
 			*posted = true;
 		return 1;
 	}
+	/*
+	 * The one-slot reply or acknowledgment of one lap back, at a
+	 * position we have retired: no request yet.  As in
+	 * fipc_duplex_take_reply(), a polling server reads the line once a
+	 * poll; the slow path (fipc_duplex_server_idle()) agrees.
+	 */
+	if ((flag == fipc_duplex_flag(FIPC_DUPLEX_REPLY, 1, pos - s->mask - 1) ||
+	     flag == fipc_duplex_flag(FIPC_DUPLEX_ACK, 1, pos - s->mask - 1)) &&
+	    pos - s->complete <= s->mask && !s->error)
+		return -EAGAIN;
 	return fipc_duplex_take_request_slow(s, buf, max_slots, posted);
 }
 
