@@ -139,6 +139,10 @@ static const struct fa_bad fa_bad_cases[] = {
 	{ "fipc-memshare-pfns", "1048576", true, false },
 	/* 1024 pfns naming one page: a repeated reference */
 	{ "fipc-memshare-pfns", "1024", true, true },
+	/* Staging pages on the grant path: more than any backend offers */
+	{ "queue-0/fipc-staging-pages", "1025" },
+	/* Staging pages without their list page */
+	{ "queue-0/fipc-staging-pages", "4" },
 };
 
 static bool fa_stopping(struct fa_dev *fa)
@@ -606,6 +610,12 @@ static void fa_xsbad(struct fa_dev *fa)
 			xenbus_strstate(s));
 		if (fa->have_chan)
 			fa_disconnect(fa);
+		/*
+		 * Not every bad key is written again by the next connect (the
+		 * staging keys are optional): take it away, so that it spoils
+		 * only its own case.
+		 */
+		xenbus_rm(XBT_NIL, dir, bad->key);
 	}
 	xenbus_printf(XBT_NIL, dir, "fipc-attack-case", "%s", "done");
 	pr_info("@@FIPC-ATTACK xsbad done cases=%u refused=%u busy_grants=%u\n",

@@ -87,6 +87,15 @@ static const struct xfb_test_dev memshare = {
 	"memshare", {
 		.sectors = XFB_TEST_SECTORS, .lbs = 512, .max_bytes = SZ_1M,
 		.discard = true, .secure = true, .memshare = true,
+		.staging = true,
+	},
+};
+
+/* The same disk on a grant channel with staging pages (fipc-grant-staging). */
+static const struct xfb_test_dev gstaging = {
+	"gstaging", {
+		.sectors = XFB_TEST_SECTORS, .lbs = 512, .max_bytes = SZ_1M,
+		.discard = true, .secure = true, .staging = true,
 	},
 };
 
@@ -381,8 +390,9 @@ static const struct xfb_case xfb_cases[] = {
 	  BAD(WHY_FLAGS) },
 
 	/*
-	 * FIPCBLK_F_STAGED: READ/WRITE on a memshare channel only, never
-	 * with FIPCBLK_F_GRANTREFS; the indices are checked at lookup.
+	 * FIPCBLK_F_STAGED: READ/WRITE on a channel with staging pages
+	 * only, never with FIPCBLK_F_GRANTREFS; the indices are checked at
+	 * lookup.
 	 */
 	{ "staged", &memshare, REQ(READ, F_STAGED, 0, 8192, 512), GOOD(3) },
 	{ "staged", &disk, REQ(READ, F_STAGED, 0, 8192, 512), BAD(WHY_FLAGS) },
@@ -396,6 +406,22 @@ static const struct xfb_case xfb_cases[] = {
 	  BAD(WHY_BOTH) },
 	{ "staged", &memshare, REQ(FLUSH, F_STAGED, 0, 0, 0), BAD(WHY_FLUSH) },
 	{ "staged", &memshare, REQ(DISCARD, F_STAGED, 0, 4096, 0),
+	  BAD(WHY_FLAGS) },
+	/*
+	 * A grant channel with staging pages: FIPCBLK_F_STAGED as on
+	 * memshare; FIPCBLK_F_GRANTREFS stays memshare's (a grant channel's
+	 * references are grants anyway).
+	 */
+	{ "staged", &gstaging, REQ(READ, F_STAGED, 0, 8192, 512), GOOD(3) },
+	{ "staged", &gstaging, REQ(WRITE, F_STAGED | F_FUA, 0, 4096, 0),
+	  GOOD(1) },
+	{ "staged", &gstaging, REQ(READ, F_GRANT, 0, 4096, 0),
+	  BAD(WHY_FLAGS) },
+	{ "staged", &gstaging, REQ(WRITE, F_STAGED | F_GRANT, 0, 4096, 0),
+	  BAD(WHY_FLAGS) },
+	{ "staged", &gstaging, REQ(FLUSH, F_STAGED, 0, 0, 0),
+	  BAD(WHY_FLUSH) },
+	{ "staged", &gstaging, REQ(READ, F_STAGED | BIT(4), 0, 4096, 0),
 	  BAD(WHY_FLAGS) },
 
 	{ "zero_len", &disk, REQ(READ, 0, 0, 0, 0), BAD(WHY_ZERO) },

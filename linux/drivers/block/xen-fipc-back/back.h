@@ -40,6 +40,7 @@ extern unsigned int xfb_max_inflight;
 extern unsigned int xfb_max_buffer_pages;
 extern bool xfb_memshare_enabled;
 extern unsigned int xfb_staging_max_pages;
+extern bool xfb_grant_staging;
 extern unsigned int xfb_memshare_max_mib;
 extern unsigned int xfb_max_guest_grants;
 extern unsigned int xfb_max_guest_staging_pages;
@@ -349,6 +350,8 @@ struct xfb_chan {
  * @weight: its channels' share of their pollers (fipc-weight, read at
  *	each connect; statistics/weight sets it live)
  * @ms_offered: we offered the memshare data path (fipc-data-paths)
+ * @gs_offered: we offered staging pages on the grant path too
+ *	(fipc-grant-staging)
  * @ms: the guest's memory while connected on the memshare path, or NULL
  * @guest: the guest's share of the backend domain's resources
  * @guest_node: on @guest's list of devices
@@ -381,6 +384,7 @@ struct xfb_be {
 	cpumask_var_t poller_cpus;
 	unsigned int weight;
 	bool ms_offered;
+	bool gs_offered;
 	struct xfb_memshare *ms;
 	struct xfb_guest *guest;
 	struct list_head guest_node;

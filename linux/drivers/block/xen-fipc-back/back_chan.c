@@ -185,7 +185,7 @@ static int xfb_chan_map(struct xfb_be *be, struct xfb_chan *chan,
 		xenbus_dev_fatal(dev, err, "allocating the request pool");
 		return err;
 	}
-	return be->ms ? xfb_staging_map(be, chan) : 0;
+	return be->lim.staging ? xfb_staging_map(be, chan) : 0;
 }
 
 /**

@@ -477,8 +477,9 @@ static bool xfb_ms_lookup(struct xfb_chan *chan, struct xfb_req *req,
 	if (err) {
 		chan->st[err == -ENOENT ? XFB_GRANT_ERRORS : XFB_INVALID_REQ]++;
 		dev_warn_ratelimited(&chan->be->dev->dev,
-				     "queue %u: bad memshare request: %s\n",
-				     chan->index, why);
+				     "queue %u: bad %s request: %s\n",
+				     chan->index, staged ? "staged" : "memshare",
+				     why);
 		req->status = FIPCBLK_RSP_ERROR;
 		xfb_answer(chan, req);
 		return false;
@@ -529,7 +530,9 @@ static void xfb_handle(struct xfb_chan *chan, const struct fipc_msg *msgs,
 		xfb_answer(chan, req);
 		return;
 	}
-	if (nrefs && be->ms && !(r.flags & FIPCBLK_F_GRANTREFS)) {
+	/* Validated: STAGED only where staging pages may be, on either path. */
+	if (nrefs && (be->ms || (r.flags & FIPCBLK_F_STAGED)) &&
+	    !(r.flags & FIPCBLK_F_GRANTREFS)) {
 		if (!xfb_ms_lookup(chan, req, msgs, nrefs,
 				   r.flags & FIPCBLK_F_STAGED))
 			return;

@@ -133,7 +133,8 @@ static bool xfb_staging_charge(struct xfb_be *be, struct xfb_chan *chan,
 
 /**
  * xfb_staging_map() - take a channel's staging pages, if it has any
- * @be: the device, connecting on the memshare path
+ * @be: the device, connecting with staging pages allowed (memshare, or
+ *	grant with fipc-grant-staging)
  * @chan: the channel, its rings mapped
  *
  * Copies the list; maps the pages for the connection where the budgets

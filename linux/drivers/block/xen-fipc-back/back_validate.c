@@ -134,8 +134,8 @@ int xfb_validate(const struct xfb_limits *lim,
 	case FIPCBLK_OP_WRITE:
 		if (req->flags & ~((req->op == FIPCBLK_OP_WRITE ?
 				    FIPCBLK_F_FUA : 0) |
-				   (lim->memshare ? FIPCBLK_F_GRANTREFS |
-						    FIPCBLK_F_STAGED : 0))) {
+				   (lim->memshare ? FIPCBLK_F_GRANTREFS : 0) |
+				   (lim->staging ? FIPCBLK_F_STAGED : 0))) {
 			*why = "unknown flags";
 			return FIPCBLK_RSP_ERROR;
 		}

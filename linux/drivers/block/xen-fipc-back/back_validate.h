@@ -22,8 +22,10 @@
  * @ro: read-only device
  * @discard: DISCARD supported
  * @secure: secure DISCARD supported
- * @memshare: memshare channel: READ/WRITE may carry FIPCBLK_F_GRANTREFS or
- *	FIPCBLK_F_STAGED (not both)
+ * @memshare: memshare channel: READ/WRITE may carry FIPCBLK_F_GRANTREFS
+ * @staging: the channels may have staging pages (memshare, or grant with
+ *	fipc-grant-staging): READ/WRITE may carry FIPCBLK_F_STAGED (not
+ *	with FIPCBLK_F_GRANTREFS)
  */
 struct xfb_limits {
 	u64 sectors;
@@ -33,6 +35,7 @@ struct xfb_limits {
 	bool discard;
 	bool secure;
 	bool memshare;
+	bool staging;
 };
 
 int xfb_validate(const struct xfb_limits *lim,

@@ -159,6 +159,7 @@ static void xfb_disconnected(struct xfb_be *be)
 	/* Every bio has ended: nothing uses the guest's pages any more. */
 	xfb_memshare_unmap(be);
 	be->lim.memshare = false;
+	be->lim.staging = false;
 	be->draining = false;
 	dev_info(&be->dev->dev, "disconnected\n");
 }
@@ -270,6 +271,7 @@ static void xfb_connect(struct xfb_be *be)
 		return;
 	}
 	be->lim.memshare = memshare;
+	be->lim.staging = memshare || be->gs_offered;
 	xfb_read_weight(be);
 	err = xfb_chans_connect(be, nr, order);
 	if (err) {
@@ -289,6 +291,7 @@ static void xfb_connect(struct xfb_be *be)
 fail:
 	xfb_memshare_unmap(be);
 	be->lim.memshare = false;
+	be->lim.staging = false;
 }
 
 static void xfb_physdev_changed(struct xenbus_watch *watch, const char *path,
@@ -474,8 +477,10 @@ static int xfb_write_offer(struct xfb_be *be)
 			     xfb_request_bytes()) ?:
 	       xenbus_printf(XBT_NIL, node, "fipc-data-paths", "%s",
 			     be->ms_offered ? "grant memshare" : "grant") ?:
+	       xenbus_printf(XBT_NIL, node, "fipc-grant-staging", "%u",
+			     be->gs_offered) ?:
 	       xenbus_printf(XBT_NIL, node, "fipc-staging-max-pages", "%u",
-			     be->ms_offered ?
+			     be->ms_offered || be->gs_offered ?
 			     min_t(unsigned int, xfb_staging_max_pages,
 				   FIPCBLK_STAGING_MAX_PAGES) : 0);
 }
@@ -539,6 +544,8 @@ static int xfb_probe(struct xenbus_device *dev,
 	be->ms_offered = xfb_memshare_enabled &&
 			 xenbus_read_unsigned(dev->nodename,
 					      "fipc-memshare-allowed", 0) == 1;
+	be->gs_offered = READ_ONCE(xfb_grant_staging) &&
+			 READ_ONCE(xfb_staging_max_pages);
 
 	err = xfb_write_offer(be);
 	if (err) {

@@ -43,6 +43,7 @@ extern unsigned int xff_max_request_kb;
 extern char xff_memshare_mode[8];
 extern unsigned int xff_staging_pages;
 extern unsigned int xff_staging_max_kb;
+extern unsigned int xff_grant_staging_pages;
 extern bool xff_trusted;
 extern struct fipc_poller_set xff_pollers;
 extern int xff_major;
@@ -76,6 +77,8 @@ struct xff_poll_lat {
  *	backend)
  * @XFF_IRQ_COMPLETIONS: responses taken by the event handler, the
  *	poller sleeping (included in @XFF_COMPLETIONS)
+ * @XFF_GRANT_STAGED: requests of a grant channel sent through staging
+ *	pages (no grant operation)
  * @XFF_NR_STATS: number of counters
  */
 enum xff_stat {
@@ -91,6 +94,7 @@ enum xff_stat {
 	XFF_MS_STAGED,
 	XFF_BOUNCED,
 	XFF_IRQ_COMPLETIONS,
+	XFF_GRANT_STAGED,
 	XFF_NR_STATS,
 };
 
@@ -143,7 +147,7 @@ struct xff_staging {
  *	response being taken (xff_poller_wanted())
  * @txbuf: message under construction, protected by @tx_lock
  * @rxbuf: responses being taken, under @rx_claim
- * @stg: staging pages (memshare path only)
+ * @stg: staging pages (memshare, or grant_staging_pages)
  * @notify_recv: event-channel notifications received
  * @st: counters
  */
@@ -309,6 +313,9 @@ enum xff_link {
  * @ms: the guest's memory shared with the backend (memshare path), or NULL
  * @ms_refused: the backend closed before connecting us on memshare: use
  *	the grant path from now on
+ * @grant_staging: on the grant path, the channels get staging pages
+ *	(grant_staging_pages, the backend offers fipc-grant-staging; chosen
+ *	at each connect)
  * @dbg: debugfs directory
  * @inject: test-mode state
  * @retired: counters of channels already torn down
@@ -353,6 +360,7 @@ struct xff_info {
 	u64 stuck_total;
 	struct xff_memshare *ms;
 	bool ms_refused;
+	bool grant_staging;
 	struct dentry *dbg;
 	struct xff_inject inject;
 	u64 retired[XFF_NR_STATS];

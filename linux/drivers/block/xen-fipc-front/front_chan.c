@@ -104,7 +104,7 @@ static int xff_chan_alloc(struct xff_info *info, struct xff_chan *chan)
 		goto fail;
 	}
 	chan->irq = err;
-	if (info->ms)
+	if (info->ms || info->grant_staging)
 		xff_staging_setup(info, chan);
 	return 0;
 

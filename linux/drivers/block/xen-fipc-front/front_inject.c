@@ -20,8 +20,11 @@
  * table that is not shared ("ms_unshared_pfn") are refused (-1).  The
  * st_* kinds are READs through staging pages that must be refused (-1):
  * "st_bad_index" names the first index past the channel's staging pages,
- * "st_both_flags" sets FIPCBLK_F_STAGED with FIPCBLK_F_GRANTREFS.  On a
- * grant channel the ms_* and st_* kinds fail with -EOPNOTSUPP.
+ * "st_both_flags" sets FIPCBLK_F_STAGED with FIPCBLK_F_GRANTREFS; they
+ * also run on a grant channel with staging pages (grant_staging_pages), where
+ * FIPCBLK_F_GRANTREFS is refused outright.  On a grant channel the ms_*
+ * kinds, and the st_* kinds without staging pages, fail with
+ * -EOPNOTSUPP.
  */
 #include <linux/debugfs.h>
 #include <linux/slab.h>
@@ -192,9 +195,10 @@ static int xff_inject_memshare(struct xff_info *info, enum xff_kind kind,
 			r->flags |= FIPCBLK_F_GRANTREFS;
 		return 0;
 	}
-	if (!ms)
-		return -EOPNOTSUPP;
 	if (kind == XK_ST_BAD_INDEX || kind == XK_ST_BOTH_FLAGS) {
+		/* Any channel with staging pages: memshare, or grant path. */
+		if (!info->chans[0].stg.nr)
+			return -EOPNOTSUPP;
 		r->flags = FIPCBLK_F_STAGED;
 		if (kind == XK_ST_BOTH_FLAGS)
 			r->flags |= FIPCBLK_F_GRANTREFS;
@@ -202,6 +206,8 @@ static int xff_inject_memshare(struct xff_info *info, enum xff_kind kind,
 			r->refs[0] = info->chans[0].stg.nr;
 		return 0;
 	}
+	if (!ms)
+		return -EOPNOTSUPP;
 	if (kind != XK_MS_READ) {
 		r->op = FIPCBLK_OP_WRITE;
 		r->sector = info->sectors - 2 * FIPCBLK_PAGE_BYTES / 512;

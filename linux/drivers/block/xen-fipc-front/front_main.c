@@ -42,7 +42,12 @@ MODULE_PARM_DESC(staging_pages,
 unsigned int xff_staging_max_kb = 256;
 module_param_named(staging_max_kb, xff_staging_max_kb, uint, 0644);
 MODULE_PARM_DESC(staging_max_kb,
-		 "memshare: largest request copied through staging pages; larger ones carry grants (default 256)");
+		 "Largest request copied through staging pages; larger ones carry grants (default 256)");
+
+unsigned int xff_grant_staging_pages = 256;
+module_param_named(grant_staging_pages, xff_grant_staging_pages, uint, 0644);
+MODULE_PARM_DESC(grant_staging_pages,
+		 "grant path: pages per channel, granted writable once, that READs and WRITEs of up to staging_max_kb are copied through, as blkif's persistent grants, where the backend offers it (fipc-grant-staging); capped by the backend; never for an untrusted backend; 0: every request carries grants; read at each connect (default 256)");
 
 bool xff_trusted = true;
 module_param_named(trusted, xff_trusted, bool, 0644);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * xen-fipc-front: staging pages of a memshare channel.
+ * xen-fipc-front: staging pages of a channel (memshare, and grant).
  *
  * A PV guest shares its memory read-only (front_memshare.c), so the
  * backend cannot write a READ's data into the request's own pages.
@@ -15,6 +15,14 @@
  * and sent the same way.  These pages are never page tables (we keep
  * them), so sharing them writable is safe for the guest.
  *
+ * On the grant path (grant_staging_pages of them, 256 by default, where
+ * the backend offers fipc-grant-staging) the same pages carry READs and
+ * WRITEs of up to
+ * staging_max_kb: blkif's persistent-grant trade, a copy in the guest
+ * instead of a grant map and unmap (with its TLB flush) in the backend
+ * per request.  Larger requests, and those that find too few pages free,
+ * carry grants of their own.
+ *
  * The free pages are a stack under the channel's staging lock: taken by
  * submitters, given back by the poller (completions) and at requeue.
  */
@@ -25,15 +33,20 @@
 #include <xen/page.h>
 #include "front.h"
 
+/* Grant references the grant path's staging pages leave free. */
+#define XFF_STAGING_RESERVE	1024
+
 /**
- * xff_staging_setup() - give a memshare channel its staging pages
- * @info: the disk, on the memshare path
+ * xff_staging_setup() - give a channel its staging pages
+ * @info: the disk, on the memshare path, or the grant path with staging
  * @chan: the channel, being set up
  *
- * As many pages as staging_pages asks, capped by the backend's
- * fipc-staging-max-pages; none if the backend offers none.  A failure
- * (memory, grant references) leaves the channel without staging pages:
- * its READs then carry grants.
+ * As many pages as staging_pages (memshare) or grant_staging_pages (grant
+ * path) asks, capped by the backend's fipc-staging-max-pages; none if the
+ * backend offers none.  A failure (memory, grant references; on the grant
+ * path, fewer than XFF_STAGING_RESERVE references left beside them)
+ * leaves the channel without staging pages: its requests then carry
+ * grants.
  */
 void xff_staging_setup(struct xff_info *info, struct xff_chan *chan)
 {
@@ -46,9 +59,25 @@ void xff_staging_setup(struct xff_info *info, struct xff_chan *chan)
 	spin_lock_init(&stg->lock);
 	n = xenbus_read_unsigned(info->xbdev->otherend,
 				 "fipc-staging-max-pages", 0);
-	n = min3(n, xff_staging_pages, (unsigned int)FIPCBLK_STAGING_MAX_PAGES);
+	n = min3(n, info->ms ? READ_ONCE(xff_staging_pages) :
+			       READ_ONCE(xff_grant_staging_pages),
+		 (unsigned int)FIPCBLK_STAGING_MAX_PAGES);
 	if (!n)
 		return;
+	/*
+	 * The grant path: keep XFF_STAGING_RESERVE references free for the
+	 * requests that carry grants (this disk's large ones, other disks'),
+	 * or go without staging pages.
+	 */
+	if (!info->ms) {
+		if (gnttab_alloc_grant_references(XFF_STAGING_RESERVE + n + 1,
+						  &head)) {
+			dev_notice(&info->xbdev->dev, "queue %u: too few grant references left for %u staging pages; requests carry grants\n",
+				   chan->index, n);
+			return;
+		}
+		gnttab_free_grant_references(head);
+	}
 	stg->pages = kcalloc(n, sizeof(*stg->pages), GFP_KERNEL);
 	stg->refs = kcalloc(n, sizeof(*stg->refs), GFP_KERNEL);
 	stg->free = kcalloc(n, sizeof(*stg->free), GFP_KERNEL);

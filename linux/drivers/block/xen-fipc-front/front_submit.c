@@ -148,6 +148,28 @@ static int xff_memshare_data(struct xff_info *info, struct xff_chan *chan,
 	return first;
 }
 
+/*
+ * Grant path: through the channel's staging pages if it has them and the
+ * request fits (a copy instead of a grant map and unmap in the backend),
+ * else with grants of its own.
+ */
+static int xff_grant_path_data(struct xff_info *info, struct xff_chan *chan,
+			       struct request *rq, struct xff_rq *p,
+			       struct fipcblk_request *r, unsigned int nrefs)
+{
+	int first = -EAGAIN;
+
+	if (chan->stg.nr) {
+		first = xff_staging_take(chan, rq, p, nrefs);
+		if (first >= 0)
+			r->flags |= FIPCBLK_F_STAGED;
+	}
+	if (first == -EAGAIN)
+		first = xff_grant_data(info, rq, p, nrefs,
+				       r->op == FIPCBLK_OP_WRITE);
+	return first;
+}
+
 static blk_status_t xff_prepare(struct xff_info *info, struct xff_chan *chan,
 				struct request *rq, struct xff_rq *p,
 				struct fipcblk_request *r, unsigned int *nslots)
@@ -193,8 +215,7 @@ static blk_status_t xff_prepare(struct xff_info *info, struct xff_chan *chan,
 		else if (info->bounce)
 			first = xff_bounce_data(info, rq, p, nrefs);
 		else
-			first = xff_grant_data(info, rq, p, nrefs,
-					       r->op == FIPCBLK_OP_WRITE);
+			first = xff_grant_path_data(info, chan, rq, p, r, nrefs);
 		if (first < 0)
 			return first == -ENOSPC ? BLK_STS_RESOURCE :
 						  BLK_STS_IOERR;
@@ -249,9 +270,11 @@ static blk_status_t xff_queue_rq(struct blk_mq_hw_ctx *hctx,
 		goto fail;
 	}
 	chan->st[XFF_REQUESTS]++;
-	if (head.flags & FIPCBLK_F_STAGED)
+	if ((head.flags & FIPCBLK_F_STAGED) && !chan->info->ms)
+		chan->st[XFF_GRANT_STAGED]++;
+	else if (head.flags & FIPCBLK_F_STAGED)
 		chan->st[XFF_MS_STAGED]++;
-	if (head.op == FIPCBLK_OP_WRITE &&
+	if (head.op == FIPCBLK_OP_WRITE && chan->info->ms &&
 	    (head.flags & (FIPCBLK_F_STAGED | FIPCBLK_F_GRANTREFS)))
 		chan->st[XFF_MS_FALLBACKS]++;
 	else if (head.flags & FIPCBLK_F_GRANTREFS)

@@ -21,6 +21,7 @@ static const char * const xff_stat_names[XFF_NR_STATS] = {
 	[XFF_MS_STAGED] = "memshare_staged",
 	[XFF_BOUNCED] = "bounced",
 	[XFF_IRQ_COMPLETIONS] = "irq_completions",
+	[XFF_GRANT_STAGED] = "grant_staged",
 };
 
 /**

@@ -192,6 +192,14 @@ static void xff_talk_to_backend(struct xff_info *info)
 	 * to find before the rings take references from the free list.
 	 */
 	xff_pick_data_path(info);
+	/*
+	 * The grant path's staging pages: an untrusted backend keeps its
+	 * bounce pages (no page of ours stays granted to it).
+	 */
+	info->grant_staging = !info->ms && !info->bounce &&
+			      READ_ONCE(xff_grant_staging_pages) &&
+			      xenbus_read_unsigned(dev->otherend,
+						   "fipc-grant-staging", 0) == 1;
 	err = xff_chans_setup(info, nr, order);
 	if (err) {
 		xff_memshare_teardown(info);
@@ -293,16 +301,18 @@ static void xff_connect(struct xff_info *info)
 			 info->disk->disk_name, info->sectors,
 			 info->sector_size, info->nr_chans, info->ring_order,
 			 info->ms ? "memshare" : "grant",
-			 info->bounce ? " (untrusted: bounce pages)" : "",
+			 info->bounce ? " (untrusted: bounce pages)" :
+			 info->grant_staging ? " (staging pages)" : "",
 			 info->ro ? ", read-only" : "",
 			 info->flush ? ", flush" : "",
 			 info->discard ? ", discard" : "");
 	} else {
 		xff_disk_update(info);
 		xff_start_queue(info);
-		dev_info(&dev->dev, "%s: reconnected, %u queue(s), %s data path\n",
+		dev_info(&dev->dev, "%s: reconnected, %u queue(s), %s data path%s\n",
 			 info->disk->disk_name, info->nr_chans,
-			 info->ms ? "memshare" : "grant");
+			 info->ms ? "memshare" : "grant",
+			 info->grant_staging ? " (staging pages)" : "");
 	}
 	if (!info->watching &&
 	    !xenbus_watch_pathfmt(dev, &info->sectors_watch, NULL,

@@ -3,12 +3,14 @@
 # "name value" lines: interrupts of the timed disk's event channels as this
 # guest sees them (backend to frontend notifications) and, for a fipc disk
 # (xvda = devid 51712), the frontend's own count of notifications it sent
-# and the CPU time of its pollers so far, in microseconds.
+# and the requests whose data it copied (front_copies), and the CPU time
+# of its pollers so far, in microseconds.
 . /fipc/scenario/irqs.sh
 echo "evtchn_to_front $(irq_sum "$FIPC_OPT_IRQ_PATTERN")"
 d=/sys/bus/xen/devices/fipcblk-51712/statistics
 if [ -d "$d" ]; then
 	echo "evtchn_to_back $(cat "$d/notify_sent")"
+	echo "front_copies $(front_copies 51712)"
 fi
 t=$(poller_ticks xff-poll)
 if [ -n "$t" ]; then

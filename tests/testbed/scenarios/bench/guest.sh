@@ -43,6 +43,7 @@ export FIO_COUNTERS_CMD="sh /fipc/scenario/counters.sh" FIPC_OPT_IRQ_PATTERN
 i0=$(irq_sum "$FIPC_OPT_IRQ_PATTERN")
 c0=$(cpu_ticks)
 p0=$(poller_ticks xff-poll)
+k0=$(front_copies 51712)
 echo "@@FIPC-BENCH timed-start"
 rc=0
 sh /fipc/scenario/run-fio.sh $perf /fipc/out || rc=1
@@ -50,6 +51,7 @@ echo "@@FIPC-BENCH timed-done"
 i1=$(irq_sum "$FIPC_OPT_IRQ_PATTERN")
 c1=$(cpu_ticks)
 p1=$(poller_ticks xff-poll)
+k1=$(front_copies 51712)
 hz=$(clk_tck)
 secs() { awk -v t="$1" -v hz="$hz" 'BEGIN { printf "%.2f", t / hz }'; }
 # The frontend's pollers (xff-poll/N): only where there are some, so that
@@ -57,6 +59,8 @@ secs() { awk -v t="$1" -v hz="$hz" 'BEGIN { printf "%.2f", t / hz }'; }
 poll=
 [ -n "$p0" ] && [ -n "$p1" ] &&
 	poll=", \"front_poller_cpu_seconds\": $(secs $((p1 - p0)))"
+# Copies: the fipc frontend's count (classic blkfront's is not readable).
+[ -n "$k0" ] && [ -n "$k1" ] && poll="$poll, \"front_copies\": $((k1 - k0))"
 printf '{"evtchn_to_front": %d, "guest_cpu_seconds": %s%s}\n' $((i1 - i0)) \
 	"$(secs $((c1 - c0)))" "$poll" > /fipc/out/front-counters.json
 

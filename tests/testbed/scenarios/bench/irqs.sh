@@ -30,3 +30,13 @@ poller_ticks() {
 
 # clk_tck: the clock ticks per second of /proc/PID/stat (USER_HZ).
 clk_tck() { getconf CLK_TCK 2>/dev/null || echo 100; }
+
+# front_copies DEVID: requests whose data the fipc frontend of disk DEVID
+# copied (through staging pages, memshare or grant, or bounce pages);
+# prints nothing for a disk that is not fipc's.  blkfront copies too,
+# through its persistent grants, but counts nothing we can read.
+front_copies() {
+	local d=/sys/bus/xen/devices/fipcblk-$1/statistics
+	[ -d "$d" ] || return 0
+	echo $(($(cat "$d/memshare_staged") + $(cat "$d/grant_staged") + $(cat "$d/bounced")))
+}

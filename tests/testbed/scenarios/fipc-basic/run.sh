@@ -54,10 +54,15 @@ check() {
     [ "$(snap_stat xvdb proto_errors)" = 0 ] || { fipc_fail "protocol errors on xvdb"; rc=1; }
     [ "$(snap_stat xvdb io_errors)" = 0 ] || { fipc_fail "I/O errors on xvdb"; rc=1; }
     v=$(snap_stat xvdb invalid_req)
-    [ "$v" = 15 ] || { fipc_fail "xvdb invalid_req is $v, want 15 (hostile kinds)"; rc=1; }
+    # 15 hostile kinds, and 2 through the grant path's staging pages.
+    [ "$v" = 17 ] || { fipc_fail "xvdb invalid_req is $v, want 17 (hostile kinds)"; rc=1; }
     v=$(snap_stat xvdb grant_errors)
     [ "$v" = 3 ] || { fipc_fail "xvdb grant_errors is $v, want 3"; rc=1; }
     [ "$(snap_stat xvdb f_req)" -gt 0 ] || { fipc_fail "no flush reached the backend"; rc=1; }
+    # The grant path's staging pages (on by default on both sides).
+    v=$(snap_stat xvdb staged_req)
+    [ "$v" -gt 0 ] || { fipc_fail "xvdb staged_req is $v: no request came through the grant path's staging pages"; rc=1; }
+    fipc_log "xvdb: $v requests through staging pages, $(snap_stat xvdb grant_ops) grant operations (requests over staging_max_kb carry grants)"
     v=$(snap_stat xvdb queues)
     [ "$v" = 2 ] || { fipc_fail "xvdb has $v channels, want 2 (one per guest vCPU)"; rc=1; }
     v=$(snap_stat xvdc queues)

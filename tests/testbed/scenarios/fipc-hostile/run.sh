@@ -28,7 +28,9 @@
 #                     backend never Connected, an error node per case;
 #                     the attacker's disk allows memshare, and three cases
 #                     offer a memshare table of their own (pfns 2^32, pfns
-#                     beyond twice the guest's memory, a repeated reference)
+#                     beyond twice the guest's memory, a repeated reference);
+#                     two give the grant path staging pages (1025 of them,
+#                     past the most offered; 4 without their list page)
 #   cycle             -o ATTACK_CYCLES (50) connects and disconnects: no ring
 #                     mapping left (vmallocinfo), dom0 MemFree within
 #                     8 MiB, every grant ended by the attacker at once
@@ -46,7 +48,8 @@
 #                     or InitWait, no ring mapping left, MemFree within 8 MiB
 # Then the honest guest's grant budget (max_guest_grants) is lowered to
 # -o BUDGET (64) for 15 s: its mapped grants stay within it, its channel
-# waits (grant_waits) and its writes go on.
+# waits (grant_waits) and its writes go on (its disk was offered no
+# staging pages on the grant path, so its requests carry grants).
 # After every mode the backend must be back in InitWait and dom0's kernel
 # log clean.  Then the attacker, in noreap again, is destroyed: its
 # domain and backend device must go and no ring mapping be left; the
@@ -64,7 +67,7 @@ R=$FIPC_RESULTS/dom0
 VDEV=51728
 CPU_MAX=$(fipc_opt CPU_MAX 50)
 # fa_bad_cases in tests/attack/fipc_attack.c
-XSBAD_CASES=11
+XSBAD_CASES=13
 export R VDEV CPU_MAX XSBAD_CASES
 
 # The helpers below that run while the attacker keeps dom0's only vCPU
@@ -204,6 +207,12 @@ start() {
     fipc_dmesg_mark
     fipc_null_blk 1 2 || return 1
     fipc_modules_load 0 || return 1
+    # The honest guest's disk is offered no staging pages on the grant
+    # path (read when its backend device is probed), so that its requests
+    # carry grants of their own and the grant budget below has something
+    # to hold back; the attacker's disk gets the default offer (its xsbad
+    # cases include bad staging keys).
+    echo N > /sys/module/xen_fipc_back/parameters/grant_staging
     FIPC_DOMU_LOAD="fipc xen-fipc-front" fipc_domu_start honest "$here/domU.cfg" \
         "$common/guest-hostile-honest.sh" BACKING=/dev/nullb0 DISKOPTS= || return 1
     xl domid honest > "$FIPC_WORK/honest.id"
@@ -214,6 +223,7 @@ start() {
 ready() {
     fipc_domu_wait_marker honest '@@FIPC-HOSTILE honest running' 300 || return 1
     fipc_blk_wait_connected "$(hid)" $VDEV 60 || return 1
+    echo Y > /sys/module/xen_fipc_back/parameters/grant_staging
     echo "vmap $(vmaps)" > "$FIPC_WORK/snap-honest-only"
     FIPC_DOMU_LOAD="fipc_attack" fipc_domu_start attacker "$here/domU.cfg" \
         "$common/guest-hostile-attacker.sh" BACKING=/dev/nullb1 DISKOPTS=,memshare=on || return 1

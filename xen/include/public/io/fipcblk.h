@@ -125,8 +125,11 @@
  *   fipc-max-request-bytes  u        largest data length of one request,
  *                                    at most FIPCBLK_MAX_REQUEST_BYTES
  *   fipc-data-paths         space-separated: "grant" and/or "memshare"
- *   fipc-staging-max-pages  u 0..FIPCBLK_STAGING_MAX_PAGES [0]  memshare:
- *                                    staging pages per channel it maps
+ *   fipc-staging-max-pages  u 0..FIPCBLK_STAGING_MAX_PAGES [0]  staging
+ *                                    pages per channel it maps (memshare,
+ *                                    and grant if fipc-grant-staging)
+ *   fipc-grant-staging      u 0/1 [0] staging pages are welcome on the
+ *                                    grant data path too
  * Backend directory, written by the backend before Connected:
  *   sectors                 u        capacity in 512-byte sectors; rewritten
  *                                    when the device is resized
@@ -157,7 +160,8 @@
  *   queue-<q>/ctrl-ring-ref    u (grant ref)  queue q's control page
  *   queue-<q>/event-channel    u      port used only to wake a sleeping
  *                                    poller (see struct fipcblk_ctrl)
- *   queue-<q>/fipc-staging-ref   u (grant ref)  memshare, optional: the
+ *   queue-<q>/fipc-staging-ref   u (grant ref)  memshare, or grant with
+ *                                    fipc-grant-staging; optional: the
  *                                    channel's staging list page
  *   queue-<q>/fipc-staging-pages u 1..fipc-staging-max-pages  its entries
  *   error                   text     why the frontend refused or closed
@@ -373,7 +377,8 @@ _Static_assert(FIPCBLK_RING_SLOTS(FIPCBLK_RING_MIN_ORDER) >=
  * the request (FIPCBLK_RSP_ERROR).  The frontend revokes the grants only
  * after the backend has unmapped them (disconnect).
  *
- * Staging pages (memshare, optional, per channel): where the backend
+ * Staging pages (memshare, or grant where the backend writes
+ * fipc-grant-staging = 1; optional, per channel): where the backend
  * offers fipc-staging-max-pages, the frontend may give each channel up to
  * that many pages of its own, granted writable once at connect (pages
  * the frontend keeps for this use only, so never page tables), listed in
@@ -388,8 +393,12 @@ _Static_assert(FIPCBLK_RING_SLOTS(FIPCBLK_RING_MIN_ORDER) >=
  * (first_offset, then whole pages); the backend's device writes there and
  * the frontend copies the data out once the response arrives.  A WRITE
  * may use them the same way (the frontend copies the data in first), for
- * pages it cannot name by pfn.  Kept mapped, neither side calls Xen per
- * request.  An
+ * pages it cannot name by pfn.  On the grant path both READs and WRITEs
+ * may go through them (blkif's persistent-grant trade: a copy in the
+ * frontend instead of a grant map and unmap per request in the backend);
+ * FIPCBLK_F_GRANTREFS stays memshare's.  A backend that does not write
+ * fipc-grant-staging = 1 refuses FIPCBLK_F_STAGED on the grant path.
+ * Kept mapped, neither side calls Xen per request.  An
  * index at or past fipc-staging-pages fails the request; two requests in
  * flight naming the same staging page only mix the guest's own data.
  * A READ that does not fit in the free staging pages goes with grants.
