@@ -210,8 +210,8 @@ start() {
     # The honest guest's disk is offered no staging pages on the grant
     # path (read when its backend device is probed), so that its requests
     # carry grants of their own and the grant budget below has something
-    # to hold back; the attacker's disk gets the default offer (its xsbad
-    # cases include bad staging keys).
+    # to hold back; the attacker's disk is offered them (its xsbad cases
+    # include bad staging keys).
     echo N > /sys/module/xen_fipc_back/parameters/grant_staging
     FIPC_DOMU_LOAD="fipc xen-fipc-front" fipc_domu_start honest "$here/domU.cfg" \
         "$common/guest-hostile-honest.sh" BACKING=/dev/nullb0 DISKOPTS= || return 1
