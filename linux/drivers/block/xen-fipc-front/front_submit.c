@@ -124,6 +124,21 @@ static int xff_grant_data(struct xff_info *info, struct request *rq,
 }
 
 /*
+ * Through the channel's staging pages, if it has enough free and the
+ * request is small enough (-EAGAIN otherwise): the request says so.
+ */
+static int xff_stage_data(struct xff_chan *chan, struct request *rq,
+			  struct xff_rq *p, struct fipcblk_request *r,
+			  unsigned int nrefs)
+{
+	int first = xff_staging_take(chan, rq, p, nrefs);
+
+	if (first >= 0)
+		r->flags |= FIPCBLK_F_STAGED;
+	return first;
+}
+
+/*
  * Memshare: a WRITE by pfn if it can, else through staging pages, else
  * with grants.  Returns the first page offset or a negative errno.
  */
@@ -135,11 +150,8 @@ static int xff_memshare_data(struct xff_info *info, struct xff_chan *chan,
 
 	if (r->op == FIPCBLK_OP_WRITE)
 		first = xff_memshare_refs(info, rq, p, nrefs);
-	if (first == -EAGAIN) {
-		first = xff_staging_take(chan, rq, p, nrefs);
-		if (first >= 0)
-			r->flags |= FIPCBLK_F_STAGED;
-	}
+	if (first == -EAGAIN)
+		first = xff_stage_data(chan, rq, p, r, nrefs);
 	if (first == -EAGAIN) {
 		r->flags |= FIPCBLK_F_GRANTREFS;
 		first = xff_grant_data(info, rq, p, nrefs,
@@ -157,13 +169,8 @@ static int xff_grant_path_data(struct xff_info *info, struct xff_chan *chan,
 			       struct request *rq, struct xff_rq *p,
 			       struct fipcblk_request *r, unsigned int nrefs)
 {
-	int first = -EAGAIN;
+	int first = xff_stage_data(chan, rq, p, r, nrefs);
 
-	if (chan->stg.nr) {
-		first = xff_staging_take(chan, rq, p, nrefs);
-		if (first >= 0)
-			r->flags |= FIPCBLK_F_STAGED;
-	}
 	if (first == -EAGAIN)
 		first = xff_grant_data(info, rq, p, nrefs,
 				       r->op == FIPCBLK_OP_WRITE);
@@ -270,11 +277,9 @@ static blk_status_t xff_queue_rq(struct blk_mq_hw_ctx *hctx,
 		goto fail;
 	}
 	chan->st[XFF_REQUESTS]++;
-	if ((head.flags & FIPCBLK_F_STAGED) && !chan->info->ms)
-		chan->st[XFF_GRANT_STAGED]++;
-	else if (head.flags & FIPCBLK_F_STAGED)
-		chan->st[XFF_MS_STAGED]++;
-	if (head.op == FIPCBLK_OP_WRITE && chan->info->ms &&
+	if (head.flags & FIPCBLK_F_STAGED)
+		chan->st[info->ms ? XFF_MS_STAGED : XFF_GRANT_STAGED]++;
+	if (head.op == FIPCBLK_OP_WRITE && info->ms &&
 	    (head.flags & (FIPCBLK_F_STAGED | FIPCBLK_F_GRANTREFS)))
 		chan->st[XFF_MS_FALLBACKS]++;
 	else if (head.flags & FIPCBLK_F_GRANTREFS)
