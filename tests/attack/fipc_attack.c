@@ -431,10 +431,15 @@ static enum xenbus_state fa_connect(struct fa_dev *fa, const struct fa_bad *bad,
 /*
  * Close as a correct frontend does: Closing, wait for the backend to be
  * in one of the states of closed (it drained and unmapped), Closed, wait
- * for InitWait, end the grants.  closed is BIT(Closed), or with InitWait
- * too where the backend device may have been removed and bound again
- * meanwhile (a new one starts in InitWait, nothing mapped).  Returns the
- * ms the backend took to get there (-1: never).
+ * for InitWait, end the grants.  Returns the ms the backend took to get
+ * there (-1: never).
+ *
+ * closed is BIT(Closed) wherever a backend has seen our keys: InitWait
+ * does not prove that nothing is mapped.  A backend bound again while we
+ * were Initialised or Connected starts in InitWait and then maps our
+ * rings (it follows the state it finds); one that is mid-connect is
+ * still InitWait.  Any backend, new or old, that sees us Closing ends in
+ * Closed once it has unmapped everything.
  */
 static int fa_close(struct fa_dev *fa, unsigned long closed, unsigned int ms)
 {
@@ -746,8 +751,7 @@ static void fa_forge(struct fa_dev *fa)
  * rebind: connect, fill the request ring, close, over and over, while
  * dom0 unbinds and binds the backend device.  A connection the backend
  * dropped meanwhile is counted (lost); whatever happened, once the
- * backend is Closed or InitWait again every grant must end at once
- * (busy_grants).
+ * backend is Closed again every grant must end at once (busy_grants).
  */
 static void fa_rebind(struct fa_dev *fa)
 {
@@ -768,7 +772,7 @@ static void fa_rebind(struct fa_dev *fa)
 				lost++;
 		}
 		if (fa->have_chan)
-			fa_close(fa, BIT(XenbusStateClosed) | BIT(XenbusStateInitWait), 10000);
+			fa_close(fa, BIT(XenbusStateClosed), 30000);
 	}
 	pr_info("@@FIPC-ATTACK rebind done rounds=%u connected=%u lost=%u requests=%u busy_grants=%u\n",
 		rounds, connected, lost, sent, fa->busy_grants);
