@@ -352,6 +352,8 @@ struct xff_info {
 	struct xenbus_watch sectors_watch;
 	bool watching;
 	struct work_struct error_work;
+	struct work_struct add_work;	/* device_add_disk(), off xenwatch */
+	bool disk_added;
 	spinlock_t stuck_lock;		/* protects stuck, stuck_force */
 	struct list_head stuck;
 	struct delayed_work stuck_work;
@@ -377,7 +379,8 @@ void xff_chan_notify(struct xff_chan *chan);
 void xff_chans_quiesce(struct xff_info *info);
 
 /* front_blk.c */
-int xff_disk_create(struct xff_info *info);
+int xff_disk_alloc(struct xff_info *info);
+void xff_disk_add_work(struct work_struct *work);
 void xff_disk_update(struct xff_info *info);
 void xff_disk_destroy(struct xff_info *info);
 int xff_index_check(unsigned int vdevice, unsigned int *index);

@@ -90,12 +90,14 @@ static void xff_set_limits(struct xff_info *info, struct request_queue *q)
 }
 
 /**
- * xff_disk_create() - create the tag set and gendisk and add the disk
+ * xff_disk_alloc() - create the tag set and gendisk
  * @info: the disk, connected, with its geometry read from the backend
+ *
+ * The disk is added later, by xff_disk_add_work().
  *
  * Return: 0 or a negative errno.
  */
-int xff_disk_create(struct xff_info *info)
+int xff_disk_alloc(struct xff_info *info)
 {
 	struct blk_mq_tag_set *set = &info->tag_set;
 	unsigned int slots = FIPC_RING_SLOTS(info->ring_order);
@@ -138,13 +140,6 @@ int xff_disk_create(struct xff_info *info)
 	set_capacity(disk, info->sectors);
 	set_disk_ro(disk, info->ro);
 	info->disk = disk;
-
-	err = device_add_disk(&info->xbdev->dev, disk, NULL);
-	if (err) {
-		info->disk = NULL;
-		put_disk(disk);
-		goto out_set;
-	}
 	return 0;
 
 out_set:
@@ -152,6 +147,35 @@ out_set:
 out_ida:
 	ida_free(&xff_index_ida, info->index);
 	return err;
+}
+
+/**
+ * xff_disk_add_work() - add the disk, from a worker
+ * @work: the disk's add_work
+ *
+ * device_add_disk() reads the partition table through our queue and
+ * waits for those reads.  In the xenwatch thread, as xff_connect() is,
+ * that wait held up every xenstore event of the guest: a backend that
+ * went away during the scan (unbound while its slow device had a read in
+ * flight) was never seen to go, our requests were never put back, and
+ * the disk hung for good.  From here, a backend that leaves and comes
+ * back is followed as at any other time, and the scan's reads are sent
+ * again on the new connection.
+ */
+void xff_disk_add_work(struct work_struct *work)
+{
+	struct xff_info *info = container_of(work, struct xff_info, add_work);
+	int err;
+
+	/* info->disk stays until xff_remove(), which flushes this work. */
+	err = device_add_disk(&info->xbdev->dev, info->disk, NULL);
+	mutex_lock(&info->mutex);
+	if (err)
+		xenbus_dev_error(info->xbdev, err, "adding disk %s",
+				 info->disk->disk_name);
+	else
+		info->disk_added = true;
+	mutex_unlock(&info->mutex);
 }
 
 /**
@@ -171,7 +195,7 @@ void xff_disk_update(struct xff_info *info)
 
 /**
  * xff_disk_destroy() - free the disk, its queue and tags
- * @info: the disk, already deleted with del_gendisk()
+ * @info: the disk, deleted with del_gendisk() if it was added
  */
 void xff_disk_destroy(struct xff_info *info)
 {

@@ -285,16 +285,18 @@ static void xff_sectors_changed(struct xenbus_watch *watch,
 static void xff_connect(struct xff_info *info)
 {
 	struct xenbus_device *dev = info->xbdev;
+	bool add = false;
 	int err;
 
 	if (xff_read_geometry(info))
 		return;
 	info->link = XFF_UP;
 	if (!info->disk) {
-		err = xff_disk_create(info);
+		err = xff_disk_alloc(info);
+		add = !err;
 		if (err) {
 			info->link = XFF_SETUP;
-			xenbus_dev_fatal(dev, err, "adding the disk");
+			xenbus_dev_fatal(dev, err, "creating the disk");
 			return;
 		}
 		dev_info(&dev->dev, "%s: %llu sectors of %u bytes, %u queue(s), ring order %u, %s data path%s%s%s%s\n",
@@ -320,6 +322,9 @@ static void xff_connect(struct xff_info *info)
 				  dev->otherend))
 		info->watching = true;
 	xenbus_switch_state(dev, XenbusStateConnected);
+	/* Its partition scan must not hold up the xenwatch thread. */
+	if (add)
+		queue_work(system_long_wq, &info->add_work);
 }
 
 /* The backend has let go of our pages: take the channels back. */
@@ -459,6 +464,7 @@ static int xff_probe(struct xenbus_device *dev,
 		       !xenbus_read_unsigned(dev->nodename, "trusted", 1);
 	mutex_init(&info->mutex);
 	INIT_WORK(&info->error_work, xff_error_work);
+	INIT_WORK(&info->add_work, xff_disk_add_work);
 	xff_stuck_init(info);
 	dev_set_drvdata(&dev->dev, info);
 	xff_inject_add(info);
@@ -501,8 +507,15 @@ static void xff_remove(struct xenbus_device *dev)
 		xff_backend_gone(info);
 		xff_start_queue(info);
 	}
+	mutex_unlock(&info->mutex);
+	/*
+	 * A partition scan still under way ends: connected, its reads are
+	 * answered; else they were just failed.  The work takes the mutex.
+	 */
+	flush_work(&info->add_work);
+	mutex_lock(&info->mutex);
 	/* Connected: whatever is in flight completes normally. */
-	if (info->disk)
+	if (info->disk_added)
 		del_gendisk(info->disk);
 	WRITE_ONCE(info->removing, true);
 	if (info->chans) {
