@@ -43,10 +43,10 @@ module_param_named(staging_max_pages, xfb_staging_max_pages, uint, 0644);
 MODULE_PARM_DESC(staging_max_pages,
 		 "Staging pages per channel a frontend may give us, mapped writable once, for I/O without grant operations (fipc-staging-max-pages; at most 1024, 0: none; default 1024)");
 
-bool xfb_grant_staging;
+bool xfb_grant_staging = true;
 module_param_named(grant_staging, xfb_grant_staging, bool, 0644);
 MODULE_PARM_DESC(grant_staging,
-		 "Accept staging pages on the grant data path too (fipc-grant-staging), so that small requests need no grant map and unmap, as blkif's persistent grants; read when a device is probed; experimental (default N)");
+		 "Accept staging pages on the grant data path too (fipc-grant-staging), so that small requests need no grant map and unmap, as blkif's persistent grants; read when a device is probed (default Y)");
 
 unsigned int xfb_memshare_max_mib = 512;
 module_param_named(memshare_max_mib, xfb_memshare_max_mib, uint, 0644);

@@ -24,8 +24,8 @@ start() {
     fipc_null_blk 1 || return 1
     fipc_null_blk_slow nullslow "$(fipc_opt SLOW_MS 100)" 4 || return 1
     fipc_modules_load 0 || return 1
-    # Staging pages on the grant path (experimental, off by default):
-    # offered to this scenario's disks, whose checks include them.
+    # Staging pages on the grant path (on by default): set here too, so
+    # that this scenario's checks of them do not depend on the default.
     echo Y > /sys/module/xen_fipc_back/parameters/grant_staging
     fipc_domu_start domU1 "$here/domU.cfg" "$common/guest-basic.sh" || return 1
     xl domid domU1 > "$FIPC_WORK/domU1.id"

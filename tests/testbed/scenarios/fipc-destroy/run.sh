@@ -12,7 +12,8 @@
 # at once.  Removal must return after its 5 s wait, handing the drain to
 # the background, and the backend must not write Closed in xenstore
 # until that drain has ended (the guest's pages are mapped until then);
-# bound again, the device must connect again.  Then the modules are
+# bound again, the device must connect again (its reads through the
+# grant path's staging pages, on by default).  Then the modules are
 # unloaded and dom0's health checked.
 set -u
 . "${FIPC_LIB:-$(dirname "$0")/../../lib}/fipc-scenario.sh"
@@ -105,6 +106,15 @@ handoff() {
         fi
         sleep 0.1
     done
+    # With grant_staging (the default) the reads go through the staging
+    # pages: the case that hung for good while the frontend added its
+    # disk in the xenwatch thread.
+    if [ "$(cat /sys/module/xen_fipc_back/parameters/grant_staging)" = Y ]; then
+        v=$(fipc_be_stat "$id" 51744 staged_req)
+        fipc_log "handoff: staged reads on the new connection: $v"
+        [ "$v" -gt 0 ] 2>/dev/null ||
+            { fipc_fail "handoff: grant_staging=Y, yet no read of xvdc went through staging pages (staged_req $v)"; rc=1; }
+    fi
     sleep 10
     if tr -d '\r' < /var/log/xen/console/guest-domUh.log | grep -qiE 'xvdc.*error|error.*xvdc'; then
         fipc_fail "handoff: the guest logged an error for xvdc"
