@@ -256,6 +256,19 @@ static void xfb_connect(struct xfb_be *be)
 
 	if (be->chans || dev->state != XenbusStateInitWait)
 		return;
+	/*
+	 * A frontend already Connected is connected to a backend before us
+	 * (this device was bound again, or the module reloaded, while the
+	 * guest did not look: paused, or its xenwatch thread busy).  Its
+	 * rings are in use and we would start reading them at slot 0, past
+	 * requests the old backend took and never answered.  Have it close
+	 * and set up new ones; it puts those requests back.
+	 */
+	if (xenbus_read_driver_state(dev->otherend) == XenbusStateConnected) {
+		dev_warn(&dev->dev, "frontend still connected to an earlier backend: asking it to reconnect\n");
+		xenbus_switch_state(dev, XenbusStateClosing);
+		return;
+	}
 	if (!be->bdev)
 		xfb_open_from_params(be);
 	if (!be->bdev)

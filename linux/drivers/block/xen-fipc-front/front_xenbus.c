@@ -354,11 +354,25 @@ static void xff_backend_changed(struct xenbus_device *dev,
 	mutex_lock(&info->mutex);
 	switch (state) {
 	case XenbusStateInitWait:
-		/* A backend that (re)starts holds nothing of ours. */
-		xff_backend_gone(info);
 		if (dev->state == XenbusStateInitialising ||
-		    dev->state == XenbusStateClosed)
+		    dev->state == XenbusStateClosed) {
+			/* A backend that (re)starts holds nothing of ours. */
+			xff_backend_gone(info);
 			xff_talk_to_backend(info);
+		} else if (dev->state != XenbusStateClosing) {
+			/*
+			 * A new backend, and we missed the old one's Closed:
+			 * it may be mapping the rings we published.  Close;
+			 * its Closed then ends them and we start again.
+			 */
+			dev_warn(&dev->dev, "backend restarted while we were %s: closing to reconnect\n",
+				 xenbus_strstate(dev->state));
+			if (info->link == XFF_UP || info->link == XFF_SETUP) {
+				xff_stop_queue(info);
+				info->link = XFF_CLOSING;
+			}
+			xenbus_switch_state(dev, XenbusStateClosing);
+		}
 		break;
 	case XenbusStateConnected:
 		if (dev->state == XenbusStateInitialised)

@@ -13,7 +13,8 @@
 # the background, and the backend must not write Closed in xenstore
 # until that drain has ended (the guest's pages are mapped until then);
 # bound again, the device must connect again (its reads through the
-# grant path's staging pages, on by default).  Then the modules are
+# grant path's staging pages, on by default).  Then the guest is paused
+# while its other disk is unbound and bound (paused_rebind below).  Then the modules are
 # unloaded and dom0's health checked.
 set -u
 . "${FIPC_LIB:-$(dirname "$0")/../../lib}/fipc-scenario.sh"
@@ -47,6 +48,45 @@ round() {
     fipc_destroyed_wait "round $n" "$id" 51728 || return 1
     [ -f "$FIPC_WORK/domU$n/loop" ] && losetup -d "$(cat "$FIPC_WORK/domU$n/loop")"
     fipc_log "round $n: domain $id gone, backend clean"
+}
+
+# The guest paused while dom0 unbinds and binds its xvdb (fast, under the
+# guest's endless verified writes): its frontend misses the old backend's
+# Closing and Closed and is still Connected when the new backend probes.
+# The new backend must not take over the rings in use (it would read them
+# from slot 0, past requests the old one took and never answered): it
+# asks the frontend to reconnect ("asking it to reconnect" in dom0's log),
+# and once unpaused the guest's writes go on on a new connection, with no
+# error.  Before, the new backend attached to the old rings and the
+# guest's I/O stopped for good (0 writes in 60 s, 2026-11-25).
+paused_rebind() {
+    local id=$1 dev=fipcblk-$1-51728 drv=/sys/bus/xen-backend/drivers/fipcblk rc=0 i=0 w
+    fipc_dmesg_mark
+    xl pause domUh || { fipc_fail "paused-rebind: xl pause failed"; return 1; }
+    echo "$dev" > "$drv/unbind" || { fipc_fail "paused-rebind: cannot unbind $dev"; rc=1; }
+    echo "$dev" > "$drv/bind" || { fipc_fail "paused-rebind: cannot bind $dev again"; rc=1; }
+    sleep 2
+    dmesg | tail -n +"$(($(cat "$FIPC_WORK/dmesg.mark") + 1))" | grep -q "$dev: frontend still connected to an earlier backend: asking it to reconnect" ||
+        { fipc_fail "paused-rebind: the new backend did not ask the still-connected frontend to reconnect"; rc=1; }
+    xl unpause domUh || { fipc_fail "paused-rebind: xl unpause failed"; return 1; }
+    fipc_blk_wait_connected "$id" 51728 60 || rc=1
+    # The new connection's statistics start at 0: the writes go on.
+    until w=$(fipc_be_stat "$id" 51728 wr_req) && [ "$w" -ge 100 ]; do
+        i=$((i + 1))
+        if [ $i -ge 600 ]; then
+            fipc_fail "paused-rebind: $w writes on xvdb's new connection 60 s after the guest was unpaused (want 100)"
+            rc=1
+            break
+        fi
+        sleep 0.1
+    done
+    fipc_log "paused-rebind: $w writes on xvdb's new connection $((i / 10)) s after the unpause"
+    if tr -d '\r' < /var/log/xen/console/guest-domUh.log | grep -qiE 'xvdb.*error|error.*xvdb|fio ended'; then
+        fipc_fail "paused-rebind: the guest logged an error for xvdb or its fio ended"
+        tr -d '\r' < /var/log/xen/console/guest-domUh.log | grep -iE -m 3 'xvdb.*error|error.*xvdb|fio ended'
+        rc=1
+    fi
+    return $rc
 }
 
 # A removal whose bios outlast XFB_REMOVE_DRAIN_WAIT (5 s): see the top.
@@ -121,6 +161,7 @@ handoff() {
         tr -d '\r' < /var/log/xen/console/guest-domUh.log | grep -iE -m 3 'xvdc.*error|error.*xvdc'
         rc=1
     fi
+    paused_rebind "$id" || rc=1
     fipc_domu_kernel_clean domUh handoff || rc=1
     xl destroy domUh || { fipc_fail "xl destroy failed"; return 1; }
     fipc_destroyed_wait handoff "$id" 51728 || return 1
