@@ -428,20 +428,21 @@ static enum xenbus_state fa_connect(struct fa_dev *fa, const struct fa_bad *bad,
 	return s;
 }
 
+/* How long a backend may take to drain and unmap once we are Closing. */
+#define FA_CLOSE_MS	30000
+
 /*
  * Close as a correct frontend does: Closing, wait for the backend to be
- * in one of the states of closed (it drained and unmapped), Closed, wait
- * for InitWait, end the grants.  Returns the ms the backend took to get
- * there (-1: never).
+ * Closed (it drained and unmapped), Closed, wait for InitWait, end the
+ * grants.  Returns the ms the backend took to get there (-1: never).
  *
- * closed is BIT(Closed) wherever a backend has seen our keys: InitWait
- * does not prove that nothing is mapped.  A backend bound again while we
- * were Initialised or Connected starts in InitWait and then maps our
- * rings (it follows the state it finds); one that is mid-connect is
+ * Only Closed proves that nothing is mapped, never InitWait: a backend
+ * bound again while we were Initialised or Connected starts in InitWait
+ * and then follows the state it finds, and one that is mid-connect is
  * still InitWait.  Any backend, new or old, that sees us Closing ends in
  * Closed once it has unmapped everything.
  */
-static int fa_close(struct fa_dev *fa, unsigned long closed, unsigned int ms)
+static int fa_disconnect(struct fa_dev *fa)
 {
 	struct xenbus_device *dev = fa->dev;
 	ktime_t t0 = ktime_get();
@@ -449,12 +450,12 @@ static int fa_close(struct fa_dev *fa, unsigned long closed, unsigned int ms)
 	int took = -1;
 
 	xenbus_switch_state(dev, XenbusStateClosing);
-	s = fa_wait(fa, closed, ms);
-	if (BIT(s) & closed)
+	s = fa_wait(fa, BIT(XenbusStateClosed), FA_CLOSE_MS);
+	if (s == XenbusStateClosed)
 		took = ktime_ms_delta(ktime_get(), t0);
 	else
 		pr_warn("backend is %s %u ms after Closing\n",
-			xenbus_strstate(s), ms);
+			xenbus_strstate(s), FA_CLOSE_MS);
 	xenbus_switch_state(dev, XenbusStateClosed);
 	s = fa_wait(fa, BIT(XenbusStateInitWait), 10000);
 	if (s != XenbusStateInitWait)
@@ -462,11 +463,6 @@ static int fa_close(struct fa_dev *fa, unsigned long closed, unsigned int ms)
 			xenbus_strstate(s));
 	fa_chan_free(fa);
 	return took;
-}
-
-static int fa_disconnect(struct fa_dev *fa)
-{
-	return fa_close(fa, BIT(XenbusStateClosed), 30000);
 }
 
 /* Put FLUSH requests in every free request slot; returns how many. */
@@ -772,7 +768,7 @@ static void fa_rebind(struct fa_dev *fa)
 				lost++;
 		}
 		if (fa->have_chan)
-			fa_close(fa, BIT(XenbusStateClosed), 30000);
+			fa_disconnect(fa);
 	}
 	pr_info("@@FIPC-ATTACK rebind done rounds=%u connected=%u lost=%u requests=%u busy_grants=%u\n",
 		rounds, connected, lost, sent, fa->busy_grants);

@@ -247,7 +247,7 @@ static void xfb_read_weight(struct xfb_be *be)
 	kfree(s);
 }
 
-static void xfb_connect(struct xfb_be *be)
+static void xfb_connect(struct xfb_be *be, enum xenbus_state fe)
 {
 	struct xenbus_device *dev = be->dev;
 	u32 nr, order;
@@ -264,7 +264,7 @@ static void xfb_connect(struct xfb_be *be)
 	 * requests the old backend took and never answered.  Have it close
 	 * and set up new ones; it puts those requests back.
 	 */
-	if (xenbus_read_driver_state(dev->otherend) == XenbusStateConnected) {
+	if (fe == XenbusStateConnected) {
 		dev_warn(&dev->dev, "frontend still connected to an earlier backend: asking it to reconnect\n");
 		xenbus_switch_state(dev, XenbusStateClosing);
 		return;
@@ -329,7 +329,7 @@ static void xfb_physdev_changed(struct xenbus_watch *watch, const char *path,
 		goto out;
 	fe = xenbus_read_driver_state(dev->otherend);
 	if (fe == XenbusStateInitialised || fe == XenbusStateConnected)
-		xfb_connect(be);
+		xfb_connect(be, fe);
 out:
 	mutex_unlock(&be->mutex);
 }
@@ -355,7 +355,7 @@ static bool xfb_follow_frontend(struct xfb_be *be, enum xenbus_state fe)
 		break;
 	case XenbusStateInitialised:
 	case XenbusStateConnected:
-		xfb_connect(be);
+		xfb_connect(be, fe);
 		break;
 	case XenbusStateClosing:
 		if (!xfb_disconnect(be))

@@ -39,6 +39,20 @@ static void xff_start_queue(struct xff_info *info)
 	}
 }
 
+/*
+ * Stop sending on a link that is up or being set up (XFF_CLOSING): the
+ * close that follows puts back what is in flight.  False if it was
+ * neither.
+ */
+static bool xff_link_close(struct xff_info *info)
+{
+	if (info->link != XFF_UP && info->link != XFF_SETUP)
+		return false;
+	xff_stop_queue(info);
+	info->link = XFF_CLOSING;
+	return true;
+}
+
 static void xff_unwatch(struct xff_info *info)
 {
 	if (!info->watching)
@@ -367,10 +381,7 @@ static void xff_backend_changed(struct xenbus_device *dev,
 			 */
 			dev_warn(&dev->dev, "backend restarted while we were %s: closing to reconnect\n",
 				 xenbus_strstate(dev->state));
-			if (info->link == XFF_UP || info->link == XFF_SETUP) {
-				xff_stop_queue(info);
-				info->link = XFF_CLOSING;
-			}
+			xff_link_close(info);
 			xenbus_switch_state(dev, XenbusStateClosing);
 		}
 		break;
@@ -384,10 +395,7 @@ static void xff_backend_changed(struct xenbus_device *dev,
 			dev_warn(&dev->dev, "memshare: the backend closed while connecting; the grant data path from now on\n");
 			info->ms_refused = true;
 		}
-		if (info->link == XFF_UP || info->link == XFF_SETUP) {
-			xff_stop_queue(info);
-			info->link = XFF_CLOSING;
-		}
+		xff_link_close(info);
 		if (dev->state != XenbusStateClosed)
 			xenbus_switch_state(dev, XenbusStateClosing);
 		break;
@@ -439,9 +447,7 @@ static void xff_error_work(struct work_struct *work)
 	struct xenbus_device *dev = info->xbdev;
 
 	mutex_lock(&info->mutex);
-	if (info->link == XFF_UP || info->link == XFF_SETUP) {
-		xff_stop_queue(info);
-		info->link = XFF_CLOSING;
+	if (xff_link_close(info)) {
 		xenbus_dev_error(dev, -EPROTO, "backend broke the protocol");
 		xenbus_switch_state(dev, XenbusStateClosing);
 	}

@@ -14,8 +14,8 @@
 # until that drain has ended (the guest's pages are mapped until then);
 # bound again, the device must connect again (its reads through the
 # grant path's staging pages, on by default).  Then the guest is paused
-# while its other disk is unbound and bound (paused_rebind below).  Then the modules are
-# unloaded and dom0's health checked.
+# while its other disk is unbound and bound (paused_rebind below).  Then
+# the modules are unloaded and dom0's health checked.
 set -u
 . "${FIPC_LIB:-$(dirname "$0")/../../lib}/fipc-scenario.sh"
 fipc_scenario_begin "$@"
@@ -50,6 +50,16 @@ round() {
     fipc_log "round $n: domain $id gone, backend clean"
 }
 
+# domuh_console_clean PATTERN MESSAGE: fail with MESSAGE (and the first
+# lines found) if domUh's console has a line matching PATTERN (grep -iE).
+domuh_console_clean() {
+    local con=/var/log/xen/console/guest-domUh.log
+    tr -d '\r' < "$con" | grep -qiE "$1" || return 0
+    fipc_fail "$2"
+    tr -d '\r' < "$con" | grep -iE -m 3 "$1"
+    return 1
+}
+
 # The guest paused while dom0 unbinds and binds its xvdb (fast, under the
 # guest's endless verified writes): its frontend misses the old backend's
 # Closing and Closed and is still Connected when the new backend probes.
@@ -81,11 +91,8 @@ paused_rebind() {
         sleep 0.1
     done
     fipc_log "paused-rebind: $w writes on xvdb's new connection $((i / 10)) s after the unpause"
-    if tr -d '\r' < /var/log/xen/console/guest-domUh.log | grep -qiE 'xvdb.*error|error.*xvdb|fio ended'; then
-        fipc_fail "paused-rebind: the guest logged an error for xvdb or its fio ended"
-        tr -d '\r' < /var/log/xen/console/guest-domUh.log | grep -iE -m 3 'xvdb.*error|error.*xvdb|fio ended'
-        rc=1
-    fi
+    domuh_console_clean 'xvdb.*error|error.*xvdb|fio ended' \
+        "paused-rebind: the guest logged an error for xvdb or its fio ended" || rc=1
     return $rc
 }
 
@@ -156,11 +163,8 @@ handoff() {
             { fipc_fail "handoff: grant_staging=Y, yet no read of xvdc went through staging pages (staged_req $v)"; rc=1; }
     fi
     sleep 10
-    if tr -d '\r' < /var/log/xen/console/guest-domUh.log | grep -qiE 'xvdc.*error|error.*xvdc'; then
-        fipc_fail "handoff: the guest logged an error for xvdc"
-        tr -d '\r' < /var/log/xen/console/guest-domUh.log | grep -iE -m 3 'xvdc.*error|error.*xvdc'
-        rc=1
-    fi
+    domuh_console_clean 'xvdc.*error|error.*xvdc' \
+        "handoff: the guest logged an error for xvdc" || rc=1
     paused_rebind "$id" || rc=1
     fipc_domu_kernel_clean domUh handoff || rc=1
     xl destroy domUh || { fipc_fail "xl destroy failed"; return 1; }
