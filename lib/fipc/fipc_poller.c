@@ -102,17 +102,28 @@ bool fipc_poll_entry_wake(struct fipc_poll_entry *entry)
 }
 EXPORT_SYMBOL_GPL(fipc_poll_entry_wake);
 
-static int fipc_poll_round(struct fipc_poller *pl)
+/*
+ * One visit to each channel.  Returns the work done; *@peer_work: how
+ * much of it came from the peers (fipc_poll_entry_local_work()).
+ */
+static int fipc_poll_round(struct fipc_poller *pl, int *peer_work)
 {
 	const struct fipc_poll_ops *ops = pl->set->ops;
 	unsigned int budget = READ_ONCE(pl->set->budget);
 	struct fipc_poll_entry *entry;
-	int work = 0;
+	int work = 0, local = 0;
 
 	mutex_lock(&pl->lock);
-	list_for_each_entry(entry, &pl->entries, node)
-		work += ops->poll(entry, fipc_poll_entry_budget(entry, budget));
+	list_for_each_entry(entry, &pl->entries, node) {
+		int n;
+
+		entry->local_work = 0;
+		n = ops->poll(entry, fipc_poll_entry_budget(entry, budget));
+		work += n;
+		local += min_t(int, n, entry->local_work);
+	}
 	mutex_unlock(&pl->lock);
+	*peer_work = work - local;
 	return work;
 }
 
@@ -246,8 +257,10 @@ static void fipc_poller_learn(struct fipc_poller *pl, u64 gap_ns)
 /*
  * Poll round after round.  @last_work (the last work found, or the end of
  * a sleep) starts the idle window; @prev_work (the last work found, not
- * reset by a sleep) measures the gaps the window learns from: work found
- * after at least one empty round ends a gap.  A round that found work
+ * reset by a sleep) measures the gaps the window learns from: the peer's
+ * work found after at least one empty round ends a gap, local work only
+ * restarts it (the gap a request's completion leaves is not one the peer
+ * has to fill, and it kicks a sleeping poller).  A round that found work
  * counts, from the end of the round before it, toward the poller's load
  * (auto-scaling).
  */
@@ -260,14 +273,14 @@ static int fipc_poller_fn(void *arg)
 	pl->period_start = now;
 	while (!kthread_should_stop()) {
 		u64 prev = now;
-		int work;
+		int work, peer_work;
 
 		pl->loops++;
-		work = fipc_poll_round(pl);
+		work = fipc_poll_round(pl, &peer_work);
 		now = ktime_get_ns();
 		fipc_poller_account(pl, work ? now - prev : 0, now);
 		if (work) {
-			if (in_gap)
+			if (in_gap && peer_work)
 				fipc_poller_learn(pl, now - prev_work);
 			in_gap = false;
 			last_work = now;

@@ -16,11 +16,16 @@
  * sees the word set, so a busy poller costs no notification at all.
  *
  * The idle window adapts to the work: each poller learns the gaps
- * between its work (sleeps included) and keeps polling for twice their
- * mean, between the set's idle_us and idle_max_us, so that a steady
- * workload whose gaps a sleep and a wake-up would lengthen is polled
- * through, while gaps longer than idle_max_us (no steady work, an idle
- * guest) shrink the window back to idle_us (fipc_poll_gap_learn()).
+ * between its work and the peer's next message (sleeps included) and
+ * keeps polling for twice their mean, between the set's idle_us and
+ * idle_max_us, so that a steady workload whose gaps a sleep and a
+ * wake-up would lengthen is polled through, while gaps longer than
+ * idle_max_us (no steady work, an idle guest) shrink the window back to
+ * idle_us (fipc_poll_gap_learn()).  Work that does not come from the
+ * peer (a local completion, which kicks a sleeping poller itself) is
+ * marked with fipc_poll_entry_local_work(): it restarts the gap but does
+ * not end one, so that a request's own completion does not teach the
+ * poller to stop polling long before the peer's next request.
  *
  * With the set's autoscale on, its channels start on one poller and are
  * spread over more only while the pollers at work stay busy, and gathered
@@ -122,6 +127,8 @@ struct fipc_poll_ops {
  *	fipc_poll_entry_set_weight(), live
  * @cpus: the CPUs its pollers may run on, from fipc_poller_attach(), or
  *	NULL: any (kept while attached, for auto-scaling's moves)
+ * @local_work: of the work the last @poll returned, how much did not come
+ *	from the peer (fipc_poll_entry_local_work()); reset before each
  */
 struct fipc_poll_entry {
 	struct list_head node;
@@ -130,6 +137,7 @@ struct fipc_poll_entry {
 	unsigned int retry_us;
 	unsigned int weight;
 	const struct cpumask *cpus;
+	unsigned int local_work;
 };
 
 /**
@@ -277,6 +285,7 @@ static inline void fipc_poll_entry_init(struct fipc_poll_entry *entry,
 	entry->retry_us = 0;
 	entry->weight = FIPC_POLL_WEIGHT_DEFAULT;
 	entry->cpus = NULL;
+	entry->local_work = 0;
 }
 
 /**
@@ -325,6 +334,24 @@ static inline void fipc_poll_entry_retry(struct fipc_poll_entry *entry,
 					 unsigned int us)
 {
 	entry->retry_us = us;
+}
+
+/**
+ * fipc_poll_entry_local_work() - count work the peer did not send
+ * @entry: the channel's entry, from the driver's poll op
+ * @n: units of the work this call of the op returns that are local: a
+ *	completion of the driver's own, not a message of the peer
+ *
+ * The poller's idle window learns the gaps before the peer's messages
+ * only, since local work that finishes while the poller sleeps kicks it
+ * (fipc_poll_entry_wake()); a round with local work only restarts the
+ * gap without ending it.  Without this call, all work counts as the
+ * peer's.
+ */
+static inline void fipc_poll_entry_local_work(struct fipc_poll_entry *entry,
+					      unsigned int n)
+{
+	entry->local_work += n;
 }
 
 /**

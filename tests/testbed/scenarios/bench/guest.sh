@@ -48,6 +48,9 @@ echo "@@FIPC-BENCH timed-start"
 rc=0
 sh /fipc/scenario/run-fio.sh $perf /fipc/out || rc=1
 echo "@@FIPC-BENCH timed-done"
+# The frontend pollers' own counters, for reading (fipc disks only).
+f=/sys/module/xen_fipc_front/parameters/poller_cpus
+[ -f $f ] && cat $f > /fipc/out/front-pollers.txt
 i1=$(irq_sum "$FIPC_OPT_IRQ_PATTERN")
 c1=$(cpu_ticks)
 p1=$(poller_ticks xff-poll)

@@ -103,6 +103,11 @@ bench_domu() {
 			elif [ $state = run ] && grep -q '@@FIPC-BENCH timed-done' "$con" 2>/dev/null; then
 				b1=$(irq_sum "$back_irq"); d1=$(dom_cpu Domain-0); g1=$(dom_cpu "$cfg")
 				s1=$(be_stats_json "$id"); p1=$(back_poller_ticks "$disktype")
+				# The pollers' own counters (sleeps, wake-ups, learnt
+				# gap and window), for reading, not for the report.
+				[ "$disktype" = phy1 ] &&
+					cat /sys/module/xen_fipc_back/parameters/poller_cpus \
+						> "$r/back-pollers.txt" 2>/dev/null
 				awk -v b=$((b1 - b0)) -v d0="$d0" -v d1="$d1" -v g0="$g0" -v g1="$g1" \
 					-v s0="$s0" -v s1="$s1" -v p0="$p0" -v p1="$p1" -v hz="$(clk_tck)" '
 					function members(s, a,   n, i, kv, m) {
