@@ -22,8 +22,11 @@
  *   forge      one forged request flag per case, each on a fresh
  *              connection: not the READY magic, a stamp one lap ago,
  *              length 0, length past any message, a two-slot message
- *              whose second slot is still free; the backend must close
- *              the channel (Closing) and take us back
+ *              whose second slot is still free; then, on duplex rings
+ *              (protocol version 2), a kind that is no request, a
+ *              request that wants no response, length 0, length past
+ *              any message, a torn two-slot request; the backend must
+ *              close the channel (Closing) and take us back
  *   rebind     connect, fill the request ring, close, over and over for
  *              seconds=, while dom0 unbinds and binds the backend device
  *              (removal racing connect and drain); short waits, each
@@ -105,6 +108,7 @@ struct fa_dev {
 	evtchn_port_t port;
 	bool have_port;
 	bool have_chan;		/* pages granted (maybe mapped by the backend) */
+	bool duplex;		/* protocol version 2: req is the one ring */
 	struct page *ms_pages[3];	/* memshare cases: dir, table, data */
 	grant_ref_t ms_refs[3];
 	u64 next_id;
@@ -314,7 +318,8 @@ static int fa_chan_alloc(struct fa_dev *fa)
 	int err;
 
 	fa->have_chan = true;
-	err = fa_ring_alloc(fa, &fa->req) ?: fa_ring_alloc(fa, &fa->rsp) ?:
+	err = fa_ring_alloc(fa, &fa->req) ?:
+	      (fa->duplex ? 0 : fa_ring_alloc(fa, &fa->rsp)) ?:
 	      fa_grant(fa, &fa->ctrl, &fa->ctrl_ref) ?:
 	      xenbus_alloc_evtchn(fa->dev, &fa->port);
 	if (err) {
@@ -338,6 +343,7 @@ again:
 	if (err)
 		return err;
 	err = xenbus_printf(xbt, dir, "fipc-protocol", "%u",
+			    fa->duplex ? FIPCBLK_PROTOCOL_DUPLEX :
 			    FIPCBLK_PROTOCOL_VERSION) ?:
 	      xenbus_printf(xbt, dir, "multi-queue-num-queues", "%u", 1) ?:
 	      xenbus_printf(xbt, dir, "fipc-ring-order", "%u", ring_order) ?:
@@ -349,6 +355,8 @@ again:
 	for (i = 0; !err && i < fa->req.nr_pages; i++) {
 		snprintf(key, sizeof(key), "queue-0/req-ring-ref%u", i);
 		err = xenbus_printf(xbt, dir, key, "%u", fa->req.refs[i]);
+		if (fa->duplex)
+			continue;
 		snprintf(key, sizeof(key), "queue-0/rsp-ring-ref%u", i);
 		err = err ?: xenbus_printf(xbt, dir, key, "%u",
 					   fa->rsp.refs[i]);
@@ -676,7 +684,45 @@ static void fa_closebusy(struct fa_dev *fa)
 
 static const char * const fa_forge_cases[] = {
 	"badmagic", "lapago", "len0", "toolong", "torn",
+	/* On a duplex ring (protocol version 2), from FA_FORGE_DUPLEX on. */
+	"dx-notcall", "dx-posted", "dx-len0", "dx-toolong", "dx-torn",
 };
+
+#define FA_FORGE_DUPLEX	5
+
+/* The forged flag of case c (duplex cases) at position pos. */
+static u32 fa_forge_duplex_flag(unsigned int c, u32 pos)
+{
+	switch (c) {
+	case FA_FORGE_DUPLEX:		/* a response, where a request goes */
+		return FIPCBLK_DUPLEX_FLAG(FIPCBLK_DUPLEX_REPLY, 1, pos);
+	case FA_FORGE_DUPLEX + 1:	/* well formed, but wants no response */
+		return FIPCBLK_DUPLEX_FLAG(FIPCBLK_DUPLEX_POST, 1, pos);
+	case FA_FORGE_DUPLEX + 2:
+		return FIPCBLK_DUPLEX_FLAG(FIPCBLK_DUPLEX_CALL, 0, pos);
+	case FA_FORGE_DUPLEX + 3:
+		return FIPCBLK_DUPLEX_FLAG(FIPCBLK_DUPLEX_CALL, 0xff, pos);
+	default:			/* two slots, the second still zero */
+		return FIPCBLK_DUPLEX_FLAG(FIPCBLK_DUPLEX_CALL, 2, pos);
+	}
+}
+
+/* The forged flag of case c (two-ring cases) at sequence number seq. */
+static u32 fa_forge_flag(struct fa_dev *fa, unsigned int c, u32 seq)
+{
+	switch (c) {
+	case 0:		/* anything but the READY magic */
+		return 0x5a000000u | 1 << 16 | (seq & 0xffff);
+	case 1:		/* READY, but stamped one lap ago */
+		return fa_flag(seq - fa->req.slots, 1);
+	case 2:
+		return fa_flag(seq, 0);
+	case 3:		/* longer than any message (32 slots) */
+		return fa_flag(seq, 0xff);
+	default:	/* two slots announced, the second still free */
+		return fa_flag(seq, 2);
+	}
+}
 
 /* Publish a FLUSH at the request cursor with forged flag number c. */
 static void fa_forge_write(struct fa_dev *fa, unsigned int c)
@@ -689,23 +735,8 @@ static void fa_forge_write(struct fa_dev *fa, unsigned int c)
 	r.id = fa->next_id++;
 	r.op = FIPCBLK_OP_FLUSH;
 	memcpy(slot->payload, &r, sizeof(r));
-	switch (c) {
-	case 0:		/* anything but the READY magic */
-		flag = 0x5a000000u | 1 << 16 | (seq & 0xffff);
-		break;
-	case 1:		/* READY, but stamped one lap ago */
-		flag = fa_flag(seq - fa->req.slots, 1);
-		break;
-	case 2:
-		flag = fa_flag(seq, 0);
-		break;
-	case 3:		/* longer than any message (32 slots) */
-		flag = fa_flag(seq, 0xff);
-		break;
-	default:	/* two slots announced, the second still free */
-		flag = fa_flag(seq, 2);
-		break;
-	}
+	flag = c >= FA_FORGE_DUPLEX ? fa_forge_duplex_flag(c, seq) :
+	       fa_forge_flag(fa, c, seq);
 	/* Release: the payload before the (forged) flag, as a sender would. */
 	virt_store_release(&slot->flag, flag);
 	fa->req.seq++;
@@ -721,6 +752,7 @@ static void fa_forge(struct fa_dev *fa)
 
 	pr_info("@@FIPC-ATTACK forge start cases=%u\n", n);
 	for (c = 0; c < n && !fa_stopping(fa); c++) {
+		fa->duplex = c >= FA_FORGE_DUPLEX;
 		if (fa_connect(fa, NULL, false, 30000) != XenbusStateConnected) {
 			pr_info("@@FIPC-ATTACK forge case %u %s connect-failed\n",
 				c, fa_forge_cases[c]);
@@ -739,6 +771,7 @@ static void fa_forge(struct fa_dev *fa)
 			fa_forge_cases[c], xenbus_strstate(s), ms);
 		fa_disconnect(fa);
 	}
+	fa->duplex = false;
 	pr_info("@@FIPC-ATTACK forge done cases=%u closed=%u busy_grants=%u\n",
 		n, closed, fa->busy_grants);
 }

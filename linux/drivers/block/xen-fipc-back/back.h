@@ -25,6 +25,7 @@
 #include <xen/grant_table.h>
 #include <xen/xenbus.h>
 #include <fipc/fipc.h>
+#include <fipc/fipc_duplex.h>
 #include <fipc/fipc_poller.h>
 #include <xen/interface/io/fipcblk.h>
 #include "back_validate.h"
@@ -41,6 +42,7 @@ extern unsigned int xfb_max_buffer_pages;
 extern bool xfb_memshare_enabled;
 extern unsigned int xfb_staging_max_pages;
 extern bool xfb_grant_staging;
+extern bool xfb_duplex;
 extern unsigned int xfb_memshare_max_mib;
 extern unsigned int xfb_max_guest_grants;
 extern unsigned int xfb_max_guest_staging_pages;
@@ -241,9 +243,10 @@ struct xfb_memshare {
  * struct xfb_chan - one channel of a backend device
  * @be: the device
  * @index: number of the channel (queue-<index>)
- * @fc: the two rings, seen from our side
- * @req_ring: the mapped request ring (we receive)
- * @rsp_ring: the mapped response ring (we send)
+ * @fc: the two rings, seen from our side (protocol version 1)
+ * @ds: the duplex ring, we serve it (version 2, @be->duplex)
+ * @req_ring: the mapped request ring (we receive), or the duplex ring
+ * @rsp_ring: the mapped response ring (we send); version 1 only
  * @ctrl: the mapped control page
  * @irq: irq of the event channel, or 0
  * @poll: our place in a poller of xfb_pollers
@@ -285,6 +288,7 @@ struct xfb_chan {
 	struct xfb_be *be;
 	unsigned int index;
 	struct fipc_chan fc;
+	struct fipc_duplex_server ds;
 	void *req_ring;
 	void *rsp_ring;
 	struct fipcblk_ctrl *ctrl;
@@ -351,6 +355,8 @@ struct xfb_chan {
  *	each connect; statistics/weight sets it live)
  * @ms_offered: we offered the memshare data path (fipc-data-paths)
  * @gs_offered: we offered staging pages on the grant path too
+ * @duplex_offered: we offered protocol version 2 (duplex rings)
+ * @duplex: the connection's channels are duplex rings (version 2)
  *	(fipc-grant-staging)
  * @ms: the guest's memory while connected on the memshare path, or NULL
  * @guest: the guest's share of the backend domain's resources
@@ -385,6 +391,8 @@ struct xfb_be {
 	unsigned int weight;
 	bool ms_offered;
 	bool gs_offered;
+	bool duplex_offered;
+	bool duplex;
 	struct xfb_memshare *ms;
 	struct xfb_guest *guest;
 	struct list_head guest_node;

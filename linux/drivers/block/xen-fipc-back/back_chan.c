@@ -3,7 +3,8 @@
  * xen-fipc-back: mapping and unmapping the frontend's channels.
  *
  * For each queue-<q> the frontend wrote the grant references of its
- * request ring, response ring and control page and an event channel.
+ * request ring and response ring (protocol version 1) or of its duplex
+ * ring (version 2), of its control page, and an event channel.
  * The references are the frontend's word: a mapping that fails is an
  * error reported in xenstore, never a crash.  Each channel also gets a
  * pool of request slots (bounded memory whatever the frontend does), and
@@ -143,12 +144,15 @@ static int xfb_chan_map(struct xfb_be *be, struct xfb_chan *chan,
 	err = xenbus_map_ring_valloc(dev, refs, pages, &chan->req_ring);
 	if (err)
 		return err;
-	err = xfb_read_refs(be, chan->index, "rsp-ring-ref", pages, true, refs);
-	if (err)
-		return err;
-	err = xenbus_map_ring_valloc(dev, refs, pages, &chan->rsp_ring);
-	if (err)
-		return err;
+	if (!be->duplex) {
+		err = xfb_read_refs(be, chan->index, "rsp-ring-ref", pages,
+				    true, refs);
+		if (err)
+			return err;
+		err = xenbus_map_ring_valloc(dev, refs, pages, &chan->rsp_ring);
+		if (err)
+			return err;
+	}
 	err = xfb_read_refs(be, chan->index, "ctrl-ring-ref", 1, false, refs);
 	if (err)
 		return err;
@@ -157,11 +161,15 @@ static int xfb_chan_map(struct xfb_be *be, struct xfb_chan *chan,
 		return err;
 	chan->ctrl = addr;
 
-	/* We receive on the request ring and send on the response ring. */
-	err = fipc_chan_init(&chan->fc, chan->rsp_ring, chan->req_ring, order);
-	if (err)
-		return err;
-	err = fipc_ring_set_release_batch(&chan->fc.rx, 8);
+	if (be->duplex) {
+		/* We serve the duplex ring: responses go over requests. */
+		err = fipc_duplex_server_init(&chan->ds, chan->req_ring, order);
+	} else {
+		/* We receive on the request ring, send on the response ring. */
+		err = fipc_chan_init(&chan->fc, chan->rsp_ring, chan->req_ring,
+				     order) ?:
+		      fipc_ring_set_release_batch(&chan->fc.rx, 8);
+	}
 	if (err)
 		return err;
 
@@ -210,6 +218,7 @@ int xfb_chans_connect(struct xfb_be *be, unsigned int nr, unsigned int order)
 
 		chan->be = be;
 		chan->index = i;
+		/* A duplex ring is waited on by xfb_poll_ops.wait. */
 		fipc_poll_entry_init(&chan->poll, &chan->fc.rx);
 		fipc_poll_entry_set_weight(&chan->poll, be->weight);
 		INIT_LIST_HEAD(&chan->free_reqs);

@@ -46,7 +46,82 @@ static struct xfb_chan *xfb_poll_chan(struct fipc_poll_entry *entry)
  */
 static void xfb_set_sleeping(struct fipc_poll_entry *entry, bool sleeping)
 {
-	WRITE_ONCE(xfb_poll_chan(entry)->ctrl->back_sleeping, sleeping ? 1 : 0);
+	struct xfb_chan *chan = xfb_poll_chan(entry);
+
+	/* Positions no response will retire soon go back before we sleep. */
+	if (sleeping && chan->be->duplex)
+		fipc_duplex_server_flush(&chan->ds);
+	WRITE_ONCE(chan->ctrl->back_sleeping, sleeping ? 1 : 0);
+}
+
+static void xfb_proto_error(struct xfb_chan *chan, const char *why)
+{
+	struct xfb_be *be = chan->be;
+
+	if (chan->broken)
+		return;
+	WRITE_ONCE(chan->broken, true);
+	chan->st[XFB_PROTO_ERRORS]++;
+	dev_err_ratelimited(&be->dev->dev,
+			    "queue %u: frontend protocol error: %s; closing\n",
+			    chan->index, why);
+	schedule_work(&be->proto_work);
+}
+
+/*
+ * The channel's ring, in either protocol version: version 1 receives on
+ * the request ring and sends on the response ring (chan->fc), version 2
+ * serves one duplex ring (chan->ds), where a response never waits for
+ * room: it goes over the position of a request already read.
+ */
+
+/* Is a request, or a flag the ring will refuse, at the read position? */
+static bool xfb_rx_ready(struct xfb_chan *chan)
+{
+	if (chan->be->duplex)
+		return fipc_duplex_request_ready(&chan->ds);
+	return fipc_rx_ready(&chan->fc.rx);
+}
+
+/*
+ * Take the next request into chan->msgbuf, copied once.  Return: its
+ * length in slots, -EAGAIN if there is none, -EPROTO if the ring is
+ * broken.
+ */
+static int xfb_recv(struct xfb_chan *chan)
+{
+	bool posted;
+	int n;
+
+	if (!chan->be->duplex)
+		return fipc_recv(&chan->fc.rx, chan->msgbuf,
+				 FIPC_MSG_MAX_SLOTS);
+	n = fipc_duplex_take_request(&chan->ds, chan->msgbuf,
+				     FIPC_MSG_MAX_SLOTS, &posted);
+	/* Every fipcblk request wants its response. */
+	if (n > 0 && posted) {
+		xfb_proto_error(chan, "request that wants no response");
+		return -EPROTO;
+	}
+	return n;
+}
+
+/* Send one response slot: 0, -EAGAIN (no room, version 1) or -EPROTO. */
+static int xfb_send(struct xfb_chan *chan, const struct fipc_msg *msg)
+{
+	if (chan->be->duplex)
+		return fipc_duplex_reply(&chan->ds, msg);
+	return fipc_send(&chan->fc.tx, msg, 1);
+}
+
+/* ops->wait: wait for the channel's next request in hardware, a while. */
+static int xfb_wait(struct fipc_poll_entry *entry, struct fipc_waiter *w)
+{
+	struct xfb_chan *chan = xfb_poll_chan(entry);
+
+	if (chan->be->duplex)
+		return fipc_duplex_server_wait(&chan->ds, w);
+	return fipc_wait_rx(&chan->fc.rx, w);
 }
 
 /**
@@ -73,7 +148,7 @@ static bool xfb_has_work(struct fipc_poll_entry *entry)
 	if (!list_empty(&chan->answer_pending))
 		return fipc_tx_room(&chan->fc.tx);
 	return !list_empty(&chan->free_reqs) && !chan->grant_wait &&
-	       !chan->page_wait && fipc_rx_ready(&chan->fc.rx);
+	       !chan->page_wait && xfb_rx_ready(chan);
 }
 
 /*
@@ -134,20 +209,6 @@ static void xfb_eoi(struct xfb_chan *chan)
 	xen_irq_lateeoi(chan->irq, flags);
 }
 
-static void xfb_proto_error(struct xfb_chan *chan, const char *why)
-{
-	struct xfb_be *be = chan->be;
-
-	if (chan->broken)
-		return;
-	WRITE_ONCE(chan->broken, true);
-	chan->st[XFB_PROTO_ERRORS]++;
-	dev_err_ratelimited(&be->dev->dev,
-			    "queue %u: frontend protocol error: %s; closing\n",
-			    chan->index, why);
-	schedule_work(&be->proto_work);
-}
-
 static void xfb_notify(struct xfb_chan *chan)
 {
 	if (!chan->answered)
@@ -180,7 +241,7 @@ static bool xfb_send_answer(struct xfb_chan *chan, struct xfb_req *req)
 	rsp.status = req->status;
 	rsp.op = req->op;
 	memcpy(msg.data, &rsp, sizeof(rsp));
-	err = fipc_send(&chan->fc.tx, &msg, 1);
+	err = xfb_send(chan, &msg);
 	if (err == -EAGAIN)
 		return false;
 	if (err)
@@ -579,13 +640,13 @@ static int xfb_poll(struct fipc_poll_entry *entry, unsigned int budget)
 	chan->page_wait = false;
 	while (!chan->broken && budget--) {
 		if (list_empty(&chan->free_reqs)) {
-			if (fipc_rx_ready(&chan->fc.rx))
+			if (xfb_rx_ready(chan))
 				chan->st[XFB_OO_REQ]++;
 			break;
 		}
 		if (!xfb_pages_ready(chan)) {
 			/* Resumed by the refill or a timed retry. */
-			if (fipc_rx_ready(&chan->fc.rx)) {
+			if (xfb_rx_ready(chan)) {
 				chan->page_wait = true;
 				xfb_pages_refill(chan);
 			}
@@ -593,13 +654,13 @@ static int xfb_poll(struct fipc_poll_entry *entry, unsigned int budget)
 		}
 		if (!xfb_guest_grants_room(chan->be->guest, chan->be->max_refs)) {
 			/* Resumed by the guest's own completions or a retry. */
-			if (fipc_rx_ready(&chan->fc.rx)) {
+			if (xfb_rx_ready(chan)) {
 				chan->grant_wait = true;
 				chan->st[XFB_GRANT_WAITS]++;
 			}
 			break;
 		}
-		n = fipc_recv(&chan->fc.rx, chan->msgbuf, FIPC_MSG_MAX_SLOTS);
+		n = xfb_recv(chan);
 		if (n == -EAGAIN)
 			break;
 		if (n < 0) {
@@ -636,6 +697,7 @@ const struct fipc_poll_ops xfb_poll_ops = {
 	.set_sleeping = xfb_set_sleeping,
 	.has_work = xfb_has_work,
 	.busy = xfb_busy,
+	.wait = xfb_wait,
 	.show = xfb_poll_show,
 };
 

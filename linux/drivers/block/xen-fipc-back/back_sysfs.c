@@ -163,6 +163,22 @@ static ssize_t data_path_show(struct device *d, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(data_path);
 
+/* The rings of the connection: duplex (version 2), two-rings, or none. */
+static ssize_t ring_mode_show(struct device *d, struct device_attribute *attr,
+			      char *buf)
+{
+	struct xfb_be *be = dev_get_drvdata(d);
+	const char *mode;
+
+	if (!be)
+		return -ENODEV;
+	mutex_lock(&be->mutex);
+	mode = !be->chans ? "none" : be->duplex ? "duplex" : "two-rings";
+	mutex_unlock(&be->mutex);
+	return sysfs_emit(buf, "%s\n", mode);
+}
+static DEVICE_ATTR_RO(ring_mode);
+
 /*
  * Staging pages kept mapped, all channels (memshare; 0 on grant, and for
  * channels whose requests map them, a budget being used up).
@@ -317,7 +333,7 @@ static ssize_t weight_store(struct device *d, struct device_attribute *attr,
 static DEVICE_ATTR_RW(weight);
 
 static struct xfb_stat_attr xfb_stat_attrs[XFB_NR_STATS];
-static struct attribute *xfb_attrs[XFB_NR_STATS + 13];
+static struct attribute *xfb_attrs[XFB_NR_STATS + 14];
 
 static const struct attribute_group xfb_stat_group = {
 	.name = "statistics",
@@ -351,6 +367,7 @@ void xfb_sysfs_init(void)
 	xfb_attrs[i++] = &dev_attr_memshare_pages.attr;
 	xfb_attrs[i++] = &dev_attr_memshare_array_bytes.attr;
 	xfb_attrs[i++] = &dev_attr_data_path.attr;
+	xfb_attrs[i++] = &dev_attr_ring_mode.attr;
 	xfb_attrs[i++] = &dev_attr_guest_grants.attr;
 	xfb_attrs[i++] = &dev_attr_guest_grants_peak.attr;
 	xfb_attrs[i++] = &dev_attr_guest_requests.attr;

@@ -203,8 +203,10 @@ static int xfb_read_choices(struct xfb_be *be, u32 *nr, u32 *order,
 	int ok;
 
 	if (xfb_read_fe_uint(be, "fipc-protocol", FIPCBLK_PROTOCOL_VERSION,
+			     be->duplex_offered ? FIPCBLK_PROTOCOL_DUPLEX :
 			     FIPCBLK_PROTOCOL_VERSION, XFB_REQUIRED, &version))
 		return -EPROTONOSUPPORT;
+	be->duplex = version == FIPCBLK_PROTOCOL_DUPLEX;
 	if (xfb_read_fe_uint(be, "multi-queue-num-queues", 1,
 			     xfb_queues_offered(be), 1, nr) ||
 	    xfb_read_fe_uint(be, "fipc-ring-order", 0,
@@ -297,8 +299,9 @@ static void xfb_connect(struct xfb_be *be, enum xenbus_state fe)
 	}
 	xenbus_switch_state(dev, XenbusStateConnected);
 	schedule_delayed_work(&be->resize_work, HZ);
-	dev_info(&dev->dev, "connected: %u queue(s), ring order %u, %s data path, weight %u\n",
-		 nr, order, memshare ? "memshare" : "grant", be->weight);
+	dev_info(&dev->dev, "connected: %u queue(s), %s, ring order %u, %s data path, weight %u\n",
+		 nr, be->duplex ? "duplex rings" : "two rings per queue",
+		 order, memshare ? "memshare" : "grant", be->weight);
 	return;
 
 fail:
@@ -479,8 +482,11 @@ static int xfb_write_offer(struct xfb_be *be)
 	struct xenbus_device *dev = be->dev;
 	const char *node = dev->nodename;
 
-	return xenbus_printf(XBT_NIL, node, "fipc-protocol-versions", "%u",
-			     FIPCBLK_PROTOCOL_VERSION) ?:
+	return xenbus_printf(XBT_NIL, node, "fipc-protocol-versions", "%s",
+			     be->duplex_offered ?
+			     __stringify(FIPCBLK_PROTOCOL_VERSION) " "
+			     __stringify(FIPCBLK_PROTOCOL_DUPLEX) :
+			     __stringify(FIPCBLK_PROTOCOL_VERSION)) ?:
 	       xenbus_printf(XBT_NIL, node, "multi-queue-max-queues", "%u",
 			     xfb_queues_offered(be)) ?:
 	       xenbus_printf(XBT_NIL, node, "fipc-max-ring-order", "%u",
@@ -557,6 +563,7 @@ static int xfb_probe(struct xenbus_device *dev,
 	be->ms_offered = xfb_memshare_enabled &&
 			 xenbus_read_unsigned(dev->nodename,
 					      "fipc-memshare-allowed", 0) == 1;
+	be->duplex_offered = READ_ONCE(xfb_duplex);
 	be->gs_offered = READ_ONCE(xfb_grant_staging) &&
 			 READ_ONCE(xfb_staging_max_pages);
 

@@ -24,6 +24,7 @@
 #include <xen/grant_table.h>
 #include <xen/xenbus.h>
 #include <fipc/fipc.h>
+#include <fipc/fipc_duplex.h>
 #include <fipc/fipc_poller.h>
 #include <xen/interface/io/fipcblk.h>
 
@@ -45,6 +46,7 @@ extern unsigned int xff_staging_pages;
 extern unsigned int xff_staging_max_kb;
 extern unsigned int xff_grant_staging_pages;
 extern bool xff_trusted;
+extern bool xff_duplex;
 extern struct fipc_poller_set xff_pollers;
 extern int xff_major;
 
@@ -127,10 +129,13 @@ struct xff_staging {
  * struct xff_chan - one fipc channel of a disk
  * @info: the disk
  * @index: number of the channel (queue-<index> in xenstore)
- * @fc: the two rings
- * @tx_lock: serialises senders on @fc.tx
- * @req_ring: request ring memory (we send)
- * @rsp_ring: response ring memory (we receive)
+ * @fc: the two rings (protocol version 1)
+ * @dc: the duplex ring, we are its client (version 2, @info->duplex);
+ *	under @tx_lock, which the takers of responses hold too
+ * @tx_lock: serialises senders on @fc.tx, and everything on @dc; taken
+ *	with interrupts off (the event handler takes responses)
+ * @req_ring: request ring memory (we send), or the duplex ring
+ * @rsp_ring: response ring memory (we receive); version 1 only
  * @ctrl: the control page
  * @req_refs: grant references of @req_ring
  * @rsp_refs: grant references of @rsp_ring
@@ -155,7 +160,8 @@ struct xff_chan {
 	struct xff_info *info;
 	unsigned int index;
 	struct fipc_chan fc;
-	spinlock_t tx_lock;		/* serialises senders */
+	struct fipc_duplex_client dc;
+	spinlock_t tx_lock;		/* senders, and all of @dc */
 	void *req_ring;
 	void *rsp_ring;
 	struct fipcblk_ctrl *ctrl;
@@ -313,6 +319,7 @@ enum xff_link {
  * @ms: the guest's memory shared with the backend (memshare path), or NULL
  * @ms_refused: the backend closed before connecting us on memshare: use
  *	the grant path from now on
+ * @duplex: the channels are duplex rings (protocol version 2)
  * @grant_staging: on the grant path, the channels get staging pages
  *	(grant_staging_pages, the backend offers fipc-grant-staging; chosen
  *	at each connect)
@@ -363,6 +370,7 @@ struct xff_info {
 	struct xff_memshare *ms;
 	bool ms_refused;
 	bool grant_staging;
+	bool duplex;
 	struct dentry *dbg;
 	struct xff_inject inject;
 	u64 retired[XFF_NR_STATS];
@@ -515,6 +523,9 @@ void xff_bounce_let_go(struct xff_info *info, struct xff_rq *p,
 /* front_complete.c */
 extern const struct fipc_poll_ops xff_poll_ops;
 bool xff_poller_wanted(struct xff_chan *chan);
+int xff_ring_send(struct xff_chan *chan, unsigned int nslots);
+int xff_ring_take(struct xff_chan *chan, unsigned int max);
+bool xff_ring_pending(struct xff_chan *chan);
 void xff_complete_rq(struct request *rq);
 void xff_requeue_inflight(struct xff_info *info);
 void xff_protocol_error(struct xff_chan *chan, const char *why);

@@ -61,7 +61,7 @@ static bool xff_has_work(struct fipc_poll_entry *entry)
 {
 	struct xff_chan *chan = xff_poll_chan(entry);
 
-	return !chan->broken && fipc_rx_ready(&chan->fc.rx);
+	return !chan->broken && xff_ring_pending(chan);
 }
 
 /**
@@ -190,22 +190,13 @@ static int xff_take(struct xff_chan *chan, unsigned int budget, bool in_irq)
 	if (unlikely(chan->broken))
 		return 0;
 	while (done < budget) {
-		n = fipc_recv_burst(&chan->fc.rx, chan->rxbuf,
-				    min_t(unsigned int, XFF_RSP_BURST,
-					  budget - done));
-		if (!n) {
-			/*
-			 * Empty, or a multi-slot message (never a response).
-			 * A one-slot response may also have landed since the
-			 * burst looked: fipc_recv() tells them apart.
-			 */
-			n = fipc_recv(&chan->fc.rx, chan->rxbuf, 1);
-			if (n == -EAGAIN)
-				break;
-			if (n == -EMSGSIZE) {
-				xff_protocol_error(chan, "multi-slot response");
-				break;
-			}
+		n = xff_ring_take(chan, min_t(unsigned int, XFF_RSP_BURST,
+					      budget - done));
+		if (!n)
+			break;
+		if (n == -EMSGSIZE) {
+			xff_protocol_error(chan, "multi-slot response");
+			break;
 		}
 		if (n < 0) {
 			xff_protocol_error(chan, "response ring corrupted");
@@ -267,7 +258,7 @@ static bool xff_irq_take(struct fipc_poll_entry *entry)
 	if (READ_ONCE(chan->broken) || !xff_rx_claim(chan))
 		return false;
 	chan->st[XFF_IRQ_COMPLETIONS] += xff_take(chan, XFF_IRQ_BUDGET, true);
-	done = chan->broken || (!fipc_rx_ready(&chan->fc.rx) &&
+	done = chan->broken || (!xff_ring_pending(chan) &&
 				!atomic_read(&chan->inflight));
 	xff_rx_release(chan);
 	return done;
@@ -308,10 +299,27 @@ static int xff_poll_show(struct fipc_poller *pl, char *buf, size_t size)
 }
 
 /* What the pollers of xff_pollers do with our channels. */
+/*
+ * xff_wait() - the poller's short wait on its only channel
+ * (fipc_poll_ops.wait): on two rings, the fipc wait strategy on the
+ * response ring.  A duplex ring's client state is under tx_lock, which
+ * a wait in hardware cannot hold: there, the spin-loop hint only.
+ */
+static int xff_wait(struct fipc_poll_entry *entry, struct fipc_waiter *w)
+{
+	struct xff_chan *chan = xff_poll_chan(entry);
+
+	if (!chan->info->duplex)
+		return fipc_wait_rx(&chan->fc.rx, w);
+	cpu_relax();
+	return 0;
+}
+
 const struct fipc_poll_ops xff_poll_ops = {
 	.poll = xff_poll,
 	.set_sleeping = xff_set_sleeping,
 	.has_work = xff_has_work,
+	.wait = xff_wait,
 	.show = xff_poll_show,
 	.irq_take = xff_irq_take,
 };

@@ -230,6 +230,17 @@ static int xff_inject_memshare(struct xff_info *info, enum xff_kind kind,
 	return 0;
 }
 
+/* The flag of the slot the channel's next request goes in, tx_lock held. */
+static u32 *xff_inject_next_flag(struct xff_chan *chan)
+{
+	struct fipc_duplex_client *dc = &chan->dc;
+	struct fipc_ring *tx = &chan->fc.tx;
+
+	if (chan->info->duplex)
+		return &dc->slots[dc->submit & dc->mask].flag;
+	return &tx->slots[tx->seq & tx->mask].flag;
+}
+
 static int xff_inject_send(struct xff_info *info, enum xff_kind kind,
 			   struct page *page, grant_ref_t *gref,
 			   grant_ref_t *unowned)
@@ -237,6 +248,7 @@ static int xff_inject_send(struct xff_info *info, enum xff_kind kind,
 	struct xff_chan *chan = &info->chans[0];
 	domid_t domid = info->xbdev->otherend_id;
 	struct fipcblk_request r = { 0 };
+	unsigned long flags;
 	unsigned int nslots;
 	grant_ref_t head;
 	u32 be_max;
@@ -264,12 +276,10 @@ static int xff_inject_send(struct xff_info *info, enum xff_kind kind,
 	if (err)
 		return err;
 
-	spin_lock(&chan->tx_lock);
+	spin_lock_irqsave(&chan->tx_lock, flags);
 	if (kind == XK_PROTO) {
-		struct fipc_ring *tx = &chan->fc.tx;
-
 		/* A flag no sender may ever write, where the next one goes. */
-		WRITE_ONCE(tx->slots[tx->seq & tx->mask].flag, 0x5a5a5a5a);
+		WRITE_ONCE(*xff_inject_next_flag(chan), 0x5a5a5a5a);
 		err = 0;
 	} else {
 		info->inject.seq++;
@@ -277,10 +287,10 @@ static int xff_inject_send(struct xff_info *info, enum xff_kind kind,
 		memset(chan->txbuf, 0, nslots * sizeof(chan->txbuf[0]));
 		memcpy(chan->txbuf[0].data, &r, sizeof(r));
 		reinit_completion(&info->inject.done);
-		err = fipc_send(&chan->fc.tx, chan->txbuf, nslots);
+		err = xff_ring_send(chan, nslots);
 	}
 	xff_chan_notify(chan);
-	spin_unlock(&chan->tx_lock);
+	spin_unlock_irqrestore(&chan->tx_lock, flags);
 	return err;
 }
 

@@ -241,6 +241,7 @@ static blk_status_t xff_queue_rq(struct blk_mq_hw_ctx *hctx,
 	struct fipcblk_request head;
 	struct xff_chan *chan;
 	unsigned int i, nslots = 1;
+	unsigned long flags;
 	blk_status_t sts;
 	int err;
 
@@ -256,7 +257,7 @@ static blk_status_t xff_queue_rq(struct blk_mq_hw_ctx *hctx,
 	if (sts)
 		goto end_data;
 
-	spin_lock(&chan->tx_lock);
+	spin_lock_irqsave(&chan->tx_lock, flags);
 	if (unlikely(chan->broken)) {
 		err = -EPROTO;
 		goto fail;
@@ -270,7 +271,7 @@ static blk_status_t xff_queue_rq(struct blk_mq_hw_ctx *hctx,
 	/* Before the backend can see the request and answer it. */
 	WRITE_ONCE(p->inflight, true);
 	atomic_inc(&chan->inflight);
-	err = fipc_send(&chan->fc.tx, chan->txbuf, nslots);
+	err = xff_ring_send(chan, nslots);
 	if (unlikely(err)) {
 		atomic_dec(&chan->inflight);
 		WRITE_ONCE(p->inflight, false);
@@ -288,7 +289,7 @@ static blk_status_t xff_queue_rq(struct blk_mq_hw_ctx *hctx,
 		chan->st[XFF_BOUNCED]++;
 	if (bd->last)
 		xff_chan_notify(chan);
-	spin_unlock(&chan->tx_lock);
+	spin_unlock_irqrestore(&chan->tx_lock, flags);
 
 	/*
 	 * Answers come sooner if our own poller is awake to take them, if
@@ -303,7 +304,7 @@ fail:
 		/* Request ring full: any completion restarts the queue. */
 		xff_chan_notify(chan);
 	}
-	spin_unlock(&chan->tx_lock);
+	spin_unlock_irqrestore(&chan->tx_lock, flags);
 	if (err == -EPROTO)
 		xff_protocol_error(chan, "request ring corrupted");
 	sts = err == -EAGAIN || err == -EPROTO ? BLK_STS_RESOURCE :
@@ -325,13 +326,14 @@ static void xff_commit_rqs(struct blk_mq_hw_ctx *hctx)
 {
 	struct xff_info *info = hctx->queue->queuedata;
 	struct xff_chan *chan;
+	unsigned long flags;
 
 	if (READ_ONCE(info->link) != XFF_UP)
 		return;
 	chan = &info->chans[hctx->queue_num % info->nr_chans];
-	spin_lock(&chan->tx_lock);
+	spin_lock_irqsave(&chan->tx_lock, flags);
 	xff_chan_notify(chan);
-	spin_unlock(&chan->tx_lock);
+	spin_unlock_irqrestore(&chan->tx_lock, flags);
 }
 
 /*

@@ -120,6 +120,22 @@ static ssize_t data_path_show(struct device *d, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RO(data_path);
 
+/* The rings of the connection: duplex (version 2), two-rings, or none. */
+static ssize_t ring_mode_show(struct device *d, struct device_attribute *attr,
+			      char *buf)
+{
+	struct xff_info *info = dev_get_drvdata(d);
+	const char *mode;
+
+	if (!info)
+		return -ENODEV;
+	mutex_lock(&info->mutex);
+	mode = !info->chans ? "none" : info->duplex ? "duplex" : "two-rings";
+	mutex_unlock(&info->mutex);
+	return sysfs_emit(buf, "%s\n", mode);
+}
+static DEVICE_ATTR_RO(ring_mode);
+
 /* Staging pages of all channels (memshare; 0 on grant). */
 static ssize_t staging_pages_show(struct device *d,
 				  struct device_attribute *attr, char *buf)
@@ -190,7 +206,7 @@ static ssize_t resumes_show(struct device *d, struct device_attribute *attr,
 static DEVICE_ATTR_RO(resumes);
 
 static struct xff_stat_attr xff_stat_attrs[XFF_NR_STATS];
-static struct attribute *xff_attrs[XFF_NR_STATS + 10];
+static struct attribute *xff_attrs[XFF_NR_STATS + 11];
 
 static const struct attribute_group xff_stat_group = {
 	.name = "statistics",
@@ -223,6 +239,7 @@ void xff_sysfs_init(void)
 	xff_attrs[i++] = &dev_attr_queues.attr;
 	xff_attrs[i++] = &dev_attr_ring_order.attr;
 	xff_attrs[i++] = &dev_attr_data_path.attr;
+	xff_attrs[i++] = &dev_attr_ring_mode.attr;
 	xff_attrs[i++] = &dev_attr_staging_pages.attr;
 	xff_attrs[i++] = &dev_attr_stuck_requests.attr;
 	xff_attrs[i++] = &dev_attr_stuck_waiting.attr;

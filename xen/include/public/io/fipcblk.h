@@ -24,6 +24,13 @@
  * its "error" node and goes to Closed.
  */
 #define FIPCBLK_PROTOCOL_VERSION	1
+/*
+ * Version 2: the same messages, keys and states, but each channel has one
+ * duplex ring instead of a request ring and a response ring (see "Duplex
+ * ring" below).  A backend offers both ("1 2"); a frontend picks 2 when it
+ * is offered and it speaks it.
+ */
+#define FIPCBLK_PROTOCOL_DUPLEX		2
 
 /*
  * Byte order.  Every integer of this protocol (slot flags, message
@@ -82,6 +89,35 @@
  * orderings are plain stores and loads with a compiler barrier.
  * docs/protocol.md explains the design; lib/fipc implements it.
  *
+ * Duplex ring (protocol version 2).  A channel is one ring, of the same
+ * size and slots, that carries both directions, and the control page;
+ * nobody writes FREE.  The flag word of a slot is
+ * FIPCBLK_DUPLEX_FLAG(kind, count, pos): a kind in bits 31..24, a count
+ * in bits 23..16 and the stamp pos & 0xffff, pos being the slot's 32-bit
+ * position (position pos lives in slot pos & (slots - 1)):
+ *
+ *   FIPCBLK_DUPLEX_CALL    a request (count: its length in slots in the
+ *                          head, 0 in continuations)
+ *   FIPCBLK_DUPLEX_POST    a request that wants no response: never sent
+ *                          by a fipcblk frontend, a protocol violation
+ *   FIPCBLK_DUPLEX_REPLY   a response (count: positions it retires, >= 1)
+ *   FIPCBLK_DUPLEX_ACK     no payload; retires count positions
+ *
+ * The frontend (client) writes requests at its submit position, as on a
+ * one-way ring (continuations first, the head flag last with release),
+ * and may fill positions up to one ring ahead of its done position.  The
+ * backend (server) reads requests in order at its read position and
+ * writes each response, in any order of completion, at its completion
+ * position, which only covers positions whose requests it has read: a
+ * response's count retires every position read that no other unanswered
+ * request needs, one being kept for each; an acknowledgment retires
+ * continuation slots early.  The frontend reads responses and
+ * acknowledgments in order at its done position, which moves by their
+ * count.  Either end checks every flag against what the position may
+ * hold (kind, stamp, a count within what is outstanding) and stops using
+ * the channel otherwise; docs/protocol.md "Duplex ring" has the full
+ * rules and lib/fipc/include/fipc/fipc_duplex.h implements them.
+ *
  * ---------------------------------------------------------------------
  * XenStore keys
  *
@@ -119,7 +155,7 @@
  *   fipc-memshare         u 0/1 [0]  the guest owner's consent to memshare
  *
  * Backend directory, written by the backend before InitWait:
- *   fipc-protocol-versions  space-separated list of u, e.g. "1"
+ *   fipc-protocol-versions  space-separated list of u, e.g. "1 2"
  *   multi-queue-max-queues  u >= 1   channels it accepts
  *   fipc-max-ring-order     u 0..4   largest ring order it maps
  *   fipc-max-request-bytes  u        largest data length of one request,
@@ -155,8 +191,10 @@
  *   fipc-memshare-pfns      u 1..FIPCBLK_MEMSHARE_MAX_PFNS  memshare:
  *                                    entries of the pfn table
  *   queue-<q>/req-ring-ref<i>  u (grant ref)  page i of queue q's request
- *                                    ring, i < 2^fipc-ring-order
- *   queue-<q>/rsp-ring-ref<i>  u (grant ref)  the same, response ring
+ *                                    ring (version 2: of its duplex
+ *                                    ring), i < 2^fipc-ring-order
+ *   queue-<q>/rsp-ring-ref<i>  u (grant ref)  the same, response ring;
+ *                                    version 1 only
  *   queue-<q>/ctrl-ring-ref    u (grant ref)  queue q's control page
  *   queue-<q>/event-channel    u      port used only to wake a sleeping
  *                                    poller (see struct fipcblk_ctrl)
@@ -215,6 +253,15 @@
 #define FIPCBLK_FLAG(len, seq) \
 	(FIPCBLK_FLAG_READY | ((uint32_t)(len) << FIPCBLK_FLAG_LEN_SHIFT) | \
 	 ((uint32_t)(seq) & FIPCBLK_FLAG_STAMP_MASK))
+
+/* Duplex ring (protocol version 2, see "Duplex ring" above). */
+#define FIPCBLK_DUPLEX_CALL		0xc1000000U
+#define FIPCBLK_DUPLEX_POST		0xc2000000U
+#define FIPCBLK_DUPLEX_REPLY		0xc4000000U
+#define FIPCBLK_DUPLEX_ACK		0xc8000000U
+#define FIPCBLK_DUPLEX_FLAG(kind, count, pos) \
+	((kind) | ((uint32_t)(count) << FIPCBLK_FLAG_LEN_SHIFT) | \
+	 ((uint32_t)(pos) & FIPCBLK_FLAG_STAMP_MASK))
 
 /* Request operations. */
 #define FIPCBLK_OP_READ		0
