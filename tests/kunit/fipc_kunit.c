@@ -470,16 +470,22 @@ static void fipc_test_poller_window_learn(struct kunit *test)
 	KUNIT_EXPECT_GT(test, fipc_poll_gap_learn(0, max, max), 0ull);
 }
 
-static bool fipc_poll_test_got(struct fipc_poll_test_chan *c, int n)
+/* Wait until @count reaches @n, at most FIPC_POLL_TEST_WAIT_MS. */
+static bool fipc_poll_test_reached(atomic_t *count, int n)
 {
 	unsigned int ms;
 
 	for (ms = 0; ms < FIPC_POLL_TEST_WAIT_MS; ms++) {
-		if (atomic_read(&c->received) >= n)
+		if (atomic_read(count) >= n)
 			return true;
 		usleep_range(500, 1000);
 	}
 	return false;
+}
+
+static bool fipc_poll_test_got(struct fipc_poll_test_chan *c, int n)
+{
+	return fipc_poll_test_reached(&c->received, n);
 }
 
 /*
@@ -534,18 +540,6 @@ static void fipc_test_poller_window(struct kunit *test)
 	fipc_poller_set_stop(set);
 }
 
-static bool fipc_poll_test_local_got(struct fipc_poll_test_chan *c, int n)
-{
-	unsigned int ms;
-
-	for (ms = 0; ms < FIPC_POLL_TEST_WAIT_MS; ms++) {
-		if (atomic_read(&c->local_taken) >= n)
-			return true;
-		usleep_range(500, 1000);
-	}
-	return false;
-}
-
 /*
  * Local work does not end a gap: each peer message is followed at once
  * (within a tick or two) by work of the driver's own, a completion
@@ -576,7 +570,7 @@ static void fipc_test_poller_window_local(struct kunit *test)
 		KUNIT_EXPECT_TRUE(test, fipc_poll_test_got(c, i));
 		atomic_inc(&c->local_pending);
 		fipc_poll_entry_wake(&c->poll);
-		KUNIT_EXPECT_TRUE(test, fipc_poll_test_local_got(c, i));
+		KUNIT_EXPECT_TRUE(test, fipc_poll_test_reached(&c->local_taken, i));
 	}
 	KUNIT_EXPECT_EQ(test, atomic_read(&c->local_taken), 16);
 	avg_ms = div_u64(READ_ONCE(pl->gap_avg_ns), NSEC_PER_MSEC);

@@ -147,35 +147,40 @@ static ssize_t memshare_array_bytes_show(struct device *d,
 }
 static DEVICE_ATTR_RO(memshare_array_bytes);
 
-/* The data path of the connection: grant, memshare, or none. */
+/*
+ * A word about the connection, read under the mutex: its data path
+ * (grant, memshare) or, if @rings, its rings (duplex: protocol version
+ * 2; two-rings); "none" while it has no channels.
+ */
+static ssize_t xfb_show_conn(struct device *d, char *buf, bool rings)
+{
+	struct xfb_be *be = dev_get_drvdata(d);
+	const char *word;
+
+	if (!be)
+		return -ENODEV;
+	mutex_lock(&be->mutex);
+	if (!be->chans)
+		word = "none";
+	else if (rings)
+		word = be->duplex ? "duplex" : "two-rings";
+	else
+		word = be->ms ? "memshare" : "grant";
+	mutex_unlock(&be->mutex);
+	return sysfs_emit(buf, "%s\n", word);
+}
+
 static ssize_t data_path_show(struct device *d, struct device_attribute *attr,
 			      char *buf)
 {
-	struct xfb_be *be = dev_get_drvdata(d);
-	const char *path;
-
-	if (!be)
-		return -ENODEV;
-	mutex_lock(&be->mutex);
-	path = !be->chans ? "none" : be->ms ? "memshare" : "grant";
-	mutex_unlock(&be->mutex);
-	return sysfs_emit(buf, "%s\n", path);
+	return xfb_show_conn(d, buf, false);
 }
 static DEVICE_ATTR_RO(data_path);
 
-/* The rings of the connection: duplex (version 2), two-rings, or none. */
 static ssize_t ring_mode_show(struct device *d, struct device_attribute *attr,
 			      char *buf)
 {
-	struct xfb_be *be = dev_get_drvdata(d);
-	const char *mode;
-
-	if (!be)
-		return -ENODEV;
-	mutex_lock(&be->mutex);
-	mode = !be->chans ? "none" : be->duplex ? "duplex" : "two-rings";
-	mutex_unlock(&be->mutex);
-	return sysfs_emit(buf, "%s\n", mode);
+	return xfb_show_conn(d, buf, true);
 }
 static DEVICE_ATTR_RO(ring_mode);
 

@@ -298,7 +298,6 @@ static int xff_poll_show(struct fipc_poller *pl, char *buf, size_t size)
 	return fipc_poll_lat_show(buf, size, "lat_us", hist);
 }
 
-/* What the pollers of xff_pollers do with our channels. */
 /*
  * xff_wait() - the poller's short wait on its only channel
  * (fipc_poll_ops.wait): on two rings, the fipc wait strategy on the
@@ -315,6 +314,7 @@ static int xff_wait(struct fipc_poll_entry *entry, struct fipc_waiter *w)
 	return 0;
 }
 
+/* What the pollers of xff_pollers do with our channels. */
 const struct fipc_poll_ops xff_poll_ops = {
 	.poll = xff_poll,
 	.set_sleeping = xff_set_sleeping,

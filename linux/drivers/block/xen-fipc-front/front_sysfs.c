@@ -104,35 +104,40 @@ static ssize_t ring_order_show(struct device *d,
 }
 static DEVICE_ATTR_RO(ring_order);
 
-/* The data path of the connection: grant, memshare, or none. */
+/*
+ * A word about the connection, read under the mutex: its data path
+ * (grant, memshare) or, if @rings, its rings (duplex: protocol version
+ * 2; two-rings); "none" while it has no channels.
+ */
+static ssize_t xff_show_conn(struct device *d, char *buf, bool rings)
+{
+	struct xff_info *info = dev_get_drvdata(d);
+	const char *word;
+
+	if (!info)
+		return -ENODEV;
+	mutex_lock(&info->mutex);
+	if (!info->chans)
+		word = "none";
+	else if (rings)
+		word = info->duplex ? "duplex" : "two-rings";
+	else
+		word = info->ms ? "memshare" : "grant";
+	mutex_unlock(&info->mutex);
+	return sysfs_emit(buf, "%s\n", word);
+}
+
 static ssize_t data_path_show(struct device *d, struct device_attribute *attr,
 			      char *buf)
 {
-	struct xff_info *info = dev_get_drvdata(d);
-	const char *path;
-
-	if (!info)
-		return -ENODEV;
-	mutex_lock(&info->mutex);
-	path = !info->chans ? "none" : info->ms ? "memshare" : "grant";
-	mutex_unlock(&info->mutex);
-	return sysfs_emit(buf, "%s\n", path);
+	return xff_show_conn(d, buf, false);
 }
 static DEVICE_ATTR_RO(data_path);
 
-/* The rings of the connection: duplex (version 2), two-rings, or none. */
 static ssize_t ring_mode_show(struct device *d, struct device_attribute *attr,
 			      char *buf)
 {
-	struct xff_info *info = dev_get_drvdata(d);
-	const char *mode;
-
-	if (!info)
-		return -ENODEV;
-	mutex_lock(&info->mutex);
-	mode = !info->chans ? "none" : info->duplex ? "duplex" : "two-rings";
-	mutex_unlock(&info->mutex);
-	return sysfs_emit(buf, "%s\n", mode);
+	return xff_show_conn(d, buf, true);
 }
 static DEVICE_ATTR_RO(ring_mode);
 

@@ -81,7 +81,7 @@ static int xff_pick_version(struct xff_info *info)
 {
 	struct xenbus_device *dev = info->xbdev;
 	char *vers;
-	int ok;
+	int version;
 
 	vers = xenbus_read(XBT_NIL, dev->otherend, "fipc-protocol-versions",
 			   NULL);
@@ -90,16 +90,16 @@ static int xff_pick_version(struct xff_info *info)
 	/* The duplex ring where both ends speak it, else two rings. */
 	if (READ_ONCE(xff_duplex) &&
 	    xff_list_has(vers, __stringify(FIPCBLK_PROTOCOL_DUPLEX)))
-		ok = FIPCBLK_PROTOCOL_DUPLEX;
+		version = FIPCBLK_PROTOCOL_DUPLEX;
 	else if (xff_list_has(vers, __stringify(FIPCBLK_PROTOCOL_VERSION)))
-		ok = FIPCBLK_PROTOCOL_VERSION;
+		version = FIPCBLK_PROTOCOL_VERSION;
 	else
-		ok = -EPROTONOSUPPORT;
-	if (ok < 0)
+		version = -EPROTONOSUPPORT;
+	if (version < 0)
 		dev_err(&dev->dev, "backend offers protocol versions \"%s\", we speak %u and %u\n",
 			vers, FIPCBLK_PROTOCOL_VERSION, FIPCBLK_PROTOCOL_DUPLEX);
 	kfree(vers);
-	return ok;
+	return version;
 }
 
 static bool xff_path_offered(struct xff_info *info, const char *path)
