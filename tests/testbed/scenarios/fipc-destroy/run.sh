@@ -5,7 +5,9 @@
 # wait for its bios, unmap every grant and ring, and unregister; the
 # domain must then disappear completely (a domain that lingers as a zombie
 # still has pages mapped by dom0), and libxl must remove the disk's
-# xenstore nodes.  Repeated -o ROUNDS=N times (default 2).
+# xenstore nodes.  Repeated -o ROUNDS=N times (default 2), the guests
+# taking turns from -o ROUND_TYPES (default "pv pvh": a PV guest, then a
+# PVH guest).
 # Then a removal that outlasts its wait (handoff): a disk on a null_blk
 # device taking 9 s a request is attached to a running guest, whose
 # partition scan keeps a read in flight; dom0 unbinds the backend device
@@ -15,7 +17,11 @@
 # bound again, the device must connect again (its reads through the
 # grant path's staging pages, on by default).  Then the guest is paused
 # while its other disk is unbound and bound (paused_rebind below).  Then
-# the modules are unloaded and dom0's health checked.
+# the modules are unloaded and dom0's health checked.  The handoff guest
+# is PVH (-o HANDOFF_TYPE=pv for a PV one): with it a PVH guest's disk is
+# attached, its backend unbound and bound again twice, and the guest
+# destroyed, as PV guests' disks are in fipc-basic, phy1-xl and the
+# rounds above.
 set -u
 . "${FIPC_LIB:-$(dirname "$0")/../../lib}/fipc-scenario.sh"
 fipc_scenario_begin "$@"
@@ -30,8 +36,11 @@ prepare() {
 }
 
 round() {
-    local n=$1 id i=0 w
-    fipc_domu_start "domU$n" "$here/domU.cfg" "$common/guest-load.sh" || return 1
+    local n=$1 id i=0 w types type
+    read -r -a types <<< "$(fipc_opt ROUND_TYPES "pv pvh")"
+    type=${types[$(((n - 1) % ${#types[@]}))]}
+    fipc_log "round $n: a $type guest"
+    fipc_domu_start "domU$n" "$here/domU.cfg" "$common/guest-load.sh" TYPE="$type" || return 1
     id=$(xl domid "domU$n") || return 1
     while w=$(fipc_be_stat "$id" 51728 wr_req) && [ "$w" -lt 300 ]; do
         i=$((i + 1))
@@ -99,7 +108,8 @@ paused_rebind() {
 # A removal whose bios outlast XFB_REMOVE_DRAIN_WAIT (5 s): see the top.
 handoff() {
     local id dev drv=/sys/bus/xen-backend/drivers/fipcblk t0 t1 tc=0 now i=0 v rc=0
-    fipc_domu_start domUh "$here/domU.cfg" "$common/guest-load.sh" || return 1
+    fipc_domu_start domUh "$here/domU.cfg" "$common/guest-load.sh" \
+        TYPE="$(fipc_opt HANDOFF_TYPE pvh)" || return 1
     id=$(xl domid domUh) || return 1
     dev=fipcblk-$id-51744
     xl block-attach domUh phy1:/dev/nullhang,xvdc,w || { fipc_fail "handoff: xl block-attach failed"; xl destroy domUh; return 1; }
