@@ -25,7 +25,8 @@ fipc_modules_load() {
     fipc_load_module fipc || return 1
     fipc_load_module xen-fipc-back poll_idle_us="$idle" pollers="$pollers" poll_fifo="$fifo" $bcpus || return 1
     if [ "${1:-0}" = 1 ]; then
-        fipc_load_module xen-fipc-front poll_idle_us="$idle" pollers="$pollers" poll_fifo="$fifo" $fcpus || return 1
+        # shellcheck disable=SC2086 # FIPC_FRONT_PARAMS: more parameters
+        fipc_load_module xen-fipc-front poll_idle_us="$idle" pollers="$pollers" poll_fifo="$fifo" $fcpus ${FIPC_FRONT_PARAMS:-} || return 1
         if [ -n "$fcpus" ] &&
            ! grep -q '^poller 0 cpu 0 ' /sys/module/xen_fipc_front/parameters/poller_cpus; then
             fipc_fail "xen-fipc-front loaded with $fcpus: $(head -n 1 /sys/module/xen_fipc_front/parameters/poller_cpus)"

@@ -27,7 +27,8 @@ setup() {
     mkdir -p /run/fipc
     truncate -s 256M "$LOOPFILE" || return 1
     losetup --sector-size 4096 -f --show "$LOOPFILE" > /run/fipc/loop4k || return 1
-    fipc_modules_load 1 || return 1
+    # Duplex rings (protocol version 2) are the frontend's opt-in.
+    FIPC_FRONT_PARAMS="duplex=Y" fipc_modules_load 1 || return 1
     fipc_blk_attach 0 51728 /dev/nullb0 w || return 1
     fipc_blk_attach 0 51744 "$(cat /run/fipc/loop4k)" w fipc-max-queues=1 fipc-weight=512 || return 1
     fipc_blk_attach 0 51760 /dev/nullb0 r || return 1
@@ -157,7 +158,7 @@ reload() {
     m=$(ring_modes)
     fipc_log "reload: ring modes before (backend, frontend): $m"
     [ "$m" = "duplex duplex" ] ||
-        { fipc_fail "reload: xvdb's rings are '$m' before the reload, want 'duplex duplex' (protocol version 2 by default)"; rc=1; }
+        { fipc_fail "reload: xvdb's rings are '$m' before the reload, want 'duplex duplex' (the frontend loaded with duplex=Y)"; rc=1; }
     local w0
     w0=$(fipc_be_stat 0 51728 wr_req)
     FIPC_DEV=/dev/xvdb fipc_fio dom0 reload "$common/reload.fio" &
