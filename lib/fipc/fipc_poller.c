@@ -228,6 +228,7 @@ static u64 fipc_poller_idle_min_ns(const struct fipc_poller *pl)
 static u64 fipc_poller_window_ns(const struct fipc_poller *pl)
 {
 	return fipc_poll_idle_window(READ_ONCE(pl->gap_avg_ns),
+				     READ_ONCE(pl->gap_dev_ns),
 				     fipc_poller_idle_min_ns(pl),
 				     fipc_poller_idle_max_ns(pl));
 }
@@ -249,9 +250,11 @@ static bool fipc_poller_should_sleep(const struct fipc_poller *pl, u64 idle_ns)
 /* Work found after a gap of @gap_ns: the idle window learns from it. */
 static void fipc_poller_learn(struct fipc_poller *pl, u64 gap_ns)
 {
-	WRITE_ONCE(pl->gap_avg_ns,
-		   fipc_poll_gap_learn(pl->gap_avg_ns, gap_ns,
-				       fipc_poller_idle_max_ns(pl)));
+	u64 avg = pl->gap_avg_ns, max = fipc_poller_idle_max_ns(pl);
+
+	WRITE_ONCE(pl->gap_dev_ns,
+		   fipc_poll_gap_dev_learn(avg, pl->gap_dev_ns, gap_ns, max));
+	WRITE_ONCE(pl->gap_avg_ns, fipc_poll_gap_learn(avg, gap_ns, max));
 }
 
 /*
@@ -461,7 +464,7 @@ int fipc_poller_set_show(struct fipc_poller_set *set, char *buf)
 		struct fipc_poller *pl = &set->pollers[i];
 
 		n += scnprintf(buf + n, PAGE_SIZE - n,
-			       "poller %u cpu %d channels %u loops %llu empty %llu sleeps %llu timed_sleeps %llu wait %s wakeups %llu slept_us %llu sleep_max_us %llu irqs %lld irqs_awake %lld rx_waits %llu gap_us %llu window_us %llu load_pct %u moved_in %llu moved_out %llu\n",
+			       "poller %u cpu %d channels %u loops %llu empty %llu sleeps %llu timed_sleeps %llu wait %s wakeups %llu slept_us %llu sleep_max_us %llu irqs %lld irqs_awake %lld rx_waits %llu gap_us %llu gap_dev_us %llu window_us %llu load_pct %u moved_in %llu moved_out %llu\n",
 			       i, pl->cpu, READ_ONCE(pl->nr_entries),
 			       READ_ONCE(pl->loops), READ_ONCE(pl->empty),
 			       READ_ONCE(pl->sleeps), READ_ONCE(pl->timed_sleeps),
@@ -474,6 +477,7 @@ int fipc_poller_set_show(struct fipc_poller_set *set, char *buf)
 			       (s64)atomic64_read(&pl->irqs_awake),
 			       READ_ONCE(pl->rx_waits),
 			       div_u64(READ_ONCE(pl->gap_avg_ns), NSEC_PER_USEC),
+			       div_u64(READ_ONCE(pl->gap_dev_ns), NSEC_PER_USEC),
 			       div_u64(fipc_poller_window_ns(pl), NSEC_PER_USEC),
 			       READ_ONCE(pl->load_pct), READ_ONCE(pl->moved_in),
 			       READ_ONCE(pl->moved_out));

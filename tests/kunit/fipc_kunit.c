@@ -441,16 +441,19 @@ static void fipc_test_poller_window_learn(struct kunit *test)
 	u64 avg = 0, win;
 	unsigned int i;
 
-	KUNIT_EXPECT_EQ(test, fipc_poll_idle_window(0, min, max), min);
-	KUNIT_EXPECT_EQ(test, fipc_poll_idle_window(5 * max, min, max), max);
+	KUNIT_EXPECT_EQ(test, fipc_poll_idle_window(0, 0, min, max), min);
+	KUNIT_EXPECT_EQ(test, fipc_poll_idle_window(5 * max, 0, min, max), max);
+	KUNIT_EXPECT_EQ(test, fipc_poll_idle_window(0, 5 * max, min, max), max);
+	KUNIT_EXPECT_EQ(test, fipc_poll_idle_window(U64_MAX, U64_MAX, min, max),
+			max);
 	/* No learning: the shortest window, whatever was learnt. */
-	KUNIT_EXPECT_EQ(test, fipc_poll_idle_window(gap, min, min), min);
-	KUNIT_EXPECT_EQ(test, fipc_poll_idle_window(gap, min, min / 2), min);
+	KUNIT_EXPECT_EQ(test, fipc_poll_idle_window(gap, gap, min, min), min);
+	KUNIT_EXPECT_EQ(test, fipc_poll_idle_window(gap, 0, min, min / 2), min);
 
 	/* 1 ms gaps: an eighth of the way each time, never past max. */
 	for (i = 0; i < 32; i++) {
 		avg = fipc_poll_gap_learn(avg, gap, max);
-		win = fipc_poll_idle_window(avg, min, max);
+		win = fipc_poll_idle_window(avg, 0, min, max);
 		KUNIT_EXPECT_LE(test, avg, gap);
 		KUNIT_EXPECT_LE(test, win, max);
 		KUNIT_EXPECT_GE(test, win, min);
@@ -465,9 +468,56 @@ static void fipc_test_poller_window_learn(struct kunit *test)
 	for (i = 0; i < 4; i++)
 		avg = fipc_poll_gap_learn(avg, 10 * max, max);
 	KUNIT_EXPECT_LT(test, avg, gap / 8 + 1);
-	KUNIT_EXPECT_EQ(test, fipc_poll_idle_window(avg, min, max), min);
+	KUNIT_EXPECT_EQ(test, fipc_poll_idle_window(avg, 0, min, max), min);
 	/* A gap of exactly max still counts as one to poll through. */
 	KUNIT_EXPECT_GT(test, fipc_poll_gap_learn(0, max, max), 0ull);
+}
+
+/*
+ * Gaps that vary (three of 200 us, then one of 1.2 ms, as a QD 1 stream
+ * whose guest is sometimes slow to send): once learnt, the window covers
+ * every one of them, the long ones included (twice the 500 us mean
+ * would sleep through each long gap, a quarter of them); steady gaps
+ * keep a deviation near 0; a few gaps longer than the longest window
+ * bring it back to the shortest.
+ */
+static void fipc_test_poller_window_deviation(struct kunit *test)
+{
+	const u64 min = 200 * NSEC_PER_USEC, max = 2 * NSEC_PER_MSEC;
+	const u64 gaps[] = { 200 * NSEC_PER_USEC, 200 * NSEC_PER_USEC,
+			     200 * NSEC_PER_USEC, 1200 * NSEC_PER_USEC };
+	u64 avg = 0, dev = 0, gap;
+	unsigned int i, covered = 0;
+
+	for (i = 0; i < 128; i++) {
+		gap = gaps[i % ARRAY_SIZE(gaps)];
+		if (i >= 64 && gap <= fipc_poll_idle_window(avg, dev, min, max))
+			covered++;
+		dev = fipc_poll_gap_dev_learn(avg, dev, gap, max);
+		avg = fipc_poll_gap_learn(avg, gap, max);
+	}
+	KUNIT_EXPECT_EQ(test, covered, 64u);
+	KUNIT_EXPECT_GT(test, avg, 400 * NSEC_PER_USEC);
+	KUNIT_EXPECT_LT(test, avg, 600 * NSEC_PER_USEC);
+	KUNIT_EXPECT_GT(test, dev, 250 * NSEC_PER_USEC);
+	KUNIT_EXPECT_LE(test, fipc_poll_idle_window(avg, dev, min, max), max);
+
+	for (i = 0; i < 4; i++) {
+		dev = fipc_poll_gap_dev_learn(avg, dev, 10 * max, max);
+		avg = fipc_poll_gap_learn(avg, 10 * max, max);
+	}
+	KUNIT_EXPECT_EQ(test, fipc_poll_idle_window(avg, dev, min, max), min);
+
+	/* Steady 1 ms gaps: the deviation fades, twice the mean remains. */
+	avg = 0;
+	dev = 0;
+	for (i = 0; i < 64; i++) {
+		dev = fipc_poll_gap_dev_learn(avg, dev, NSEC_PER_MSEC, max);
+		avg = fipc_poll_gap_learn(avg, NSEC_PER_MSEC, max);
+	}
+	KUNIT_EXPECT_LT(test, dev, 10 * NSEC_PER_USEC);
+	KUNIT_EXPECT_EQ(test, fipc_poll_idle_window(avg, dev, min, 4 * max),
+			2 * avg);
 }
 
 /* Wait until @count reaches @n, at most FIPC_POLL_TEST_WAIT_MS. */
@@ -1083,6 +1133,7 @@ static struct kunit_case fipc_test_cases[] = {
 	KUNIT_CASE(fipc_test_poller_sleep),
 	KUNIT_CASE(fipc_test_poller_retry),
 	KUNIT_CASE(fipc_test_poller_window_learn),
+	KUNIT_CASE(fipc_test_poller_window_deviation),
 	KUNIT_CASE(fipc_test_poller_window),
 	KUNIT_CASE(fipc_test_poller_window_local),
 	KUNIT_CASE(fipc_test_poller_autoscale),

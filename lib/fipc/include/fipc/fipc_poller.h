@@ -16,12 +16,14 @@
  * sees the word set, so a busy poller costs no notification at all.
  *
  * The idle window adapts to the work: each poller learns the gaps
- * between its work and the peer's next message (sleeps included) and
- * keeps polling for twice their mean, between the set's idle_us and
- * idle_max_us, so that a steady workload whose gaps a sleep and a
- * wake-up would lengthen is polled through, while gaps longer than
- * idle_max_us (no steady work, an idle guest) shrink the window back to
- * idle_us (fipc_poll_gap_learn()).  Work that does not come from the
+ * between its work and the peer's next message (sleeps included), their
+ * mean and their mean deviation, and keeps polling for the mean plus the
+ * larger of the mean and four deviations (as TCP's retransmission timer,
+ * RFC 6298), between the set's idle_us and idle_max_us, so that a steady
+ * workload whose gaps a sleep and a wake-up would lengthen is polled
+ * through, also where its gaps vary, while gaps longer than idle_max_us
+ * (no steady work, an idle guest) shrink the window back to idle_us
+ * (fipc_poll_gap_learn()).  Work that does not come from the
  * peer (a local completion, which kicks a sleeping poller itself) is
  * marked with fipc_poll_entry_local_work(): it restarts the gap but does
  * not end one, so that a request's own completion does not teach the
@@ -166,6 +168,7 @@ struct fipc_poll_entry {
  *	channel's ring with @waiter (not counted: pauses that spun)
  * @gap_avg_ns: the running mean of the gaps between work that the idle
  *	window learns from (fipc_poll_gap_learn())
+ * @gap_dev_ns: their running mean deviation (fipc_poll_gap_dev_learn())
  * @period_start: auto-scaling: start of the current load period
  * @busy_ns: auto-scaling: time spent on work in the current period
  * @load_pct: auto-scaling: the last period's load, percent
@@ -198,6 +201,7 @@ struct fipc_poller {
 	atomic64_t irqs_awake;
 	u64 rx_waits;
 	u64 gap_avg_ns;
+	u64 gap_dev_ns;
 	u64 period_start;
 	u64 busy_ns;
 	unsigned int load_pct;
@@ -399,19 +403,50 @@ static inline u64 fipc_poll_gap_learn(u64 avg_ns, u64 gap_ns, u64 max_ns)
 }
 
 /**
+ * fipc_poll_gap_dev_learn() - the gaps' mean deviation after one more gap
+ * @avg_ns: the mean gap before this one (fipc_poll_gap_learn())
+ * @dev_ns: the mean deviation so far
+ * @gap_ns: the gap just ended, as for fipc_poll_gap_learn()
+ * @max_ns: the longest idle window
+ *
+ * A gap the window could have covered moves the deviation a quarter of
+ * the way toward its distance from the mean (RFC 6298's RTTVAR); a
+ * longer one halves it, as it halves the mean.
+ *
+ * Return: the new mean deviation.
+ */
+static inline u64 fipc_poll_gap_dev_learn(u64 avg_ns, u64 dev_ns, u64 gap_ns,
+					  u64 max_ns)
+{
+	u64 dist = gap_ns > avg_ns ? gap_ns - avg_ns : avg_ns - gap_ns;
+
+	if (gap_ns > max_ns)
+		return dev_ns / 2;
+	return dev_ns - dev_ns / 4 + dist / 4;
+}
+
+/**
  * fipc_poll_idle_window() - how long a poller polls without work
  * @avg_ns: the mean gap (fipc_poll_gap_learn())
+ * @dev_ns: the gaps' mean deviation (fipc_poll_gap_dev_learn())
  * @min_ns: the shortest window (the set's idle_us)
  * @max_ns: the longest (idle_max_us)
  *
- * Return: twice the mean gap, within [@min_ns, @max_ns]; @min_ns if
- * @max_ns is not above it (no learning).
+ * Steady gaps (small deviation) get twice their mean; gaps that vary get
+ * their mean plus four deviations, which covers nearly all of them.
+ *
+ * Return: @avg_ns plus the larger of @avg_ns and 4 * @dev_ns, within
+ * [@min_ns, @max_ns]; @min_ns if @max_ns is not above it (no learning).
  */
-static inline u64 fipc_poll_idle_window(u64 avg_ns, u64 min_ns, u64 max_ns)
+static inline u64 fipc_poll_idle_window(u64 avg_ns, u64 dev_ns, u64 min_ns,
+					u64 max_ns)
 {
 	if (max_ns <= min_ns)
 		return min_ns;
-	return clamp_t(u64, 2 * avg_ns, min_ns, max_ns);
+	/* Bounded before the sum: no learnt value can wrap it. */
+	avg_ns = min(avg_ns, max_ns);
+	dev_ns = min(dev_ns, max_ns);
+	return clamp_t(u64, avg_ns + max(avg_ns, 4 * dev_ns), min_ns, max_ns);
 }
 
 /* Latency histograms for the drivers' show hooks. */
