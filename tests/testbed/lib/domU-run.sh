@@ -16,8 +16,12 @@ run() {
         if [ -f "/fipc/modules/$m.ko" ]; then
             deps=$(modinfo -F depends "/fipc/modules/$m.ko" 2>/dev/null | tr ',' ' ')
             for d in $deps; do [ -f "/fipc/modules/$d.ko" ] || modprobe "$d"; done
-            echo "insmod /fipc/modules/$m.ko"
-            insmod "/fipc/modules/$m.ko" || { echo "@@FIPC-GUEST insmod $m failed"; return 1; }
+            # -o FRONT_PARAMS="duplex=Y ...": the frontend's parameters.
+            p=
+            [ "$m" = xen-fipc-front ] && p=${FIPC_OPT_FRONT_PARAMS:-}
+            echo "insmod /fipc/modules/$m.ko $p"
+            # shellcheck disable=SC2086 # $p: several parameters
+            insmod "/fipc/modules/$m.ko" $p || { echo "@@FIPC-GUEST insmod $m failed"; return 1; }
         else
             echo "modprobe $m"
             modprobe "$m" || { echo "@@FIPC-GUEST modprobe $m failed"; return 1; }

@@ -5,12 +5,18 @@
 # requests are in flight whenever the guest is suspended) while dom0
 # saves, restores and migrates the guest.  Each round writes new data (randrepeat=0) and reads all of it
 # back.  When dom0 puts "stop" in xvdb's mailbox, one more round, then
-# the end; every round must pass.
+# the end; every round must pass.  Each round starts with a flush and a
+# discard on xvde (a dom0 loop device that discards): 1 MiB of new data
+# written and flushed (fsync), then discarded, must read back as zeroes,
+# so both work on every connection the guest has had, the ones made
+# again after a resume included.
 . /fipc/lib.sh
 . /fipc/scenario/guest-lib.sh
-for d in xvdb xvdc xvdd; do
+for d in xvdb xvdc xvdd xvde; do
     fipc_wait_disk $d 120 || exit 1
 done
+echo "@@FIPC-MIGRATE xvde: write cache '$(cat /sys/block/xvde/queue/write_cache)', discard_max_bytes $(cat /sys/block/xvde/queue/discard_max_bytes)"
+dd if=/dev/zero of=/tmp/zero-1m bs=1M count=1 2>/dev/null
 # Reads that never stop on another region of xvdd (1.5 s each, 6 at a
 # time): requests are in flight on it at every suspend.  A request must
 # outlast the window between the freezing of user space (fio stops
@@ -32,10 +38,27 @@ bad=0
 mb=2
 [ "$(cat /sys/hypervisor/guest_type 2>/dev/null)" = PVH ] && mb=1
 echo "@@FIPC-MIGRATE $(cat /sys/hypervisor/guest_type 2>/dev/null) guest, rounds of ${mb} MiB"
-# round: one fio run on the three disks, each writing new data
-# (randrepeat=0) and reading it all back.
+# flush_discard: on xvde, at a MiB that moves each round, new data is
+# written and flushed, then discarded; it must read back as zeroes.
+flush_discard() {
+    off=$((n % 32))
+    dd if=/dev/urandom of=/dev/xvde bs=1M count=1 seek=$off conv=fsync 2>/dev/null ||
+        { echo "@@FIPC-MIGRATE round $n: write + flush on xvde failed"; return 1; }
+    blkdiscard -o $((off << 20)) -l $((1 << 20)) /dev/xvde ||
+        { echo "@@FIPC-MIGRATE round $n: discard on xvde failed"; return 1; }
+    # Drop what the page cache still holds of it: read from the disk.
+    blockdev --flushbufs /dev/xvde
+    dd if=/dev/xvde of=/tmp/discarded bs=1M count=1 skip=$off 2>/dev/null &&
+        cmp /tmp/discarded /tmp/zero-1m >/dev/null ||
+        { echo "@@FIPC-MIGRATE round $n: xvde does not read back zeroes after the discard"; return 1; }
+}
+
+# round: a flush and a discard on xvde, then one fio run on the three
+# other disks, each writing new data (randrepeat=0) and reading it all
+# back.
 round() {
     n=$((n + 1))
+    flush_discard || bad=$((bad + 1))
     fio --output-format=json --output=/fipc/out/round.json \
         --ioengine=libaio --direct=1 --rw=randwrite --bs=4k \
         --randrepeat=0 --verify=crc32c --do_verify=1 --verify_fatal=1 \
@@ -64,7 +87,7 @@ echo $bgrc > /fipc/out/background.rc
 echo "@@FIPC-MIGRATE background reads rc=$bgrc"
 [ $bgrc -eq 0 ] || bad=$((bad + 1))
 echo "$n $bad" > /fipc/out/rounds
-for v in 51728 51744 51760; do
+for v in 51728 51744 51760 51776; do
     fipc_front_stats $v "/fipc/out/front-$v.json"
 done
 dmesg | grep -E 'fipcblk|xen-fipc' > /fipc/out/dmesg.txt

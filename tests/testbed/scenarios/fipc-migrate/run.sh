@@ -6,7 +6,10 @@
 # with "xl save", checks that the saved domain left nothing behind
 # (backend devices, xenstore nodes, the domain itself, so no page of it
 # still mapped), restores it with "xl restore", and waits until every
-# disk is connected again on its data path and serving I/O.  A PVH guest
+# disk is connected again on its data path and serving I/O, flushes and
+# discards included (xvde, a loop device over a tmpfs file: each fio
+# round starts with a flushed write and a discard that must read back
+# as zeroes, and the new connection must carry both).  A PVH guest
 # is then also migrated live to localhost ("xl migrate"), with the same
 # checks for the domain left behind and the new one.  Then dom0 tells
 # the guest to stop: every fio round must have passed its verify with no
@@ -23,13 +26,18 @@ set -u
 fipc_scenario_begin "$@"
 . "$common/fipc-lib.sh"
 export FIPC_DOMU_LOAD="fipc xen-fipc-front"
-# xvdb, xvdc, xvdd
-export VDEVS="51728 51744 51760"
+# -o GUEST_LOGLEVEL=7: the guest's driver messages on its console too.
+export FIPC_DOMU_CMDLINE_EXTRA="loglevel=$(fipc_opt GUEST_LOGLEVEL 4)"
+# xvdb, xvdc, xvdd: fio verify rounds; xvde: flush and discard
+export VDEVS="51728 51744 51760" FD_VDEV=51776
 
 prepare() {
     fipc_dmesg_mark
     fipc_null_blk 1 || return 1
     fipc_null_blk_slow nullslow 1500 16 64 2 1 || return 1
+    mkdir -p /run/fipc
+    truncate -s 64M /run/fipc/fd.img || return 1
+    losetup -f --show /run/fipc/fd.img > /run/fipc/fd-loop || return 1
     fipc_modules_load 0 || return 1
     # During a migration to localhost dom0 maps both domains' memory
     # (512 MiB each) for a moment; Xen's maptrack is raised to match
@@ -40,7 +48,8 @@ prepare() {
 # start NAME CFG: a guest running guest-migrate.sh, its mailbox cleared.
 start() {
     fipc_mailbox_put /dev/nullb0 run || return 1
-    fipc_domu_start "$1" "$here/$2" "$common/guest-migrate.sh" || return 1
+    fipc_domu_start "$1" "$here/$2" "$common/guest-migrate.sh" \
+        "FDDISK=$(cat /run/fipc/fd-loop)" || return 1
     fipc_domu_wait_marker "$1" '@@FIPC-MIGRATE running' 300
 }
 
@@ -66,7 +75,7 @@ serving() {
     local what=$1 id=$2 min=$3 v want p i=0 ok
     local -A r0
     for v in $VDEVS; do
-        fipc_blk_wait_connected "$id" "$v" 120 || return 1
+        fipc_blk_wait_connected "$id" "$v" 120 || { diagnose "$id"; return 1; }
         want=$(want_path "$v")
         p=$(cat "$FIPC_BE_SYSFS/fipcblk-$id-$v/statistics/data_path" 2>/dev/null)
         [ "$p" = "$want" ] || { fipc_fail "$what: disk $v of domain $id is on the '$p' path, want $want"; return 1; }
@@ -84,11 +93,39 @@ serving() {
         if [ $i -ge 3000 ]; then
             fipc_fail "$what: in 300 s the disks of domain $id served $(for v in $VDEVS; do printf '%s ' $(($(reqs "$id" "$v") - r0[$v])); done)requests, want $min each (xvdd $((min / 10)))"
             fipc_domu_console_tail "$GUEST"
+            diagnose "$id"
             return 1
         fi
         sleep 0.1
     done
+    # Flushes and discards reach the backend of this connection.
+    fipc_blk_wait_connected "$id" "$FD_VDEV" 120 || { diagnose "$id"; return 1; }
+    fipc_until 120 flushed_and_discarded "$id" ||
+        { fipc_fail "$what: in 120 s xvde of domain $id had $(fipc_be_stat "$id" "$FD_VDEV" f_req) flushes and $(fipc_be_stat "$id" "$FD_VDEV" ds_req) discards, want at least 1 of each"; diagnose "$id"; return 1; }
     fipc_log "$what: domain $id, every disk connected and serving (requests $(for v in $VDEVS; do printf '%s ' "$(reqs "$id" "$v")"; done); inflight $(for v in $VDEVS; do printf '%s ' "$(fipc_be_stat "$id" "$v" inflight)"; done))"
+}
+
+# diagnose DOMID: what dom0 knows of a domain whose disks do not serve:
+# each disk's xenbus states and backend counters, the backend pollers,
+# dom0's kernel log since the scenario began.
+diagnose() {
+    local v d
+    for v in $VDEVS $FD_VDEV; do
+        d=$FIPC_BE_SYSFS/fipcblk-$1-$v
+        echo "--- disk $v of domain $1: backend state $(fipc_blk_state "$1" "$v" back), frontend $(fipc_blk_state "$1" "$v" front)"
+        [ -d "$d/statistics" ] && grep -H . "$d"/statistics/* 2>/dev/null | sed "s|^$d/statistics/||" | tr '\n' ' '
+        echo
+    done
+    cat /sys/module/xen_fipc_back/parameters/poller_cpus 2>/dev/null
+    echo "--- dom0 kernel log since the start"
+    dmesg | tail -n +"$(($(cat "$FIPC_WORK/dmesg.mark" 2>/dev/null || echo 0) + 1))" | tail -n 80
+}
+
+# flushed_and_discarded DOMID: xvde's backend has served a flush and a
+# discard.
+flushed_and_discarded() {
+    [ "$(fipc_be_stat "$1" "$FD_VDEV" f_req)" -gt 0 ] &&
+        [ "$(fipc_be_stat "$1" "$FD_VDEV" ds_req)" -gt 0 ]
 }
 
 # busy WHAT DOMID: xvdd has requests in flight (its background reads),
@@ -160,7 +197,7 @@ check() {
 import json, sys
 r, resumes, paths = sys.argv[1], int(sys.argv[2]), sys.argv[3].split()
 bad = []
-for v, name in (("51728", "xvdb"), ("51744", "xvdc"), ("51760", "xvdd")):
+for v, name in (("51728", "xvdb"), ("51744", "xvdc"), ("51760", "xvdd"), ("51776", "xvde")):
     s = json.load(open("%s/front-%s.json" % (r, v)))
     print("%s: resumes %s requeued %s errors %s requests %s completions %s data_path %s"
           % (name, s["resumes"], s["requeued"], s["errors"], s["requests"],
@@ -174,7 +211,7 @@ for v, name in (("51728", "xvdb"), ("51744", "xvdc"), ("51760", "xvdd")):
     if s["requests"] - s["completions"] != s["requeued"]:
         bad.append("%s: %d requests sent, %d answered, %d put back: not each once"
                    % (name, s["requests"], s["completions"], s["requeued"]))
-    want = paths[("xvdb", "xvdc", "xvdd").index(name)]
+    want = paths[("xvdb", "xvdc", "xvdd", "xvde").index(name)]
     if s["data_path"] != want:
         bad.append("%s on the %s path at the end, want %s" % (name, s["data_path"], want))
     if name == "xvdd" and s["requeued"] < 1:
@@ -189,7 +226,7 @@ PY
         rc=1
     fi
     n=$(grep -c 'resumed (restore or migration)' "$r/dmesg.txt")
-    [ "$n" = $((3 * $1)) ] || { fipc_fail "guest: $n 'resumed' lines in its kernel log, want $((3 * $1)) (3 disks, $1 resume(s))"; rc=1; }
+    [ "$n" = $((4 * $1)) ] || { fipc_fail "guest: $n 'resumed' lines in its kernel log, want $((4 * $1)) (4 disks, $1 resume(s))"; rc=1; }
     # The console of a guest that moved may be logged under its name
     # during the migration too.
     for f in "$GUEST" "$GUEST--incoming"; do
@@ -208,6 +245,7 @@ finish() {
     local rc=0
     rmmod xen-fipc-back || { fipc_fail "rmmod xen-fipc-back failed"; rc=1; }
     rmmod fipc || rc=1
+    losetup -d "$(cat /run/fipc/fd-loop)" || { fipc_fail "the loop device of xvde is still in use"; rc=1; }
     fipc_health final || rc=1
     return $rc
 }
@@ -234,7 +272,7 @@ guest_run() {
 
 fipc_step fipc-prepare 120 prepare || exit 1
 rc=0
-guest_run pv domU domU.cfg "grant memshare memshare" || rc=1
-guest_run pvh domUh domU-pvh.cfg "grant grant grant" || rc=1
+guest_run pv domU domU.cfg "grant memshare memshare grant" || rc=1
+guest_run pvh domUh domU-pvh.cfg "grant grant grant grant" || rc=1
 fipc_step fipc-finish 120 finish || rc=1
 exit $rc
