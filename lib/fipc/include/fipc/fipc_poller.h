@@ -504,7 +504,8 @@ extern const struct kernel_param_ops fipc_poller_cpus_param_ops;
 	__stringify(FIPC_POLL_IDLE_US_DEFAULT) ")"
 #define FIPC_POLL_IDLE_MAX_US_HELP					\
 	"Longest idle time in microseconds a poller learns to poll "	\
-	"through: twice the mean gap between its work, if shorter "	\
+	"through: the mean gap between its work plus the larger of "	\
+	"that mean and four mean deviations, if shorter "		\
 	"(default " __stringify(FIPC_POLL_IDLE_MAX_US_DEFAULT)		\
 	"; at most poll_idle_us: fixed)"
 #define FIPC_POLL_AUTOSCALE_HELP					\
