@@ -24,10 +24,12 @@ done
 cpu_ticks() { awk '/^cpu / { print $2 + $3 + $4 + $6 + $7 + $8 }' /proc/stat; }
 
 # -o POLL_IDLE_US=N, -o POLL_IDLE_MAX_US=N: the frontend's pollers' idle
-# window (shortest, longest), as dom0's (xen-fipc-back) get them.
+# window (shortest, longest), as dom0's (xen-fipc-back) get them;
+# -o FRONT_POLL_IDLE_US=N and -o FRONT_POLL_IDLE_MAX_US=N set the
+# frontend's alone.
 for k in POLL_IDLE_US POLL_IDLE_MAX_US; do
 	p=/sys/module/xen_fipc_front/parameters/$(echo $k | tr A-Z a-z)
-	v=$(fipc_opt $k "")
+	v=$(fipc_opt FRONT_$k "$(fipc_opt $k "")")
 	if [ -n "$v" ] && [ -f "$p" ]; then
 		echo "$v" > "$p"
 	fi
