@@ -6,6 +6,10 @@
 #   phy             a domU over classic xen-blkback/xen-blkfront
 #   phy1-grant      a domU over xen-fipc-back/front, grant data path
 #   phy1-memshare   the same with memshare
+# and with -o PVH=1 (make bench-pvh: the emulated CPU needs AMD-V with
+# nested paging) phy-pvh and phy1-grant-pvh, phy and phy1-grant in a
+# PVH guest (memshare is for PV guests only), for their per-I/O costs
+# beside the PV guests' in one run.
 # The phy1 configurations run only where our drivers are built (they are
 # reported as skipped otherwise).  Each domU also verifies data (crc32c)
 # on a memory-backed null_blk, separately from the timed jobs.
@@ -89,7 +93,7 @@ bench_domu() {
 	rm -f "$con"
 	export FIPC_OPT_IRQ_PATTERN=$front_irq
 	fipc_domu_start "$cfg" "$here/domU.cfg" \
-		"$here/guest.sh" DISKTYPE="$disktype" PERFDEV="$PERFDEV" \
+		"$here/guest.sh" TYPE="${GUEST_TYPE:-pv}" DISKTYPE="$disktype" PERFDEV="$PERFDEV" \
 		VERIFYDEV=/dev/nullb1 DISKOPTS="${DISKOPTS:-}" || return 1
 	(
 		state=wait
@@ -233,6 +237,16 @@ fipc_step bench-dom0 600 dom0_native || rc=1
 modprobe xen-blkback
 fipc_step bench-phy 1200 bench_domu phy phy 'blkif-backend' 'blkif' || rc=1
 
+# -o PVH=1: PVH guests too, where Xen offers HVM guests (the testbed:
+# --cpu-model qemu64,+svm,+npt).
+pvh=$(fipc_opt PVH 0)
+if [ "$pvh" = 1 ] && ! xl info | grep -q '^virt_caps.*hvm'; then
+	fipc_fail "-o PVH=1: this Xen cannot run PVH guests (xl info: $(xl info | grep '^virt_caps')); the testbed needs --cpu-model qemu64,+svm,+npt (make bench-pvh)"
+	pvh=0 rc=1
+fi
+[ "$pvh" = 1 ] &&
+	{ GUEST_TYPE=pvh fipc_step bench-phy-pvh 1200 bench_domu phy-pvh phy 'blkif-backend' 'blkif' || rc=1; }
+
 # The fipc drivers: the disks are phy1: disks of the domU's xl config
 # (xl with tools/libxl-phy1.patch), served by xen-fipc-back's pollers.
 phy1_modules() {
@@ -256,6 +270,9 @@ elif have_fipc && [ "$(fipc_opt PHY1 1)" = 1 ]; then
 	else
 		echo "phy1-memshare skipped: this xen-fipc-back has no memshare data path" >> "$FIPC_RESULTS/skipped.txt"
 	fi
+	[ "$pvh" = 1 ] &&
+		{ GUEST_TYPE=pvh fipc_step bench-phy1-grant-pvh 1200 \
+			bench_domu phy1-grant-pvh phy1 'xen-fipc-back' 'xen-fipc-front' || rc=1; }
 else
 	echo "phy1-grant skipped: xen-fipc-back.ko not built" >> "$FIPC_RESULTS/skipped.txt"
 	echo "phy1-memshare skipped: xen-fipc-back.ko not built" >> "$FIPC_RESULTS/skipped.txt"
