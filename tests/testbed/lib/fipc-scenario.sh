@@ -326,7 +326,8 @@ fipc_domu_console_tail() {
 # fipc_domu_wait NAME TIMEOUT: wait until the domU powers off, then collect
 # its results into $FIPC_RESULTS/NAME.  Fails (and destroys the domain) if it
 # crashes, runs past TIMEOUT seconds, reports no results or a non-zero guest
-# exit status.
+# exit status.  It looks at the domain every $FIPC_DOMU_WAIT_POLL_S seconds
+# (default 0.5).
 fipc_domu_wait() {
     local name=$1 to state deadline
     to=$(fipc_scaled "$2")
@@ -345,7 +346,7 @@ fipc_domu_wait() {
             xl destroy "$name"
             return 124
         fi
-        sleep 0.5
+        sleep "${FIPC_DOMU_WAIT_POLL_S:-0.5}"
     done
     fipc_domu_collect "$name"
 }

@@ -77,6 +77,35 @@ back_poller_ticks() {
 	return 0
 }
 
+# -o TRACE_SCHED=1: dom0's scheduler switches over a phy1 configuration's
+# timed window (tracefs), and what ran each time the backend's poller
+# left the CPU: $r/poller-switches.txt, "count state next-task" lines
+# (state S: it went to sleep; next swapper: nothing else wanted the
+# CPU).  For reading, not for the report.
+sched_trace_start() {
+	local tracefs=/sys/kernel/tracing
+	[ "$(fipc_opt TRACE_SCHED 0)" = 1 ] && [ "$1" = phy1 ] || return 0
+	mountpoint -q $tracefs || mount -t tracefs nodev $tracefs || return 0
+	echo 0 > $tracefs/tracing_on
+	echo 4096 > $tracefs/buffer_size_kb
+	echo > $tracefs/trace
+	echo 1 > $tracefs/events/sched/sched_switch/enable
+	echo 1 > $tracefs/tracing_on
+}
+sched_trace_stop() {
+	local tracefs=/sys/kernel/tracing
+	[ "$(fipc_opt TRACE_SCHED 0)" = 1 ] && [ "$1" = phy1 ] || return 0
+	[ -d $tracefs/events ] || return 0
+	echo 0 > $tracefs/tracing_on
+	echo 0 > $tracefs/events/sched/sched_switch/enable
+	# prev_comm=xfb-poll/0 ... prev_state=S ==> next_comm=NAME ...
+	grep 'prev_comm=xfb-poll' $tracefs/trace |
+		sed -n 's/.*prev_state=\([^ ]*\) ==> next_comm=\([^ ]*\) .*/\1 \2/p' |
+		sort | uniq -c | sort -rn > "$2/poller-switches.txt"
+	grep -c 'sched_switch' $tracefs/trace > "$2/sched-switches.txt"
+	echo > $tracefs/trace
+}
+
 # be_data_path ID: the data path of domain ID's timed fipc disk, if any.
 be_data_path() {
 	cat "/sys/bus/xen-backend/devices/fipcblk-$1-51712/statistics/data_path" 2>/dev/null
@@ -98,15 +127,24 @@ bench_domu() {
 	(
 		state=wait
 		id=$(xl domid "$cfg")
-		while xl domid "$cfg" >/dev/null 2>&1; do
-			if [ $state = wait ] && grep -q '@@FIPC-BENCH timed-start' "$con" 2>/dev/null; then
+		# The console is followed (tail -F, woken by inotify), not
+		# polled: under TCG each command a polling loop runs takes
+		# milliseconds of dom0's only vCPU, and the backend poller
+		# sleeps whenever another task wants it (-o TRACE_SCHED=1:
+		# xl, grep, bash and sleep of this loop were what ran when
+		# it slept).  Commands run only at the markers.  The loop
+		# ends with its last marker or when bench_domu kills it.
+		tail -n +1 -F "$con" 2>/dev/null | while IFS= read -r line; do
+			if [ $state = wait ] && [[ $line == *'@@FIPC-BENCH timed-start'* ]]; then
 				b0=$(irq_sum "$back_irq"); d0=$(dom_cpu Domain-0); g0=$(dom_cpu "$cfg")
 				s0=$(be_stats_json "$id"); p0=$(back_poller_ticks "$disktype")
 				be_data_path "$id" > "$FIPC_WORK/$cfg-data-path"
+				sched_trace_start "$disktype"
 				state=run
-			elif [ $state = run ] && grep -q '@@FIPC-BENCH timed-done' "$con" 2>/dev/null; then
+			elif [ $state = run ] && [[ $line == *'@@FIPC-BENCH timed-done'* ]]; then
 				b1=$(irq_sum "$back_irq"); d1=$(dom_cpu Domain-0); g1=$(dom_cpu "$cfg")
 				s1=$(be_stats_json "$id"); p1=$(back_poller_ticks "$disktype")
+				sched_trace_stop "$disktype" "$r"
 				# The pollers' own counters (sleeps, wake-ups, learnt
 				# gap and window), for reading, not for the report.
 				[ "$disktype" = phy1 ] &&
@@ -135,10 +173,10 @@ bench_domu() {
 						printf "}\n"
 					}' > "$FIPC_WORK/$cfg-back-counters.json"
 				state=idle
-			elif [ $state = idle ] && grep -q '@@FIPC-BENCH idle-start' "$con" 2>/dev/null; then
+			elif [ $state = idle ] && [[ $line == *'@@FIPC-BENCH idle-start'* ]]; then
 				b0=$(irq_sum "$back_irq"); p0=$(back_poller_ticks "$disktype")
 				state=idling
-			elif [ $state = idling ] && grep -q '@@FIPC-BENCH idle-done' "$con" 2>/dev/null; then
+			elif [ $state = idling ] && [[ $line == *'@@FIPC-BENCH idle-done'* ]]; then
 				b1=$(irq_sum "$back_irq"); p1=$(back_poller_ticks "$disktype")
 				awk -v b=$((b1 - b0)) -v p0="$p0" -v p1="$p1" -v hz="$(clk_tck)" 'BEGIN {
 					printf "{\"evtchn_to_back\": %d", b
@@ -147,12 +185,15 @@ bench_domu() {
 					printf "}\n" }' > "$FIPC_WORK/$cfg-idle-back.json"
 				break
 			fi
-			sleep 0.2
 		done
 	) &
 	watcher=$!
-	fipc_domu_wait "$cfg" "$(fipc_opt DOMU_TIMEOUT 900)"
+	# Look at the guest every 2 s, not every 0.5 s: fewer xl runs in
+	# the timed window.
+	FIPC_DOMU_WAIT_POLL_S=2 fipc_domu_wait "$cfg" "$(fipc_opt DOMU_TIMEOUT 900)"
 	local rc=$?
+	# The watcher and its tail.
+	pkill -P $watcher 2>/dev/null
 	kill $watcher 2>/dev/null
 	wait $watcher 2>/dev/null
 	# counters.json: both ends' counts over the timed window (one-line
