@@ -80,8 +80,8 @@ back_poller_ticks() {
 # -o TRACE_SCHED=1: dom0's scheduler switches over a phy1 configuration's
 # timed window (tracefs), and what ran each time the backend's poller
 # left the CPU: $r/poller-switches.txt, "count state next-task" lines
-# (state S: it went to sleep; next swapper: nothing else wanted the
-# CPU).  For reading, not for the report.
+# (state I or S: it went to sleep, R: it was preempted; next swapper/0:
+# nothing else wanted the CPU).  For reading, not for the report.
 sched_trace_start() {
 	local tracefs=/sys/kernel/tracing
 	[ "$(fipc_opt TRACE_SCHED 0)" = 1 ] && [ "$1" = phy1 ] || return 0
