@@ -98,7 +98,7 @@ int fipc_duplex_submit(struct fipc_duplex_client *c,
 
 	for (i = 1; i < nslots; i++) {
 		slot = fipc_duplex_client_slot(c, pos + i);
-		memcpy(slot->payload, msg[i].data, FIPC_SLOT_PAYLOAD);
+		fipc_payload_move(slot->payload, msg[i].data);
 		/* Ordered by the release of the head flag below. */
 		WRITE_ONCE(slot->flag, fipc_duplex_flag(kind, 0, pos + i));
 	}

@@ -33,7 +33,7 @@ static int fipc_tx_slot_check(struct fipc_ring *tx, u32 seq)
 static void fipc_tx_fill(struct fipc_ring *tx, u32 seq,
 			 const struct fipc_msg *msg)
 {
-	memcpy(fipc_slot_at(tx, seq)->payload, msg->data, FIPC_SLOT_PAYLOAD);
+	fipc_payload_move(fipc_slot_at(tx, seq)->payload, msg->data);
 }
 
 /**

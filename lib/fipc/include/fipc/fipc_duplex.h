@@ -213,18 +213,7 @@ static inline bool fipc_duplex_server_idle(const struct fipc_duplex_server *s,
 static inline void fipc_duplex_put(struct fipc_slot *slot,
 				   const struct fipc_msg *msg, u32 flag)
 {
-	/*
-	 * 56 bytes, then 4: a single 60-byte copy becomes, where the
-	 * compiler uses vector moves, four 16-byte moves, the last one
-	 * overlapping, whose loads cannot be forwarded from a buffer the
-	 * caller has just written in 8-byte words (as fipc_slot_copy()
-	 * does) and so wait for those stores to commit, behind this ring's
-	 * earlier stores.  The benchmark's echo is such a case; in its near
-	 * regime the split made no measurable difference (docs/
-	 * benchmarks.md).  The kernel build copies 8-byte words either way.
-	 */
-	memcpy(slot->payload, msg->data, 56);
-	memcpy(slot->payload + 56, msg->data + 56, FIPC_SLOT_PAYLOAD - 56);
+	fipc_payload_move(slot->payload, msg->data);
 	/* Release: the payload is visible before the flag announcing it. */
 	virt_store_release(&slot->flag, flag);
 }
