@@ -146,13 +146,20 @@ fipc_be_stats_json() {
 # fipc_dmesg_mark: remember where the kernel log is now.
 fipc_dmesg_mark() { dmesg | wc -l > "$FIPC_WORK/dmesg.mark"; }
 
+# fipc_dmesg_since_mark: the kernel log since fipc_dmesg_mark (all of it
+# if there was none).
+fipc_dmesg_since_mark() {
+    local from
+    from=$(cat "$FIPC_WORK/dmesg.mark" 2>/dev/null || echo 0)
+    dmesg | tail -n +"$((from + 1))"
+}
+
 # fipc_health NAME: dom0 health check: no oops/WARN/BUG/grant leak in the
 # kernel log since fipc_dmesg_mark, no poller threads left once the modules
 # are gone.  Writes $FIPC_RESULTS/health-NAME.txt.
 fipc_health() {
-    local name=$1 from bad out=$FIPC_RESULTS/health-$1.txt
-    from=$(cat "$FIPC_WORK/dmesg.mark" 2>/dev/null || echo 0)
-    dmesg | tail -n +"$((from + 1))" > "$out"
+    local name=$1 bad out=$FIPC_RESULTS/health-$1.txt
+    fipc_dmesg_since_mark > "$out"
     if [ "${FIPC_KERNEL_CHECKS:-0}" = 1 ]; then
         # The debug kernel: its reports (the stock kernel's known ones
         # too) are judged on the host after the run (lib/kernel_reports.py).

@@ -85,7 +85,7 @@ paused_rebind() {
     echo "$dev" > "$drv/unbind" || { fipc_fail "paused-rebind: cannot unbind $dev"; rc=1; }
     echo "$dev" > "$drv/bind" || { fipc_fail "paused-rebind: cannot bind $dev again"; rc=1; }
     sleep 2
-    dmesg | tail -n +"$(($(cat "$FIPC_WORK/dmesg.mark") + 1))" | grep -q "$dev: frontend still connected to an earlier backend: asking it to reconnect" ||
+    fipc_dmesg_since_mark | grep -q "$dev: frontend still connected to an earlier backend: asking it to reconnect" ||
         { fipc_fail "paused-rebind: the new backend did not ask the still-connected frontend to reconnect"; rc=1; }
     xl unpause domUh || { fipc_fail "paused-rebind: xl unpause failed"; return 1; }
     fipc_blk_wait_connected "$id" 51728 60 || rc=1
@@ -131,7 +131,7 @@ handoff() {
     fipc_log "handoff: unbind took $(((t1 - t0) / 1000000)) ms with $dev's read in flight; backend state then $v"
     [ $(((t1 - t0) / 1000000)) -ge 4500 ] && [ $(((t1 - t0) / 1000000)) -lt 7500 ] ||
         { fipc_fail "handoff: unbind took $(((t1 - t0) / 1000000)) ms, want 4500-7500 (a 5 s wait, then the drain handed off)"; rc=1; }
-    dmesg | tail -n +"$(($(cat "$FIPC_WORK/dmesg.mark") + 1))" | grep -q "$dev: removed; its bios in flight are drained in the background" ||
+    fipc_dmesg_since_mark | grep -q "$dev: removed; its bios in flight are drained in the background" ||
         { fipc_fail "handoff: no 'drained in the background' line for $dev"; rc=1; }
     while now=$(date +%s%N) && [ $(((now - t0) / 1000000000)) -lt 30 ]; do
         v=$(fipc_blk_state "$id" 51744 back)

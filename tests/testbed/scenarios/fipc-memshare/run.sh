@@ -212,7 +212,7 @@ unload_round() {
     done
     timeout 120 rmmod xen-fipc-back || { fipc_fail "unload: rmmod xen-fipc-back failed after unbinding $n devices"; xl destroy domU3; return 1; }
     [ ! -d "$drv" ] || { fipc_fail "unload: the fipcblk driver is still registered"; return 1; }
-    [ "$(dmesg | tail -n +"$(($(cat "$FIPC_WORK/dmesg.mark") + 1))" | grep -c 'memshare: unmapped')" -ge 1 ] ||
+    [ "$(fipc_dmesg_since_mark | grep -c 'memshare: unmapped')" -ge 1 ] ||
         { fipc_fail "unload: no 'memshare: unmapped' in the kernel log"; return 1; }
     fipc_log "unload: $n devices unbound under I/O, xen-fipc-back unloaded, the guest's memory unmapped"
     fipc_health after-unload || return 1
@@ -223,7 +223,7 @@ unload_round() {
     sg=$(fipc_be_stat "$id" 51728 staged_grant_req)
     fipc_log "staging budget 0: xvdb keeps $sp staging pages mapped, $sg READs mapped the staging pages they named (staged_req $(fipc_be_stat "$id" 51728 staged_req), rd_req $(fipc_be_stat "$id" 51728 rd_req), io_errors $(fipc_be_stat "$id" 51728 io_errors))"
     if [ "$sp" != 0 ] || ! [ "$sg" -gt 0 ] 2>/dev/null || [ "$(fipc_be_stat "$id" 51728 io_errors)" != 0 ] ||
-       ! dmesg | tail -n +"$(($(cat "$FIPC_WORK/dmesg.mark") + 1))" | grep -q "would pass the guest's max_guest_staging_pages"; then
+       ! fipc_dmesg_since_mark | grep -q "would pass the guest's max_guest_staging_pages"; then
         fipc_fail "staging budget: with max_guest_staging_pages=0 the backend kept $sp staging pages mapped, $sg requests mapped their staging pages, io_errors $(fipc_be_stat "$id" 51728 io_errors) (want 0, > 0, 0 and a notice in the kernel log)"
         xl destroy domU3
         return 1
@@ -271,7 +271,7 @@ backend_budget_round() {
     sg=$(fipc_be_stat "$id" 51728 staged_grant_req)
     fipc_log "backend budget: memshare_max_mib $mib for a table of $mp pages: xvdb on $(fipc_be_stat "$id" 51728 data_path), keeps $sp staging pages mapped, $sg READs mapped their staging pages, io_errors $(fipc_be_stat "$id" 51728 io_errors)"
     if [ "$sp" != 0 ] || ! [ "$sg" -gt 0 ] 2>/dev/null || [ "$(fipc_be_stat "$id" 51728 io_errors)" != 0 ] ||
-       ! dmesg | tail -n +"$(($(cat "$FIPC_WORK/dmesg.mark") + 1))" | grep -q "would pass the backend's memshare_max_mib"; then
+       ! fipc_dmesg_since_mark | grep -q "would pass the backend's memshare_max_mib"; then
         fipc_fail "backend budget: with memshare_max_mib $mib (table $mp pages) the backend kept $sp staging pages mapped, $sg requests mapped their staging pages, io_errors $(fipc_be_stat "$id" 51728 io_errors) (want 0, > 0, 0 and a notice naming memshare_max_mib)"
         return 1
     fi

@@ -118,7 +118,7 @@ diagnose() {
     done
     cat /sys/module/xen_fipc_back/parameters/poller_cpus 2>/dev/null
     echo "--- dom0 kernel log since the start"
-    dmesg | tail -n +"$(($(cat "$FIPC_WORK/dmesg.mark" 2>/dev/null || echo 0) + 1))" | tail -n 80
+    fipc_dmesg_since_mark | tail -n 80
 }
 
 # flushed_and_discarded DOMID: xvde's backend has served a flush and a
