@@ -196,9 +196,14 @@ fipc_mailbox_put() {
 # sleeps whenever another task wants it (docs/benchmarks.md, run R).
 fipc_domu_wait_marker() {
     local con=/var/log/xen/console/guest-$1.log deadline=$((SECONDS + $3))
-    local look=$((SECONDS + 2)) line part='' fd tailpid found=0 rc
-    exec {fd}< <(exec tail -n +1 -F "$con" 2>/dev/null)
+    local look=$((SECONDS + 2)) line part='' fd tailpid found=0 rc fifo
+    # A FIFO, not a process substitution: dom0 has no /dev/fd.
+    fifo=$(mktemp -u "${FIPC_WORK:-/tmp}/marker.XXXXXX")
+    mkfifo "$fifo" || return 1
+    tail -n +1 -F "$con" 2>/dev/null > "$fifo" &
     tailpid=$!
+    exec {fd}< "$fifo"
+    rm -f "$fifo"
     while [ $SECONDS -lt $deadline ]; do
         if IFS= read -r -t 2 -u "$fd" line; then
             line=$part$line
