@@ -48,6 +48,9 @@ static int fipc_poller_default_cpu(unsigned int index)
  */
 void fipc_poller_kick(struct fipc_poller *pl)
 {
+	/* The first kick of a sleep starts the wake-up time. */
+	if (READ_ONCE(pl->asleep) && !atomic64_read(&pl->kick_ns))
+		atomic64_cmpxchg(&pl->kick_ns, 0, ktime_get_ns());
 	atomic_set(&pl->kicked, 1);
 	wake_up(&pl->wq);
 }
@@ -171,6 +174,7 @@ static void fipc_poller_sleep(struct fipc_poller *pl)
 	bool busy = false;
 
 	atomic_set(&pl->kicked, 0);
+	atomic64_set(&pl->kick_ns, 0);
 	mutex_lock(&pl->lock);
 	WRITE_ONCE(pl->asleep, true);
 	list_for_each_entry(entry, &pl->entries, node)
@@ -200,8 +204,15 @@ static void fipc_poller_sleep(struct fipc_poller *pl)
 					kthread_should_stop());
 		}
 		dt = ktime_get_ns() - t0;
-		if (atomic_read(&pl->kicked))
+		if (atomic_read(&pl->kicked)) {
+			u64 kick = atomic64_read(&pl->kick_ns);
+
 			pl->wakeups++;
+			if (kick && t0 + dt > kick)
+				WRITE_ONCE(pl->wake_ns,
+					   fipc_poll_wake_learn(pl->wake_ns,
+								t0 + dt - kick));
+		}
 		pl->slept_ns += dt;
 		if (dt > pl->sleep_max_ns)
 			pl->sleep_max_ns = dt;
@@ -464,7 +475,7 @@ int fipc_poller_set_show(struct fipc_poller_set *set, char *buf)
 		struct fipc_poller *pl = &set->pollers[i];
 
 		n += scnprintf(buf + n, PAGE_SIZE - n,
-			       "poller %u cpu %d channels %u loops %llu empty %llu sleeps %llu timed_sleeps %llu wait %s wakeups %llu slept_us %llu sleep_max_us %llu irqs %lld irqs_awake %lld rx_waits %llu gap_us %llu gap_dev_us %llu window_us %llu load_pct %u moved_in %llu moved_out %llu\n",
+			       "poller %u cpu %d channels %u loops %llu empty %llu sleeps %llu timed_sleeps %llu wait %s wakeups %llu slept_us %llu sleep_max_us %llu irqs %lld irqs_awake %lld rx_waits %llu gap_us %llu gap_dev_us %llu window_us %llu wake_us %llu load_pct %u moved_in %llu moved_out %llu\n",
 			       i, pl->cpu, READ_ONCE(pl->nr_entries),
 			       READ_ONCE(pl->loops), READ_ONCE(pl->empty),
 			       READ_ONCE(pl->sleeps), READ_ONCE(pl->timed_sleeps),
@@ -479,6 +490,7 @@ int fipc_poller_set_show(struct fipc_poller_set *set, char *buf)
 			       div_u64(READ_ONCE(pl->gap_avg_ns), NSEC_PER_USEC),
 			       div_u64(READ_ONCE(pl->gap_dev_ns), NSEC_PER_USEC),
 			       div_u64(fipc_poller_window_ns(pl), NSEC_PER_USEC),
+			       div_u64(fipc_poller_wake_ns(pl), NSEC_PER_USEC),
 			       READ_ONCE(pl->load_pct), READ_ONCE(pl->moved_in),
 			       READ_ONCE(pl->moved_out));
 		if (set->ops->show)

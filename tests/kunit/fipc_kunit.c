@@ -347,6 +347,8 @@ static void fipc_test_poller_sleep(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic64_read(&pl->irqs_awake), 0ll);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(pl->wakeups), c->wakeups_seen + 1);
 	KUNIT_EXPECT_GE(test, READ_ONCE(pl->loops), READ_ONCE(pl->empty));
+	/* The kick of a sleeping poller measured its wake-up. */
+	KUNIT_EXPECT_GT(test, fipc_poller_wake_ns(pl), 0ull);
 
 	/* Idle again: a local kick, with no interrupt, wakes it too. */
 	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_asleep, c));
@@ -359,6 +361,7 @@ static void fipc_test_poller_sleep(struct kunit *test)
 	KUNIT_EXPECT_GT(test, fipc_poller_set_show(set, buf), 0);
 	KUNIT_EXPECT_EQ(test, strncmp(buf, "poller 0 cpu ", 13), 0);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, " channels 1 loops "));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, " wake_us "));
 	KUNIT_EXPECT_NOT_NULL(test,
 			      strstr(buf, "\n  test_us<100,<1k,<4k,<16k,<64k,more 3 0 0 0 0 0\n"));
 
@@ -481,6 +484,25 @@ static void fipc_test_poller_window_learn(struct kunit *test)
  * keep a deviation near 0; a few gaps longer than the longest window
  * bring it back to the shortest.
  */
+static void fipc_test_poller_wake_learn(struct kunit *test)
+{
+	u64 avg = 0;
+	unsigned int i;
+
+	/* The first wake-up sets the mean, even one of 0 ns. */
+	KUNIT_EXPECT_EQ(test, fipc_poll_wake_learn(0, 0), 1ull);
+	avg = fipc_poll_wake_learn(avg, 400 * NSEC_PER_USEC);
+	KUNIT_EXPECT_EQ(test, avg, 400 * NSEC_PER_USEC);
+	/* Then an eighth of the way: 400 -> 350 us toward 0. */
+	avg = fipc_poll_wake_learn(avg, 0);
+	KUNIT_EXPECT_EQ(test, avg, 350 * NSEC_PER_USEC);
+	/* Fast wake-ups bring it down below a 100 us round trip. */
+	for (i = 0; i < 32; i++)
+		avg = fipc_poll_wake_learn(avg, 5 * NSEC_PER_USEC);
+	KUNIT_EXPECT_LT(test, avg, 20 * NSEC_PER_USEC);
+	KUNIT_EXPECT_GE(test, avg, 5 * NSEC_PER_USEC);
+}
+
 static void fipc_test_poller_window_deviation(struct kunit *test)
 {
 	const u64 min = 200 * NSEC_PER_USEC, max = 2 * NSEC_PER_MSEC;
@@ -1134,6 +1156,7 @@ static struct kunit_case fipc_test_cases[] = {
 	KUNIT_CASE(fipc_test_poller_retry),
 	KUNIT_CASE(fipc_test_poller_window_learn),
 	KUNIT_CASE(fipc_test_poller_window_deviation),
+	KUNIT_CASE(fipc_test_poller_wake_learn),
 	KUNIT_CASE(fipc_test_poller_window),
 	KUNIT_CASE(fipc_test_poller_window_local),
 	KUNIT_CASE(fipc_test_poller_autoscale),

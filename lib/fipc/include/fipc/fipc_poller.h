@@ -169,6 +169,9 @@ struct fipc_poll_entry {
  * @gap_avg_ns: the running mean of the gaps between work that the idle
  *	window learns from (fipc_poll_gap_learn())
  * @gap_dev_ns: their running mean deviation (fipc_poll_gap_dev_learn())
+ * @kick_ns: when the first kick of the current sleep came, 0 if none yet
+ * @wake_ns: the running mean time from a kick to the thread running
+ *	again (fipc_poll_wake_learn(), fipc_poller_wake_ns())
  * @period_start: auto-scaling: start of the current load period
  * @busy_ns: auto-scaling: time spent on work in the current period
  * @load_pct: auto-scaling: the last period's load, percent
@@ -202,6 +205,8 @@ struct fipc_poller {
 	u64 rx_waits;
 	u64 gap_avg_ns;
 	u64 gap_dev_ns;
+	atomic64_t kick_ns;
+	u64 wake_ns;
 	u64 period_start;
 	u64 busy_ns;
 	unsigned int load_pct;
@@ -423,6 +428,40 @@ static inline u64 fipc_poll_gap_dev_learn(u64 avg_ns, u64 dev_ns, u64 gap_ns,
 	if (gap_ns > max_ns)
 		return dev_ns / 2;
 	return dev_ns - dev_ns / 4 + dist / 4;
+}
+
+/**
+ * fipc_poll_wake_learn() - the mean wake-up time after one more wake-up
+ * @avg_ns: the mean so far, 0 before the first
+ * @ns: time from the kick to the thread running again
+ *
+ * The first wake-up sets the mean; each later one moves it an eighth of
+ * the way toward itself.
+ *
+ * Return: the new mean.
+ */
+static inline u64 fipc_poll_wake_learn(u64 avg_ns, u64 ns)
+{
+	if (!avg_ns)
+		return ns ?: 1;
+	return avg_ns - avg_ns / 8 + ns / 8;
+}
+
+/**
+ * fipc_poller_wake_ns() - how long a sleeping poller takes to run again
+ * @pl: the poller
+ *
+ * A driver that could wake the poller to take an answer it expects can
+ * compare this with how soon the answer comes: if it comes sooner, the
+ * poller would find it already taken (by the event handler) and poll on
+ * in vain.
+ *
+ * Return: the running mean from a kick to the thread running again, in
+ * nanoseconds; 0 before the first kick of a sleeping poller.
+ */
+static inline u64 fipc_poller_wake_ns(const struct fipc_poller *pl)
+{
+	return READ_ONCE(pl->wake_ns);
 }
 
 /**

@@ -268,22 +268,29 @@ static bool xff_irq_take(struct fipc_poll_entry *entry)
  * xff_poller_wanted() - should a submitter wake our sleeping poller
  * @chan: the channel a request was just sent on
  *
- * Yes if the answer is expected within the poller's shortest idle window
- * (the channel's mean round trip is shorter: a fast backend, where
- * polling for it beats a notification and an interrupt), or if other
- * requests are in flight (a stream: the poller takes it with no
- * notification).  Otherwise the poller would poll its window in vain,
- * sleep, and be woken again by the event that the handler can answer
- * alone (xff_irq_take()).
+ * Yes if other requests are in flight (a stream: the poller takes it
+ * with no notification), or if the answer is expected within the
+ * poller's shortest idle window (the channel's mean round trip is
+ * shorter: a fast backend, where polling for it beats a notification and
+ * an interrupt) but not before the poller can be running: a poller that
+ * takes longer to wake than the backend takes to answer finds the answer
+ * already taken by the event handler (the backend saw it asleep and
+ * notified), then polls its window in vain on the CPU the submitter
+ * wants back (fipc_poller_wake_ns(): under TCG, wake-ups of 100s of us
+ * against round trips under 100 us).  Otherwise the event handler
+ * answers alone (xff_irq_take()).
  *
  * Return: true to wake the poller.
  */
 bool xff_poller_wanted(struct xff_chan *chan)
 {
 	u64 window_ns = (u64)READ_ONCE(xff_pollers.idle_us) * NSEC_PER_USEC;
+	struct fipc_poller *pl = fipc_poll_entry_poller(&chan->poll);
+	u64 rtt_ns = READ_ONCE(chan->rtt_ns);
 
-	return atomic_read(&chan->inflight) > 1 ||
-	       READ_ONCE(chan->rtt_ns) < window_ns;
+	if (atomic_read(&chan->inflight) > 1)
+		return true;
+	return rtt_ns < window_ns && pl && fipc_poller_wake_ns(pl) < rtt_ns;
 }
 
 /* The latency histogram after each poller's line of poller_cpus. */
