@@ -286,15 +286,17 @@ static inline int fipc_duplex_post(struct fipc_duplex_client *c,
 	 * here, so that each post of a stream reads and writes the one line
 	 * without the out-of-line call.
 	 */
-	if (pos - done > c->mask && nslots == 1 && !c->error &&
-	    pos - done > c->calls &&
-	    fipc_duplex_ack_at(c, done))
-		c->done = ++done;
-	if (likely(nslots == 1 && !c->error && pos - done <= c->mask)) {
-		fipc_duplex_put(&c->slots[pos & c->mask], msg,
-				fipc_duplex_flag(FIPC_DUPLEX_POST, 1, pos));
-		c->submit = pos + 1;
-		return 0;
+	if (likely(nslots == 1 && !c->error)) {
+		if (pos - done > c->mask && pos - done > c->calls &&
+		    fipc_duplex_ack_at(c, done))
+			c->done = ++done;
+		if (likely(pos - done <= c->mask)) {
+			fipc_duplex_put(&c->slots[pos & c->mask], msg,
+					fipc_duplex_flag(FIPC_DUPLEX_POST, 1,
+							 pos));
+			c->submit = pos + 1;
+			return 0;
+		}
 	}
 	return fipc_duplex_submit(c, msg, nslots, true);
 }
