@@ -202,6 +202,8 @@ fipc_domu_wait_marker() {
     mkfifo "$fifo" || return 1
     tail -n +1 -F "$con" 2>/dev/null > "$fifo" &
     tailpid=$!
+    # A step that fipc_step's timeout ends takes its tail with it.
+    trap 'kill "$tailpid" 2>/dev/null; exit 143' TERM
     exec {fd}< "$fifo"
     rm -f "$fifo"
     while [ $SECONDS -lt $deadline ]; do
@@ -227,6 +229,7 @@ fipc_domu_wait_marker() {
         fi
     done
     kill "$tailpid" 2>/dev/null
+    trap - TERM
     exec {fd}<&-
     [ $found = 1 ] && return 0
     fipc_fail "$1: no '$2' on the console after $3 s"
