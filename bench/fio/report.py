@@ -2,8 +2,8 @@
 """Turn fio results of several configurations into the report's tables.
 
 Input: a results directory with one sub-directory per configuration
-(dom0, phy, phy1-grant, phy1-memshare; with make bench-pvh also phy-pvh
-and phy1-grant-pvh, the same in a PVH guest), each holding one fio JSON file per
+(dom0, phy, phy1-grant, phy1-memshare; with make bench-pvh also phy-pvh,
+phy1-grant-pvh and phy1-memshare-pvh, the same in a PVH guest), each holding one fio JSON file per
 job (<job>.json, from run-fio.sh) and optionally counters.json (event-channel
 notifications, grant operations, hypercalls, CPU seconds, measured around
 the timed jobs, with "ios" the number of I/Os they cover) and, per job,
@@ -38,7 +38,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 from summarize import load_fio_json  # noqa: E402
 
 CONFIGS = ["dom0", "phy", "phy1-grant", "phy1-memshare", "phy-pvh",
-           "phy1-grant-pvh"]
+           "phy1-grant-pvh", "phy1-memshare-pvh"]
 HOST, CLASSIC = "dom0", "phy"
 # CPU time of the fipc poller kthreads: frontend (guest), backend (dom0).
 POLLERS = ("front_poller", "back_poller")

@@ -265,13 +265,16 @@ def test_main_with_noisy(tmp_path):
 def test_pvh_configs_beside_pv_ones(tmp_path):
     # make bench-pvh: the PVH guests' configurations come after the PV
     # ones, each with its own column in the per I/O cost table.
-    for cfg in ("phy1-grant-pvh", "phy-pvh", "phy1-grant", "phy", "dom0"):
+    for cfg in ("phy1-memshare-pvh", "phy1-grant-pvh", "phy-pvh",
+                "phy1-memshare", "phy1-grant", "phy", "dom0"):
         write(tmp_path, cfg, "lat-4k-read", fio_json(10.0, 1, 1, 2, ios=100))
-    for cfg, grants in (("phy1-grant", 0), ("phy1-grant-pvh", 300)):
+    for cfg, grants in (("phy1-grant", 0), ("phy1-memshare", 0),
+                        ("phy1-grant-pvh", 300), ("phy1-memshare-pvh", 0)):
         with open(tmp_path / cfg / "counters.json", "w") as f:
             json.dump({"back_grant_ops": grants, "ios": 100}, f)
     res = report.collect(str(tmp_path))
     lines = report.tables(res, emulated=True).splitlines()
     head = [ln for ln in lines if ln.startswith("| per I/O |")][0]
-    assert head == "| per I/O | dom0 | phy | phy1-grant | phy-pvh | phy1-grant-pvh |"
-    assert "| back_grant_ops | - | - | 0.000 | - | 3.000 |" in lines
+    assert head == ("| per I/O | dom0 | phy | phy1-grant | phy1-memshare | phy-pvh"
+                    " | phy1-grant-pvh | phy1-memshare-pvh |")
+    assert "| back_grant_ops | - | - | 0.000 | 0.000 | - | 3.000 | 0.000 |" in lines

@@ -923,6 +923,82 @@ static void xfb_test_ref_at(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, xfb_ref_at(msgs, i), i);
 }
 
+/*
+ * xfb_pfn_pages(): a memshare request's pfns against the mapping of the
+ * guest's memory.  The map's pages are stand-ins, never dereferenced.
+ */
+#define XFB_TEST_NPFNS	8
+
+static int xfb_test_pfns(bool writable, u8 op,
+			 const u32 *pfns, unsigned int n, struct page **got,
+			 const char **why)
+{
+	static char stand_in[XFB_TEST_NPFNS];
+	struct page *map[XFB_TEST_NPFNS];
+	struct fipc_msg msgs[1] = { 0 };
+	struct fipcblk_request req;
+	unsigned int i;
+
+	for (i = 0; i < XFB_TEST_NPFNS; i++)
+		map[i] = i == 5 ? NULL : (struct page *)&stand_in[i];
+	req = xfb_test_req(op, 0, 0, n * 4096, 0);
+	for (i = 0; i < n; i++)
+		req.refs[i] = pfns[i];
+	memcpy(msgs[0].data, &req, sizeof(req));
+	*why = "";
+	return xfb_pfn_pages(map, XFB_TEST_NPFNS, writable, op, msgs, n, got,
+			     why);
+}
+
+static void xfb_test_pfn_pages(struct kunit *test)
+{
+	static const u32 ok[] = { 1, 7, 0 };
+	static const u32 past[] = { 2, XFB_TEST_NPFNS };
+	static const u32 huge[] = { 0xffffffff };
+	static const u32 unmapped[] = { 4, 5 };
+	struct page *got[3] = { NULL };
+	const char *why;
+
+	/* A WRITE by pfn, on either mapping: the map's pages, in order. */
+	KUNIT_EXPECT_EQ(test, xfb_test_pfns(false, FIPCBLK_OP_WRITE, ok,
+					    3, got, &why), 0);
+	KUNIT_EXPECT_TRUE(test, got[0] && got[1] && got[2]);
+	KUNIT_EXPECT_TRUE(test, got[0] != got[1] && got[1] != got[2]);
+	KUNIT_EXPECT_EQ(test, xfb_test_pfns(true, FIPCBLK_OP_WRITE, ok,
+					    3, got, &why), 0);
+
+	/* A READ by pfn only on a writable mapping. */
+	KUNIT_EXPECT_EQ(test, xfb_test_pfns(false, FIPCBLK_OP_READ, ok,
+					    3, got, &why), -EACCES);
+	KUNIT_EXPECT_STREQ(test, why,
+			   "only WRITE may name pages by pfn (read-only mapping)");
+	memset(got, 0, sizeof(got));
+	KUNIT_EXPECT_EQ(test, xfb_test_pfns(true, FIPCBLK_OP_READ, ok,
+					    3, got, &why), 0);
+	KUNIT_EXPECT_TRUE(test, got[0] && got[1] && got[2]);
+
+	/* Never any other op, writable or not. */
+	KUNIT_EXPECT_EQ(test, xfb_test_pfns(true, FIPCBLK_OP_FLUSH, ok,
+					    1, got, &why), -EACCES);
+	KUNIT_EXPECT_STREQ(test, why, "only READ and WRITE may name pages by pfn");
+	KUNIT_EXPECT_EQ(test, xfb_test_pfns(true, FIPCBLK_OP_DISCARD, ok,
+					    1, got, &why), -EACCES);
+	KUNIT_EXPECT_EQ(test, xfb_test_pfns(true, 0x7f, ok, 1, got,
+					    &why), -EACCES);
+
+	/* pfns past the table, at the first one past it and at the top. */
+	KUNIT_EXPECT_EQ(test, xfb_test_pfns(true, FIPCBLK_OP_READ, past,
+					    2, got, &why), -ERANGE);
+	KUNIT_EXPECT_STREQ(test, why, "pfn outside the shared table");
+	KUNIT_EXPECT_EQ(test, xfb_test_pfns(false, FIPCBLK_OP_WRITE,
+					    huge, 1, got, &why), -ERANGE);
+
+	/* A pfn in the table that is not mapped. */
+	KUNIT_EXPECT_EQ(test, xfb_test_pfns(true, FIPCBLK_OP_READ,
+					    unmapped, 2, got, &why), -ENOENT);
+	KUNIT_EXPECT_STREQ(test, why, "pfn not shared");
+}
+
 static struct kunit_case xfb_test_cases[] = {
 	KUNIT_CASE_PARAM(xfb_test_request, xfb_request_gen_params),
 	KUNIT_CASE_PARAM(xfb_test_parse_uint, xfb_parse_gen_params),
@@ -931,6 +1007,7 @@ static struct kunit_case xfb_test_cases[] = {
 	KUNIT_CASE(xfb_test_max_size),
 	KUNIT_CASE(xfb_test_wire_helpers),
 	KUNIT_CASE(xfb_test_ref_at),
+	KUNIT_CASE(xfb_test_pfn_pages),
 	{}
 };
 

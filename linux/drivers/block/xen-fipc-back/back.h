@@ -40,6 +40,7 @@ extern unsigned int xfb_max_request_bytes;
 extern unsigned int xfb_max_inflight;
 extern unsigned int xfb_max_buffer_pages;
 extern bool xfb_memshare_enabled;
+extern bool xfb_memshare_writable;
 extern unsigned int xfb_staging_max_pages;
 extern bool xfb_grant_staging;
 extern bool xfb_duplex;
@@ -206,6 +207,8 @@ struct xfb_guest {
  * @node: on the list of mappings (shared by the devices of one guest)
  * @domid: the guest
  * @dir_ref: the guest's fipc-memshare-dir-ref
+ * @writable: mapped writable (the frontend's fipc-memshare-writable): READs
+ *	may name pfns too
  * @users: devices connected with this mapping
  * @npfns: entries of @pages (the frontend's fipc-memshare-pfns)
  * @ready: completed once the mapping is made or has failed
@@ -227,6 +230,7 @@ struct xfb_memshare {
 	struct list_head node;
 	domid_t domid;
 	grant_ref_t dir_ref;
+	bool writable;
 	unsigned int users;
 	unsigned long npfns;
 	struct completion ready;
@@ -354,6 +358,7 @@ struct xfb_chan {
  * @weight: its channels' share of their pollers (fipc-weight, read at
  *	each connect; statistics/weight sets it live)
  * @ms_offered: we offered the memshare data path (fipc-data-paths)
+ * @msw_offered: we offered to map it writable (fipc-memshare-writable)
  * @gs_offered: we offered staging pages on the grant path too
  * @duplex_offered: we offered protocol version 2 (duplex rings)
  * @duplex: the connection's channels are duplex rings (version 2)
@@ -390,6 +395,7 @@ struct xfb_be {
 	cpumask_var_t poller_cpus;
 	unsigned int weight;
 	bool ms_offered;
+	bool msw_offered;
 	bool gs_offered;
 	bool duplex_offered;
 	bool duplex;

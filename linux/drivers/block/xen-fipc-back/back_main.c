@@ -38,6 +38,11 @@ module_param_named(memshare, xfb_memshare_enabled, bool, 0644);
 MODULE_PARM_DESC(memshare,
 		 "Offer the memshare data path where the toolstack allows it (fipc-memshare-allowed=1; default Y)");
 
+bool xfb_memshare_writable = true;
+module_param_named(memshare_writable, xfb_memshare_writable, bool, 0644);
+MODULE_PARM_DESC(memshare_writable,
+		 "memshare: map a guest's memory writable where its frontend asks (fipc-memshare-writable=1: PVH and HVM guests, whose READs then name their pages by pfn, with no staging copy; default Y)");
+
 unsigned int xfb_staging_max_pages = 1024;
 module_param_named(staging_max_pages, xfb_staging_max_pages, uint, 0644);
 MODULE_PARM_DESC(staging_max_pages,

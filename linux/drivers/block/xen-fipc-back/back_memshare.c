@@ -12,13 +12,19 @@
  * array: no grant operation and no hypercall per request.  Everything is
  * unmapped at disconnect, after the channels' bios have ended.
  *
- * The mapping is read-only.  In a PV guest a frame that another domain
+ * The mapping is read-only unless the frontend granted its memory
+ * writable and says so (fipc-memshare-writable = 1, which we offer unless
+ * memshare_writable is off).  In a PV guest a frame that another domain
  * maps writable cannot become a page table (Xen's page types): the guest
  * would fail to pin its next page table on any page we map writable, and
- * every free page may become one.  So READ requests, whose data we must
- * write, go through the channel's staging pages (FIPCBLK_F_STAGED,
- * back_staging.c) or carry per-request grants (FIPCBLK_F_GRANTREFS); a
- * READ by pfn is refused.
+ * every free page may become one.  So a PV guest shares read-only, and its
+ * READ requests, whose data we must write, go through the channel's
+ * staging pages (FIPCBLK_F_STAGED, back_staging.c) or carry per-request
+ * grants (FIPCBLK_F_GRANTREFS); a READ by pfn on a read-only mapping is
+ * refused.  PVH and HVM guests have no page types: they share writable
+ * and READs name pfns too.  (A PV guest that asks for writable anyway
+ * gets what Xen lets us map: a frame of its that is a page table does
+ * not map, and requests naming it fail.)
  *
  * The frontend is untrusted: the pfn count is bounded, a reference that
  * cannot be mapped leaves its pfn unmapped (requests naming it fail),
@@ -35,7 +41,6 @@
  */
 #include <linux/ktime.h>
 #include <linux/mm.h>
-#include <linux/nospec.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <xen/grant_table.h>
@@ -99,9 +104,10 @@ static unsigned long xfb_ms_guest_max_pages(domid_t domid)
  * pfn span may exceed the guest's pages a little (holes), never twice.
  */
 static int xfb_ms_read_keys(struct xfb_be *be, unsigned long max_pages,
-			    unsigned long *npfns, grant_ref_t *dir_ref)
+			    unsigned long *npfns, grant_ref_t *dir_ref,
+			    bool *writable)
 {
-	u32 max = FIPCBLK_MEMSHARE_MAX_PFNS, n = 0;
+	u32 max = FIPCBLK_MEMSHARE_MAX_PFNS, n = 0, w = 0;
 	int err;
 
 	if (max_pages)
@@ -110,9 +116,18 @@ static int xfb_ms_read_keys(struct xfb_be *be, unsigned long max_pages,
 			       &n) ?:
 	      xfb_read_fe_uint(be, "fipc-memshare-dir-ref",
 			       GNTTAB_NR_RESERVED_ENTRIES, U32_MAX,
-			       XFB_REQUIRED, dir_ref);
+			       XFB_REQUIRED, dir_ref) ?:
+	      xfb_read_fe_uint(be, "fipc-memshare-writable", 0,
+			       be->msw_offered, 0, &w);
 	*npfns = n;
+	*writable = w;
 	return err;
+}
+
+/* How a mapping's references are mapped and unmapped. */
+static u32 xfb_ms_map_flags(const struct xfb_memshare *ms)
+{
+	return GNTMAP_host_map | (ms->writable ? 0 : GNTMAP_readonly);
 }
 
 static int xfb_ms_cmp_ref(const void *a, const void *b)
@@ -279,8 +294,7 @@ static int xfb_ms_map_batch(struct xfb_be *be, struct xfb_memshare *ms,
 		return err;
 	for (i = 0; i < n; i++) {
 		gnttab_set_map_op(&ops[i], (unsigned long)page_address(pages[i]),
-				  GNTMAP_host_map | GNTMAP_readonly,
-				  grefs[pfns[i]], domid);
+				  xfb_ms_map_flags(ms), grefs[pfns[i]], domid);
 		ops[i].status = GNTST_general_error;
 		ops[i].handle = INVALID_GRANT_HANDLE;
 	}
@@ -384,8 +398,7 @@ static void xfb_ms_unmap_all(struct xfb_be *be, struct xfb_memshare *ms)
 		if (!page)
 			continue;
 		gnttab_set_unmap_op(&ops[n], (unsigned long)page_address(page),
-				    GNTMAP_host_map | GNTMAP_readonly,
-				    ms->handles[pfn]);
+				    xfb_ms_map_flags(ms), ms->handles[pfn]);
 		pages[n++] = page;
 		ms->pages[pfn] = NULL;
 		if (n == XFB_MS_BATCH) {
@@ -441,8 +454,9 @@ static int xfb_ms_fill(struct xfb_be *be, struct xfb_memshare *ms,
 		goto out;
 	}
 	ms->map_ns = ktime_get_ns() - t0;
-	dev_info(&be->dev->dev, "memshare: mapped %lu of %lu pfns in %llu ms (%lu refused), array %lu KiB\n",
-		 ms->mapped, npfns, ms->map_ns / NSEC_PER_MSEC, ms->failed,
+	dev_info(&be->dev->dev, "memshare: mapped %lu of %lu pfns %s in %llu ms (%lu refused), array %lu KiB\n",
+		 ms->mapped, npfns, ms->writable ? "writable" : "read-only",
+		 ms->map_ns / NSEC_PER_MSEC, ms->failed,
 		 xfb_memshare_array_bytes(ms) / 1024);
 	if (ms->failed)
 		dev_warn(&be->dev->dev, "memshare: %lu references could not be mapped; requests naming their pfns will fail\n",
@@ -492,15 +506,16 @@ int xfb_memshare_map(struct xfb_be *be)
 	struct xfb_memshare *ms, *found = NULL;
 	unsigned long npfns;
 	grant_ref_t dir_ref;
+	bool writable;
 	int err;
 
-	err = xfb_ms_read_keys(be, max_pages, &npfns, &dir_ref);
+	err = xfb_ms_read_keys(be, max_pages, &npfns, &dir_ref, &writable);
 	if (err)
 		return err;
 	mutex_lock(&xfb_ms_mutex);
 	list_for_each_entry(ms, &xfb_ms_maps, node) {
 		if (ms->domid == domid && ms->dir_ref == dir_ref &&
-		    ms->npfns == npfns) {
+		    ms->npfns == npfns && ms->writable == writable) {
 			found = ms;
 			break;
 		}
@@ -526,6 +541,7 @@ int xfb_memshare_map(struct xfb_be *be)
 	}
 	ms->domid = domid;
 	ms->dir_ref = dir_ref;
+	ms->writable = writable;
 	ms->npfns = npfns;
 	ms->users = 1;
 	init_completion(&ms->ready);
@@ -579,33 +595,12 @@ unsigned long xfb_memshare_array_bytes(const struct xfb_memshare *ms)
  * @pages: filled with the pages
  * @why: set to a reason on failure
  *
- * Return: 0, -EACCES if the request is not a WRITE (the mapping is
- * read-only), -ERANGE if a pfn is outside the table, -ENOENT if a pfn is
- * not mapped (not shared, or its reference could not be mapped).
+ * Return: as xfb_pfn_pages() (back_validate.c).
  */
 int xfb_memshare_pages(const struct xfb_memshare *ms, u8 op,
 		       const struct fipc_msg *msgs, unsigned int nrefs,
 		       struct page **pages, const char **why)
 {
-	unsigned int i;
-
-	if (op != FIPCBLK_OP_WRITE) {
-		*why = "only WRITE may name pages by pfn (read-only mapping)";
-		return -EACCES;
-	}
-	for (i = 0; i < nrefs; i++) {
-		unsigned long pfn = xfb_ref_at(msgs, i);
-
-		if (pfn >= ms->npfns) {
-			*why = "pfn outside the shared table";
-			return -ERANGE;
-		}
-		pfn = array_index_nospec(pfn, ms->npfns);
-		pages[i] = READ_ONCE(ms->pages[pfn]);
-		if (!pages[i]) {
-			*why = "pfn not shared";
-			return -ENOENT;
-		}
-	}
-	return 0;
+	return xfb_pfn_pages(ms->pages, ms->npfns, ms->writable, op, msgs,
+			     nrefs, pages, why);
 }

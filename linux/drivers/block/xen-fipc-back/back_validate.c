@@ -15,6 +15,7 @@
 #include <linux/errno.h>
 #include <linux/limits.h>
 #include <linux/math.h>
+#include <linux/nospec.h>
 #include <linux/stddef.h>
 #include <asm/unaligned.h>
 #include "back_validate.h"
@@ -203,4 +204,51 @@ int xfb_validate(const struct xfb_limits *lim,
 		*why = "unknown operation";
 		return FIPCBLK_RSP_EOPNOTSUPP;
 	}
+}
+
+/**
+ * xfb_pfn_pages() - the pages a memshare request names by pfn
+ * @map: the mapping of the guest's memory, pfn -> page (NULL: not mapped)
+ * @npfns: entries of @map
+ * @writable: @map is mapped writable (the frontend asked for it)
+ * @op: the request's op
+ * @msgs: the request message (private copy)
+ * @nrefs: number of pfns it carries (validated)
+ * @pages: filled with the pages
+ * @why: set to a reason on failure
+ *
+ * Each pfn is bounded before it indexes @map (array_index_nospec, so not
+ * even a speculative load goes past it).
+ *
+ * Return: 0, -EACCES if the request is neither a WRITE nor a READ on a
+ * writable mapping, -ERANGE if a pfn is outside the table, -ENOENT if a
+ * pfn is not mapped (not shared, or its reference could not be mapped).
+ */
+int xfb_pfn_pages(struct page *const *map, unsigned long npfns,
+		  bool writable, u8 op, const struct fipc_msg *msgs,
+		  unsigned int nrefs, struct page **pages, const char **why)
+{
+	unsigned int i;
+
+	if (op != FIPCBLK_OP_WRITE && !(op == FIPCBLK_OP_READ && writable)) {
+		*why = writable ?
+		       "only READ and WRITE may name pages by pfn" :
+		       "only WRITE may name pages by pfn (read-only mapping)";
+		return -EACCES;
+	}
+	for (i = 0; i < nrefs; i++) {
+		unsigned long pfn = xfb_ref_at(msgs, i);
+
+		if (pfn >= npfns) {
+			*why = "pfn outside the shared table";
+			return -ERANGE;
+		}
+		pfn = array_index_nospec(pfn, npfns);
+		pages[i] = READ_ONCE(map[pfn]);
+		if (!pages[i]) {
+			*why = "pfn not shared";
+			return -ENOENT;
+		}
+	}
+	return 0;
 }

@@ -42,6 +42,11 @@ int xfb_validate(const struct xfb_limits *lim,
 		 const struct fipcblk_request *req, unsigned int nslots,
 		 unsigned int *nrefs, const char **why);
 u32 xfb_ref_at(const struct fipc_msg *msgs, unsigned int i);
+
+struct page;
+int xfb_pfn_pages(struct page *const *map, unsigned long npfns,
+		  bool writable, u8 op, const struct fipc_msg *msgs,
+		  unsigned int nrefs, struct page **pages, const char **why);
 int xfb_parse_uint(const char *s, u32 min, u32 max, u32 *val);
 
 #endif /* _XEN_FIPC_BACK_VALIDATE_H */

@@ -496,6 +496,8 @@ static int xfb_write_offer(struct xfb_be *be)
 			     xfb_request_bytes()) ?:
 	       xenbus_printf(XBT_NIL, node, "fipc-data-paths", "%s",
 			     be->ms_offered ? "grant memshare" : "grant") ?:
+	       xenbus_printf(XBT_NIL, node, "fipc-memshare-writable", "%u",
+			     be->msw_offered) ?:
 	       xenbus_printf(XBT_NIL, node, "fipc-grant-staging", "%u",
 			     be->gs_offered) ?:
 	       xenbus_printf(XBT_NIL, node, "fipc-staging-max-pages", "%u",
@@ -563,6 +565,7 @@ static int xfb_probe(struct xenbus_device *dev,
 	be->ms_offered = xfb_memshare_enabled &&
 			 xenbus_read_unsigned(dev->nodename,
 					      "fipc-memshare-allowed", 0) == 1;
+	be->msw_offered = be->ms_offered && READ_ONCE(xfb_memshare_writable);
 	be->duplex_offered = READ_ONCE(xfb_duplex);
 	be->gs_offered = READ_ONCE(xfb_grant_staging) &&
 			 READ_ONCE(xfb_staging_max_pages);

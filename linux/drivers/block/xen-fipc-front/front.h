@@ -69,10 +69,14 @@ struct xff_poll_lat {
  * @XFF_LOCAL_KICKS: times a submitter woke our own sleeping poller
  * @XFF_REQUEUED: requests put back on the queue at a disconnect
  * @XFF_BAD_RESPONSES: responses that matched no request in flight
- * @XFF_MS_FALLBACKS: WRITEs of a memshare channel not sent by pfn (a
- *	page's frame changed since connect): staged or with grants
- * @XFF_MS_READ_GRANTS: READs of a memshare channel sent with grants (no
- *	staging pages free, or too large to stage)
+ * @XFF_MS_FALLBACKS: requests of a memshare channel that could not be
+ *	sent by pfn (a page's frame changed, or its gfn was given back,
+ *	since connect): WRITEs, and READs where the memory is shared
+ *	writable; staged or with grants
+ * @XFF_MS_READ_GRANTS: READs of a read-only memshare channel sent with
+ *	grants (no staging pages free, or too large to stage)
+ * @XFF_MS_READ_PFNS: READs sent by pfn (memory shared writable: PVH and
+ *	HVM guests)
  * @XFF_MS_STAGED: requests of a memshare channel sent through staging
  *	pages (READs, and WRITE fallbacks)
  * @XFF_BOUNCED: READs and WRITEs sent through bounce pages (untrusted
@@ -97,6 +101,7 @@ enum xff_stat {
 	XFF_BOUNCED,
 	XFF_IRQ_COMPLETIONS,
 	XFF_GRANT_STAGED,
+	XFF_MS_READ_PFNS,
 	XFF_NR_STATS,
 };
 
@@ -254,6 +259,16 @@ struct xff_inject {
  * @first_ref: first of the @count consecutive references taken
  * @count: references taken (shared pages, tables, directory)
  * @shared: pages shared
+ * @writable: granted writable (an auto-translated guest, and the backend
+ *	offered it): READs name pfns too
+ * @gone: auto-translated guests: a bit per pfn whose gfn was given back
+ *	to Xen, or given a new frame, since it was granted
+ *	(front_gfn_watch.c), never named by pfn again; NULL in PV guests
+ *	(@frames is compared with the p2m there)
+ * @nr_gone: bits set in @gone
+ *
+ * On the list of sets under xff_ms_mutex, read under RCU by the gfn
+ * watch.
  */
 struct xff_memshare {
 	struct list_head node;
@@ -268,6 +283,9 @@ struct xff_memshare {
 	grant_ref_t first_ref;
 	unsigned int count;
 	unsigned long shared;
+	bool writable;
+	unsigned long *gone;
+	atomic_long_t nr_gone;
 };
 
 enum xff_link {
@@ -492,6 +510,12 @@ void xff_memshare_teardown(struct xff_info *info);
 int xff_memshare_refs(struct xff_info *info, struct request *rq,
 		      struct xff_rq *p, unsigned int nrefs);
 long xff_memshare_unshared_pfn(const struct xff_memshare *ms);
+void xff_memshare_gfns_gone(const xen_pfn_t *gfns, int count);
+void xff_memshare_dirty(struct request *rq);
+
+/* front_gfn_watch.c */
+int xff_gfn_watch_get(void);
+void xff_gfn_watch_put(void);
 
 /* front_linger.c */
 struct xff_linger;

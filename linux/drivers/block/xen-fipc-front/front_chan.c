@@ -287,7 +287,10 @@ again:
 				    "fipc-memshare-dir-ref", "%u",
 				    info->ms->dir_ref) ?:
 		      xenbus_printf(xbt, dev->nodename, "fipc-memshare-pfns",
-				    "%lu", info->ms->npfns);
+				    "%lu", info->ms->npfns) ?:
+		      xenbus_printf(xbt, dev->nodename,
+				    "fipc-memshare-writable", "%u",
+				    info->ms->writable);
 		if (err)
 			goto abort;
 	}

@@ -181,17 +181,41 @@ void xff_complete_rq(struct request *rq)
 	blk_mq_end_request(rq, p->sts);
 }
 
+/*
+ * Take and complete a burst of at most @max responses, with preemption
+ * off: the guest's suspend (stop_machine(), then the last copy of its
+ * memory in a save or a live migration) never falls between taking a
+ * response and copying its data out of staging pages or touching the
+ * pages of a READ by pfn (xff_memshare_dirty()), which the backend wrote
+ * through mappings Xen's log-dirty mode does not see.  A response not yet
+ * taken is the request's, sent again after the resume.
+ */
+static int xff_take_burst(struct xff_chan *chan, unsigned int max,
+			  bool in_irq)
+{
+	struct fipcblk_response rsp;
+	int n, i;
+
+	preempt_disable();
+	n = xff_ring_take(chan, max);
+	for (i = 0; i < n && !chan->broken; i++) {
+		memcpy(&rsp, chan->rxbuf[i].data, sizeof(rsp));
+		xff_complete_one(chan, &rsp, in_irq);
+	}
+	preempt_enable();
+	return n;
+}
+
 /* Take and complete up to @budget responses; the caller holds the claim. */
 static int xff_take(struct xff_chan *chan, unsigned int budget, bool in_irq)
 {
-	struct fipcblk_response rsp;
-	int done = 0, n, i;
+	int done = 0, n;
 
 	if (unlikely(chan->broken))
 		return 0;
 	while (done < budget) {
-		n = xff_ring_take(chan, min_t(unsigned int, XFF_RSP_BURST,
-					      budget - done));
+		n = xff_take_burst(chan, min_t(unsigned int, XFF_RSP_BURST,
+					       budget - done), in_irq);
 		if (!n)
 			break;
 		if (n == -EMSGSIZE) {
@@ -201,10 +225,6 @@ static int xff_take(struct xff_chan *chan, unsigned int budget, bool in_irq)
 		if (n < 0) {
 			xff_protocol_error(chan, "response ring corrupted");
 			break;
-		}
-		for (i = 0; i < n && !chan->broken; i++) {
-			memcpy(&rsp, chan->rxbuf[i].data, sizeof(rsp));
-			xff_complete_one(chan, &rsp, in_irq);
 		}
 		done += n;
 		if (n < XFF_RSP_BURST || chan->broken)

@@ -1,16 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * xen-fipc-front: the memshare data path (PV guests).
+ * xen-fipc-front: the memshare data path.
  *
- * At connect every RAM page of the guest is granted to the backend once,
- * read-only, and a pfn -> grant reference table is published (fipcblk.h):
- * table pages of 1024 references, listed in one directory page whose
+ * At connect every RAM page of the guest is granted to the backend once
+ * and a pfn -> grant reference table is published (fipcblk.h): table
+ * pages of 1024 references, listed in one directory page whose
  * reference goes in fipc-memshare-dir-ref.  WRITE requests then name
- * their pages by pfn, with no grant per request.  READ requests keep
- * per-request (writable) grants, with FIPCBLK_F_GRANTREFS: in a PV guest
- * a frame another domain maps writable cannot become a page table, and
- * any free page may become one, so the whole memory is only ever shared
- * read-only.
+ * their pages by pfn, with no grant per request.  In a PV guest the
+ * memory is shared read-only: a frame another domain maps writable
+ * cannot become a page table, and any free page may become one, so READs
+ * go through staging pages or keep per-request (writable) grants.  A PVH
+ * or HVM guest (auto-translated: a pfn is a gfn) has no page types: where
+ * the backend offers it (fipc-memshare-writable) its memory is granted
+ * writable and READs name their pages by pfn too, with no copy.  A READ
+ * by pfn is then touched page by page when it completes, so that the
+ * log-dirty mode of a live migration sees the pages the backend wrote
+ * through its long-lived mapping (Xen marks a grant-mapped page dirty
+ * only when it is unmapped).
  *
  * The grants and the table are made once per backend domain and shared
  * by every disk that domain serves (refcounted): a guest with several
@@ -23,10 +29,14 @@
  * revoked at disconnect, after the backend has unmapped them: one still
  * mapped is ended later by front_linger.c.
  */
+#include <linux/bitmap.h>
 #include <linux/blk-mq.h>
+#include <linux/highmem.h>
 #include <linux/ioport.h>
 #include <linux/mm.h>
+#include <linux/rculist.h>
 #include <linux/slab.h>
+#include <xen/features.h>
 #include <xen/grant_table.h>
 #include <xen/page.h>
 #include <xen/xen.h>
@@ -40,9 +50,14 @@
 static DEFINE_MUTEX(xff_ms_mutex);
 static LIST_HEAD(xff_ms_sets);
 
-/* The frame behind a pfn, as the p2m has it (foreign/identity bits kept). */
+/*
+ * The frame behind a pfn: as the p2m has it in a PV guest (foreign and
+ * identity bits kept), the pfn itself (a gfn) in an auto-translated one.
+ */
 static unsigned long xff_ms_frame(unsigned long pfn)
 {
+	if (xen_feature(XENFEAT_auto_translated_physmap))
+		return pfn;
 	return __pfn_to_mfn(pfn);
 }
 
@@ -68,14 +83,25 @@ static unsigned long xff_ms_npfns(void)
 			    &end, xff_ms_ram_end);
 	if (!end)
 		return 0;
+	if (xen_feature(XENFEAT_auto_translated_physmap))
+		return PHYS_PFN(end) + 1;
 	return min_t(unsigned long, PHYS_PFN(end) + 1, READ_ONCE(xen_p2m_size));
 }
 
-/* Can this pfn be shared: RAM with a frame of our own? */
+/*
+ * Can this pfn be shared: RAM with a frame of our own?  An auto-translated
+ * guest's p2m is Xen's: a page in the balloon (offline) has none.  A gfn
+ * left without a frame some other way is granted anyway: the backend
+ * cannot map it, and the frame it gets later is seen arriving (the gfn
+ * watch), so it is never named by pfn.
+ */
 static bool xff_ms_shareable(unsigned long pfn, unsigned long frame)
 {
-	return pfn_valid(pfn) && page_is_ram(pfn) &&
-	       frame != INVALID_P2M_ENTRY &&
+	if (!pfn_valid(pfn) || !page_is_ram(pfn))
+		return false;
+	if (xen_feature(XENFEAT_auto_translated_physmap))
+		return !PageOffline(pfn_to_page(pfn));
+	return frame != INVALID_P2M_ENTRY &&
 	       !(frame & (FOREIGN_FRAME_BIT | IDENTITY_FRAME_BIT));
 }
 
@@ -99,10 +125,11 @@ static void xff_ms_free(struct xff_memshare *ms)
 		__free_page(ms->dir);
 	kfree(ms->tables);
 	kvfree(ms->frames);
+	bitmap_free(ms->gone);
 	kfree(ms);
 }
 
-static struct xff_memshare *xff_ms_alloc(unsigned long npfns)
+static struct xff_memshare *xff_ms_alloc(unsigned long npfns, bool autoxlat)
 {
 	struct xff_memshare *ms;
 	unsigned int t;
@@ -115,7 +142,9 @@ static struct xff_memshare *xff_ms_alloc(unsigned long npfns)
 	ms->frames = kvcalloc(npfns, sizeof(*ms->frames), GFP_KERNEL);
 	ms->tables = kcalloc(ms->nr_tables, sizeof(*ms->tables), GFP_KERNEL);
 	ms->dir = alloc_page(GFP_KERNEL | __GFP_ZERO);
-	if (!ms->frames || !ms->tables || !ms->dir)
+	if (autoxlat)
+		ms->gone = bitmap_zalloc(npfns, GFP_KERNEL);
+	if (!ms->frames || !ms->tables || !ms->dir || (autoxlat && !ms->gone))
 		goto fail;
 	for (t = 0; t < ms->nr_tables; t++) {
 		ms->tables[t] = alloc_page(GFP_KERNEL | __GFP_ZERO);
@@ -153,27 +182,19 @@ static int xff_ms_get_refs(struct xff_info *info, unsigned int count,
 	return 0;
 }
 
-/* Grant all of the guest's memory to a backend domain: a new set. */
-static struct xff_memshare *xff_ms_create(struct xff_info *info)
+/*
+ * Grant all of the guest's memory to a backend domain: fill a new set,
+ * already on the list (the gfn watch marks what goes from now on).
+ */
+static int xff_ms_grant(struct xff_info *info, struct xff_memshare *ms)
 {
 	domid_t domid = info->xbdev->otherend_id;
-	unsigned long pfn, npfns, shared = 0;
-	struct xff_memshare *ms;
+	unsigned long pfn, npfns = ms->npfns, shared = 0;
 	grant_ref_t ref;
 	unsigned int t;
 	u32 *dir;
 	int err;
 
-	npfns = xff_ms_npfns();
-	if (!npfns || npfns > FIPCBLK_MEMSHARE_MAX_PFNS) {
-		dev_warn(&info->xbdev->dev, "memshare: %lu pfns, at most %u can be shared\n",
-			 npfns, FIPCBLK_MEMSHARE_MAX_PFNS);
-		return ERR_PTR(-E2BIG);
-	}
-	ms = xff_ms_alloc(npfns);
-	if (!ms)
-		return ERR_PTR(-ENOMEM);
-	ms->domid = domid;
 	/* One look at the p2m: what is granted is what we compare with. */
 	for (pfn = 0; pfn < npfns; pfn++) {
 		unsigned long frame = xff_ms_frame(pfn);
@@ -189,15 +210,14 @@ static struct xff_memshare *xff_ms_create(struct xff_info *info)
 	}
 	ms->count = shared + ms->nr_tables + 1;
 	err = xff_ms_get_refs(info, ms->count, &ms->first_ref);
-	if (err) {
-		xff_ms_free(ms);
-		return ERR_PTR(err);
-	}
+	if (err)
+		return err;
 	ref = ms->first_ref;
 	for (pfn = 0; pfn < npfns; pfn++) {
 		if (ms->frames[pfn] == INVALID_P2M_ENTRY)
 			continue;
-		gnttab_grant_foreign_access_ref(ref, domid, ms->frames[pfn], 1);
+		gnttab_grant_foreign_access_ref(ref, domid, ms->frames[pfn],
+						!ms->writable);
 		*xff_ms_table(ms, pfn) = ref++;
 	}
 	/*
@@ -215,8 +235,61 @@ static struct xff_memshare *xff_ms_create(struct xff_info *info)
 	gnttab_grant_foreign_access_ref(ref, domid, xen_page_to_gfn(ms->dir), 0);
 	ms->dir_ref = ref;
 	ms->shared = shared;
-	dev_info(&info->xbdev->dev, "memshare: %lu of %lu pfns granted to domain %u (%u table pages)\n",
-		 shared, npfns, domid, ms->nr_tables);
+	dev_info(&info->xbdev->dev, "memshare: %lu of %lu pfns granted %s to domain %u (%u table pages)\n",
+		 shared, npfns, ms->writable ? "writable" : "read-only", domid,
+		 ms->nr_tables);
+	return 0;
+}
+
+/* Off the list, seen by no gfn watch handler any more, and freed. */
+static void xff_ms_unlist_free(struct xff_memshare *ms)
+{
+	list_del_rcu(&ms->node);
+	synchronize_rcu();
+	if (ms->gone)
+		xff_gfn_watch_put();
+	xff_ms_free(ms);
+}
+
+/*
+ * A new set for a backend domain, on the list, its memory granted.  An
+ * auto-translated guest needs the gfn watch, before its gfns are walked,
+ * and shares writable where the backend offers it.
+ */
+static struct xff_memshare *xff_ms_create(struct xff_info *info)
+{
+	bool autoxlat = xen_feature(XENFEAT_auto_translated_physmap);
+	struct xff_memshare *ms;
+	unsigned long npfns;
+	int err;
+
+	npfns = xff_ms_npfns();
+	if (!npfns || npfns > FIPCBLK_MEMSHARE_MAX_PFNS) {
+		dev_warn(&info->xbdev->dev, "memshare: %lu pfns, at most %u can be shared\n",
+			 npfns, FIPCBLK_MEMSHARE_MAX_PFNS);
+		return ERR_PTR(-E2BIG);
+	}
+	if (autoxlat) {
+		err = xff_gfn_watch_get();
+		if (err)
+			return ERR_PTR(-EOPNOTSUPP);
+	}
+	ms = xff_ms_alloc(npfns, autoxlat);
+	if (!ms) {
+		if (autoxlat)
+			xff_gfn_watch_put();
+		return ERR_PTR(-ENOMEM);
+	}
+	ms->domid = info->xbdev->otherend_id;
+	ms->writable = autoxlat &&
+		       xenbus_read_unsigned(info->xbdev->otherend,
+					    "fipc-memshare-writable", 0) == 1;
+	list_add_rcu(&ms->node, &xff_ms_sets);
+	err = xff_ms_grant(info, ms);
+	if (err) {
+		xff_ms_unlist_free(ms);
+		return ERR_PTR(err);
+	}
 	return ms;
 }
 
@@ -235,11 +308,17 @@ int xff_memshare_setup(struct xff_info *info)
 	domid_t domid = info->xbdev->otherend_id;
 	struct xff_memshare *ms;
 
-	if (!xen_pv_domain())
-		return -EOPNOTSUPP;
 	mutex_lock(&xff_ms_mutex);
 	list_for_each_entry(ms, &xff_ms_sets, node) {
 		if (ms->domid == domid) {
+			if (ms->writable &&
+			    !xenbus_read_unsigned(info->xbdev->otherend,
+						  "fipc-memshare-writable", 0)) {
+				mutex_unlock(&xff_ms_mutex);
+				dev_warn(&info->xbdev->dev, "memshare: our memory is granted writable to domain %u, whose backend for this disk does not map it so\n",
+					 domid);
+				return -EOPNOTSUPP;
+			}
 			ms->users++;
 			info->ms = ms;
 			mutex_unlock(&xff_ms_mutex);
@@ -254,7 +333,6 @@ int xff_memshare_setup(struct xff_info *info)
 		return PTR_ERR(ms);
 	}
 	ms->users = 1;
-	list_add(&ms->node, &xff_ms_sets);
 	info->ms = ms;
 	mutex_unlock(&xff_ms_mutex);
 	return 0;
@@ -284,8 +362,16 @@ void xff_memshare_teardown(struct xff_info *info)
 		mutex_unlock(&xff_ms_mutex);
 		return;
 	}
-	list_del(&ms->node);
+	list_del_rcu(&ms->node);
 	mutex_unlock(&xff_ms_mutex);
+	/* No gfn watch handler looks at it any more. */
+	synchronize_rcu();
+	if (ms->gone) {
+		xff_gfn_watch_put();
+		if (atomic_long_read(&ms->nr_gone))
+			dev_info(&info->xbdev->dev, "memshare: %ld gfns were given back to Xen while shared\n",
+				 atomic_long_read(&ms->nr_gone));
+	}
 	/*
 	 * The references in the order xff_ms_create() gave them out.  One
 	 * still mapped waits in front_linger.c, or, with no memory for
@@ -325,15 +411,19 @@ void xff_memshare_teardown(struct xff_info *info)
  * @ms: the shared memory
  * @page: the page
  *
- * Return: true if the page's frame is the one granted at connect.
+ * Return: true if the page's frame is the one granted at connect (PV:
+ * the p2m still has it; auto-translated: its gfn was not given back).
  */
 static bool xff_memshare_pfn_ok(const struct xff_memshare *ms,
 				struct page *page)
 {
 	unsigned long pfn = page_to_pfn(page);
 
-	return pfn < ms->npfns && ms->frames[pfn] != INVALID_P2M_ENTRY &&
-	       ms->frames[pfn] == xff_ms_frame(pfn);
+	if (pfn >= ms->npfns || ms->frames[pfn] == INVALID_P2M_ENTRY)
+		return false;
+	if (ms->gone)
+		return !test_bit(pfn, ms->gone);
+	return ms->frames[pfn] == xff_ms_frame(pfn);
 }
 
 struct xff_pfn_walk {
@@ -398,4 +488,60 @@ long xff_memshare_unshared_pfn(const struct xff_memshare *ms)
 		if (ms->frames[pfn] == INVALID_P2M_ENTRY)
 			return pfn;
 	return -ENOENT;
+}
+
+/**
+ * xff_memshare_gfns_gone() - the frames behind gfns are changing
+ * @gfns: the gfns (xenmem_reservation_decrease()'s or _increase()'s
+ *	frames: given back to Xen, or given new frames)
+ * @count: how many
+ *
+ * Called by the gfn watch (front_gfn_watch.c) before the hypercall, in
+ * the probe's context: marks them in every set of an auto-translated
+ * guest, so that they are never named by pfn again.
+ */
+void xff_memshare_gfns_gone(const xen_pfn_t *gfns, int count)
+{
+	struct xff_memshare *ms;
+	int i;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(ms, &xff_ms_sets, node) {
+		if (!ms->gone)
+			continue;
+		for (i = 0; i < count; i++) {
+			xen_pfn_t gfn = gfns[i];
+
+			if (gfn < ms->npfns && !test_and_set_bit(gfn, ms->gone))
+				atomic_long_inc(&ms->nr_gone);
+		}
+	}
+	rcu_read_unlock();
+}
+
+/**
+ * xff_memshare_dirty() - show a live migration the pages a READ filled
+ * @rq: a READ sent by pfn, answered with success
+ *
+ * The backend wrote them through its long-lived writable mapping, which
+ * Xen's log-dirty mode does not see (a grant-mapped page is marked dirty
+ * when it is unmapped).  A locked add of 0 to the first word of each
+ * segment is a write that it sees, and changes no data.  Completions run
+ * with preemption disabled (front_complete.c), so a guest suspended for
+ * the last copy has either touched a completed READ's pages or not taken
+ * its response (then the READ is sent again after the resume).
+ */
+void xff_memshare_dirty(struct request *rq)
+{
+	struct req_iterator iter;
+	struct bio_vec bv;
+	atomic_t *word;
+	void *addr;
+
+	rq_for_each_segment(bv, rq, iter) {
+		addr = kmap_local_page(bv.bv_page);
+		word = addr + bv.bv_offset;
+		atomic_add(0, word);
+		kunmap_local(addr);
+	}
 }

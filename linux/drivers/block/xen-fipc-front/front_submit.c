@@ -44,6 +44,8 @@ bool xff_end_data(struct xff_info *info, struct xff_rq *p,
 
 	if (p->data == XFF_DATA_PFNS) {
 		/* pfns of the memshare path: nothing granted for this request. */
+		if (read_ok)
+			xff_memshare_dirty(read_ok);
 		p->data = XFF_DATA_GRANTS;
 		p->nrefs = 0;
 		return true;
@@ -138,9 +140,16 @@ static int xff_stage_data(struct xff_chan *chan, struct request *rq,
 	return first;
 }
 
+/* Memshare: may the request name its pages by pfn? */
+static bool xff_memshare_by_pfn(const struct xff_info *info, u8 op)
+{
+	return op == FIPCBLK_OP_WRITE || info->ms->writable;
+}
+
 /*
- * Memshare: a WRITE by pfn if it can, else through staging pages, else
- * with grants.  Returns the first page offset or a negative errno.
+ * Memshare: by pfn if it can (WRITEs; READs too where the memory is
+ * shared writable), else through staging pages, else with grants.
+ * Returns the first page offset or a negative errno.
  */
 static int xff_memshare_data(struct xff_info *info, struct xff_chan *chan,
 			     struct request *rq, struct xff_rq *p,
@@ -148,7 +157,7 @@ static int xff_memshare_data(struct xff_info *info, struct xff_chan *chan,
 {
 	int first = -EAGAIN;
 
-	if (r->op == FIPCBLK_OP_WRITE)
+	if (xff_memshare_by_pfn(info, r->op))
 		first = xff_memshare_refs(info, rq, p, nrefs);
 	if (first == -EAGAIN)
 		first = xff_stage_data(chan, rq, p, r, nrefs);
@@ -280,11 +289,14 @@ static blk_status_t xff_queue_rq(struct blk_mq_hw_ctx *hctx,
 	chan->st[XFF_REQUESTS]++;
 	if (head.flags & FIPCBLK_F_STAGED)
 		chan->st[info->ms ? XFF_MS_STAGED : XFF_GRANT_STAGED]++;
-	if (head.op == FIPCBLK_OP_WRITE && info->ms &&
+	if (info->ms && xff_memshare_by_pfn(info, head.op) &&
 	    (head.flags & (FIPCBLK_F_STAGED | FIPCBLK_F_GRANTREFS)))
 		chan->st[XFF_MS_FALLBACKS]++;
 	else if (head.flags & FIPCBLK_F_GRANTREFS)
 		chan->st[XFF_MS_READ_GRANTS]++;
+	if (info->ms && head.op == FIPCBLK_OP_READ &&
+	    !(head.flags & (FIPCBLK_F_STAGED | FIPCBLK_F_GRANTREFS)))
+		chan->st[XFF_MS_READ_PFNS]++;
 	if (p->data == XFF_DATA_BOUNCE)
 		chan->st[XFF_BOUNCED]++;
 	if (bd->last)

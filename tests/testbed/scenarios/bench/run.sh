@@ -7,9 +7,10 @@
 #   phy1-grant      a domU over xen-fipc-back/front, grant data path
 #   phy1-memshare   the same with memshare
 # and with -o PVH=1 (make bench-pvh: the emulated CPU needs AMD-V with
-# nested paging) phy-pvh and phy1-grant-pvh, phy and phy1-grant in a
-# PVH guest (memshare is for PV guests only), for their per-I/O costs
-# beside the PV guests' in one run.
+# nested paging) phy-pvh, phy1-grant-pvh and phy1-memshare-pvh, phy,
+# phy1-grant and phy1-memshare in a PVH guest (whose memory is shared
+# writable: READs by pfn), for their per-I/O costs beside the PV guests'
+# in one run.
 # The phy1 configurations run only where our drivers are built (they are
 # reported as skipped otherwise).  Each domU also verifies data (crc32c)
 # on a memory-backed null_blk, separately from the timed jobs.
@@ -314,6 +315,10 @@ elif have_fipc && [ "$(fipc_opt PHY1 1)" = 1 ]; then
 	[ "$pvh" = 1 ] &&
 		{ GUEST_TYPE=pvh fipc_step bench-phy1-grant-pvh 1200 \
 			bench_domu phy1-grant-pvh phy1 'xen-fipc-back' 'xen-fipc-front' || rc=1; }
+	[ "$pvh" = 1 ] &&
+		{ GUEST_TYPE=pvh DISKOPTS=,memshare=on WANT_DATA_PATH=memshare \
+			fipc_step bench-phy1-memshare-pvh 1200 bench_domu phy1-memshare-pvh \
+			phy1 'xen-fipc-back' 'xen-fipc-front' || rc=1; }
 else
 	echo "phy1-grant skipped: xen-fipc-back.ko not built" >> "$FIPC_RESULTS/skipped.txt"
 	echo "phy1-memshare skipped: xen-fipc-back.ko not built" >> "$FIPC_RESULTS/skipped.txt"

@@ -4,14 +4,17 @@
 #   1. both disks must be on the memshare data path, with staging pages;
 #   2. fio verify (crc32c) 512 B/4 KiB/1 MiB, QD 1/32 on both;
 #   3. a timed run of 4 KiB random reads and writes on xvdb (WRITEs by
-#      pfn, READs through the staging pages: the memory is shared
-#      read-only) between two mailbox words, while dom0 takes the
+#      pfn; READs through the staging pages in a PV guest, whose memory
+#      is shared read-only, by pfn in a PVH guest, whose memory is shared
+#      writable) between two mailbox words, while dom0 takes the
 #      backend's counters before and after ("@@FIPC-MS timed-ready" ->
 #      dom0 "go", "@@FIPC-MS timed-done" -> dom0 "ack");
-#   4. hostile requests, memshare and staging kinds included;
+#   4. hostile requests, memshare and staging kinds included (a READ by
+#      pfn is refused in a PV guest, served in a PVH guest);
 #   5. balloon down and back up (new frames behind those pfns), then
 #      buffered writes through the page cache, which reuses those pages:
-#      their WRITEs cannot go by pfn (memshare_fallbacks must grow) and
+#      their WRITEs cannot go by pfn (memshare_fallbacks must grow: in a
+#      PVH guest only if the gfns given back were seen going) and
 #      go through staging pages; the data is read back O_DIRECT and
 #      checked, then fio verify once more;
 #   6. "@@FIPC-MS counters": dom0 takes the final counters, posts "done".
@@ -21,6 +24,18 @@
 export FIPC_SZ_SMALL=$(fipc_opt SZ_SMALL 1m) FIPC_SZ_BIG=$(fipc_opt SZ_BIG 4m)
 timed=$(fipc_opt TIMED_RUNTIME 10)
 rc=0
+# A PV guest shares its memory read-only (READs staged, a READ by pfn
+# refused); a PVH guest writable (READs by pfn, served).
+if [ "$(cat /sys/hypervisor/guest_type 2>/dev/null)" = PVH ]; then
+	access=writable ms_read=0
+else
+	access=read-only ms_read=-1
+fi
+echo "fipc-memshare: $(cat /sys/hypervisor/guest_type 2>/dev/null) guest, memory to be shared $access"
+st=/sys/bus/xen/devices/fipcblk-51728/statistics
+# -o EXTRA_VERIFY=0: no verify of xvdc before the timed run, none of xvdb
+# after the balloon step (the page-cache data is still checked).
+extra=$(fipc_opt EXTRA_VERIFY 1)
 
 # wait_word WORD SECONDS: wait for dom0's word in the mailbox of xvdb.
 wait_word() {
@@ -42,8 +57,11 @@ for d in 51728 51744; do
 	[ "$(cat $s/staging_pages)" -gt 0 ] || { echo "fipc-memshare: fipcblk-$d has no staging pages"; rc=1; }
 done
 dmesg | grep -i memshare
+dmesg | grep -q "memshare: .* granted $access to domain" ||
+	{ echo "fipc-memshare: the memory was not granted $access"; rc=1; }
 FIPC_DEV=/dev/xvdb FIPC_BS_MIN=512 fipc_fio verify-xvdb /fipc/scenario/verify.fio || rc=1
-FIPC_DEV=/dev/xvdc FIPC_BS_MIN=512 fipc_fio verify-xvdc /fipc/scenario/verify.fio || rc=1
+[ "$extra" = 0 ] ||
+	FIPC_DEV=/dev/xvdc FIPC_BS_MIN=512 fipc_fio verify-xvdc /fipc/scenario/verify.fio || rc=1
 fipc_front_stats 51728 /fipc/out/front-after-verify.json
 
 # No other I/O in the window: the guest goes quiet for 5 s around the job
@@ -52,10 +70,19 @@ echo "@@FIPC-MS timed-ready"
 if wait_word go 300; then
 	echo "@@FIPC-MS timed-start"
 	sleep 5
+	rp0=$(cat $st/memshare_read_pfns)
 	fipc_fio timed-xvdb --name=timed --filename=/dev/xvdb --ioengine=libaio \
 		--direct=1 --rw=randrw --bs=4k --iodepth=32 --offset=128m \
 		--size=64m --time_based=1 --runtime="$timed" || rc=1
+	rp1=$(cat $st/memshare_read_pfns)
 	echo "@@FIPC-MS timed-done"
+	# READs by pfn exactly where the memory is shared writable.
+	echo "fipc-memshare: xvdb memshare_read_pfns $rp0 -> $rp1 over the timed run"
+	if [ $access = writable ]; then
+		[ "$rp1" -gt "$rp0" ] || { echo "fipc-memshare: no READ by pfn in the timed run"; rc=1; }
+	else
+		[ "$rp1" = 0 ] || { echo "fipc-memshare: $rp1 READs by pfn on read-only shared memory"; rc=1; }
+	fi
 	sleep 5
 	wait_word ack 300 || rc=1
 else
@@ -66,7 +93,7 @@ fipc_hostile fipcblk-51728 good_read=0 bad_op=-2 bad_flags=-1 zero_len=-1 \
     too_big=-1 bad_len=-1 bad_offset=-1 offset_page=-1 beyond_end=-1 \
     straddle_end=-1 overflow=-1 misaligned=0 slots_short=-1 slots_long=-1 \
     bad_gref=-1 unowned_gref=-1 ro_grant_read=-1 flush_data=-1 \
-    discard_offset=-2 discard_secure=-2 ms_write=0 ms_read=-1 \
+    discard_offset=-2 discard_secure=-2 ms_write=0 ms_read=$ms_read \
     ms_bad_pfn=-1 ms_unshared_pfn=-1 st_bad_index=-1 st_both_flags=-1 \
     > /fipc/out/hostile.txt 2>&1 || rc=1
 cat /fipc/out/hostile.txt
@@ -106,7 +133,8 @@ fb1=$(cat /sys/bus/xen/devices/fipcblk-51744/statistics/memshare_fallbacks)
 echo "fipc-memshare: xvdc memshare_fallbacks $fb0 -> $fb1 over the page-cache writes"
 echo "{\"fallbacks_before\": $fb0, \"fallbacks_after\": $fb1}" > /fipc/out/pagecache.json
 [ "$fb1" -gt "$fb0" ] || { echo "fipc-memshare: no WRITE fell back after the balloon step (pages with new frames never written?)"; rc=1; }
-FIPC_DEV=/dev/xvdb FIPC_BS_MIN=512 fipc_fio verify-xvdb-balloon /fipc/scenario/verify.fio || rc=1
+[ "$extra" = 0 ] ||
+	FIPC_DEV=/dev/xvdb FIPC_BS_MIN=512 fipc_fio verify-xvdb-balloon /fipc/scenario/verify.fio || rc=1
 fipc_front_stats 51728 /fipc/out/front-final.json
 fipc_front_stats 51744 /fipc/out/front-xvdc-final.json
 cat /fipc/out/front-final.json

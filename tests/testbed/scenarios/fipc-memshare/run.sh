@@ -12,7 +12,12 @@
 # staging indices out of range must be refused), balloons down and up,
 # writes through the page cache (WRITEs of pages with new frames must
 # fall back) and verifies again.  dom0 then checks the counters, records
-# the connect time and memory overhead (results/dom0/memshare.json), runs
+# the connect time and memory overhead (results/dom0/memshare.json).  A
+# PVH domU (domU-pvh.cfg) then does the same with its memory shared
+# writable: READs by pfn (nothing staged in the timed run, the hostile
+# READ by pfn of its own page served), and WRITEs after the balloon step
+# fall back only if the frontend saw the gfns go (its counters have the
+# prefix pvh-; -o PVH=0 leaves it out).  Then dom0 runs
 # one xl destroy of a second guest under memshare I/O
 # (fipc-common/guest-load.sh): the backend must unmap everything and go,
 # the domain must not linger; then unloads xen-fipc-back under a third
@@ -53,39 +58,53 @@ start() {
     # for the guests' memory beyond the default memshare budget.
     echo 1536 > /sys/module/xen_fipc_back/parameters/memshare_max_mib
     meminfo MemFree > "$FIPC_WORK/memfree.before"
-    fipc_domu_start domU1 "$here/domU.cfg" "$common/guest-memshare.sh" || return 1
-    xl domid domU1 > "$FIPC_WORK/domU1.id"
-    # libxl caps the domain at its target + 1 MiB; the pages the guest
-    # balloons out stay allocated to it while the backend maps them, so
-    # without room above the target it could not balloon back up.
-    xl mem-max domU1 640
+    guest_start
 }
 
-# The guest's timed run: counters just before and just after it.
+# guest_start: start guest $G (its xl config $CFG) running guest-memshare.sh.
+guest_start() {
+    fipc_dmesg_mark
+    fipc_domu_start "$G" "$here/$CFG" "$common/guest-memshare.sh" || return 1
+    xl domid "$G" > "$FIPC_WORK/$G.id"
+}
+
+# The guest's timed run: counters just before and just after it (files
+# named with the guest's prefix $PFX: "" for the PV guest, "pvh-").
 timed() {
     local id v
-    id=$(cat "$FIPC_WORK/domU1.id")
-    marker domU1 '@@FIPC-MS timed-ready' 1200 || return 1
-    meminfo MemFree > "$FIPC_WORK/memfree.connected"
-    dmesg | grep 'memshare:' > "$FIPC_RESULTS/dom0/memshare-log.txt"
+    id=$(cat "$FIPC_WORK/$G.id")
+    marker "$G" '@@FIPC-MS timed-ready' 1200 || return 1
+    # libxl caps the domain at its target + 1 MiB; the pages the guest
+    # balloons out stay allocated to it while the backend maps them, so
+    # without room above the target it could not balloon back up.  Only
+    # now that the guest is up: an HVM or PVH guest's balloon takes the
+    # gap between static-max and its memory at its first look as a
+    # standing difference, and would balloon down by it.
+    xl mem-max "$G" 640
+    if [ -z "$PFX" ]; then
+        meminfo MemFree > "$FIPC_WORK/memfree.connected"
+        dmesg | grep 'memshare:' > "$FIPC_RESULTS/dom0/memshare-log.txt"
+    else
+        fipc_dmesg_since_mark | grep 'memshare:' > "$FIPC_RESULTS/dom0/${PFX}memshare-log.txt"
+    fi
     fipc_mailbox_put /dev/nullb0 go
-    marker domU1 '@@FIPC-MS timed-start' 300 || return 1
+    marker "$G" '@@FIPC-MS timed-start' 300 || return 1
     for v in 51728:xvdb 51744:xvdc; do
-        fipc_be_stats_json "$id" "${v%%:*}" "$FIPC_RESULTS/dom0/timed-before-${v#*:}.json"
+        fipc_be_stats_json "$id" "${v%%:*}" "$FIPC_RESULTS/dom0/timed-before-$PFX${v#*:}.json"
     done
-    marker domU1 '@@FIPC-MS timed-done' 600 || return 1
+    marker "$G" '@@FIPC-MS timed-done' 600 || return 1
     for v in 51728:xvdb 51744:xvdc; do
-        fipc_be_stats_json "$id" "${v%%:*}" "$FIPC_RESULTS/dom0/timed-after-${v#*:}.json"
+        fipc_be_stats_json "$id" "${v%%:*}" "$FIPC_RESULTS/dom0/timed-after-$PFX${v#*:}.json"
     done
     fipc_mailbox_put /dev/nullb0 ack
 }
 
 counters() {
     local id v
-    id=$(cat "$FIPC_WORK/domU1.id")
-    marker domU1 '@@FIPC-MS counters' 1200 || return 1
+    id=$(cat "$FIPC_WORK/$G.id")
+    marker "$G" '@@FIPC-MS counters' 1200 || return 1
     for v in 51728:xvdb 51744:xvdc; do
-        fipc_be_stats_json "$id" "${v%%:*}" "$FIPC_RESULTS/dom0/backend-${v#*:}.json"
+        fipc_be_stats_json "$id" "${v%%:*}" "$FIPC_RESULTS/dom0/backend-$PFX${v#*:}.json"
     done
     fipc_mailbox_put /dev/nullb0 done
 }
@@ -100,10 +119,11 @@ snap() {
 # delta DISK NAME: growth of a counter over the timed run.
 delta() { echo $(($(snap "timed-after-$1" "$2") - $(snap "timed-before-$1" "$2"))); }
 
+# check: the counters of guest $G (prefix $PFX; PVH if it is "pvh-").
 check() {
-    local rc=0 d v g h n io
-    cat "$FIPC_RESULTS/dom0/backend-xvdb.json"
-    for d in xvdb xvdc; do
+    local rc=0 d v g h n io want
+    cat "$FIPC_RESULTS/dom0/backend-${PFX}xvdb.json"
+    for d in "${PFX}xvdb" "${PFX}xvdc"; do
         [ "$(snap "backend-$d" data_path)" = memshare ] || { fipc_fail "$d: backend data path is $(snap "backend-$d" data_path)"; rc=1; }
         [ "$(snap "backend-$d" memshare_pages)" -gt 0 ] || { fipc_fail "$d: no memshare pages mapped"; rc=1; }
         [ "$(snap "backend-$d" proto_errors)" = 0 ] || { fipc_fail "protocol errors on $d"; rc=1; }
@@ -122,18 +142,30 @@ check() {
         # by 2 under the slower debug kernel.)
         [ "$g" = 0 ] || { fipc_fail "$d: $g grant operations during the timed run"; rc=1; }
     done
-    [ "$(delta xvdb wr_req)" -gt 0 ] || { fipc_fail "xvdb: no WRITE during the timed run"; rc=1; }
-    [ "$(delta xvdb rd_req)" -gt 0 ] || { fipc_fail "xvdb: no READ during the timed run"; rc=1; }
-    [ "$(delta xvdb staged_req)" -gt 0 ] || { fipc_fail "xvdb: no request through staging pages during the timed run"; rc=1; }
-    v=$(snap backend-xvdb invalid_req)
-    [ "$v" = 19 ] || { fipc_fail "xvdb invalid_req is $v, want 19 (hostile kinds, ms_read, ms_bad_pfn, st_bad_index, st_both_flags included)"; rc=1; }
-    v=$(snap backend-xvdb grant_errors)
-    [ "$v" = 4 ] || { fipc_fail "xvdb grant_errors is $v, want 4 (ms_unshared_pfn included)"; rc=1; }
-    v=$(snap backend-xvdb queues)
-    [ "$v" = 2 ] || { fipc_fail "xvdb has $v channels, want 2"; rc=1; }
-    v=$(snap backend-xvdc queues)
-    [ "$v" = 1 ] || { fipc_fail "xvdc has $v channels, want 1 (queues=1)"; rc=1; }
-    overhead || rc=1
+    d=${PFX}xvdb
+    [ "$(delta $d wr_req)" -gt 0 ] || { fipc_fail "$d: no WRITE during the timed run"; rc=1; }
+    [ "$(delta $d rd_req)" -gt 0 ] || { fipc_fail "$d: no READ during the timed run"; rc=1; }
+    if [ -z "$PFX" ]; then
+        # PV: shared read-only, READs through the staging pages.
+        [ "$(delta $d staged_req)" -gt 0 ] || { fipc_fail "$d: no request through staging pages during the timed run"; rc=1; }
+        want=19
+    else
+        # PVH: shared writable, READs by pfn: nothing staged, and the
+        # hostile READ by pfn of the guest's own test page is served.
+        [ "$(delta $d staged_req)" = 0 ] || { fipc_fail "$d: $(delta $d staged_req) requests through staging pages during the timed run, want 0 (READs by pfn)"; rc=1; }
+        grep -q 'pfns writable in' "$FIPC_RESULTS/dom0/${PFX}memshare-log.txt" ||
+            { fipc_fail "$d: the backend did not map the PVH guest's memory writable"; cat "$FIPC_RESULTS/dom0/${PFX}memshare-log.txt"; rc=1; }
+        want=18
+    fi
+    v=$(snap backend-$d invalid_req)
+    [ "$v" = $want ] || { fipc_fail "$d invalid_req is $v, want $want (hostile kinds, ms_read on a read-only mapping, ms_bad_pfn, st_bad_index, st_both_flags included)"; rc=1; }
+    v=$(snap backend-$d grant_errors)
+    [ "$v" = 4 ] || { fipc_fail "$d grant_errors is $v, want 4 (ms_unshared_pfn included)"; rc=1; }
+    v=$(snap backend-$d queues)
+    [ "$v" = 2 ] || { fipc_fail "$d has $v channels, want 2"; rc=1; }
+    v=$(snap backend-${PFX}xvdc queues)
+    [ "$v" = 1 ] || { fipc_fail "${PFX}xvdc has $v channels, want 1 (queues=1)"; rc=1; }
+    [ -n "$PFX" ] || overhead || rc=1
     return $rc
 }
 
@@ -289,13 +321,36 @@ finish() {
     return $rc
 }
 
+# guest_phase: guest $G's timed run, counters and end, then the checks.
+guest_phase() {
+    local rc=0 k=${PFX:-domU-}
+    fipc_step "${k}timed" 1500 timed || { rc=1; fipc_mailbox_put /dev/nullb0 go; fipc_mailbox_put /dev/nullb0 ack; }
+    fipc_step "${k}counters" 1200 counters || { rc=1; fipc_mailbox_put /dev/nullb0 done; }
+    fipc_step "${k}finish" 300 fipc_domu_wait "$G" 240 || rc=1
+    fipc_step "${PFX}fipc-check" 60 check || rc=1
+    return $rc
+}
+
 mkdir -p "$FIPC_RESULTS/dom0"
+export G=domU1 CFG=domU.cfg PFX=
 fipc_step fipc-start 180 start || exit 1
 rc=0
-fipc_step domU-timed 1500 timed || { rc=1; fipc_mailbox_put /dev/nullb0 go; fipc_mailbox_put /dev/nullb0 ack; }
-fipc_step domU-counters 1200 counters || { rc=1; fipc_mailbox_put /dev/nullb0 done; }
-fipc_step domU-finish 300 fipc_domu_wait domU1 240 || rc=1
-fipc_step fipc-check 60 check || rc=1
+guest_phase || rc=1
+# The same in a PVH guest (-o PVH=0 leaves it out): its memory is shared
+# writable, READs go by pfn, and the balloon step's gfns are seen going
+# (front_gfn_watch.c).  Under TCG a PVH guest does I/O at about a quarter
+# of a PV guest's rate, so it verifies only xvdb and writes 128 MiB through
+# the page cache (-o PVH_EXTRA_VERIFY=1, -o PVH_PAGECACHE_MB=: more).
+if [ "$(fipc_opt PVH 1)" = 1 ]; then
+    export G=domU4 CFG=domU-pvh.cfg PFX=pvh-
+    export FIPC_OPT_EXTRA_VERIFY=$(fipc_opt PVH_EXTRA_VERIFY 0)
+    export FIPC_OPT_PAGECACHE_MB=$(fipc_opt PVH_PAGECACHE_MB 128)
+    if fipc_step pvh-start 180 guest_start; then
+        guest_phase || rc=1
+    else
+        rc=1
+    fi
+fi
 fipc_step destroy-round 600 destroy_round || rc=1
 fipc_step unload-round 900 unload_round || rc=1
 fipc_step fipc-finish 120 finish || rc=1

@@ -164,6 +164,8 @@
  *   fipc-staging-max-pages  u 0..FIPCBLK_STAGING_MAX_PAGES [0]  staging
  *                                    pages per channel it maps (memshare,
  *                                    and grant if fipc-grant-staging)
+ *   fipc-memshare-writable  u 0/1 [0] memshare: the backend maps the
+ *                                    memory writable if the frontend asks
  *   fipc-grant-staging      u 0/1 [0] staging pages are welcome on the
  *                                    grant data path too
  * Backend directory, written by the backend before Connected:
@@ -190,6 +192,9 @@
  *   fipc-memshare-dir-ref   u (grant ref)  memshare: the directory page
  *   fipc-memshare-pfns      u 1..FIPCBLK_MEMSHARE_MAX_PFNS  memshare:
  *                                    entries of the pfn table
+ *   fipc-memshare-writable  u 0..backend's fipc-memshare-writable [0]
+ *                                    memshare: the pages are granted
+ *                                    writable and READs name pfns too
  *   queue-<q>/req-ring-ref<i>  u (grant ref)  page i of queue q's request
  *                                    ring (version 2: of its duplex
  *                                    ring), i < 2^fipc-ring-order
@@ -403,7 +408,9 @@ _Static_assert(FIPCBLK_RING_SLOTS(FIPCBLK_RING_MIN_ORDER) >=
  * the backend's directory has fipc-memshare-allowed = 1 and chosen only
  * when the frontend's has fipc-memshare = 1).  At connect the frontend
  * grants every RAM page it has (pfn 0 to fipc-memshare-pfns - 1) to the
- * backend once, read-only, and publishes a pfn -> grant reference table:
+ * backend once, read-only or, with fipc-memshare-writable = 1 (only where
+ * the backend offers it), writable, and publishes a pfn -> grant
+ * reference table:
  *
  *   table page t (4 KiB, granted): uint32 refs[1024], the grant
  *     reference of pfn t * 1024 + i, or 0 where that pfn is not shared
@@ -415,14 +422,18 @@ _Static_assert(FIPCBLK_RING_SLOTS(FIPCBLK_RING_MIN_ORDER) >=
  * fipc-memshare-pfns is at most FIPCBLK_MEMSHARE_MAX_PFNS (one directory
  * page: 4 GiB of guest memory).  The backend copies the directory and
  * tables once into private memory and maps every listed reference,
- * read-only, for the life of the connection; WRITE requests then carry
- * pfns in refs[] (no per-request grant), unless they have
- * FIPCBLK_F_GRANTREFS or FIPCBLK_F_STAGED.  In a PV guest a frame another
- * domain maps writable cannot become a page table, so the whole memory is
- * shared read-only and a READ never names pfns.  A READ by pfn, a pfn
- * outside the table, or one whose entry the backend could not map, fails
- * the request (FIPCBLK_RSP_ERROR).  The frontend revokes the grants only
- * after the backend has unmapped them (disconnect).
+ * read-only (or writable, as asked), for the life of the connection;
+ * WRITE requests then carry pfns in refs[] (no per-request grant), unless
+ * they have FIPCBLK_F_GRANTREFS or FIPCBLK_F_STAGED, and so may READ
+ * requests where the memory is mapped writable.  In a PV guest a frame
+ * another domain maps writable cannot become a page table, so a PV guest
+ * shares read-only and its READs never name pfns; PVH and HVM guests (a
+ * pfn is a gfn) may share writable.  A READ by pfn on a read-only
+ * mapping, a pfn outside the table, or one whose entry the backend could
+ * not map, fails the request (FIPCBLK_RSP_ERROR).  A frontend names a
+ * page by pfn only while the frame it granted is still behind it (not
+ * after the page was ballooned out and in again).  The frontend revokes
+ * the grants only after the backend has unmapped them (disconnect).
  *
  * Staging pages (memshare, or grant where the backend writes
  * fipc-grant-staging = 1; optional, per channel): where the backend

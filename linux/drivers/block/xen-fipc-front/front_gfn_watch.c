@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xen-fipc-front: hear of every gfn whose frame an auto-translated guest
+ * gives back to Xen or takes from it.
+ *
+ * In a PVH or HVM guest a pfn is the guest frame number (gfn) the
+ * backend maps, and nothing at request time tells whether the frame
+ * behind a gfn is still the one the backend mapped at connect:
+ * XENMEM_decrease_reservation (the balloon, the grant table's DMA
+ * buffers) hands the frame back to Xen, which keeps it alive only for
+ * the backend's mapping, and XENMEM_populate_physmap later puts a new
+ * frame behind the same gfn (or one behind a gfn that had none at
+ * connect, whose reference the backend could not map).  A request naming
+ * that gfn would reach the old frame, or none: a WRITE would store stale
+ * data, a READ's data would be lost.  PV guests see it in their p2m
+ * (front_memshare.c compares frames); auto-translated guests have no p2m
+ * of their own and the kernel no notifier, so kprobes on
+ * xenmem_reservation_decrease() and xenmem_reservation_increase(),
+ * through which Linux gives frames back and takes new ones, report the
+ * gfns before the hypercall, and xff_memshare_gfns_gone() marks them in
+ * every shared set.  Without the probes (a kernel without kprobes, or a
+ * symbol absent) an auto-translated guest does not use memshare.
+ */
+#include <linux/kprobes.h>
+#include <linux/mutex.h>
+#include <linux/ptrace.h>
+#include <xen/interface/xen.h>
+#include "front.h"
+
+static DEFINE_MUTEX(xff_gfn_watch_mutex);
+static unsigned int xff_gfn_watch_users;
+static struct kprobe xff_gfn_watch_kps[2];
+static struct kprobe *xff_gfn_watch_list[] = {
+	&xff_gfn_watch_kps[0], &xff_gfn_watch_kps[1],
+};
+
+static const char * const xff_gfn_watch_symbols[] = {
+	"xenmem_reservation_decrease", "xenmem_reservation_increase",
+};
+
+/* xenmem_reservation_{decrease,increase}(int count, xen_pfn_t *frames). */
+static int xff_gfn_watch_pre(struct kprobe *kp, struct pt_regs *regs)
+{
+	long count = (int)regs_get_kernel_argument(regs, 0);
+	const xen_pfn_t *gfns;
+
+	gfns = (const xen_pfn_t *)regs_get_kernel_argument(regs, 1);
+	if (count > 0 && gfns)
+		xff_memshare_gfns_gone(gfns, count);
+	return 0;
+}
+
+/**
+ * xff_gfn_watch_get() - start hearing of the gfns whose frames change
+ *
+ * Every memshare set of an auto-translated guest holds a use, taken
+ * before its gfns are walked.
+ *
+ * Return: 0, or the probes' registration error (logged).
+ */
+int xff_gfn_watch_get(void)
+{
+	int err = 0;
+
+	mutex_lock(&xff_gfn_watch_mutex);
+	if (!xff_gfn_watch_users) {
+		unsigned int i;
+
+		/* Probes are registered from clean structs each time. */
+		for (i = 0; i < ARRAY_SIZE(xff_gfn_watch_kps); i++)
+			xff_gfn_watch_kps[i] = (struct kprobe) {
+				.symbol_name = xff_gfn_watch_symbols[i],
+				.pre_handler = xff_gfn_watch_pre,
+			};
+		/* All or none. */
+		err = register_kprobes(xff_gfn_watch_list,
+				       ARRAY_SIZE(xff_gfn_watch_list));
+		if (err)
+			pr_warn(XFF_NAME ": memshare: cannot watch the frames this guest gives back to Xen and takes from it (kprobes on xenmem_reservation_decrease and _increase: %d)\n",
+				err);
+	}
+	if (!err)
+		xff_gfn_watch_users++;
+	mutex_unlock(&xff_gfn_watch_mutex);
+	return err;
+}
+
+/**
+ * xff_gfn_watch_put() - drop a use of xff_gfn_watch_get()
+ *
+ * The last one removes the probes (waiting for a handler running).
+ */
+void xff_gfn_watch_put(void)
+{
+	mutex_lock(&xff_gfn_watch_mutex);
+	if (!WARN_ON(!xff_gfn_watch_users) && !--xff_gfn_watch_users)
+		unregister_kprobes(xff_gfn_watch_list,
+				   ARRAY_SIZE(xff_gfn_watch_list));
+	mutex_unlock(&xff_gfn_watch_mutex);
+}
