@@ -273,6 +273,6 @@ guest_run() {
 fipc_step fipc-prepare 120 prepare || exit 1
 rc=0
 guest_run pv domU domU.cfg "grant memshare memshare grant" || rc=1
-guest_run pvh domUh domU-pvh.cfg "grant grant grant grant" || rc=1
+guest_run pvh domUh domU-pvh.cfg "grant memshare memshare grant" || rc=1
 fipc_step fipc-finish 120 finish || rc=1
 exit $rc
