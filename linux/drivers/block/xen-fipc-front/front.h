@@ -256,7 +256,8 @@ struct xff_inject {
  * @tables: the table pages (grant reference per pfn, 0 if not shared)
  * @dir: the directory page (grant reference per table page)
  * @dir_ref: grant reference of @dir
- * @first_ref: first of the @count consecutive references taken
+ * @refs: the reference granted for each pfn with a frame (index pfn),
+ *	then for each table page (index @npfns + t): our own copy
  * @count: references taken (shared pages, tables, directory)
  * @shared: pages shared
  * @writable: granted writable (an auto-translated guest, and the backend
@@ -280,7 +281,7 @@ struct xff_memshare {
 	struct page **tables;
 	struct page *dir;
 	grant_ref_t dir_ref;
-	grant_ref_t first_ref;
+	grant_ref_t *refs;
 	unsigned int count;
 	unsigned long shared;
 	bool writable;

@@ -125,6 +125,7 @@ static void xff_ms_free(struct xff_memshare *ms)
 		__free_page(ms->dir);
 	kfree(ms->tables);
 	kvfree(ms->frames);
+	kvfree(ms->refs);
 	bitmap_free(ms->gone);
 	kfree(ms);
 }
@@ -140,11 +141,14 @@ static struct xff_memshare *xff_ms_alloc(unsigned long npfns, bool autoxlat)
 	ms->npfns = npfns;
 	ms->nr_tables = DIV_ROUND_UP(npfns, XFF_MS_PER_PAGE);
 	ms->frames = kvcalloc(npfns, sizeof(*ms->frames), GFP_KERNEL);
+	ms->refs = kvcalloc(npfns + ms->nr_tables, sizeof(*ms->refs),
+			    GFP_KERNEL);
 	ms->tables = kcalloc(ms->nr_tables, sizeof(*ms->tables), GFP_KERNEL);
 	ms->dir = alloc_page(GFP_KERNEL | __GFP_ZERO);
 	if (autoxlat)
 		ms->gone = bitmap_zalloc(npfns, GFP_KERNEL);
-	if (!ms->frames || !ms->tables || !ms->dir || (autoxlat && !ms->gone))
+	if (!ms->frames || !ms->refs || !ms->tables || !ms->dir ||
+	    (autoxlat && !ms->gone))
 		goto fail;
 	for (t = 0; t < ms->nr_tables; t++) {
 		ms->tables[t] = alloc_page(GFP_KERNEL | __GFP_ZERO);
@@ -159,23 +163,68 @@ fail:
 }
 
 /*
- * Take the references: one run for every shared page and the table and
+ * Grant references taken as chains of at most XFF_MS_CHUNK (the grant
+ * table's allocator counts in 16 bits), claimed one by one.
+ */
+#define XFF_MS_CHUNK		32768
+struct xff_ms_pool {
+	grant_ref_t heads[DIV_ROUND_UP(FIPCBLK_MEMSHARE_MAX_PFNS +
+				       FIPCBLK_MEMSHARE_MAX_PFNS /
+				       XFF_MS_PER_PAGE + 1, XFF_MS_CHUNK)];
+	unsigned int nr;
+	unsigned int cur;
+};
+
+static void xff_ms_pool_free(struct xff_ms_pool *pool)
+{
+	while (pool->nr)
+		gnttab_free_grant_references(pool->heads[--pool->nr]);
+}
+
+static grant_ref_t xff_ms_pool_claim(struct xff_ms_pool *pool)
+{
+	int ref = gnttab_claim_grant_reference(&pool->heads[pool->cur]);
+
+	if (ref < 0) {
+		/* This chain is used up: the next one (counted to fit). */
+		pool->cur++;
+		ref = gnttab_claim_grant_reference(&pool->heads[pool->cur]);
+	}
+	return ref;
+}
+
+/*
+ * Take the references, one for every shared page and the table and
  * directory pages, and make sure XFF_MS_RESERVE more are still to be had.
+ * Any free ones, not a run: after a resume the rings of other disks take
+ * references out of the middle of the run a set had before (the free
+ * list hands out the last freed first), and a guest saved twice could no
+ * longer find a run of a whole set.
  */
 static int xff_ms_get_refs(struct xff_info *info, unsigned int count,
-			   grant_ref_t *first)
+			   struct xff_ms_pool *pool)
 {
+	unsigned int left = count, n;
 	grant_ref_t head;
 
-	if (gnttab_alloc_grant_reference_seq(count, first)) {
-		dev_warn(&info->xbdev->dev, "memshare: cannot get %u grant references (the domain's max_grant_frames is %u)\n",
-			 count, gnttab_max_grant_frames());
-		return -ENOSPC;
+	pool->nr = 0;
+	pool->cur = 0;
+	while (left) {
+		n = min_t(unsigned int, left, XFF_MS_CHUNK);
+		if (pool->nr == ARRAY_SIZE(pool->heads) ||
+		    gnttab_alloc_grant_references(n, &pool->heads[pool->nr])) {
+			xff_ms_pool_free(pool);
+			dev_warn(&info->xbdev->dev, "memshare: cannot get %u grant references (the domain's max_grant_frames is %u)\n",
+				 count, gnttab_max_grant_frames());
+			return -ENOSPC;
+		}
+		pool->nr++;
+		left -= n;
 	}
 	if (gnttab_alloc_grant_references(XFF_MS_RESERVE, &head)) {
 		dev_warn(&info->xbdev->dev, "memshare: %u grant references leave fewer than %u for rings and fallbacks (max_grant_frames %u)\n",
 			 count, XFF_MS_RESERVE, gnttab_max_grant_frames());
-		gnttab_free_grant_reference_seq(*first, count);
+		xff_ms_pool_free(pool);
 		return -ENOSPC;
 	}
 	gnttab_free_grant_references(head);
@@ -190,6 +239,7 @@ static int xff_ms_grant(struct xff_info *info, struct xff_memshare *ms)
 {
 	domid_t domid = info->xbdev->otherend_id;
 	unsigned long pfn, npfns = ms->npfns, shared = 0;
+	struct xff_ms_pool *pool;
 	grant_ref_t ref;
 	unsigned int t;
 	u32 *dir;
@@ -209,16 +259,22 @@ static int xff_ms_grant(struct xff_info *info, struct xff_memshare *ms)
 			cond_resched();
 	}
 	ms->count = shared + ms->nr_tables + 1;
-	err = xff_ms_get_refs(info, ms->count, &ms->first_ref);
-	if (err)
+	pool = kmalloc(sizeof(*pool), GFP_KERNEL);
+	if (!pool)
+		return -ENOMEM;
+	err = xff_ms_get_refs(info, ms->count, pool);
+	if (err) {
+		kfree(pool);
 		return err;
-	ref = ms->first_ref;
+	}
 	for (pfn = 0; pfn < npfns; pfn++) {
 		if (ms->frames[pfn] == INVALID_P2M_ENTRY)
 			continue;
+		ref = xff_ms_pool_claim(pool);
 		gnttab_grant_foreign_access_ref(ref, domid, ms->frames[pfn],
 						!ms->writable);
-		*xff_ms_table(ms, pfn) = ref++;
+		ms->refs[pfn] = ref;
+		*xff_ms_table(ms, pfn) = ref;
 	}
 	/*
 	 * Writable like every other page: the backend maps them with
@@ -227,13 +283,18 @@ static int xff_ms_grant(struct xff_info *info, struct xff_memshare *ms)
 	 */
 	dir = page_address(ms->dir);
 	for (t = 0; t < ms->nr_tables; t++) {
+		ref = xff_ms_pool_claim(pool);
 		gnttab_grant_foreign_access_ref(ref, domid,
 						xen_page_to_gfn(ms->tables[t]),
 						0);
-		dir[t] = ref++;
+		ms->refs[npfns + t] = ref;
+		dir[t] = ref;
 	}
+	ref = xff_ms_pool_claim(pool);
 	gnttab_grant_foreign_access_ref(ref, domid, xen_page_to_gfn(ms->dir), 0);
 	ms->dir_ref = ref;
+	/* Every chain used up exactly: nothing to give back. */
+	kfree(pool);
 	ms->shared = shared;
 	dev_info(&info->xbdev->dev, "memshare: %lu of %lu pfns granted %s to domain %u (%u table pages)\n",
 		 shared, npfns, ms->writable ? "writable" : "read-only", domid,
@@ -373,21 +434,20 @@ void xff_memshare_teardown(struct xff_info *info)
 				 atomic_long_read(&ms->nr_gone));
 	}
 	/*
-	 * The references in the order xff_ms_create() gave them out.  One
-	 * still mapped waits in front_linger.c, or, with no memory for
-	 * that, is leaked (never reused): never a page reference on a
-	 * frame we may not own.
+	 * The references of our private copy (the tables are the backend's
+	 * to write).  One still mapped waits in front_linger.c, or, with no
+	 * memory for that, is leaked (never reused): never a page reference
+	 * on a frame we may not own.
 	 */
 	linger = xff_linger_new(ms->shared);
-	ref = ms->first_ref;
 	for (pfn = 0; pfn < ms->npfns; pfn++) {
 		if (ms->frames[pfn] == INVALID_P2M_ENTRY)
 			continue;
+		ref = ms->refs[pfn];
 		if (linger)
 			xff_linger_end_ref(linger, ref);
 		else if (!gnttab_try_end_foreign_access(ref))
 			leaked++;
-		ref++;
 		if (!(pfn % 4096))
 			cond_resched();
 	}
@@ -398,7 +458,8 @@ void xff_memshare_teardown(struct xff_info *info)
 			 leaked);
 	for (t = 0; t < ms->nr_tables; t++) {
 		/* Frees the table page once the backend lets it go. */
-		gnttab_end_foreign_access(ref++, ms->tables[t]);
+		gnttab_end_foreign_access(ms->refs[ms->npfns + t],
+					  ms->tables[t]);
 		ms->tables[t] = NULL;
 	}
 	gnttab_end_foreign_access(ms->dir_ref, ms->dir);

@@ -209,8 +209,8 @@ static void xff_talk_to_backend(struct xff_info *info)
 	}
 
 	/*
-	 * Memory first: its references are one long run, which is easiest
-	 * to find before the rings take references from the free list.
+	 * Memory first: it takes most of the grant references; if they
+	 * are short, its disk still has room for rings on the grant path.
 	 */
 	xff_pick_data_path(info);
 	/*

@@ -193,9 +193,9 @@ check() {
     fipc_log "guest: $n fio rounds, $bad failed"
     # At least one round across the suspends and one after them.
     [ "$bad" = 0 ] && [ "$n" -ge 2 ] || { fipc_fail "guest: $bad of $n fio rounds failed (want 0 of at least 2)"; rc=1; }
-    out=$(python3 - "$r" "$1" "$PATHS" <<'PY'
+    out=$(python3 - "$r" "$1" "$PATHS" "$KIND" <<'PY'
 import json, sys
-r, resumes, paths = sys.argv[1], int(sys.argv[2]), sys.argv[3].split()
+r, resumes, paths, kind = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4]
 bad = []
 for v, name in (("51728", "xvdb"), ("51744", "xvdc"), ("51760", "xvdd"), ("51776", "xvde")):
     s = json.load(open("%s/front-%s.json" % (r, v)))
@@ -214,6 +214,12 @@ for v, name in (("51728", "xvdb"), ("51744", "xvdc"), ("51760", "xvdd"), ("51776
     want = paths[("xvdb", "xvdc", "xvdd", "xvde").index(name)]
     if s["data_path"] != want:
         bad.append("%s on the %s path at the end, want %s" % (name, s["data_path"], want))
+    # A PVH guest's memory is shared writable: its READs go by pfn (and
+    # cross the save and the migration that way); a PV guest's never do.
+    if want == "memshare" and kind == "pvh" and s.get("memshare_read_pfns", 0) < 1:
+        bad.append("%s: no READ by pfn on the PVH guest's writable memshare" % name)
+    if kind == "pv" and s.get("memshare_read_pfns", 0) != 0:
+        bad.append("%s: %s READs by pfn in a PV guest" % (name, s["memshare_read_pfns"]))
     if name == "xvdd" and s["requeued"] < 1:
         bad.append("xvdd: no request was in flight at a suspend (requeued 0)")
 for b in bad:
@@ -254,7 +260,7 @@ finish() {
 # save/restore, then migration), its disks on PATHS, stopped and checked.
 guest_run() {
     local kind=$1 rc=0 resumes=1
-    export GUEST=$2 PATHS=$4
+    export GUEST=$2 PATHS=$4 KIND=$1
     fipc_step "$kind-start" 400 start "$GUEST" "$3" || return 1
     if [ "$kind" = pv ] || [ "$(fipc_opt PVH_SAVE 1)" = 1 ]; then
         fipc_step "$kind-save-restore" 600 save_restore || rc=1
