@@ -29,7 +29,7 @@ if [ -n "${FIPC_CLASSIC_HVM:-}" ]; then
     export FIPC_DOMU_KERNEL=/run/fipc/boot/vmlinuz
     . "$common/fipc-lib.sh"
     fipc_step fipc-modules 60 fipc_load_module fipc || exit 1
-    fipc_step fipc-back 60 fipc_load_module xen-fipc-back || exit 1
+    fipc_step fipc-back 60 fipc_load_module xen-fipc-back memshare_max_mib=1536 || exit 1
 fi
 
 # One backing device per domU (--domus N: several domUs at once, each with
@@ -66,8 +66,24 @@ hvm_disk_is_fipc() {
     fipc_fail "hvm: xvda has no fipcblk backend in dom0"
     return 1
 }
+# hvm: once the guest has read 100 times, its disk is on the memshare
+# path with the memory mapped writable, and no READ went through staging
+# pages: READs by pfn.
+hvm_reads() { [ "$(fipc_be_stat "$(xl domid domU1)" 51712 rd_req)" -ge 100 ] 2>/dev/null; }
+hvm_disk_memshare() {
+    local id p s
+    id=$(xl domid domU1) || return 1
+    fipc_until 1200 hvm_reads || { fipc_fail "hvm: xvda served $(fipc_be_stat "$id" 51712 rd_req) READs in 1200 s, want 100"; return 1; }
+    p=$(fipc_be_stat "$id" 51712 data_path) s=$(fipc_be_stat "$id" 51712 staged_req)
+    fipc_log "hvm: xvda on the $p path, rd_req $(fipc_be_stat "$id" 51712 rd_req), staged_req $s, grant_ops $(fipc_be_stat "$id" 51712 grant_ops)"
+    dmesg | grep 'memshare: mapped' | tail -n 1
+    [ "$p" = memshare ] && [ "$s" = 0 ] && dmesg | grep -q 'memshare: mapped .* pfns writable' && return 0
+    fipc_fail "hvm: xvda is on the $p path with $s staged requests (want memshare, its memory mapped writable, 0 staged)"
+    return 1
+}
 if [ -n "${FIPC_CLASSIC_HVM:-}" ]; then
     fipc_step hvm-fipc-disk 30 hvm_disk_is_fipc || exit 1
+    fipc_step hvm-memshare 1260 hvm_disk_memshare || exit 1
 fi
 # Boot + verify + perf inside the guest(s), then collect their results.
 fipc_step domU-fio "$fio_s" wait_all || exit 1
