@@ -5,7 +5,7 @@
  *   /sys/kernel/debug/xen-fipc-front/<xenbus device>/inject
  *
  * Writing the name of a kind of malformed request sends one such request
- * on the disk's first channel, next to the normal traffic, and waits (5 s
+ * on the disk's first channel, next to the normal traffic, and waits (30 s
  * at most) for the backend's answer; reading the file gives the result of
  * the last one, "<kind> status <n>" (0 okay, -1 error, -2 not supported)
  * or "<kind> timeout".  "proto" corrupts the request ring instead, which
@@ -24,7 +24,11 @@
  * also run on a grant channel with staging pages (grant_staging_pages), where
  * FIPCBLK_F_GRANTREFS is refused outright.  On a grant channel the ms_*
  * kinds, and the st_* kinds without staging pages, fail with
- * -EOPNOTSUPP.
+ * -EOPNOTSUPP.  A memshare backend reaches our test page through its
+ * mapping of the whole guest, not through a grant we can end: when an
+ * ms_write or ms_read gets no answer, the page is never freed (a backend
+ * that answers late must not write into a page that is by then some
+ * other user's, a page table perhaps); it is logged and leaked.
  */
 #include <linux/debugfs.h>
 #include <linux/slab.h>
@@ -298,8 +302,9 @@ static int xff_inject_run(struct xff_info *info, enum xff_kind kind)
 {
 	struct xff_inject *inj = &info->inject;
 	grant_ref_t gref = INVALID_GRANT_REF, unowned = INVALID_GRANT_REF;
+	bool by_pfn = false;
 	struct page *page;
-	long left;
+	long left = 0;
 	int err;
 
 	page = alloc_page(GFP_KERNEL | __GFP_ZERO);
@@ -310,13 +315,15 @@ static int xff_inject_run(struct xff_info *info, enum xff_kind kind)
 		err = -ENOTCONN;
 	else
 		err = xff_inject_send(info, kind, page, &gref, &unowned);
+	by_pfn = !err && info->ms &&
+		 (kind == XK_MS_WRITE || kind == XK_MS_READ);
 	mutex_unlock(&info->mutex);
 
 	if (!err && kind == XK_PROTO) {
 		snprintf(inj->last, sizeof(inj->last), "%s sent\n",
 			 xff_kind_names[kind]);
 	} else if (!err) {
-		left = wait_for_completion_timeout(&inj->done, 5 * HZ);
+		left = wait_for_completion_timeout(&inj->done, 30 * HZ);
 		if (left)
 			snprintf(inj->last, sizeof(inj->last),
 				 "%s status %d op %d\n", xff_kind_names[kind],
@@ -331,6 +338,14 @@ static int xff_inject_run(struct xff_info *info, enum xff_kind kind)
 
 	if (unowned != INVALID_GRANT_REF)
 		gnttab_free_grant_reference(unowned);
+	if (by_pfn && !left) {
+		pr_warn_ratelimited(XFF_NAME ": %s: inject %s got no answer: its page (pfn %lu) stays allocated, the backend may still reach it\n",
+				    dev_name(&info->xbdev->dev),
+				    xff_kind_names[kind], page_to_pfn(page));
+		if (gref != INVALID_GRANT_REF)
+			gnttab_end_foreign_access(gref, NULL);
+		return err;
+	}
 	if (gref != INVALID_GRANT_REF)
 		/* Frees the page now, or once the backend lets it go. */
 		gnttab_end_foreign_access(gref, page);
