@@ -5,8 +5,12 @@
 #
 #   0001 lib: fipc            lib/fipc/, include/fipc/, the KUnit suites
 #   0002 xen: fipcblk.h       include/xen/interface/io/fipcblk.h
-#   0003 xen-fipc-front       drivers/block/xen-fipc-front/
-#   0004 xen-fipc-back        drivers/block/xen-fipc-back/
+#   0003 xen: mem-reservation a notifier of the frames a guest gives back
+#                             to Xen and takes from it (xen-fipc-front's
+#                             memshare in PVH/HVM guests; a stock kernel
+#                             gets kprobes instead, front_gfn_watch.c)
+#   0004 xen-fipc-front       drivers/block/xen-fipc-front/
+#   0005 xen-fipc-back        drivers/block/xen-fipc-back/
 #
 # Each patch also hooks its directory into the parent's Kconfig and
 # Makefile.  The files are the repository's as they are, except where a
@@ -44,7 +48,8 @@ commit() {
 }
 
 # The pristine files the series changes, as the base.
-for f in lib/Kconfig lib/Makefile drivers/block/Kconfig drivers/block/Makefile; do
+for f in lib/Kconfig lib/Makefile drivers/block/Kconfig drivers/block/Makefile \
+	drivers/xen/mem-reservation.c include/xen/mem-reservation.h; do
 	mkdir -p "$(dirname "$f")"
 	cp "$src/$f" "$f"
 done
@@ -102,7 +107,116 @@ data paths, and the helpers both ends use to lay out a request.  It
 is complete on its own: a frontend or backend for another OS can be
 written from it."
 
-# 0003, 0004: the drivers, hooked in after xen-blkback.
+# 0003: the mem-reservation notifier.  The header gains the events, the
+# change they carry and the (un)register calls before its last #endif;
+# the C file the chain and the calls, each before its hypercall.
+hdr=include/xen/mem-reservation.h
+grep -qx '#endif' "$hdr" || { echo "linux-patches: no #endif in $hdr" >&2; exit 1; }
+head -n -1 "$hdr" > "$hdr.new"
+cat >> "$hdr.new" <<'EOF_H'
+/*
+ * Listeners hear of the frames this domain gives back to Xen
+ * (XENMEM_RESERVATION_DECREASE) and takes from it
+ * (XENMEM_RESERVATION_INCREASE) before the hypercall, with a
+ * struct xenmem_reservation_change as data: gfns, or machine frames in a
+ * PV domain.  They run in the caller's context and must not sleep; a
+ * driver that shares guest memory with another domain learns which gfns
+ * no longer hold the frame it shared.
+ */
+#define XENMEM_RESERVATION_DECREASE	1
+#define XENMEM_RESERVATION_INCREASE	2
+
+struct xenmem_reservation_change {
+	int count;
+	const xen_pfn_t *frames;
+};
+
+struct notifier_block;
+
+int xenmem_reservation_register_notifier(struct notifier_block *nb);
+int xenmem_reservation_unregister_notifier(struct notifier_block *nb);
+
+#endif
+EOF_H
+mv "$hdr.new" "$hdr"
+cfile=drivers/xen/mem-reservation.c
+notify=$(mktemp)
+cat > "$notify" <<'EOF_C'
+static ATOMIC_NOTIFIER_HEAD(xenmem_reservation_chain);
+
+/**
+ * xenmem_reservation_register_notifier() - hear of frames given and taken
+ * @nb: called with XENMEM_RESERVATION_DECREASE or _INCREASE and a
+ *      struct xenmem_reservation_change, before each hypercall; must
+ *      not sleep
+ *
+ * Return: 0, or -EEXIST if @nb is registered already.
+ */
+int xenmem_reservation_register_notifier(struct notifier_block *nb)
+{
+	return atomic_notifier_chain_register(&xenmem_reservation_chain, nb);
+}
+EXPORT_SYMBOL_GPL(xenmem_reservation_register_notifier);
+
+/**
+ * xenmem_reservation_unregister_notifier() - stop hearing of them
+ * @nb: a notifier registered before
+ *
+ * Waits until no call of @nb is running.
+ *
+ * Return: 0, or -ENOENT if @nb was not registered.
+ */
+int xenmem_reservation_unregister_notifier(struct notifier_block *nb)
+{
+	return atomic_notifier_chain_unregister(&xenmem_reservation_chain, nb);
+}
+EXPORT_SYMBOL_GPL(xenmem_reservation_unregister_notifier);
+
+static void xenmem_reservation_notify(unsigned long action, int count,
+				      const xen_pfn_t *frames)
+{
+	struct xenmem_reservation_change change = {
+		.count = count,
+		.frames = frames,
+	};
+
+	atomic_notifier_call_chain(&xenmem_reservation_chain, action, &change);
+}
+
+EOF_C
+awk -v notify="$notify" '
+	/^#include <linux\/moduleparam.h>$/ { print; print "#include <linux/notifier.h>"; next }
+	/^\/\* @frames is an array of PFNs \*\/$/ && !done {
+		while ((getline line < notify) > 0) print line
+		done = 1
+	}
+	/^int xenmem_reservation_increase\(/ { ev = "XENMEM_RESERVATION_INCREASE" }
+	/^int xenmem_reservation_decrease\(/ { ev = "XENMEM_RESERVATION_DECREASE" }
+	/^\treturn HYPERVISOR_memory_op\(XENMEM_/ && ev != "" {
+		print "\txenmem_reservation_notify(" ev ", count, frames);"
+		calls++
+		ev = ""
+	}
+	{ print }
+	END { if (!done || calls != 2) exit 1 }
+' "$cfile" > "$cfile.new" ||
+	{ echo "linux-patches: $cfile is not laid out as expected" >&2; exit 1; }
+mv "$cfile.new" "$cfile"
+rm -f "$notify"
+commit "xen: mem-reservation: notify listeners of frames given and taken" \
+"A driver that shares a guest's memory with another domain once, at
+connect, must know when a gfn stops holding the frame it shared: after
+XENMEM_decrease_reservation (the balloon, the grant table's DMA
+buffers) the backend's mapping still names the old frame, and after
+XENMEM_populate_physmap a new one sits behind the same gfn.  An
+auto-translated guest has no p2m of its own to compare, so
+xenmem_reservation_decrease() and xenmem_reservation_increase() now
+call an atomic notifier chain with the frames before the hypercall.
+
+xen-fipc-front's memshare uses it to stop naming such gfns (without it
+the driver falls back to kprobes on these two functions)."
+
+# 0004, 0005: the drivers, hooked in after xen-blkback.
 driver() {
 	local d=$1 sym=$2
 	mkdir -p "drivers/block/$d"
@@ -141,7 +255,7 @@ copied once and validated before use; a malformed one is answered
 with an error, a broken ring closes the channel.  Grant mappings,
 in-flight requests and mapped guest memory are bounded per guest."
 
-git format-patch -q --cover-letter -o "$out" HEAD~4 >/dev/null
+git format-patch -q --cover-letter -o "$out" HEAD~5 >/dev/null
 # The cover letter's placeholders, filled in.
 sed -i -e "s/\*\*\* SUBJECT HERE \*\*\*/fipc: para-virtual block I\/O over cache-line slot rings ($version)/" \
 	-e "/\*\*\* BLURB HERE \*\*\*/{

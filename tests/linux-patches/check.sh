@@ -4,8 +4,11 @@
 # applies in order to a pristine copy of the tree, the Kconfig hooks make
 # every option selectable (x86_64 defconfig plus Xen, with FIPC,
 # XEN_FIPC_FRONT, XEN_FIPC_BACK and FIPC_KUNIT_TEST as modules and
-# XEN_FIPC_FRONT_INJECT on), and the three directories build in the tree
-# at W=1 with no warning, every object there.
+# XEN_FIPC_FRONT_INJECT on), and the three directories (and
+# drivers/xen/mem-reservation.o, which patch 0003 changes) build in the
+# tree at W=1 with no warning, every object there; the tree's object
+# exports the mem-reservation notifier and the frontend's gfn watch calls
+# it instead of kprobes.
 #
 # The tree is a hard-link copy of $FIPC_CACHE/linux-source-<ver> made
 # afresh each run (patch replaces files, so the extracted tree stays
@@ -103,8 +106,9 @@ stamp=$work/build-start
 touch "$stamp"
 sleep 1
 # shellcheck disable=SC2086
-if make -C "$tree" O="$bdir" -j"$(nproc)" W=1 $dirs >"$blog" 2>&1; then
-	ok "in-tree build of $dirs($(($(date +%s) - t0)) s)"
+if make -C "$tree" O="$bdir" -j"$(nproc)" W=1 $dirs \
+	drivers/xen/mem-reservation.o >"$blog" 2>&1; then
+	ok "in-tree build of ${dirs}drivers/xen/mem-reservation.o ($(($(date +%s) - t0)) s)"
 else
 	bad "in-tree build (see $blog)"
 	tail -n 30 "$blog" | sed 's/^/    /'
@@ -112,7 +116,7 @@ else
 fi
 # Every file of the series is new in the fresh tree, so this build
 # compiled all of them: its log has all their warnings.
-if grep -E '(lib/fipc|xen-fipc-(front|back))/.*warning:' "$blog"; then
+if grep -E '(lib/fipc|xen-fipc-(front|back)|mem-reservation)[/.].*warning:' "$blog"; then
 	bad "W=1 warnings in the series' files"
 else
 	ok "no W=1 warning in the series' files"
@@ -121,11 +125,27 @@ for o in lib/fipc/fipc.o lib/fipc/fipc_kunit.o lib/fipc/fipc_ring_kunit.o \
 	lib/fipc/fipc_duplex_kunit.o \
 	drivers/block/xen-fipc-front/xen-fipc-front.o \
 	drivers/block/xen-fipc-front/front_inject.o \
-	drivers/block/xen-fipc-back/xen-fipc-back.o; do
+	drivers/block/xen-fipc-back/xen-fipc-back.o \
+	drivers/xen/mem-reservation.o; do
 	if [ -s "$bdir/$o" ] && [ "$bdir/$o" -nt "$stamp" ]; then
 		ok "built $o"
 	else
 		bad "not built by this run: $o"
 	fi
 done
+# The mem-reservation patch: the tree exports the notifier and the
+# frontend's gfn watch uses it, not kprobes (front_gfn_watch.c).
+syms() { nm "$bdir/$1" 2>/dev/null | awk -v t="$2" '$(NF - 1) == t { print $NF }'; }
+if syms drivers/xen/mem-reservation.o T | grep -qx xenmem_reservation_register_notifier; then
+	ok "mem-reservation.o defines xenmem_reservation_register_notifier"
+else
+	bad "mem-reservation.o does not define xenmem_reservation_register_notifier"
+fi
+w=drivers/block/xen-fipc-front/front_gfn_watch.o
+if syms "$w" U | grep -qx xenmem_reservation_register_notifier &&
+	! syms "$w" U | grep -qx register_kprobes; then
+	ok "in the tree the frontend's gfn watch uses the notifier, not kprobes"
+else
+	bad "$w: want the notifier, not kprobes (undefined: $(syms "$w" U | grep -E 'kprobe|xenmem' | tr '\n' ' '))"
+fi
 finish

@@ -14,21 +14,59 @@
  * that gfn would reach the old frame, or none: a WRITE would store stale
  * data, a READ's data would be lost.  PV guests see it in their p2m
  * (front_memshare.c compares frames); auto-translated guests have no p2m
- * of their own and the kernel no notifier, so kprobes on
- * xenmem_reservation_decrease() and xenmem_reservation_increase(),
- * through which Linux gives frames back and takes new ones, report the
- * gfns before the hypercall, and xff_memshare_gfns_gone() marks them in
- * every shared set.  Without the probes (a kernel without kprobes, or a
- * symbol absent) an auto-translated guest does not use memshare.
+ * of their own.  Linux gives frames back and takes new ones through
+ * xenmem_reservation_decrease() and xenmem_reservation_increase(); the
+ * gfns they name are reported before the hypercall and
+ * xff_memshare_gfns_gone() marks them in every shared set.  In a tree
+ * with the series' mem-reservation patch (make linux-patches) they come
+ * from its notifier; a stock kernel has none, so kprobes on the two
+ * functions report them.  Without either (a kernel without kprobes, or
+ * a symbol absent) an auto-translated guest does not use memshare.
  */
 #include <linux/kprobes.h>
 #include <linux/mutex.h>
+#include <linux/notifier.h>
 #include <linux/ptrace.h>
 #include <xen/interface/xen.h>
+#include <xen/mem-reservation.h>
 #include "front.h"
 
 static DEFINE_MUTEX(xff_gfn_watch_mutex);
 static unsigned int xff_gfn_watch_users;
+
+#ifdef XENMEM_RESERVATION_DECREASE
+
+static int xff_gfn_watch_event(struct notifier_block *nb,
+			       unsigned long action, void *data)
+{
+	const struct xenmem_reservation_change *change = data;
+
+	if (change->count > 0 && change->frames)
+		xff_memshare_gfns_gone(change->frames, change->count);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block xff_gfn_watch_nb = {
+	.notifier_call = xff_gfn_watch_event,
+};
+
+static int xff_gfn_watch_start(void)
+{
+	int err = xenmem_reservation_register_notifier(&xff_gfn_watch_nb);
+
+	if (err)
+		pr_warn(XFF_NAME ": memshare: cannot watch the frames this guest gives back to Xen and takes from it (mem-reservation notifier: %d)\n",
+			err);
+	return err;
+}
+
+static void xff_gfn_watch_stop(void)
+{
+	xenmem_reservation_unregister_notifier(&xff_gfn_watch_nb);
+}
+
+#else /* a stock kernel: kprobes */
+
 static struct kprobe xff_gfn_watch_kps[2];
 static struct kprobe *xff_gfn_watch_list[] = {
 	&xff_gfn_watch_kps[0], &xff_gfn_watch_kps[1],
@@ -50,35 +88,49 @@ static int xff_gfn_watch_pre(struct kprobe *kp, struct pt_regs *regs)
 	return 0;
 }
 
+static int xff_gfn_watch_start(void)
+{
+	unsigned int i;
+	int err;
+
+	/* Probes are registered from clean structs each time. */
+	for (i = 0; i < ARRAY_SIZE(xff_gfn_watch_kps); i++)
+		xff_gfn_watch_kps[i] = (struct kprobe) {
+			.symbol_name = xff_gfn_watch_symbols[i],
+			.pre_handler = xff_gfn_watch_pre,
+		};
+	/* All or none. */
+	err = register_kprobes(xff_gfn_watch_list,
+			       ARRAY_SIZE(xff_gfn_watch_list));
+	if (err)
+		pr_warn(XFF_NAME ": memshare: cannot watch the frames this guest gives back to Xen and takes from it (kprobes on xenmem_reservation_decrease and _increase: %d)\n",
+			err);
+	return err;
+}
+
+/* Waits for a handler running. */
+static void xff_gfn_watch_stop(void)
+{
+	unregister_kprobes(xff_gfn_watch_list, ARRAY_SIZE(xff_gfn_watch_list));
+}
+
+#endif /* XENMEM_RESERVATION_DECREASE */
+
 /**
  * xff_gfn_watch_get() - start hearing of the gfns whose frames change
  *
  * Every memshare set of an auto-translated guest holds a use, taken
  * before its gfns are walked.
  *
- * Return: 0, or the probes' registration error (logged).
+ * Return: 0, or the notifier's or probes' registration error (logged).
  */
 int xff_gfn_watch_get(void)
 {
 	int err = 0;
 
 	mutex_lock(&xff_gfn_watch_mutex);
-	if (!xff_gfn_watch_users) {
-		unsigned int i;
-
-		/* Probes are registered from clean structs each time. */
-		for (i = 0; i < ARRAY_SIZE(xff_gfn_watch_kps); i++)
-			xff_gfn_watch_kps[i] = (struct kprobe) {
-				.symbol_name = xff_gfn_watch_symbols[i],
-				.pre_handler = xff_gfn_watch_pre,
-			};
-		/* All or none. */
-		err = register_kprobes(xff_gfn_watch_list,
-				       ARRAY_SIZE(xff_gfn_watch_list));
-		if (err)
-			pr_warn(XFF_NAME ": memshare: cannot watch the frames this guest gives back to Xen and takes from it (kprobes on xenmem_reservation_decrease and _increase: %d)\n",
-				err);
-	}
+	if (!xff_gfn_watch_users)
+		err = xff_gfn_watch_start();
 	if (!err)
 		xff_gfn_watch_users++;
 	mutex_unlock(&xff_gfn_watch_mutex);
@@ -88,13 +140,12 @@ int xff_gfn_watch_get(void)
 /**
  * xff_gfn_watch_put() - drop a use of xff_gfn_watch_get()
  *
- * The last one removes the probes (waiting for a handler running).
+ * The last one stops the watch (waiting for a handler running).
  */
 void xff_gfn_watch_put(void)
 {
 	mutex_lock(&xff_gfn_watch_mutex);
 	if (!WARN_ON(!xff_gfn_watch_users) && !--xff_gfn_watch_users)
-		unregister_kprobes(xff_gfn_watch_list,
-				   ARRAY_SIZE(xff_gfn_watch_list));
+		xff_gfn_watch_stop();
 	mutex_unlock(&xff_gfn_watch_mutex);
 }
