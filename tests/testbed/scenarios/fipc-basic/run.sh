@@ -7,7 +7,7 @@
 # dom0-overlay).  In the guest: fio verify (crc32c) on xvdb and xvdc, perf,
 # QD1 reads on xvdb alone and beside a writer keeping xvdd's tags taken
 # (the backend's poller must not wait for them: submit_again on xvdd, and
-# the reads beside at least -o QUIET_MIN_PCT (40) % of those alone), a
+# the reads beside at least -o QUIET_MIN_PCT (10) % of those alone), a
 # flush, the hostile request kinds; then the guest waits for dom0 (the
 # mailbox at the end of xvdb) while dom0 takes the backend's counters and
 # checks them (no protocol error, the hostile requests refused, flushes

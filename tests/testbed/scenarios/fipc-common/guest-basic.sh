@@ -75,7 +75,13 @@ wait $noisy || rc=1
 q0=$(fipc_json_value /fipc/out/quiet-alone.json total_ios)
 q1=$(fipc_json_value /fipc/out/quiet-beside.json total_ios)
 nw=$(fipc_json_value /fipc/out/noisy.json total_ios 2)
-min=$(fipc_opt QUIET_MIN_PCT 40)
+# The bound tells a poller that waits for xvdd's tags (11 reads beside
+# against 2181 alone, 0.5 %, before 343f1e5) from one that does not
+# (1402 against 911 then; 777 against 2895, 27 %, in the clean-clone run
+# of 2026-11-26): both jobs share the guest's emulated vCPUs, so the
+# ratio of a poller that never waits moves with the host, and 40 % was
+# too close to it.
+min=$(fipc_opt QUIET_MIN_PCT 10)
 echo "fipc-basic: noisy neighbour: xvdb QD1 reads in ${FIPC_QUIET_SECONDS} s: ${q0:-?} alone, ${q1:-?} beside the writer of xvdd (${nw:-?} writes in ${FIPC_NOISY_SECONDS} s); bound ${min} %"
 if [ -z "$q0" ] || [ -z "$q1" ] || [ "$q0" -eq 0 ] || [ $((q1 * 100)) -lt $((q0 * min)) ]; then
 	echo "fipc-basic: FAIL the quiet disk beside the noisy one did less than ${min} % of its reads alone"
