@@ -16,7 +16,9 @@
 # I/O error, each disk must count one resume per save or migration, the
 # requests it sent again must be exactly those put back (requests -
 # completions = requeued), xvdd must have had some, the guest's kernel
-# log must be clean.  First a PV guest (save/restore only: see
+# log must be clean.  Last, the guest sends hostile requests on xvdc's
+# memshare connection (front_inject.c): a READ by pfn served in the PVH
+# guest, refused in the PV guest, bad pfns and staging indices refused.  First a PV guest (save/restore only: see
 # scenario.conf), then a PVH guest.  The modules unload, dom0 is healthy.
 # -o PVH_SAVE=0 leaves out the PVH guest's save/restore (its migration
 # goes through the same resume path): the README test command runs it so,
@@ -193,6 +195,17 @@ check() {
     fipc_log "guest: $n fio rounds, $bad failed"
     # At least one round across the suspends and one after them.
     [ "$bad" = 0 ] && [ "$n" -ge 2 ] || { fipc_fail "guest: $bad of $n fio rounds failed (want 0 of at least 2)"; rc=1; }
+    # The hostile requests on xvdc after the last resume (READ by pfn
+    # served on the PVH guest's writable memshare, refused on the PV
+    # guest's read-only one; bad pfns and staging indices refused).
+    if [ "$(cat "$r/hostile-mismatches" 2>/dev/null)" = 0 ] &&
+        [ "$(grep -c '^hostile: ok   ms_' "$r/hostile.txt")" = 4 ]; then
+        fipc_log "guest: hostile requests on xvdc: $(grep -c '^hostile: ok' "$r/hostile.txt") answered as expected ($(grep 'ms_read' "$r/hostile.txt"))"
+    else
+        fipc_fail "guest: hostile requests on xvdc after the resume: $(grep -c '^hostile: FAIL' "$r/hostile.txt" 2>/dev/null) mismatch(es)"
+        grep '^hostile: FAIL\|no /sys' "$r/hostile.txt" 2>/dev/null
+        rc=1
+    fi
     out=$(python3 - "$r" "$1" "$PATHS" "$KIND" <<'PY'
 import json, sys
 r, resumes, paths, kind = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4]
