@@ -19,9 +19,9 @@
 # while its other disk is unbound and bound (paused_rebind below).  Then
 # the modules are unloaded and dom0's health checked.  The handoff guest
 # is PVH (-o HANDOFF_TYPE=pv for a PV one): with it a PVH guest's disk is
-# attached, its backend unbound and bound again twice, and the guest
-# destroyed, as PV guests' disks are in fipc-basic, phy1-xl and the
-# rounds above.
+# attached, its backend unbound and bound again twice, another disk (a
+# loop device) attached and detached with xl, and the guest destroyed,
+# as PV guests' disks are in fipc-basic, phy1-xl and the rounds above.
 set -u
 . "${FIPC_LIB:-$(dirname "$0")/../../lib}/fipc-scenario.sh"
 fipc_scenario_begin "$@"
@@ -105,6 +105,39 @@ paused_rebind() {
     return $rc
 }
 
+# detach_attach DOMID: xl block-attach of a loop device (over a tmpfs
+# file) to the handoff guest as xvdd, connected on both sides, then xl
+# block-detach: the guest lets it go and libxl's removal leaves neither
+# the backend device nor its xenstore nodes (a PVH guest with
+# HANDOFF_TYPE's default; PV guests' disks cycle in phy1-xl).
+detach_attach() {
+    local id=$1 img=/run/fipc/detach.img loop i=0 t0 rc=0
+    truncate -s 64M "$img" && loop=$(losetup -f --show "$img") ||
+        { fipc_fail "detach-attach: no loop device"; return 1; }
+    if ! xl block-attach domUh "phy1:$loop,xvdd,w"; then
+        fipc_fail "detach-attach: xl block-attach of $loop as xvdd failed"
+        losetup -d "$loop"
+        return 1
+    fi
+    fipc_blk_wait_connected "$id" 51760 60 || rc=1
+    t0=$(date +%s%N)
+    xl block-detach domUh xvdd || { fipc_fail "detach-attach: xl block-detach xvdd failed"; rc=1; }
+    until [ ! -e "$FIPC_BE_SYSFS/fipcblk-$id-51760" ] &&
+        ! xenstore-exists "/local/domain/0/backend/fipcblk/$id/51760"; do
+        i=$((i + 1))
+        if [ $i -ge 300 ]; then
+            fipc_fail "detach-attach: xvdd's backend device or xenstore nodes still there 30 s after xl block-detach"
+            rc=1
+            break
+        fi
+        sleep 0.1
+    done
+    fipc_log "detach-attach: xvdd ($loop) attached, connected and detached; gone $((($(date +%s%N) - t0) / 1000000)) ms after xl block-detach began"
+    losetup -d "$loop" || { fipc_fail "detach-attach: $loop still in use after the detach"; rc=1; }
+    rm -f "$img"
+    return $rc
+}
+
 # A removal whose bios outlast XFB_REMOVE_DRAIN_WAIT (5 s): see the top.
 handoff() {
     local id dev drv=/sys/bus/xen-backend/drivers/fipcblk t0 t1 tc=0 now i=0 v rc=0
@@ -176,6 +209,7 @@ handoff() {
     domuh_console_clean 'xvdc.*error|error.*xvdc' \
         "handoff: the guest logged an error for xvdc" || rc=1
     paused_rebind "$id" || rc=1
+    detach_attach "$id" || rc=1
     fipc_domu_kernel_clean domUh handoff || rc=1
     xl destroy domUh || { fipc_fail "xl destroy failed"; return 1; }
     fipc_destroyed_wait handoff "$id" 51728 || return 1
