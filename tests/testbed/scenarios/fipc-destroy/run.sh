@@ -105,13 +105,20 @@ paused_rebind() {
     return $rc
 }
 
+# vdev_gone DOMID VDEV: neither the backend device nor the xenstore
+# nodes of disk VDEV of domain DOMID are left.
+vdev_gone() {
+    [ ! -e "$FIPC_BE_SYSFS/fipcblk-$1-$2" ] &&
+        ! xenstore-exists "/local/domain/0/backend/fipcblk/$1/$2"
+}
+
 # detach_attach DOMID: xl block-attach of a loop device (over a tmpfs
 # file) to the handoff guest as xvdd, connected on both sides, then xl
 # block-detach: the guest lets it go and libxl's removal leaves neither
 # the backend device nor its xenstore nodes (a PVH guest with
 # HANDOFF_TYPE's default; PV guests' disks cycle in phy1-xl).
 detach_attach() {
-    local id=$1 img=/run/fipc/detach.img loop i=0 t0 rc=0
+    local id=$1 img=/run/fipc/detach.img loop t0 rc=0
     truncate -s 64M "$img" && loop=$(losetup -f --show "$img") ||
         { fipc_fail "detach-attach: no loop device"; return 1; }
     if ! xl block-attach domUh "phy1:$loop,xvdd,w"; then
@@ -122,16 +129,10 @@ detach_attach() {
     fipc_blk_wait_connected "$id" 51760 60 || rc=1
     t0=$(date +%s%N)
     xl block-detach domUh xvdd || { fipc_fail "detach-attach: xl block-detach xvdd failed"; rc=1; }
-    until [ ! -e "$FIPC_BE_SYSFS/fipcblk-$id-51760" ] &&
-        ! xenstore-exists "/local/domain/0/backend/fipcblk/$id/51760"; do
-        i=$((i + 1))
-        if [ $i -ge 300 ]; then
-            fipc_fail "detach-attach: xvdd's backend device or xenstore nodes still there 30 s after xl block-detach"
-            rc=1
-            break
-        fi
-        sleep 0.1
-    done
+    fipc_until 30 vdev_gone "$id" 51760 || {
+        fipc_fail "detach-attach: xvdd's backend device or xenstore nodes still there 30 s after xl block-detach"
+        rc=1
+    }
     fipc_log "detach-attach: xvdd ($loop) attached, connected and detached; gone $((($(date +%s%N) - t0) / 1000000)) ms after xl block-detach began"
     losetup -d "$loop" || { fipc_fail "detach-attach: $loop still in use after the detach"; rc=1; }
     rm -f "$img"
