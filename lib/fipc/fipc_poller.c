@@ -10,6 +10,7 @@
  * new request), kicks it awake.
  */
 #include <linux/cpumask.h>
+#include <linux/kstrtox.h>
 #include <linux/kthread.h>
 #include <linux/math64.h>
 #include <linux/module.h>
@@ -122,6 +123,8 @@ static int fipc_poll_round(struct fipc_poller *pl, int *peer_work)
 
 		entry->local_work = 0;
 		n = ops->poll(entry, fipc_poll_entry_budget(entry, budget));
+		if (n > 0)
+			entry->period_work += n;
 		work += n;
 		local += min_t(int, n, entry->local_work);
 	}
@@ -336,6 +339,8 @@ void fipc_poller_attach(struct fipc_poller_set *set,
 	struct fipc_poller *pl;
 
 	entry->cpus = cpus;
+	entry->period_work = 0;
+	entry->last_work = 0;
 	mutex_lock(&set->balance_lock);
 	pl = fipc_poller_pick(set, entry, start);
 	mutex_lock(&pl->lock);
@@ -498,11 +503,12 @@ int fipc_poller_set_show(struct fipc_poller_set *set, char *buf)
 	}
 	if (set->running)
 		n += scnprintf(buf + n, PAGE_SIZE - n,
-			       "autoscale %s pollers_at_work %u scale_ups %d scale_downs %d\n",
+			       "autoscale %s pollers_at_work %u scale_ups %d scale_downs %d rebalances %d\n",
 			       READ_ONCE(set->autoscale) ? "on" : "off",
 			       fipc_pollers_at_work(set),
 			       atomic_read(&set->scale_ups),
-			       atomic_read(&set->scale_downs));
+			       atomic_read(&set->scale_downs),
+			       atomic_read(&set->rebalances));
 	mutex_unlock(&fipc_pollers_mutex);
 	return n;
 }
@@ -595,6 +601,7 @@ int fipc_poller_set_start(struct fipc_poller_set *set)
 	mutex_init(&set->balance_lock);
 	atomic_set(&set->scale_ups, 0);
 	atomic_set(&set->scale_downs, 0);
+	atomic_set(&set->rebalances, 0);
 	mutex_lock(&fipc_pollers_mutex);
 	if (set->start_cpus_given)
 		memcpy(cpus, set->start_cpus, sizeof(cpus));
@@ -653,3 +660,26 @@ const struct kernel_param_ops fipc_poller_cpus_param_ops = {
 	.get = fipc_poller_cpus_get,
 };
 EXPORT_SYMBOL_GPL(fipc_poller_cpus_param_ops);
+
+static int fipc_poll_pct_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int pct;
+	int err = kstrtouint(val, 0, &pct);
+
+	if (err)
+		return err;
+	if (pct < 1 || pct > 100)
+		return -ERANGE;
+	WRITE_ONCE(*(unsigned int *)kp->arg, pct);
+	return 0;
+}
+
+/*
+ * A load in percent, 1 to 100 (poll_scale_up_pct, poll_scale_down_pct);
+ * its argument is the unsigned int setting.
+ */
+const struct kernel_param_ops fipc_poll_pct_param_ops = {
+	.set = fipc_poll_pct_set,
+	.get = param_get_uint,
+};
+EXPORT_SYMBOL_GPL(fipc_poll_pct_param_ops);

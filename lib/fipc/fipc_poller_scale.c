@@ -5,11 +5,17 @@
  * With the set's autoscale on, a set of N pollers starts its channels on
  * one poller and spreads them only under load: every poller measures the
  * fraction of each FIPC_POLL_SCALE_PERIOD_MS it spent in rounds that found
- * work.  A poller that stays above FIPC_POLL_SCALE_UP_PCT for
- * FIPC_POLL_SCALE_PERIODS periods hands half of its channels to a poller
- * without any (one more poller at work); a poller above the first that
- * stays below FIPC_POLL_SCALE_DOWN_PCT, and whose channels fit on a
- * poller below it without pushing that one past FIPC_POLL_SCALE_UP_PCT,
+ * work.  A poller that stays at or above the set's scale_up_pct (80 by
+ * default) for FIPC_POLL_SCALE_PERIODS periods hands about half of its
+ * work to a poller without any channel (one more poller at work): the
+ * channels that were busy in the last period, not idle ones, and never
+ * its only busy one (one channel is served by one poller at a time, so
+ * it cannot be shared).  With every poller at work, it hands work to the
+ * least loaded one if that is under half its load, as much as evens the
+ * two out (a rebalance: the work of a set can move between its channels
+ * after they spread).  A poller above the
+ * first that stays below scale_down_pct (30), and whose channels fit on a
+ * poller below it without pushing that one to scale_up_pct,
  * hands them all there (one poller fewer: it has nothing to poll and
  * sleeps, at no CPU cost).  An idle set is one sleeping poller's worth
  * of nothing.
@@ -46,18 +52,37 @@ static bool fipc_poller_allowed(const struct fipc_poller_set *set,
 }
 
 /*
- * Move up to @max of @from's channels that @to may serve, from the tail
- * (the channels visited last); both locks held.  Returns the number moved.
+ * Move @from's channels that @to may serve, from the tail (the channels
+ * visited last); both locks held.  With @share_pct 100, every one of
+ * them (to gather); else about that share of @from's work: channels that
+ * had work in the last period, each one whose work, added to what has
+ * moved, keeps the middle of it within the share, and never the last of
+ * them (moving a channel that is idle, or a poller's only busy one, would
+ * not share the load).  Returns the number moved.
  */
 static unsigned int fipc_poller_move(struct fipc_poller *from,
-				     struct fipc_poller *to, unsigned int max)
+				     struct fipc_poller *to,
+				     unsigned int share_pct)
 {
 	struct fipc_poll_entry *entry, *tmp;
-	unsigned int n = 0;
+	u64 total = 0, target, moved = 0;
+	unsigned int n = 0, busy = 0;
+	bool all = share_pct >= 100;
 
+	list_for_each_entry(entry, &from->entries, node) {
+		total += entry->last_work;
+		busy += !!entry->last_work;
+	}
+	target = div_u64(total * share_pct, 100);
 	list_for_each_entry_safe_reverse(entry, tmp, &from->entries, node) {
-		if (n == max)
-			break;
+		if (!all) {
+			if (busy < 2)
+				break;
+			/* idle, or would take the moved work past the share */
+			if (!entry->last_work ||
+			    2 * moved + entry->last_work > 2 * target)
+				continue;
+		}
 		if (!fipc_poller_allowed(from->set, entry, to))
 			continue;
 		/*
@@ -67,11 +92,22 @@ static unsigned int fipc_poller_move(struct fipc_poller *from,
 		from->set->ops->set_sleeping(entry, false);
 		list_move_tail(&entry->node, &to->entries);
 		WRITE_ONCE(entry->poller, to);
+		moved += entry->last_work;
+		busy -= !!entry->last_work;
 		n++;
 	}
 	from->nr_entries -= n;
 	to->nr_entries += n;
 	return n;
+}
+
+/*
+ * A poller's load as a target of moves: its last period's, or 0 while it
+ * sleeps (a sleeping poller ends no period, so its last one is stale).
+ */
+static unsigned int fipc_poller_load_now(const struct fipc_poller *pl)
+{
+	return READ_ONCE(pl->asleep) ? 0 : READ_ONCE(pl->load_pct);
 }
 
 /* Lock two pollers of a set in index order. */
@@ -85,12 +121,12 @@ static void fipc_poller_lock_two(struct fipc_poller *a, struct fipc_poller *b)
 
 static unsigned int fipc_poller_hand_over(struct fipc_poller *from,
 					  struct fipc_poller *to,
-					  unsigned int max)
+					  unsigned int share_pct)
 {
 	unsigned int n;
 
 	fipc_poller_lock_two(from, to);
-	n = fipc_poller_move(from, to, max);
+	n = fipc_poller_move(from, to, share_pct);
 	mutex_unlock(&to->lock);
 	mutex_unlock(&from->lock);
 	if (n) {
@@ -101,28 +137,47 @@ static unsigned int fipc_poller_hand_over(struct fipc_poller *from,
 	return n;
 }
 
-/* Busy for long: half of our channels to a poller that has none. */
+/*
+ * Busy for long: half of our work to a poller that has no channel (one
+ * more at work); with none, to the least loaded one at work if it is
+ * under half our load, as much as evens the two out (a rebalance).
+ */
 static void fipc_poller_scale_up(struct fipc_poller *pl)
 {
 	struct fipc_poller_set *set = pl->set;
-	unsigned int i, nr = READ_ONCE(pl->nr_entries);
+	struct fipc_poller *least = NULL;
+	unsigned int i, load = READ_ONCE(pl->load_pct), l;
 
-	if (nr < 2)
+	if (READ_ONCE(pl->nr_entries) < 2)
 		return;
 	for (i = 0; i < set->running; i++) {
 		struct fipc_poller *to = &set->pollers[i];
 
-		if (to == pl || READ_ONCE(to->nr_entries))
+		if (to == pl)
 			continue;
-		if (fipc_poller_hand_over(pl, to, nr / 2)) {
+		if (READ_ONCE(to->nr_entries)) {
+			if (!least || fipc_poller_load_now(to) <
+				      fipc_poller_load_now(least))
+				least = to;
+			continue;
+		}
+		if (fipc_poller_hand_over(pl, to, 50)) {
 			atomic_inc(&set->scale_ups);
 			return;
 		}
 	}
+	if (!least || !load)
+		return;
+	l = fipc_poller_load_now(least);
+	if (2 * l >= load)
+		return;
+	/* we keep (load - x), it gets (l + x): x = (load - l) / 2 */
+	if (fipc_poller_hand_over(pl, least, (load - l) * 50 / load))
+		atomic_inc(&set->rebalances);
 }
 
 /* Nearly idle: all our channels to a poller below us with room for them. */
-static void fipc_poller_scale_down(struct fipc_poller *pl)
+static void fipc_poller_scale_down(struct fipc_poller *pl, unsigned int up)
 {
 	struct fipc_poller_set *set = pl->set;
 	unsigned int i, load = READ_ONCE(pl->load_pct);
@@ -133,14 +188,27 @@ static void fipc_poller_scale_down(struct fipc_poller *pl)
 		struct fipc_poller *to = &set->pollers[i];
 
 		if (!READ_ONCE(to->nr_entries) ||
-		    READ_ONCE(to->load_pct) + load >= FIPC_POLL_SCALE_UP_PCT)
+		    fipc_poller_load_now(to) + load >= up)
 			continue;
-		fipc_poller_hand_over(pl, to, UINT_MAX);
+		fipc_poller_hand_over(pl, to, 100);
 		if (!READ_ONCE(pl->nr_entries)) {
 			atomic_inc(&set->scale_downs);
 			return;
 		}
 	}
+}
+
+/* End of a period: each channel's work in it becomes its last_work. */
+static void fipc_poller_roll_work(struct fipc_poller *pl)
+{
+	struct fipc_poll_entry *entry;
+
+	mutex_lock(&pl->lock);
+	list_for_each_entry(entry, &pl->entries, node) {
+		entry->last_work = entry->period_work;
+		entry->period_work = 0;
+	}
+	mutex_unlock(&pl->lock);
 }
 
 /**
@@ -156,17 +224,19 @@ void fipc_poller_account(struct fipc_poller *pl, u64 busy_ns, u64 now)
 {
 	struct fipc_poller_set *set = pl->set;
 	u64 period = now - pl->period_start;
-	unsigned int load;
+	unsigned int load, up, down;
 
 	pl->busy_ns += busy_ns;
 	if (period < FIPC_POLL_SCALE_PERIOD_MS * NSEC_PER_MSEC)
 		return;
 	load = min_t(u64, div64_u64(pl->busy_ns * 100, period), 100);
 	WRITE_ONCE(pl->load_pct, load);
+	fipc_poller_roll_work(pl);
 	pl->busy_ns = 0;
 	pl->period_start = now;
-	pl->hot = load >= FIPC_POLL_SCALE_UP_PCT ? pl->hot + 1 : 0;
-	pl->cold = load < FIPC_POLL_SCALE_DOWN_PCT ? pl->cold + 1 : 0;
+	fipc_poller_scale_limits(set, &up, &down);
+	pl->hot = load >= up ? pl->hot + 1 : 0;
+	pl->cold = load < down ? pl->cold + 1 : 0;
 	if (!READ_ONCE(set->autoscale) || set->running < 2)
 		return;
 	if (pl->hot >= FIPC_POLL_SCALE_PERIODS) {
@@ -176,7 +246,7 @@ void fipc_poller_account(struct fipc_poller *pl, u64 busy_ns, u64 now)
 		pl->hot = 0;
 	} else if (pl->cold >= FIPC_POLL_SCALE_PERIODS && pl->index) {
 		mutex_lock(&set->balance_lock);
-		fipc_poller_scale_down(pl);
+		fipc_poller_scale_down(pl, up);
 		mutex_unlock(&set->balance_lock);
 		pl->cold = 0;
 	}

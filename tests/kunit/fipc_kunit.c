@@ -658,8 +658,29 @@ static void fipc_test_poller_window_local(struct kunit *test)
 struct fipc_poll_test_feeder {
 	struct fipc_poll_test_chan *c;
 	unsigned int gap_ms;	/* 0: as fast as the rings allow */
+	unsigned long active;	/* channels fed, a bit each; 0: all */
 	u32 sent[FIPC_POLL_TEST_SCALE_CHANS];
 };
+
+static bool fipc_poll_test_fed(const struct fipc_poll_test_feeder *f,
+			       unsigned int i)
+{
+	unsigned long active = READ_ONCE(f->active);
+
+	return !active || (active & BIT(i));
+}
+
+/* A feeder of FIPC_POLL_TEST_SCALE_CHANS test channels, none fed yet. */
+static struct fipc_poll_test_feeder *
+fipc_poll_test_feeder_new(struct kunit *test)
+{
+	struct fipc_poll_test_feeder *f = kunit_kzalloc(test, sizeof(*f),
+							GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, f);
+	f->c = fipc_poll_test_chans(test, FIPC_POLL_TEST_SCALE_CHANS);
+	return f;
+}
 
 static int fipc_poll_test_feed(void *arg)
 {
@@ -671,6 +692,8 @@ static int fipc_poll_test_feed(void *arg)
 		for (i = 0; i < FIPC_POLL_TEST_SCALE_CHANS; i++) {
 			struct fipc_poll_test_chan *c = &f->c[i];
 
+			if (!fipc_poll_test_fed(f, i))
+				continue;
 			memcpy(msg.data, &f->sent[i], sizeof(f->sent[i]));
 			if (fipc_send(&c->tx, &msg, 1) == 0)
 				f->sent[i]++;
@@ -692,6 +715,13 @@ static bool fipc_poll_test_spread(void *arg)
 	return READ_ONCE(set->pollers[1].nr_entries) > 0;
 }
 
+static bool fipc_poll_test_rebalanced(void *arg)
+{
+	struct fipc_poller_set *set = arg;
+
+	return atomic_read(&set->rebalances) > 0;
+}
+
 static bool fipc_poll_test_gathered(void *arg)
 {
 	struct fipc_poller_set *set = arg;
@@ -699,7 +729,7 @@ static bool fipc_poll_test_gathered(void *arg)
 	return READ_ONCE(set->pollers[1].nr_entries) == 0;
 }
 
-/* All sent, all received in order, on every channel. */
+/* All sent, all received in order, on every channel fed. */
 static void fipc_poll_test_all_in_order(struct kunit *test,
 					struct fipc_poll_test_feeder *f)
 {
@@ -709,6 +739,8 @@ static void fipc_poll_test_all_in_order(struct kunit *test,
 		struct fipc_poll_test_chan *c = &f->c[i];
 		unsigned int ms;
 
+		if (!fipc_poll_test_fed(f, i))
+			continue;
 		for (ms = 0; ms < FIPC_POLL_TEST_WAIT_MS &&
 		     atomic_read(&c->received) != f->sent[i]; ms += 20)
 			msleep(20);
@@ -730,17 +762,13 @@ static void fipc_poll_test_all_in_order(struct kunit *test,
 static void fipc_test_poller_autoscale(struct kunit *test)
 {
 	struct fipc_poller_set *set = fipc_poll_test_set(test, 2);
-	struct fipc_poll_test_chan *c =
-		fipc_poll_test_chans(test, FIPC_POLL_TEST_SCALE_CHANS);
-	struct fipc_poll_test_feeder *f = kunit_kzalloc(test, sizeof(*f),
-							GFP_KERNEL);
+	struct fipc_poll_test_feeder *f = fipc_poll_test_feeder_new(test);
+	struct fipc_poll_test_chan *c = f->c;
 	char *buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
 	struct task_struct *feeder;
 	unsigned int i;
 
-	KUNIT_ASSERT_NOT_NULL(test, f);
 	KUNIT_ASSERT_NOT_NULL(test, buf);
-	f->c = c;
 	set->autoscale = true;
 	KUNIT_ASSERT_EQ(test, fipc_poller_set_start(set), 0);
 	for (i = 0; i < FIPC_POLL_TEST_SCALE_CHANS; i++) {
@@ -787,6 +815,181 @@ static void fipc_test_poller_autoscale(struct kunit *test)
 	for (i = 0; i < 2; i++)
 		fipc_poller_detach(&c[i].poll);
 	fipc_poller_set_stop(set);
+}
+
+/*
+ * Start @set with every channel of @f attached (checked for order, @work_us
+ * of work a message) and @f's feeder running; the feeder is returned.
+ */
+static struct task_struct *
+fipc_poll_test_scale_start(struct kunit *test, struct fipc_poller_set *set,
+			   struct fipc_poll_test_feeder *f,
+			   unsigned int work_us)
+{
+	struct task_struct *feeder;
+	unsigned int i;
+
+	KUNIT_ASSERT_EQ(test, fipc_poller_set_start(set), 0);
+	for (i = 0; i < FIPC_POLL_TEST_SCALE_CHANS; i++) {
+		f->c[i].check_seq = true;
+		f->c[i].work_us = work_us;
+		fipc_poller_attach(set, &f->c[i].poll, NULL);
+	}
+	feeder = kthread_run(fipc_poll_test_feed, f, "fipc-test-feed");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(feeder));
+	return feeder;
+}
+
+/* Stop the feeder, check every message, detach all and stop @set. */
+static void fipc_poll_test_scale_stop(struct kunit *test,
+				      struct fipc_poller_set *set,
+				      struct fipc_poll_test_feeder *f,
+				      struct task_struct *feeder)
+{
+	unsigned int i;
+
+	kthread_stop(feeder);
+	fipc_poll_test_all_in_order(test, f);
+	for (i = 0; i < FIPC_POLL_TEST_SCALE_CHANS; i++)
+		fipc_poller_detach(&f->c[i].poll);
+	fipc_poller_set_stop(set);
+}
+
+/*
+ * Auto-scaling shares work, not channels: four channels on one poller of
+ * two, kept busy (full rings, 100 us of work a message) on the first
+ * only: nothing moves, since one channel cannot be shared and moving
+ * idle ones would not help.  Then the second is fed too: the poller
+ * hands over one channel, the second (busy), and not the idle two at
+ * the tail of its list.  Then the other three are fed, not the second:
+ * the first poller, busy with three, is more than twice as loaded as the
+ * second (asleep: no load) and hands it work (a rebalance: both pollers
+ * had channels), keeping the first channel.  Every message arrives in
+ * order.
+ */
+static void fipc_test_poller_scale_busy(struct kunit *test)
+{
+	struct fipc_poller_set *set = fipc_poll_test_set(test, 2);
+	struct fipc_poll_test_feeder *f = fipc_poll_test_feeder_new(test);
+	struct fipc_poll_test_chan *c = f->c;
+	struct task_struct *feeder;
+	unsigned int i, load0, load1;
+	bool rebalanced;
+
+	f->active = BIT(0);
+	set->autoscale = true;
+	set->scale_up_pct = 20;
+	feeder = fipc_poll_test_scale_start(test, set, f, 100);
+	msleep(1500);
+	load0 = READ_ONCE(set->pollers[0].load_pct);
+	KUNIT_EXPECT_GE(test, load0, set->scale_up_pct);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(set->pollers[1].nr_entries), 0u);
+	KUNIT_EXPECT_EQ(test, atomic_read(&set->scale_ups), 0);
+
+	WRITE_ONCE(f->active, BIT(0) | BIT(1));
+	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_spread, set));
+	KUNIT_EXPECT_EQ(test, READ_ONCE(set->pollers[1].nr_entries), 1u);
+	KUNIT_EXPECT_PTR_EQ(test, fipc_poll_entry_poller(&c[1].poll),
+			    &set->pollers[1]);
+	for (i = 0; i < FIPC_POLL_TEST_SCALE_CHANS; i++)
+		if (i != 1)
+			KUNIT_EXPECT_PTR_EQ(test,
+					    fipc_poll_entry_poller(&c[i].poll),
+					    &set->pollers[0]);
+
+	WRITE_ONCE(f->active, BIT(0) | BIT(2) | BIT(3));
+	rebalanced = fipc_poll_test_until(fipc_poll_test_rebalanced, set);
+	load0 = READ_ONCE(set->pollers[0].load_pct);
+	load1 = READ_ONCE(set->pollers[1].load_pct);
+	kunit_info(test, "loads %u%% and %u%%", load0, load1);
+	KUNIT_EXPECT_TRUE(test, rebalanced);
+	KUNIT_EXPECT_GE(test, READ_ONCE(set->pollers[1].nr_entries), 2u);
+	KUNIT_EXPECT_PTR_EQ(test, fipc_poll_entry_poller(&c[0].poll),
+			    &set->pollers[0]);
+	KUNIT_EXPECT_EQ(test, atomic_read(&set->scale_ups), 1);
+	fipc_poll_test_scale_stop(test, set, f, feeder);
+}
+
+/*
+ * The auto-scaling loads in effect: 0 is the default, the spreading load
+ * is 1 to 100, and the gathering load always below it.
+ */
+static void fipc_test_poller_scale_limits(struct kunit *test)
+{
+	static const struct {
+		unsigned int up, down, want_up, want_down;
+	} cases[] = {
+		{ 0, 0, FIPC_POLL_SCALE_UP_PCT, FIPC_POLL_SCALE_DOWN_PCT },
+		{ 10, 5, 10, 5 },
+		{ 10, 50, 10, 9 },
+		{ 1, 50, 1, 0 },
+		{ 500, 0, 100, FIPC_POLL_SCALE_DOWN_PCT },
+	};
+	struct fipc_poller_set *set = kunit_kzalloc(test, sizeof(*set),
+						    GFP_KERNEL);
+	unsigned int i, up, down;
+
+	KUNIT_ASSERT_NOT_NULL(test, set);
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		set->scale_up_pct = cases[i].up;
+		set->scale_down_pct = cases[i].down;
+		fipc_poller_scale_limits(set, &up, &down);
+		KUNIT_EXPECT_EQ_MSG(test, up, cases[i].want_up, "case %u", i);
+		KUNIT_EXPECT_EQ_MSG(test, down, cases[i].want_down,
+				    "case %u", i);
+	}
+}
+
+/* poll_scale_up_pct and poll_scale_down_pct take 1 to 100 only. */
+static void fipc_test_poller_pct_param(struct kunit *test)
+{
+	unsigned int pct = 80;
+	const struct kernel_param kp = {
+		.name = "poll_scale_up_pct",
+		.ops = &fipc_poll_pct_param_ops,
+		.arg = &pct,
+	};
+	char buf[16];
+
+	KUNIT_EXPECT_EQ(test, kp.ops->set("0", &kp), -ERANGE);
+	KUNIT_EXPECT_EQ(test, kp.ops->set("101", &kp), -ERANGE);
+	KUNIT_EXPECT_EQ(test, kp.ops->set("-5", &kp), -EINVAL);
+	KUNIT_EXPECT_EQ(test, kp.ops->set("ten", &kp), -EINVAL);
+	KUNIT_EXPECT_EQ(test, pct, 80u);
+	KUNIT_EXPECT_EQ(test, kp.ops->set("25", &kp), 0);
+	KUNIT_EXPECT_EQ(test, pct, 25u);
+	KUNIT_EXPECT_GT(test, kp.ops->get(buf, &kp), 0);
+	KUNIT_EXPECT_STREQ(test, buf, "25\n");
+}
+
+/*
+ * The spreading load is a live setting: four channels on one poller of
+ * two, a message each every 20 ms or so with 1 ms of work (a load far
+ * below 100%), do not spread at scale_up_pct 100; lowered to 2 while the
+ * messages flow, the same load spreads them 2 + 2, and every message
+ * arrives in order across the move.
+ */
+static void fipc_test_poller_scale_setting(struct kunit *test)
+{
+	struct fipc_poller_set *set = fipc_poll_test_set(test, 2);
+	struct fipc_poll_test_feeder *f = fipc_poll_test_feeder_new(test);
+	struct task_struct *feeder;
+
+	f->gap_ms = 20;
+	set->autoscale = true;
+	set->scale_up_pct = 100;
+	set->scale_down_pct = 1;
+	feeder = fipc_poll_test_scale_start(test, set, f, 1000);
+	msleep(1500);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(set->pollers[1].nr_entries), 0u);
+	KUNIT_EXPECT_EQ(test, atomic_read(&set->scale_ups), 0);
+
+	WRITE_ONCE(set->scale_up_pct, 2);
+	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_spread, set));
+	KUNIT_EXPECT_EQ(test, READ_ONCE(set->pollers[1].nr_entries),
+			FIPC_POLL_TEST_SCALE_CHANS / 2);
+	KUNIT_EXPECT_GE(test, atomic_read(&set->scale_ups), 1);
+	fipc_poll_test_scale_stop(test, set, f, feeder);
 }
 
 /* Woken, through its idle window, and asleep again. */
@@ -1160,6 +1363,10 @@ static struct kunit_case fipc_test_cases[] = {
 	KUNIT_CASE(fipc_test_poller_window),
 	KUNIT_CASE(fipc_test_poller_window_local),
 	KUNIT_CASE(fipc_test_poller_autoscale),
+	KUNIT_CASE(fipc_test_poller_scale_busy),
+	KUNIT_CASE(fipc_test_poller_scale_limits),
+	KUNIT_CASE(fipc_test_poller_pct_param),
+	KUNIT_CASE(fipc_test_poller_scale_setting),
 	KUNIT_CASE(fipc_test_poller_busy),
 	KUNIT_CASE(fipc_test_poller_irq_take),
 	KUNIT_CASE(fipc_test_poller_weight),

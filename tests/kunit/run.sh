@@ -43,7 +43,8 @@ mkdir -p "$out"
 suites="fipc_kunit.c fipcblk_validate_kunit.c"
 shared="$top/tests/ring/oneway_test.c $top/tests/ring/duplex_test.c"
 expected=$(for f in $suites; do
-	s=$(sed -n 's/^[[:space:]]*\.name = "\([a-z0-9_]*\)",.*/\1/p' \
+	# the .name of the file's struct kunit_suite, not of other structs
+	s=$(sed -n '/^static struct kunit_suite /,/^};/s/^[[:space:]]*\.name = "\([a-z0-9_]*\)",.*/\1/p' \
 		"$here/$f" | head -n 1)
 	sed -n "s/^[[:space:]]*KUNIT_CASE[A-Z_]*(\([a-z0-9_]*\).*/${s:-$f}.\1/p" \
 		"$here/$f"

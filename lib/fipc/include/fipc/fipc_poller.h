@@ -55,8 +55,9 @@
 /*
  * Auto-scaling (fipc_poller_scale.c): each poller's load is the share of
  * a period it spent in rounds that found work; FIPC_POLL_SCALE_PERIODS
- * periods in a row at or above FIPC_POLL_SCALE_UP_PCT spread its
- * channels, below FIPC_POLL_SCALE_DOWN_PCT gather them.
+ * periods in a row at or above the set's scale_up_pct (default
+ * FIPC_POLL_SCALE_UP_PCT) spread its channels, below scale_down_pct
+ * (default FIPC_POLL_SCALE_DOWN_PCT) gather them.
  */
 #define FIPC_POLL_SCALE_PERIOD_MS	100
 #define FIPC_POLL_SCALE_PERIODS		5
@@ -131,6 +132,10 @@ struct fipc_poll_ops {
  *	NULL: any (kept while attached, for auto-scaling's moves)
  * @local_work: of the work the last @poll returned, how much did not come
  *	from the peer (fipc_poll_entry_local_work()); reset before each
+ * @period_work: auto-scaling: work @poll returned in the poller's current
+ *	load period (its poller's thread, under the poller's lock)
+ * @last_work: auto-scaling: the same for the last period that ended: which
+ *	channels a busy poller hands over (fipc_poller_scale.c)
  */
 struct fipc_poll_entry {
 	struct list_head node;
@@ -140,6 +145,8 @@ struct fipc_poll_entry {
 	unsigned int weight;
 	const struct cpumask *cpus;
 	unsigned int local_work;
+	unsigned int period_work;
+	unsigned int last_work;
 };
 
 /**
@@ -175,8 +182,8 @@ struct fipc_poll_entry {
  * @period_start: auto-scaling: start of the current load period
  * @busy_ns: auto-scaling: time spent on work in the current period
  * @load_pct: auto-scaling: the last period's load, percent
- * @hot: auto-scaling: periods in a row at or above FIPC_POLL_SCALE_UP_PCT
- * @cold: auto-scaling: periods in a row below FIPC_POLL_SCALE_DOWN_PCT
+ * @hot: auto-scaling: periods in a row at or above the set's scale_up_pct
+ * @cold: auto-scaling: periods in a row below the set's scale_down_pct
  * @moved_in: statistics: channels auto-scaling moved to this poller
  * @moved_out: statistics: channels it moved away from this poller
  * @priv: the driver's per-poller data, @set->priv_size zeroed bytes
@@ -231,6 +238,11 @@ struct fipc_poller {
  * @fifo: setting: threads run at SCHED_FIFO
  * @autoscale: setting: channels start on one poller and spread over the
  *	others under load (fipc_poller_scale.c; live)
+ * @scale_up_pct: setting: load, percent, at or above which a poller
+ *	spreads its channels (live; 0: FIPC_POLL_SCALE_UP_PCT)
+ * @scale_down_pct: setting: load, percent, below which a poller gathers
+ *	its channels onto a lower one (live; 0: FIPC_POLL_SCALE_DOWN_PCT;
+ *	at or above @scale_up_pct: one less than it)
  * @start_cpus: setting: CPU of each poller, from a poller_cpus list
  *	given before the set started (at module load); used if
  *	@start_cpus_given, else the default placement
@@ -241,6 +253,8 @@ struct fipc_poller {
  * @balance_lock: serialises auto-scaling's moves and attaches
  * @scale_ups: statistics: times a busy poller spread its channels
  * @scale_downs: statistics: times a poller gave all of its channels away
+ * @rebalances: statistics: times a busy poller handed work to a less
+ *	loaded one at work (all pollers had channels)
  *
  * The driver fills in @name, @ops, @priv_size and the settings (usually
  * a static initializer and module parameters, see FIPC_PARAM_POLLERS()
@@ -256,6 +270,8 @@ struct fipc_poller_set {
 	unsigned int budget;
 	bool fifo;
 	bool autoscale;
+	unsigned int scale_up_pct;
+	unsigned int scale_down_pct;
 	int start_cpus[FIPC_POLLERS_MAX];
 	bool start_cpus_given;
 	struct fipc_poller pollers[FIPC_POLLERS_MAX];
@@ -264,7 +280,30 @@ struct fipc_poller_set {
 	struct mutex balance_lock;	/* protects moves between pollers */
 	atomic_t scale_ups;
 	atomic_t scale_downs;
+	atomic_t rebalances;
 };
+
+/**
+ * fipc_poller_scale_limits() - the auto-scaling loads in effect
+ * @set: the set, its settings as they are now
+ * @up: the load, percent, at or above which a poller spreads (1 to 100)
+ * @down: the load below which a poller gathers, below @up
+ *
+ * A setting of 0 means the default; a @down at or above @up is taken as
+ * one less than @up, so that no load both spreads and gathers.
+ */
+static inline void fipc_poller_scale_limits(const struct fipc_poller_set *set,
+					    unsigned int *up,
+					    unsigned int *down)
+{
+	unsigned int u = READ_ONCE(set->scale_up_pct);
+	unsigned int d = READ_ONCE(set->scale_down_pct);
+
+	u = clamp_t(unsigned int, u ? u : FIPC_POLL_SCALE_UP_PCT, 1, 100);
+	d = d ? d : FIPC_POLL_SCALE_DOWN_PCT;
+	*up = u;
+	*down = min(d, u - 1);
+}
 
 int fipc_poller_set_start(struct fipc_poller_set *set);
 void fipc_poller_set_stop(struct fipc_poller_set *set);
@@ -295,6 +334,8 @@ static inline void fipc_poll_entry_init(struct fipc_poll_entry *entry,
 	entry->weight = FIPC_POLL_WEIGHT_DEFAULT;
 	entry->cpus = NULL;
 	entry->local_work = 0;
+	entry->period_work = 0;
+	entry->last_work = 0;
 }
 
 /**
@@ -519,7 +560,8 @@ int fipc_poll_lat_show(char *buf, size_t size, const char *name,
  * A poller set's module parameters, one macro each, with the same names
  * and meaning in every driver: pollers (nr_pollers, at load),
  * poll_idle_us (idle_us), poll_idle_max_us (idle_max_us), poll_fifo
- * (fifo, at load), poll_autoscale (autoscale) and poller_cpus
+ * (fifo, at load), poll_autoscale (autoscale), poll_scale_up_pct and
+ * poll_scale_down_pct (scale_up_pct, scale_down_pct) and poller_cpus
  * (read: fipc_poller_set_show(); write a CPU list:
  * fipc_poller_set_repin()).  @set is the struct fipc_poller_set itself,
  * not a pointer.  The budget's meaning and default are the driver's: it
@@ -531,6 +573,7 @@ int fipc_poll_lat_show(char *buf, size_t size, const char *name,
  * pollers.
  */
 extern const struct kernel_param_ops fipc_poller_cpus_param_ops;
+extern const struct kernel_param_ops fipc_poll_pct_param_ops;
 
 #define FIPC_POLLER_CPUS_HELP \
 	"Read: one line per poller with its CPU and counters. Write a CPU list (e.g. 1,3) to re-pin poller i to the i-th CPU"
@@ -550,6 +593,17 @@ extern const struct kernel_param_ops fipc_poller_cpus_param_ops;
 #define FIPC_POLL_AUTOSCALE_HELP					\
 	"Start channels on one poller and spread them over more only "	\
 	"while the busy ones stay busy (default true; live)"
+#define FIPC_POLL_SCALE_UP_PCT_HELP					\
+	"Auto-scaling: a poller busy this share of the time, percent, "	\
+	"for " __stringify(FIPC_POLL_SCALE_PERIODS) " periods of "	\
+	__stringify(FIPC_POLL_SCALE_PERIOD_MS) " ms hands half of its "	\
+	"channels to an idle poller (1-100, default "			\
+	__stringify(FIPC_POLL_SCALE_UP_PCT) "; live)"
+#define FIPC_POLL_SCALE_DOWN_PCT_HELP					\
+	"Auto-scaling: a poller busy less than this share of the time, "	\
+	"percent, hands all of its channels to a lower poller with room "	\
+	"for them (1-100, below poll_scale_up_pct, default "		\
+	__stringify(FIPC_POLL_SCALE_DOWN_PCT) "; live)"
 #define FIPC_POLL_FIFO_HELP \
 	"Run pollers at SCHED_FIFO, for CPUs dedicated to them (default false)"
 
@@ -569,6 +623,14 @@ extern const struct kernel_param_ops fipc_poller_cpus_param_ops;
 #define FIPC_PARAM_POLL_AUTOSCALE(set)					\
 	module_param_named(poll_autoscale, (set).autoscale, bool, 0644); \
 	MODULE_PARM_DESC(poll_autoscale, FIPC_POLL_AUTOSCALE_HELP)
+#define FIPC_PARAM_POLL_SCALE_UP_PCT(set)				\
+	module_param_cb(poll_scale_up_pct, &fipc_poll_pct_param_ops,	\
+			&(set).scale_up_pct, 0644);			\
+	MODULE_PARM_DESC(poll_scale_up_pct, FIPC_POLL_SCALE_UP_PCT_HELP)
+#define FIPC_PARAM_POLL_SCALE_DOWN_PCT(set)				\
+	module_param_cb(poll_scale_down_pct, &fipc_poll_pct_param_ops,	\
+			&(set).scale_down_pct, 0644);			\
+	MODULE_PARM_DESC(poll_scale_down_pct, FIPC_POLL_SCALE_DOWN_PCT_HELP)
 #define FIPC_PARAM_POLL_FIFO(set)					\
 	module_param_named(poll_fifo, (set).fifo, bool, 0444);		\
 	MODULE_PARM_DESC(poll_fifo, FIPC_POLL_FIFO_HELP)

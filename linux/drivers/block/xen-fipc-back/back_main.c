@@ -81,6 +81,8 @@ struct fipc_poller_set xfb_pollers = {
 	.idle_us = FIPC_POLL_IDLE_US_DEFAULT,
 	.idle_max_us = FIPC_POLL_IDLE_MAX_US_DEFAULT,
 	.autoscale = true,
+	.scale_up_pct = FIPC_POLL_SCALE_UP_PCT,
+	.scale_down_pct = FIPC_POLL_SCALE_DOWN_PCT,
 	.budget = 32,
 };
 
@@ -89,6 +91,8 @@ FIPC_PARAM_POLLERS(xfb_pollers);
 FIPC_PARAM_POLL_IDLE_US(xfb_pollers);
 FIPC_PARAM_POLL_IDLE_MAX_US(xfb_pollers);
 FIPC_PARAM_POLL_AUTOSCALE(xfb_pollers);
+FIPC_PARAM_POLL_SCALE_UP_PCT(xfb_pollers);
+FIPC_PARAM_POLL_SCALE_DOWN_PCT(xfb_pollers);
 FIPC_PARAM_POLL_FIFO(xfb_pollers);
 module_param_named(poll_budget, xfb_pollers.budget, uint, 0644);
 MODULE_PARM_DESC(poll_budget,

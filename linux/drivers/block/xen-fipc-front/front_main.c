@@ -67,6 +67,8 @@ struct fipc_poller_set xff_pollers = {
 	.idle_us = FIPC_POLL_IDLE_US_DEFAULT,
 	.idle_max_us = FIPC_POLL_IDLE_MAX_US_DEFAULT,
 	.autoscale = true,
+	.scale_up_pct = FIPC_POLL_SCALE_UP_PCT,
+	.scale_down_pct = FIPC_POLL_SCALE_DOWN_PCT,
 	.budget = 64,
 };
 
@@ -75,6 +77,8 @@ FIPC_PARAM_POLLERS(xff_pollers);
 FIPC_PARAM_POLL_IDLE_US(xff_pollers);
 FIPC_PARAM_POLL_IDLE_MAX_US(xff_pollers);
 FIPC_PARAM_POLL_AUTOSCALE(xff_pollers);
+FIPC_PARAM_POLL_SCALE_UP_PCT(xff_pollers);
+FIPC_PARAM_POLL_SCALE_DOWN_PCT(xff_pollers);
 FIPC_PARAM_POLL_FIFO(xff_pollers);
 module_param_named(poll_budget, xff_pollers.budget, uint, 0644);
 MODULE_PARM_DESC(poll_budget,

@@ -6,6 +6,12 @@
 #   <mode>-<n>   4 KiB random reads at QD -o SCALE_QD (16) on the first n
 #                of xvdb..xvdi, one fio job each, -o SCALE_S (8) seconds
 #   share        the same on xvdb and xvdc at QD -o SHARE_QD (32)
+#   verify-8     heavy, light, heavy: 16 KiB random writes at QD 16 on all
+#                eight disks, then one 4 KiB write per disk every 100 ms,
+#                then heavy again; every block read back and checked
+#                (crc32c, verify_fatal) right after its job's writes, so
+#                the backend's pollers spread, gather and spread again
+#                while the data is in flight (mode "moves" of run.sh)
 #   bye          exit
 . /fipc/lib.sh
 . /fipc/scenario/guest-lib.sh
@@ -31,6 +37,19 @@ front_sum() {
 	echo $s
 }
 
+# measure PHASE DISKS JOB: run fio JOB and print PHASE's line, with the
+# completions and notifications of DISKS over it.
+measure() {
+	n0=$(front_sum "$2" notify_sent)
+	c0=$(front_sum "$2" completions)
+	fipc_fio "$1" "$3"
+	r=$?
+	n1=$(front_sum "$2" notify_sent)
+	c1=$(front_sum "$2" completions)
+	echo "@@SCALING $1 done rc=$r ios=$((c1 - c0)) front_notify=$((n1 - n0))"
+	return $r
+}
+
 # run_phase PHASE QD DISKS: one fio job per disk, all at once.
 run_phase() {
 	job=/tmp/$1.fio
@@ -50,14 +69,48 @@ run_phase() {
 			echo "filename=/dev/$d"
 		done
 	} > "$job"
-	n0=$(front_sum "$3" notify_sent)
-	c0=$(front_sum "$3" completions)
-	fipc_fio "$1" "$job"
-	r=$?
-	n1=$(front_sum "$3" notify_sent)
-	c1=$(front_sum "$3" completions)
-	echo "@@SCALING $1 done rc=$r ios=$((c1 - c0)) front_notify=$((n1 - n0))"
-	return $r
+	measure "$1" "$3" "$job"
+}
+
+# verify_phase PHASE: the three stonewalled groups of verify-8.
+verify_phase() {
+	job=/tmp/$1.fio
+	{
+		echo "[global]"
+		echo "ioengine=libaio"
+		echo "direct=1"
+		echo "rw=randwrite"
+		echo "verify=crc32c"
+		echo "verify_fatal=1"
+		echo "do_verify=1"
+		echo "group_reporting=1"
+		for g in heavy1 light heavy2; do
+			for d in $DISKS; do
+				echo "[$g-$d]"
+				echo "filename=/dev/$d"
+				# each group starts once the one before it is done
+				if [ $g != heavy1 ] && [ $d = xvdb ]; then
+					echo "stonewall"
+				fi
+				case $g in
+				light)
+					echo "bs=4k"
+					echo "size=128k"
+					echo "offset=8m"
+					echo "iodepth=1"
+					echo "thinktime=100000"
+					;;
+				*)
+					echo "bs=16k"
+					echo "size=$(fipc_opt VERIFY_MB 4)m"
+					[ $g = heavy2 ] && echo "offset=16m"
+					echo "iodepth=16"
+					;;
+				esac
+			done
+		done
+	} > "$job"
+	measure "$1" "$DISKS" "$job"
 }
 
 rc=0
@@ -71,6 +124,7 @@ while :; do
 	last=$phase
 	case $phase in
 	bye) break ;;
+	verify-8) verify_phase verify-8 || rc=1 ;;
 	share) run_phase share "$(fipc_opt SHARE_QD 32)" "xvdb xvdc" || rc=1 ;;
 	*-[1-8])
 		n=${phase##*-}

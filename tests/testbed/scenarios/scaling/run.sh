@@ -6,6 +6,13 @@
 #           dealt to the two pollers round robin at connect
 #   auto    pollers=2 poll_autoscale=1 (the default): they start on one
 #           poller and spread only while it stays busy
+#   moves   as auto, with poll_scale_up_pct -o MOVES_UP_PCT (5) and
+#           poll_scale_down_pct -o MOVES_DOWN_PCT (3): under TCG the one
+#           guest vCPU cannot load a poller to the default 80%, so these
+#           loads make the moves happen; after its four phases the guest
+#           writes and verifies all eight disks in bursts (phase
+#           verify-8), and dom0 requires at least one scale-up and one
+#           scale-down during it, with every block read back as written
 # the guest reads (4 KiB random, QD -o SCALE_QD) on 1, 2, 4 and 8 disks at
 # once; dom0 counts per I/O the backend pollers' CPU time, the backend's
 # notifications and hypercalls, the guest's notifications, the most
@@ -72,7 +79,7 @@ load_max() {
 # phase GUEST PHASE N: run PHASE in the guest (its first N disks) and add
 # a row of per-I/O figures to rows.txt.
 phase() {
-    local g=$1 ph=$2 n=$3 id t0 t1 nb0 nb1 hc0 hc1 su0 su1 sd0 sd1 w max=0 line con i=0 l lmax=0
+    local g=$1 ph=$2 n=$3 id t0 t1 nb0 nb1 hc0 hc1 su0 su1 sd0 sd1 rb0 rb1 w max=0 line con i=0 l lmax=0
     id=$(cat "$FIPC_WORK/$g.id")
     con=/var/log/xen/console/guest-$g.log
     t0=$(poller_ticks xfb-poll)
@@ -80,6 +87,7 @@ phase() {
     hc0=$(be_sum "$id" "$n" hypercalls)
     su0=$(autoscale_field scale_ups)
     sd0=$(autoscale_field scale_downs)
+    rb0=$(autoscale_field rebalances)
     fipc_mailbox_put /dev/nullmbox "$ph" || return 1
     until line=$(grep -a "^@@SCALING $ph done" "$con" 2>/dev/null); do
         w=$(autoscale_field pollers_at_work)
@@ -95,14 +103,16 @@ phase() {
     hc1=$(be_sum "$id" "$n" hypercalls)
     su1=$(autoscale_field scale_ups)
     sd1=$(autoscale_field scale_downs)
+    rb1=$(autoscale_field rebalances)
     fipc_log "$ph: $line"
     case $line in *" rc=0 "*) ;; *) fipc_fail "$g: phase $ph: fio failed"; return 1 ;; esac
-    echo "$ph $n $(echo "$line" | sed -n 's/.* ios=\([0-9]*\) front_notify=\([0-9]*\).*/\1 \2/p') $((t1 - t0)) $((nb1 - nb0)) $((hc1 - hc0)) $max $((su1 - su0)) $((sd1 - sd0)) $lmax" \
+    echo "$ph $n $(echo "$line" | sed -n 's/.* ios=\([0-9]*\) front_notify=\([0-9]*\).*/\1 \2/p') $((t1 - t0)) $((nb1 - nb0)) $((hc1 - hc0)) $max $((su1 - su0)) $((sd1 - sd0)) $lmax $((${rb1:-0} - ${rb0:-0}))" \
         >> "$FIPC_RESULTS/rows.txt"
     cat /sys/module/xen_fipc_back/parameters/poller_cpus > "$FIPC_RESULTS/pollers-$ph.txt"
 }
 
-# mode NAME PARAM...: one guest, phases NAME-1, -2, -4, -8.
+# mode NAME PARAM...: one guest, phases NAME-1, -2, -4, -8 (and for
+# "moves", verify-8: data checked across the moves it causes).
 mode() {
     local m=$1 n
     shift
@@ -110,9 +120,26 @@ mode() {
     for n in 1 2 4 8; do
         phase "s-$m" "$m-$n" $n || return 1
     done
+    if [ "$m" = moves ]; then
+        phase "s-$m" verify-8 8 || return 1
+        moves_check || return 1
+    fi
     fipc_mailbox_put /dev/nullmbox bye || return 1
     fipc_domu_wait "s-$m" 300 || return 1
     fipc_blk_wait_gone "$(cat "$FIPC_WORK/s-$m.id")"
+}
+
+# moves_check: verify-8 (the last row) saw channels spread and gather,
+# and the guest read every block back as written (its rc, checked by
+# phase; fio's verify_fatal).
+moves_check() {
+    local ups downs
+    read -r ups downs <<< "$(awk '$1 == "verify-8" { print $9, $10 }' "$FIPC_RESULTS/rows.txt")"
+    fipc_log "verify-8: scale_ups $ups scale_downs $downs, data verified"
+    [ "${ups:-0}" -ge 1 ] && [ "${downs:-0}" -ge 1 ] || {
+        fipc_fail "verify-8: no move in both directions (scale_ups ${ups:-?}, scale_downs ${downs:-?}); poller_cpus: $(tr '\n' ';' < "$FIPC_RESULTS/pollers-verify-8.txt")"
+        return 1
+    }
 }
 
 # share: one saturated poller, two disks of weights 512 and 256.
@@ -141,19 +168,20 @@ report() {
     function per(x, n) { return n ? sprintf("%.3f", x / n) : "null" }
     BEGIN {
         md = "## Poller scaling (emulated)\n\n"
-        md = md "| mode | disks | reads | poller CPU us/IO | back notify/IO | back hypercalls/IO | front notify/IO | pollers at work (max) | poller load % (max) | scale ups | scale downs |\n"
-        md = md "|---|---|---|---|---|---|---|---|---|---|---|\n"
+        md = md "| mode | disks | reads | poller CPU us/IO | back notify/IO | back hypercalls/IO | front notify/IO | pollers at work (max) | poller load % (max) | scale ups | scale downs | rebalances |\n"
+        md = md "|---|---|---|---|---|---|---|---|---|---|---|---|\n"
         js = "{\n  \"emulated\": true,\n  \"rows\": ["
         sep = ""
     }
     $1 == "share" { share_load = $11 }
     $1 != "share" {
         split($1, a, "-")
+        if (a[1] == "verify") a[1] = "moves (verify)"
         us = $3 ? sprintf("%.1f", $5 * 1e6 / hz / $3) : "null"
-        md = md sprintf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-            a[1], $2, $3, us, per($6, $3), per($7, $3), per($4, $3), $8, $11, $9, $10)
-        js = js sep sprintf("\n    {\"mode\": \"%s\", \"disks\": %s, \"reads\": %s, \"poller_cpu_us_per_io\": %s, \"back_notify_per_io\": %s, \"back_hypercalls_per_io\": %s, \"front_notify_per_io\": %s, \"pollers_at_work_max\": %s, \"poller_load_pct_max\": %s, \"scale_ups\": %s, \"scale_downs\": %s}",
-            a[1], $2, $3, us, per($6, $3), per($7, $3), per($4, $3), $8, $11, $9, $10)
+        md = md sprintf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+            a[1], $2, $3, us, per($6, $3), per($7, $3), per($4, $3), $8, $11, $9, $10, $12 + 0)
+        js = js sep sprintf("\n    {\"mode\": \"%s\", \"disks\": %s, \"reads\": %s, \"poller_cpu_us_per_io\": %s, \"back_notify_per_io\": %s, \"back_hypercalls_per_io\": %s, \"front_notify_per_io\": %s, \"pollers_at_work_max\": %s, \"poller_load_pct_max\": %s, \"scale_ups\": %s, \"scale_downs\": %s, \"rebalances\": %s}",
+            a[1], $2, $3, us, per($6, $3), per($7, $3), per($4, $3), $8, $11, $9, $10, $12 + 0)
         sep = ","
     }
     END {
@@ -178,9 +206,22 @@ finish() {
 
 fipc_step scaling-start 120 start || exit 1
 rc=0
-fipc_step scaling-fixed 900 mode fixed pollers=2 poll_autoscale=0 || rc=1
-fipc_step scaling-auto 900 mode auto pollers=2 poll_autoscale=1 || rc=1
-fipc_step scaling-share 600 share || rc=1
+# -o MODES: which of the modes and the share phase run (all by default).
+modes=" $(fipc_opt MODES "fixed auto moves share") "
+if [[ $modes == *" fixed "* ]]; then
+    fipc_step scaling-fixed 900 mode fixed pollers=2 poll_autoscale=0 || rc=1
+fi
+if [[ $modes == *" auto "* ]]; then
+    fipc_step scaling-auto 900 mode auto pollers=2 poll_autoscale=1 || rc=1
+fi
+if [[ $modes == *" moves "* ]]; then
+    fipc_step scaling-moves 900 mode moves pollers=2 poll_autoscale=1 \
+        poll_scale_up_pct="$(fipc_opt MOVES_UP_PCT 5)" \
+        poll_scale_down_pct="$(fipc_opt MOVES_DOWN_PCT 3)" || rc=1
+fi
+if [[ $modes == *" share "* ]]; then
+    fipc_step scaling-share 600 share || rc=1
+fi
 fipc_step scaling-report 60 report || rc=1
 fipc_step scaling-finish 120 finish || rc=1
 exit $rc
