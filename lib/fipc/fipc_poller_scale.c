@@ -18,7 +18,9 @@
  * poller below it without pushing that one to scale_up_pct,
  * hands them all there (one poller fewer: it has nothing to poll and
  * sleeps, at no CPU cost).  An idle set is one sleeping poller's worth
- * of nothing.
+ * of nothing.  A period that spans a sleep counts as the periods it
+ * lasted, so a poller whose channels went quiet gathers as soon as work
+ * wakes it; channels moved in restart a poller's count of periods.
  *
  * A poller only ever moves its own channels, from its own thread, between
  * rounds, holding the set's balance lock and then both pollers' locks
@@ -224,7 +226,7 @@ void fipc_poller_account(struct fipc_poller *pl, u64 busy_ns, u64 now)
 {
 	struct fipc_poller_set *set = pl->set;
 	u64 period = now - pl->period_start;
-	unsigned int load, up, down;
+	unsigned int load, up, down, periods;
 
 	pl->busy_ns += busy_ns;
 	if (period < FIPC_POLL_SCALE_PERIOD_MS * NSEC_PER_MSEC)
@@ -234,9 +236,23 @@ void fipc_poller_account(struct fipc_poller *pl, u64 busy_ns, u64 now)
 	fipc_poller_roll_work(pl);
 	pl->busy_ns = 0;
 	pl->period_start = now;
+	/*
+	 * A period ends only in a round: one that spans a sleep counts as
+	 * the periods it lasted, so a poller back from a long sleep with
+	 * little to do gathers at once (its channels went quiet).
+	 */
+	periods = min_t(u64, div_u64(period, FIPC_POLL_SCALE_PERIOD_MS *
+					     NSEC_PER_MSEC),
+			FIPC_POLL_SCALE_PERIODS);
 	fipc_poller_scale_limits(set, &up, &down);
-	pl->hot = load >= up ? pl->hot + 1 : 0;
-	pl->cold = load < down ? pl->cold + 1 : 0;
+	pl->hot = load >= up ? pl->hot + periods : 0;
+	pl->cold = load < down ? pl->cold + periods : 0;
+	/* Channels moved in: the loads measured without them are stale. */
+	if (READ_ONCE(pl->moved_in) != pl->moved_in_seen) {
+		pl->moved_in_seen = READ_ONCE(pl->moved_in);
+		pl->hot = 0;
+		pl->cold = 0;
+	}
 	if (!READ_ONCE(set->autoscale) || set->running < 2)
 		return;
 	if (pl->hot >= FIPC_POLL_SCALE_PERIODS) {

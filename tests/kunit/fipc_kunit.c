@@ -682,24 +682,32 @@ fipc_poll_test_feeder_new(struct kunit *test)
 	return f;
 }
 
+/* The next numbered message on channel @i, if its ring has room. */
+static bool fipc_poll_test_feed_one(struct fipc_poll_test_feeder *f,
+				    unsigned int i)
+{
+	struct fipc_poll_test_chan *c = &f->c[i];
+	struct fipc_msg msg = { };
+	bool sent;
+
+	memcpy(msg.data, &f->sent[i], sizeof(f->sent[i]));
+	sent = fipc_send(&c->tx, &msg, 1) == 0;
+	if (sent)
+		f->sent[i]++;
+	if (READ_ONCE(c->sleeping))
+		fipc_poll_entry_irq(&c->poll);
+	return sent;
+}
+
 static int fipc_poll_test_feed(void *arg)
 {
 	struct fipc_poll_test_feeder *f = arg;
-	struct fipc_msg msg = { };
 	unsigned int i;
 
 	while (!kthread_should_stop()) {
-		for (i = 0; i < FIPC_POLL_TEST_SCALE_CHANS; i++) {
-			struct fipc_poll_test_chan *c = &f->c[i];
-
-			if (!fipc_poll_test_fed(f, i))
-				continue;
-			memcpy(msg.data, &f->sent[i], sizeof(f->sent[i]));
-			if (fipc_send(&c->tx, &msg, 1) == 0)
-				f->sent[i]++;
-			if (READ_ONCE(c->sleeping))
-				fipc_poll_entry_irq(&c->poll);
-		}
+		for (i = 0; i < FIPC_POLL_TEST_SCALE_CHANS; i++)
+			if (fipc_poll_test_fed(f, i))
+				fipc_poll_test_feed_one(f, i);
 		if (f->gap_ms)
 			msleep(f->gap_ms);
 		else
@@ -907,6 +915,60 @@ static void fipc_test_poller_scale_busy(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, fipc_poll_entry_poller(&c[0].poll),
 			    &set->pollers[0]);
 	KUNIT_EXPECT_EQ(test, atomic_read(&set->scale_ups), 1);
+	fipc_poll_test_scale_stop(test, set, f, feeder);
+}
+
+static bool fipc_poll_test_second_asleep(void *arg)
+{
+	struct fipc_poller_set *set = arg;
+
+	return READ_ONCE(set->pollers[1].asleep);
+}
+
+/*
+ * A poller whose channels went quiet hands them back as soon as it wakes
+ * with little to do: four channels on one poller of two, the first two
+ * busy (full rings, 100 us of work a message) until the second moves to
+ * the other poller (a scale-up) and it has served it for a while; then
+ * nothing for ten periods, the second poller asleep all along.  One
+ * message on the second channel wakes it, and it gives the channel back
+ * at once (a scale-down): the period that spanned its sleep counts as
+ * the periods it lasted.  (Counted as one period, it would have needed
+ * five more periods of light work, and without them kept the channel.)
+ */
+static void fipc_test_poller_scale_quiet(struct kunit *test)
+{
+	struct fipc_poller_set *set = fipc_poll_test_set(test, 2);
+	struct fipc_poll_test_feeder *f = fipc_poll_test_feeder_new(test);
+	struct fipc_poll_test_chan *c = f->c;
+	struct task_struct *feeder;
+	int downs;
+
+	f->active = BIT(0) | BIT(1);
+	set->autoscale = true;
+	set->scale_up_pct = 20;
+	feeder = fipc_poll_test_scale_start(test, set, f, 100);
+	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_spread, set));
+	KUNIT_EXPECT_PTR_EQ(test, fipc_poll_entry_poller(&c[1].poll),
+			    &set->pollers[1]);
+	/* Past the move's own hysteresis: periods with the channel. */
+	msleep(3 * FIPC_POLL_SCALE_PERIOD_MS);
+
+	/* Quiet: no channel fed (the feeder's mask names none of them). */
+	WRITE_ONCE(f->active, BIT(FIPC_POLL_TEST_SCALE_CHANS));
+	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_second_asleep,
+						     set));
+	downs = atomic_read(&set->scale_downs);
+	msleep(2 * FIPC_POLL_SCALE_PERIODS * FIPC_POLL_SCALE_PERIOD_MS);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(set->pollers[1].nr_entries), 1u);
+
+	KUNIT_EXPECT_TRUE(test, fipc_poll_test_feed_one(f, 1));
+	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_gathered,
+						     set));
+	KUNIT_EXPECT_EQ(test, atomic_read(&set->scale_downs), downs + 1);
+	KUNIT_EXPECT_PTR_EQ(test, fipc_poll_entry_poller(&c[1].poll),
+			    &set->pollers[0]);
+	WRITE_ONCE(f->active, BIT(0) | BIT(1));
 	fipc_poll_test_scale_stop(test, set, f, feeder);
 }
 
@@ -1364,6 +1426,7 @@ static struct kunit_case fipc_test_cases[] = {
 	KUNIT_CASE(fipc_test_poller_window_local),
 	KUNIT_CASE(fipc_test_poller_autoscale),
 	KUNIT_CASE(fipc_test_poller_scale_busy),
+	KUNIT_CASE(fipc_test_poller_scale_quiet),
 	KUNIT_CASE(fipc_test_poller_scale_limits),
 	KUNIT_CASE(fipc_test_poller_pct_param),
 	KUNIT_CASE(fipc_test_poller_scale_setting),

@@ -183,8 +183,11 @@ struct fipc_poll_entry {
  * @busy_ns: auto-scaling: time spent on work in the current period
  * @load_pct: auto-scaling: the last period's load, percent
  * @hot: auto-scaling: periods in a row at or above the set's scale_up_pct
+ *	(a period that spans a sleep counts as the periods it lasted)
  * @cold: auto-scaling: periods in a row below the set's scale_down_pct
  * @moved_in: statistics: channels auto-scaling moved to this poller
+ * @moved_in_seen: auto-scaling: @moved_in at the last period's end (channels
+ *	moved in since then restart @hot and @cold)
  * @moved_out: statistics: channels it moved away from this poller
  * @priv: the driver's per-poller data, @set->priv_size zeroed bytes
  */
@@ -220,6 +223,7 @@ struct fipc_poller {
 	unsigned int hot;
 	unsigned int cold;
 	u64 moved_in;
+	u64 moved_in_seen;
 	u64 moved_out;
 	void *priv;
 };
