@@ -31,7 +31,7 @@ suites+=(
 	# before it left the list.
 	"dom0-overlay|make -s dom0-overlay"
 	"e2e-fipc-basic|tests/testbed/fipc-testbed run fipc-basic -o SZ_SMALL=1m -o SZ_BIG=4m"
-	"e2e-phy1-xl|tests/testbed/fipc-testbed run phy1-xl -o CYCLES=8"
+	"e2e-phy1-xl|tests/testbed/fipc-testbed run phy1-xl -o CYCLES=8 -o FRONT_PARAMS=duplex=N"
 	"e2e-fipc-destroy|tests/testbed/fipc-testbed run fipc-destroy"
 	# The PVH guest's save/restore only in make e2e (about 1 min): its
 	# migration takes the same resume path; see the scenario's run.sh.

@@ -28,7 +28,7 @@
  * Version 2: the same messages, keys and states, but each channel has one
  * duplex ring instead of a request ring and a response ring (see "Duplex
  * ring" below).  A backend offers both ("1 2"); a frontend picks 2 when it
- * is offered and it is set to (xen-fipc-front: duplex=Y, default N).
+ * is offered and it is set to (xen-fipc-front: duplex, default Y).
  */
 #define FIPCBLK_PROTOCOL_DUPLEX		2
 
