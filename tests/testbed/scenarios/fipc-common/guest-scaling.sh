@@ -3,9 +3,12 @@
 # into the mailbox xvdm; the guest runs it and prints
 # "@@SCALING <phase> done rc=<rc> ios=<reads> front_notify=<notifications>"
 # (both summed over the disks the phase used):
-#   <mode>-<n>   4 KiB random reads at QD -o SCALE_QD (16) on the first n
-#                of xvdb..xvdi, one fio job each, -o SCALE_S (8) seconds
-#   share        the same on xvdb and xvdc at QD -o SHARE_QD (32)
+#   <mode>-<n>   random reads of -o SCALE_BS (4k) at QD -o SCALE_QD (16) on
+#                the first n of xvdb..xvdi, one fio job each, -o SCALE_S
+#                (8) seconds
+#   share        the same on xvdb and xvdc at QD -o SHARE_QD (32), blocks
+#                of -o SHARE_BS (1m: the grant maps and unmaps of 256
+#                pages a request load the backend's poller to 95-100%)
 #   verify-8     heavy, light, heavy: 16 KiB random writes at QD 16 on all
 #                eight disks, then one 4 KiB write per disk every 100 ms,
 #                then heavy again; every block read back and checked
@@ -50,7 +53,8 @@ measure() {
 	return $r
 }
 
-# run_phase PHASE QD DISKS: one fio job per disk, all at once.
+# run_phase PHASE QD DISKS [BS]: one fio job per disk, all at once, random
+# reads of BS (4k) blocks.
 run_phase() {
 	job=/tmp/$1.fio
 	{
@@ -58,7 +62,7 @@ run_phase() {
 		echo "ioengine=libaio"
 		echo "direct=1"
 		echo "rw=randread"
-		echo "bs=4k"
+		echo "bs=${4:-4k}"
 		echo "iodepth=$2"
 		echo "size=256m"
 		echo "time_based=1"
@@ -125,11 +129,15 @@ while :; do
 	case $phase in
 	bye) break ;;
 	verify-8) verify_phase verify-8 || rc=1 ;;
-	share) run_phase share "$(fipc_opt SHARE_QD 32)" "xvdb xvdc" || rc=1 ;;
+	share)
+		run_phase share "$(fipc_opt SHARE_QD 32)" "xvdb xvdc" \
+			"$(fipc_opt SHARE_BS 1m)" || rc=1
+		;;
 	*-[1-8])
 		n=${phase##*-}
 		run_phase "$phase" "$(fipc_opt SCALE_QD 16)" \
-			"$(echo $DISKS | cut -d' ' -f1-"$n")" || rc=1
+			"$(echo $DISKS | cut -d' ' -f1-"$n")" \
+			"$(fipc_opt SCALE_BS 4k)" || rc=1
 		;;
 	*) echo "scaling: unknown phase '$phase'"; rc=1 ;;
 	esac

@@ -16,10 +16,13 @@
 # the guest reads (4 KiB random, QD -o SCALE_QD) on 1, 2, 4 and 8 disks at
 # once; dom0 counts per I/O the backend pollers' CPU time, the backend's
 # notifications and hypercalls, the guest's notifications, the most
-# pollers at work (sampled each second) and the scale events.  Then
-# "share": one poller, poll_budget=1, xvdb at weight 512 and xvdc at 256,
-# both read at QD -o SHARE_QD: with the poller saturated, xvdb should get
-# about twice xvdc's reads.  Rows in $FIPC_RESULTS/scaling.json, tables in
+# pollers at work (sampled each second) and the scale events (-o SCALE_BS
+# 1m: reads of 1 MiB, whose grant maps load a poller past the default
+# 80%).  Then "share": one poller, poll_budget=1, xvdb at weight 512 and
+# xvdc at 256, both read at QD -o SHARE_QD in blocks of -o SHARE_BS (1m),
+# with a busy loop on the poller's CPU (-o SHARE_HOG, 1; 0: none): with
+# requests queued at the poller, xvdb should get about twice xvdc's
+# reads.  Rows in $FIPC_RESULTS/scaling.json, tables in
 # scaling.md (also printed).  Emulated timings: compare only inside one
 # run.  Runs the same on a real Xen dom0 (the disks' null_blk devices are
 # created here).
@@ -142,19 +145,34 @@ moves_check() {
     }
 }
 
-# share: one saturated poller, two disks of weights 512 and 256.
+# share: one saturated poller, two disks of weights 512 and 256.  With
+# -o SHARE_HOG=1 (the default) a busy loop shares the poller's CPU while
+# they read 1 MiB blocks, so that requests queue up at the poller: alone
+# on its CPU, even at 100% load, it mostly finds the rings empty (under
+# TCG the one guest vCPU cannot outrun it) and each disk gets what it
+# asks, whatever the weights.
 share() {
-    local id r0b r0c r1b r1c
+    local id r0b r0c r1b r1c cpu hog= rc=0
     boot s-share pollers=1 poll_budget=1 poll_autoscale=0 || return 1
     id=$(cat "$FIPC_WORK/s-share.id")
     echo 512 > "$FIPC_BE_SYSFS/fipcblk-$id-51728/statistics/weight" ||
         { fipc_fail "cannot set xvdb's weight"; return 1; }
+    if [ "$(fipc_opt SHARE_HOG 1)" = 1 ]; then
+        cpu=$(sed -n 's/^poller 0 cpu \([0-9]*\) .*/\1/p' \
+            /sys/module/xen_fipc_back/parameters/poller_cpus)
+        taskset -c "${cpu:?}" bash -c 'while :; do :; done' &
+        hog=$!
+        fipc_log "share: a busy loop (pid $hog) shares the poller's CPU $cpu"
+    fi
     r0b=$(fipc_be_stat "$id" 51728 rd_req)
     r0c=$(fipc_be_stat "$id" 51744 rd_req)
-    phase s-share share 2 || return 1
+    phase s-share share 2 || rc=1
+    [ -z "$hog" ] || kill "$hog"
+    [ $rc = 0 ] || return 1
     r1b=$(fipc_be_stat "$id" 51728 rd_req)
     r1c=$(fipc_be_stat "$id" 51744 rd_req)
-    echo "$((r1b - r0b)) $((r1c - r0c))" > "$FIPC_RESULTS/share.txt"
+    echo "$((r1b - r0b)) $((r1c - r0c)) $(fipc_opt SHARE_HOG 1) $(fipc_opt SHARE_BS 1m)" \
+        > "$FIPC_RESULTS/share.txt"
     fipc_mailbox_put /dev/nullmbox bye || return 1
     fipc_domu_wait s-share 300 || return 1
     fipc_blk_wait_gone "$id"
@@ -189,8 +207,8 @@ report() {
         md = md "\n## Share of one saturated poller (emulated)\n\n"
         md = md "| disk | weight | reads |\n|---|---|---|\n"
         md = md sprintf("| xvdb | 512 | %s |\n| xvdc | 256 | %s |\n", s[1], s[2])
-        md = md sprintf("\nxvdb / xvdc: %s; the weights ask for 2 once the poller is saturated (its load peaked at %s%%: below 100, a visit rarely finds more than one request waiting, and each disk gets what it asks)\n", s[2] ? sprintf("%.2f", s[1] / s[2]) : "n/a", share_load + 0)
-        js = js sprintf("\n  ],\n  \"share\": {\"weight_512_reads\": %s, \"weight_256_reads\": %s, \"poller_load_pct_max\": %s}\n}\n", s[1] + 0, s[2] + 0, share_load + 0)
+        md = md sprintf("\nxvdb / xvdc: %s (reads of %s, %s); the weights ask for 2 once requests queue at the poller (its load peaked at %s%%; while a visit rarely finds more than one request waiting, each disk gets what it asks)\n", s[2] ? sprintf("%.2f", s[1] / s[2]) : "n/a", s[4], s[3] == 1 ? "a busy loop on the poller'"'"'s CPU" : "the poller'"'"'s CPU its own", share_load + 0)
+        js = js sprintf("\n  ],\n  \"share\": {\"weight_512_reads\": %s, \"weight_256_reads\": %s, \"poller_load_pct_max\": %s, \"hog\": %s, \"bs\": \"%s\"}\n}\n", s[1] + 0, s[2] + 0, share_load + 0, s[3] == 1 ? "true" : "false", s[4])
         printf "%s", md > "'"$FIPC_RESULTS"'/scaling.md"
         printf "%s", js > "'"$FIPC_RESULTS"'/scaling.json"
     }' "$FIPC_RESULTS/rows.txt"
