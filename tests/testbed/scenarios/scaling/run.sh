@@ -153,11 +153,14 @@ moves_check() {
 # asks, whatever the weights.
 share() {
     local id r0b r0c r1b r1c cpu hog= rc=0
+    local use_hog bs
+    use_hog=$(fipc_opt SHARE_HOG 1)
+    bs=$(fipc_opt SHARE_BS 1m)
     boot s-share pollers=1 poll_budget=1 poll_autoscale=0 || return 1
     id=$(cat "$FIPC_WORK/s-share.id")
     echo 512 > "$FIPC_BE_SYSFS/fipcblk-$id-51728/statistics/weight" ||
         { fipc_fail "cannot set xvdb's weight"; return 1; }
-    if [ "$(fipc_opt SHARE_HOG 1)" = 1 ]; then
+    if [ "$use_hog" = 1 ]; then
         cpu=$(sed -n 's/^poller 0 cpu \([0-9]*\) .*/\1/p' \
             /sys/module/xen_fipc_back/parameters/poller_cpus)
         taskset -c "${cpu:?}" bash -c 'while :; do :; done' &
@@ -171,8 +174,7 @@ share() {
     [ $rc = 0 ] || return 1
     r1b=$(fipc_be_stat "$id" 51728 rd_req)
     r1c=$(fipc_be_stat "$id" 51744 rd_req)
-    echo "$((r1b - r0b)) $((r1c - r0c)) $(fipc_opt SHARE_HOG 1) $(fipc_opt SHARE_BS 1m)" \
-        > "$FIPC_RESULTS/share.txt"
+    echo "$((r1b - r0b)) $((r1c - r0c)) $use_hog $bs" > "$FIPC_RESULTS/share.txt"
     fipc_mailbox_put /dev/nullmbox bye || return 1
     fipc_domu_wait s-share 300 || return 1
     fipc_blk_wait_gone "$id"
