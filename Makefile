@@ -134,7 +134,7 @@ bench-pvh: all dom0-overlay
 	@echo "=== bench-pvh: tables in build/bench-pvh/fio.md, data in build/bench-pvh/fio.json"
 
 # The poller scaling benchmark (issue 13): 1-8 channels on fixed pollers
-# and auto-scaling, and the weights' share of a saturated poller (emulated;
+# and auto-scaling (dom0's, then a 2-vCPU guest's), and the weights' share of a saturated poller (emulated;
 # build/testbed/results/scaling/scaling.md and scaling.json).
 bench-scaling: modules dom0-overlay
 	tests/testbed/fipc-testbed run scaling $(TESTBED_ARGS)

@@ -196,7 +196,7 @@ fipc_mailbox_put() {
 # sleeps whenever another task wants it (docs/benchmarks.md, run R).
 fipc_domu_wait_marker() {
     local con=/var/log/xen/console/guest-$1.log deadline=$((SECONDS + $3))
-    local look=$((SECONDS + 2)) line part='' fd tailpid found=0 rc fifo
+    local look=$((SECONDS + 2)) line part='' fd tailpid found=0 rc fifo gone=0
     # A FIFO, not a process substitution: dom0 has no /dev/fd.
     fifo=$(mktemp -u "${FIPC_WORK:-/tmp}/marker.XXXXXX")
     mkfifo "$fifo" || return 1
@@ -224,7 +224,7 @@ fipc_domu_wait_marker() {
             fi
         fi
         if [ $SECONDS -ge $look ]; then
-            xl domid "$1" >/dev/null 2>&1 || break
+            xl domid "$1" >/dev/null 2>&1 || { gone=1; break; }
             look=$((SECONDS + 2))
         fi
     done
@@ -232,7 +232,11 @@ fipc_domu_wait_marker() {
     trap - TERM
     exec {fd}<&-
     [ $found = 1 ] && return 0
-    fipc_fail "$1: no '$2' on the console after $3 s"
+    if [ $gone = 1 ]; then
+        fipc_fail "$1: gone before '$2' showed on its console"
+    else
+        fipc_fail "$1: no '$2' on the console after $3 s"
+    fi
     fipc_domu_console_tail "$1"
     return 1
 }

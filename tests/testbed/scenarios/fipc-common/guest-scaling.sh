@@ -1,20 +1,26 @@
 #!/bin/sh
 # Scenario "scaling", guest side (busybox sh).  dom0 writes each phase
 # into the mailbox xvdm; the guest runs it and prints
-# "@@SCALING <phase> done rc=<rc> ios=<reads> front_notify=<notifications>"
-# (both summed over the disks the phase used):
+# "@@SCALING <phase> done rc=<rc> ios=<reads> front_notify=<notifications>
+# front_ups=<n> front_downs=<n> front_rebalances=<n> front_at_work=<n>
+# front_load=<pct>" (reads and notifications summed over the disks the
+# phase used; then the scale events of xen-fipc-front's pollers over the
+# phase, the most of them at work and their highest load, sampled each
+# second):
 #   <mode>-<n>   random reads of -o SCALE_BS (4k) at QD -o SCALE_QD (16) on
 #                the first n of xvdb..xvdi, one fio job each, -o SCALE_S
 #                (8) seconds
 #   share        the same on xvdb and xvdc at QD -o SHARE_QD (32), blocks
 #                of -o SHARE_BS (1m: the grant maps and unmaps of 256
 #                pages a request load the backend's poller to 95-100%)
-#   verify-8     heavy, light, heavy: 16 KiB random writes at QD 16 on all
+#   [front-]verify-8
+#                heavy, light, heavy: 16 KiB random writes at QD 16 on all
 #                eight disks, then one 4 KiB write per disk every 100 ms,
 #                then heavy again; every block read back and checked
 #                (crc32c, verify_fatal) right after its job's writes, so
 #                the backend's pollers spread, gather and spread again
-#                while the data is in flight (mode "moves" of run.sh)
+#                while the data is in flight (mode "moves" of run.sh;
+#                with "front-", the guest's own pollers, mode "front")
 #   bye          exit
 . /fipc/lib.sh
 . /fipc/scenario/guest-lib.sh
@@ -22,6 +28,7 @@ DISKS="xvdb xvdc xvdd xvde xvdf xvdg xvdh xvdi"
 for d in $DISKS xvdm; do
 	fipc_wait_disk $d 120 || exit 1
 done
+echo "scaling: xen-fipc-front's pollers: $(tr '\n' ';' < /sys/module/xen_fipc_front/parameters/poller_cpus)"
 echo "@@SCALING ready"
 
 # vdev DISK: the xenbus device number of xvdb..xvdi (202 << 8 | n << 4).
@@ -40,16 +47,63 @@ front_sum() {
 	echo $s
 }
 
+# front_auto FIELD: a field of the autoscale line of xen-fipc-front's
+# poller_cpus (0 where there is none).
+front_auto() {
+	awk -v k="$1" '$1 == "autoscale" {
+		for (i = 2; i < NF; i++) if ($i == k) v = $(i + 1) }
+		END { print v + 0 }' /sys/module/xen_fipc_front/parameters/poller_cpus
+}
+
+# front_load_max: the highest load_pct of xen-fipc-front's pollers (last
+# 100 ms period).
+front_load_max() {
+	awk '$1 == "poller" { for (i = 2; i < NF; i++)
+		if ($i == "load_pct" && $(i + 1) > m) m = $(i + 1) }
+		END { print m + 0 }' /sys/module/xen_fipc_front/parameters/poller_cpus
+}
+
+# sample_at_work FILE: while FILE exists, keep in FILE.max the most of
+# the frontend's pollers at work and their highest load, looking each
+# second.
+sample_at_work() {
+	m=0
+	lm=0
+	while [ -f "$1" ]; do
+		w=$(front_auto pollers_at_work)
+		[ "$w" -gt $m ] && m=$w
+		l=$(front_load_max)
+		[ "$l" -gt $lm ] && lm=$l
+		echo "$m $lm" > "$1.max"
+		sleep 1
+	done
+}
+
 # measure PHASE DISKS JOB: run fio JOB and print PHASE's line, with the
-# completions and notifications of DISKS over it.
+# completions and notifications of DISKS and the frontend's scale events
+# over it.
 measure() {
 	n0=$(front_sum "$2" notify_sent)
 	c0=$(front_sum "$2" completions)
+	u0=$(front_auto scale_ups)
+	d0=$(front_auto scale_downs)
+	b0=$(front_auto rebalances)
+	: > /tmp/sampling
+	echo "0 0" > /tmp/sampling.max
+	sample_at_work /tmp/sampling &
 	fipc_fio "$1" "$3"
 	r=$?
+	rm -f /tmp/sampling
+	wait
 	n1=$(front_sum "$2" notify_sent)
 	c1=$(front_sum "$2" completions)
-	echo "@@SCALING $1 done rc=$r ios=$((c1 - c0)) front_notify=$((n1 - n0))"
+	echo "scaling: $1 front pollers: $(tr '\n' ';' < /sys/module/xen_fipc_front/parameters/poller_cpus)"
+	echo "@@SCALING $1 done rc=$r ios=$((c1 - c0)) front_notify=$((n1 - n0))" \
+		"front_ups=$(($(front_auto scale_ups) - u0))" \
+		"front_downs=$(($(front_auto scale_downs) - d0))" \
+		"front_rebalances=$(($(front_auto rebalances) - b0))" \
+		"front_at_work=$(cut -d' ' -f1 /tmp/sampling.max)" \
+		"front_load=$(cut -d' ' -f2 /tmp/sampling.max)"
 	return $r
 }
 
@@ -128,7 +182,7 @@ while :; do
 	last=$phase
 	case $phase in
 	bye) break ;;
-	verify-8) verify_phase verify-8 || rc=1 ;;
+	verify-8 | front-verify-8) verify_phase "$phase" || rc=1 ;;
 	share)
 		run_phase share "$(fipc_opt SHARE_QD 32)" "xvdb xvdc" \
 			"$(fipc_opt SHARE_BS 1m)" || rc=1

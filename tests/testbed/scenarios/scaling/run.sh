@@ -13,10 +13,18 @@
 #           writes and verifies all eight disks in bursts (phase
 #           verify-8), and dom0 requires at least one scale-up and one
 #           scale-down during it, with every block read back as written
+#   front   the guest's own pollers: a guest of -o FRONT_VCPUS (2) vCPUs
+#           with a xen-fipc-front poller per vCPU, auto-scaling at the
+#           default loads (-o FRONT_UP_PCT, -o FRONT_DOWN_PCT) and
+#           polling 5 ms after work (-o FRONT_IDLE_US), the backend's
+#           two pollers fixed; after the four phases, front-verify-8 as
+#           verify-8, where dom0 requires the guest's pollers to have
+#           moved both ways
 # the guest reads (4 KiB random, QD -o SCALE_QD) on 1, 2, 4 and 8 disks at
 # once; dom0 counts per I/O the backend pollers' CPU time, the backend's
 # notifications and hypercalls, the guest's notifications, the most
-# pollers at work (sampled each second) and the scale events (-o SCALE_BS
+# pollers at work (sampled each second) and the scale events, the guest
+# its own pollers' scale events and most at work (-o SCALE_BS
 # 1m: reads of 1 MiB, whose grant maps load a poller past the default
 # 80%).  Then "share": one poller, poll_budget=1, xvdb at weight 512 and
 # xvdc at 256, both read at QD -o SHARE_QD in blocks of -o SHARE_BS (1m),
@@ -82,7 +90,7 @@ load_max() {
 # phase GUEST PHASE N: run PHASE in the guest (its first N disks) and add
 # a row of per-I/O figures to rows.txt.
 phase() {
-    local g=$1 ph=$2 n=$3 id t0 t1 nb0 nb1 hc0 hc1 su0 su1 sd0 sd1 rb0 rb1 w max=0 line con i=0 l lmax=0
+    local g=$1 ph=$2 n=$3 id t0 t1 nb0 nb1 hc0 hc1 su0 su1 sd0 sd1 rb0 rb1 w max=0 line con i=0 l lmax=0 front
     id=$(cat "$FIPC_WORK/$g.id")
     con=/var/log/xen/console/guest-$g.log
     t0=$(poller_ticks xfb-poll)
@@ -109,13 +117,17 @@ phase() {
     rb1=$(autoscale_field rebalances)
     fipc_log "$ph: $line"
     case $line in *" rc=0 "*) ;; *) fipc_fail "$g: phase $ph: fio failed"; return 1 ;; esac
-    echo "$ph $n $(echo "$line" | sed -n 's/.* ios=\([0-9]*\) front_notify=\([0-9]*\).*/\1 \2/p') $((t1 - t0)) $((nb1 - nb0)) $((hc1 - hc0)) $max $((su1 - su0)) $((sd1 - sd0)) $lmax $((${rb1:-0} - ${rb0:-0}))" \
+    front=$(echo "$line" | sed -n 's/.* front_ups=\([0-9]*\) front_downs=\([0-9]*\) front_rebalances=\([0-9]*\) front_at_work=\([0-9]*\) front_load=\([0-9]*\).*/\1 \2 \3 \4 \5/p')
+    echo "$ph $n $(echo "$line" | sed -n 's/.* ios=\([0-9]*\) front_notify=\([0-9]*\).*/\1 \2/p') $((t1 - t0)) $((nb1 - nb0)) $((hc1 - hc0)) $max $((su1 - su0)) $((sd1 - sd0)) $lmax $((${rb1:-0} - ${rb0:-0})) ${front:-0 0 0 0 0}" \
         >> "$FIPC_RESULTS/rows.txt"
     cat /sys/module/xen_fipc_back/parameters/poller_cpus > "$FIPC_RESULTS/pollers-$ph.txt"
+    grep -a "^scaling: $ph front pollers: " "$con" | tail -n 1 | tr -d '\r' |
+        sed 's/.* front pollers: //' | tr ';' '\n' > "$FIPC_RESULTS/front-pollers-$ph.txt"
 }
 
 # mode NAME PARAM...: one guest, phases NAME-1, -2, -4, -8 (and for
-# "moves", verify-8: data checked across the moves it causes).
+# "moves", verify-8, for "front", front-verify-8: data checked across the
+# moves they cause).
 mode() {
     local m=$1 n
     shift
@@ -125,24 +137,54 @@ mode() {
     done
     if [ "$m" = moves ]; then
         phase "s-$m" verify-8 8 || return 1
-        moves_check || return 1
+        moves_check verify-8 9 10 "dom0's" "$FIPC_RESULTS/pollers-verify-8.txt" ||
+            return 1
+    fi
+    if [ "$m" = front ]; then
+        phase "s-$m" front-verify-8 8 || return 1
+        moves_check front-verify-8 13 14 "the guest's" \
+            "$FIPC_RESULTS/front-pollers-front-verify-8.txt" || return 1
     fi
     fipc_mailbox_put /dev/nullmbox bye || return 1
     fipc_domu_wait "s-$m" 300 || return 1
     fipc_blk_wait_gone "$(cat "$FIPC_WORK/s-$m.id")"
 }
 
-# moves_check: verify-8 (the last row) saw channels spread and gather,
-# and the guest read every block back as written (its rc, checked by
-# phase; fio's verify_fatal).
+# moves_check PHASE UPS DOWNS WHOSE FILE: PHASE's row (columns UPS and
+# DOWNS: the scale events of WHOSE pollers) saw channels spread and
+# gather, and the guest read every block back as written (its rc,
+# checked by phase; fio's verify_fatal).  FILE: those pollers' state,
+# shown on failure.
 moves_check() {
     local ups downs
-    read -r ups downs <<< "$(awk '$1 == "verify-8" { print $9, $10 }' "$FIPC_RESULTS/rows.txt")"
-    fipc_log "verify-8: scale_ups $ups scale_downs $downs, data verified"
+    read -r ups downs <<< "$(awk -v p="$1" -v u="$2" -v d="$3" '$1 == p { print $u, $d }' "$FIPC_RESULTS/rows.txt")"
+    fipc_log "$1: $4 pollers: scale_ups $ups scale_downs $downs, data verified"
     [ "${ups:-0}" -ge 1 ] && [ "${downs:-0}" -ge 1 ] || {
-        fipc_fail "verify-8: no move in both directions (scale_ups ${ups:-?}, scale_downs ${downs:-?}); poller_cpus: $(tr '\n' ';' < "$FIPC_RESULTS/pollers-verify-8.txt")"
+        fipc_fail "$1: $4 pollers made no move in both directions (scale_ups ${ups:-?}, scale_downs ${downs:-?}); poller_cpus: $(tr '\n' ';' < "$5" 2>/dev/null)"
         return 1
     }
+}
+
+# front: mode "front" in a guest of -o FRONT_VCPUS (2) vCPUs whose
+# xen-fipc-front has a poller per vCPU, auto-scaling at the module's
+# default loads (80% / 30%; -o FRONT_UP_PCT and -o FRONT_DOWN_PCT set
+# others) and polling -o FRONT_IDLE_US (5000) after its last work; the
+# backend's two pollers fixed, so that only the guest's pollers move.
+# With the default poll_idle_us (200) the emulated guest takes nearly
+# every answer in its event handler while its poller sleeps (load at
+# most 10%, no move even at 5%: a period that spans a sleep counts as
+# cold); polling, the poller takes them, at 89-95% load.
+front() {
+    local v p up down
+    v=$(fipc_opt FRONT_VCPUS 2)
+    up=$(fipc_opt FRONT_UP_PCT "")
+    down=$(fipc_opt FRONT_DOWN_PCT "")
+    p="pollers=$v poll_autoscale=1 poll_idle_us=$(fipc_opt FRONT_IDLE_US 5000)"
+    [ -z "$up" ] || p="$p poll_scale_up_pct=$up"
+    [ -z "$down" ] || p="$p poll_scale_down_pct=$down"
+    export FIPC_DOMU_VCPUS=$v
+    export FIPC_OPT_FRONT_PARAMS="$p ${FIPC_OPT_FRONT_PARAMS:-}"
+    mode front pollers=2 poll_autoscale=0
 }
 
 # share: one saturated poller, two disks of weights 512 and 256.  With
@@ -188,8 +230,8 @@ report() {
     function per(x, n) { return n ? sprintf("%.3f", x / n) : "null" }
     BEGIN {
         md = "## Poller scaling (emulated)\n\n"
-        md = md "| mode | disks | reads | poller CPU us/IO | back notify/IO | back hypercalls/IO | front notify/IO | pollers at work (max) | poller load % (max) | scale ups | scale downs | rebalances |\n"
-        md = md "|---|---|---|---|---|---|---|---|---|---|---|---|\n"
+        md = md "| mode | disks | reads | poller CPU us/IO | back notify/IO | back hypercalls/IO | front notify/IO | pollers at work (max) | poller load % (max) | scale ups | scale downs | rebalances | guest pollers at work (max) | guest poller load % (max) | guest ups / downs / rebalances |\n"
+        md = md "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n"
         js = "{\n  \"emulated\": true,\n  \"rows\": ["
         sep = ""
     }
@@ -197,11 +239,14 @@ report() {
     $1 != "share" {
         split($1, a, "-")
         if (a[1] == "verify") a[1] = "moves (verify)"
+        if (a[2] == "verify") a[1] = a[1] " (verify)"
         us = $3 ? sprintf("%.1f", $5 * 1e6 / hz / $3) : "null"
-        md = md sprintf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-            a[1], $2, $3, us, per($6, $3), per($7, $3), per($4, $3), $8, $11, $9, $10, $12 + 0)
-        js = js sep sprintf("\n    {\"mode\": \"%s\", \"disks\": %s, \"reads\": %s, \"poller_cpu_us_per_io\": %s, \"back_notify_per_io\": %s, \"back_hypercalls_per_io\": %s, \"front_notify_per_io\": %s, \"pollers_at_work_max\": %s, \"poller_load_pct_max\": %s, \"scale_ups\": %s, \"scale_downs\": %s, \"rebalances\": %s}",
-            a[1], $2, $3, us, per($6, $3), per($7, $3), per($4, $3), $8, $11, $9, $10, $12 + 0)
+        md = md sprintf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s / %s / %s |\n",
+            a[1], $2, $3, us, per($6, $3), per($7, $3), per($4, $3), $8, $11, $9, $10, $12 + 0,
+            $16 + 0, $17 + 0, $13 + 0, $14 + 0, $15 + 0)
+        js = js sep sprintf("\n    {\"mode\": \"%s\", \"disks\": %s, \"reads\": %s, \"poller_cpu_us_per_io\": %s, \"back_notify_per_io\": %s, \"back_hypercalls_per_io\": %s, \"front_notify_per_io\": %s, \"pollers_at_work_max\": %s, \"poller_load_pct_max\": %s, \"scale_ups\": %s, \"scale_downs\": %s, \"rebalances\": %s, \"front_pollers_at_work_max\": %s, \"front_poller_load_pct_max\": %s, \"front_scale_ups\": %s, \"front_scale_downs\": %s, \"front_rebalances\": %s}",
+            a[1], $2, $3, us, per($6, $3), per($7, $3), per($4, $3), $8, $11, $9, $10, $12 + 0,
+            $16 + 0, $17 + 0, $13 + 0, $14 + 0, $15 + 0)
         sep = ","
     }
     END {
@@ -227,7 +272,7 @@ finish() {
 fipc_step scaling-start 120 start || exit 1
 rc=0
 # -o MODES: which of the modes and the share phase run (all by default).
-modes=" $(fipc_opt MODES "fixed auto moves share") "
+modes=" $(fipc_opt MODES "fixed auto moves front share") "
 if [[ $modes == *" fixed "* ]]; then
     fipc_step scaling-fixed 900 mode fixed pollers=2 poll_autoscale=0 || rc=1
 fi
@@ -238,6 +283,9 @@ if [[ $modes == *" moves "* ]]; then
     fipc_step scaling-moves 900 mode moves pollers=2 poll_autoscale=1 \
         poll_scale_up_pct="$(fipc_opt MOVES_UP_PCT 5)" \
         poll_scale_down_pct="$(fipc_opt MOVES_DOWN_PCT 3)" || rc=1
+fi
+if [[ $modes == *" front "* ]]; then
+    fipc_step scaling-front 1200 front || rc=1
 fi
 if [[ $modes == *" share "* ]]; then
     fipc_step scaling-share 600 share || rc=1
