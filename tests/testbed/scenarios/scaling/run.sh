@@ -24,7 +24,7 @@
 # once; dom0 counts per I/O the backend pollers' CPU time, the backend's
 # notifications and hypercalls, the guest's notifications, the most
 # pollers at work (sampled each second) and the scale events, the guest
-# its own pollers' scale events and most at work (-o SCALE_BS
+# its own pollers' scale events, most at work and highest load (-o SCALE_BS
 # 1m: reads of 1 MiB, whose grant maps load a poller past the default
 # 80%).  Then "share": one poller, poll_budget=1, xvdb at weight 512 and
 # xvdc at 256, both read at QD -o SHARE_QD in blocks of -o SHARE_BS (1m),
