@@ -24,6 +24,7 @@
 #   bye          exit
 . /fipc/lib.sh
 . /fipc/scenario/guest-lib.sh
+. /fipc/scenario/poller-fields.sh
 DISKS="xvdb xvdc xvdd xvde xvdf xvdg xvdh xvdi"
 for d in $DISKS xvdm; do
 	fipc_wait_disk $d 120 || exit 1
@@ -47,21 +48,8 @@ front_sum() {
 	echo $s
 }
 
-# front_auto FIELD: a field of the autoscale line of xen-fipc-front's
-# poller_cpus (0 where there is none).
-front_auto() {
-	awk -v k="$1" '$1 == "autoscale" {
-		for (i = 2; i < NF; i++) if ($i == k) v = $(i + 1) }
-		END { print v + 0 }' /sys/module/xen_fipc_front/parameters/poller_cpus
-}
-
-# front_load_max: the highest load_pct of xen-fipc-front's pollers (last
-# 100 ms period).
-front_load_max() {
-	awk '$1 == "poller" { for (i = 2; i < NF; i++)
-		if ($i == "load_pct" && $(i + 1) > m) m = $(i + 1) }
-		END { print m + 0 }' /sys/module/xen_fipc_front/parameters/poller_cpus
-}
+# xen-fipc-front's pollers (poller-fields.sh reads them).
+FRONT_POLLERS=/sys/module/xen_fipc_front/parameters/poller_cpus
 
 # sample_at_work FILE: while FILE exists, keep in FILE.max the most of
 # the frontend's pollers at work and their highest load, looking each
@@ -70,9 +58,9 @@ sample_at_work() {
 	m=0
 	lm=0
 	while [ -f "$1" ]; do
-		w=$(front_auto pollers_at_work)
+		w=$(poller_autoscale "$FRONT_POLLERS" pollers_at_work)
 		[ "$w" -gt $m ] && m=$w
-		l=$(front_load_max)
+		l=$(poller_load_max "$FRONT_POLLERS")
 		[ "$l" -gt $lm ] && lm=$l
 		echo "$m $lm" > "$1.max"
 		sleep 1
@@ -85,9 +73,9 @@ sample_at_work() {
 measure() {
 	n0=$(front_sum "$2" notify_sent)
 	c0=$(front_sum "$2" completions)
-	u0=$(front_auto scale_ups)
-	d0=$(front_auto scale_downs)
-	b0=$(front_auto rebalances)
+	u0=$(poller_autoscale "$FRONT_POLLERS" scale_ups)
+	d0=$(poller_autoscale "$FRONT_POLLERS" scale_downs)
+	b0=$(poller_autoscale "$FRONT_POLLERS" rebalances)
 	: > /tmp/sampling
 	echo "0 0" > /tmp/sampling.max
 	sample_at_work /tmp/sampling &
@@ -99,9 +87,9 @@ measure() {
 	c1=$(front_sum "$2" completions)
 	echo "scaling: $1 front pollers: $(tr '\n' ';' < /sys/module/xen_fipc_front/parameters/poller_cpus)"
 	echo "@@SCALING $1 done rc=$r ios=$((c1 - c0)) front_notify=$((n1 - n0))" \
-		"front_ups=$(($(front_auto scale_ups) - u0))" \
-		"front_downs=$(($(front_auto scale_downs) - d0))" \
-		"front_rebalances=$(($(front_auto rebalances) - b0))" \
+		"front_ups=$(($(poller_autoscale "$FRONT_POLLERS" scale_ups) - u0))" \
+		"front_downs=$(($(poller_autoscale "$FRONT_POLLERS" scale_downs) - d0))" \
+		"front_rebalances=$(($(poller_autoscale "$FRONT_POLLERS" rebalances) - b0))" \
 		"front_at_work=$(cut -d' ' -f1 /tmp/sampling.max)" \
 		"front_load=$(cut -d' ' -f2 /tmp/sampling.max)"
 	return $r

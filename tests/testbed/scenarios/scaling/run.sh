@@ -39,6 +39,7 @@ set -u
 fipc_scenario_begin "$@"
 . "$common/fipc-lib.sh"
 . "$here/../bench/irqs.sh"
+. "$common/poller-fields.sh"
 export FIPC_DOMU_LOAD="fipc xen-fipc-front"
 export DISKS="51728 51744 51760 51776 51792 51808 51824 51840"
 
@@ -74,18 +75,9 @@ be_sum() {
     echo $s
 }
 
-# autoscale_field NAME: a field of the autoscale line of poller_cpus.
-autoscale_field() {
-    awk -v k="$1" '$1 == "autoscale" {
-        for (i = 2; i < NF; i++) if ($i == k) print $(i + 1) }' \
-        /sys/module/xen_fipc_back/parameters/poller_cpus
-}
-
-# load_max: the highest load_pct of the set's pollers (last 100 ms period).
-load_max() {
-    awk '$1 == "poller" { for (i = 2; i < NF; i++) if ($i == "load_pct" && $(i + 1) > m) m = $(i + 1) }
-        END { print m + 0 }' /sys/module/xen_fipc_back/parameters/poller_cpus
-}
+# The backend's pollers (poller-fields.sh reads them; exported: fipc_step
+# runs the phases in a child bash).
+export BACK_POLLERS=/sys/module/xen_fipc_back/parameters/poller_cpus
 
 # phase GUEST PHASE N: run PHASE in the guest (its first N disks) and add
 # a row of per-I/O figures to rows.txt.
@@ -96,14 +88,14 @@ phase() {
     t0=$(poller_ticks xfb-poll)
     nb0=$(be_sum "$id" "$n" notify_sent)
     hc0=$(be_sum "$id" "$n" hypercalls)
-    su0=$(autoscale_field scale_ups)
-    sd0=$(autoscale_field scale_downs)
-    rb0=$(autoscale_field rebalances)
+    su0=$(poller_autoscale "$BACK_POLLERS" scale_ups)
+    sd0=$(poller_autoscale "$BACK_POLLERS" scale_downs)
+    rb0=$(poller_autoscale "$BACK_POLLERS" rebalances)
     fipc_mailbox_put /dev/nullmbox "$ph" || return 1
     until line=$(grep -a "^@@SCALING $ph done" "$con" 2>/dev/null); do
-        w=$(autoscale_field pollers_at_work)
+        w=$(poller_autoscale "$BACK_POLLERS" pollers_at_work)
         [ "${w:-0}" -gt $max ] && max=$w
-        l=$(load_max)
+        l=$(poller_load_max "$BACK_POLLERS")
         [ "${l:-0}" -gt $lmax ] && lmax=$l
         i=$((i + 1))
         [ $i -lt 600 ] || { fipc_fail "$g: phase $ph not done in 600 s"; return 1; }
@@ -112,9 +104,9 @@ phase() {
     t1=$(poller_ticks xfb-poll)
     nb1=$(be_sum "$id" "$n" notify_sent)
     hc1=$(be_sum "$id" "$n" hypercalls)
-    su1=$(autoscale_field scale_ups)
-    sd1=$(autoscale_field scale_downs)
-    rb1=$(autoscale_field rebalances)
+    su1=$(poller_autoscale "$BACK_POLLERS" scale_ups)
+    sd1=$(poller_autoscale "$BACK_POLLERS" scale_downs)
+    rb1=$(poller_autoscale "$BACK_POLLERS" rebalances)
     fipc_log "$ph: $line"
     case $line in *" rc=0 "*) ;; *) fipc_fail "$g: phase $ph: fio failed"; return 1 ;; esac
     front=$(echo "$line" | sed -n 's/.* front_ups=\([0-9]*\) front_downs=\([0-9]*\) front_rebalances=\([0-9]*\) front_at_work=\([0-9]*\) front_load=\([0-9]*\).*/\1 \2 \3 \4 \5/p')
