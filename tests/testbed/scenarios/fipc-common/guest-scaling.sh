@@ -26,10 +26,12 @@
 . /fipc/scenario/guest-lib.sh
 . /fipc/scenario/poller-fields.sh
 DISKS="xvdb xvdc xvdd xvde xvdf xvdg xvdh xvdi"
+# xen-fipc-front's pollers (poller-fields.sh reads them).
+FRONT_POLLERS=/sys/module/xen_fipc_front/parameters/poller_cpus
 for d in $DISKS xvdm; do
 	fipc_wait_disk $d 120 || exit 1
 done
-echo "scaling: xen-fipc-front's pollers: $(tr '\n' ';' < /sys/module/xen_fipc_front/parameters/poller_cpus)"
+echo "scaling: xen-fipc-front's pollers: $(tr '\n' ';' < "$FRONT_POLLERS")"
 echo "@@SCALING ready"
 
 # vdev DISK: the xenbus device number of xvdb..xvdi (202 << 8 | n << 4).
@@ -47,9 +49,6 @@ front_sum() {
 	done
 	echo $s
 }
-
-# xen-fipc-front's pollers (poller-fields.sh reads them).
-FRONT_POLLERS=/sys/module/xen_fipc_front/parameters/poller_cpus
 
 # sample_at_work FILE: while FILE exists, keep in FILE.max the most of
 # the frontend's pollers at work and their highest load, looking each
@@ -85,7 +84,7 @@ measure() {
 	wait
 	n1=$(front_sum "$2" notify_sent)
 	c1=$(front_sum "$2" completions)
-	echo "scaling: $1 front pollers: $(tr '\n' ';' < /sys/module/xen_fipc_front/parameters/poller_cpus)"
+	echo "scaling: $1 front pollers: $(tr '\n' ';' < "$FRONT_POLLERS")"
 	echo "@@SCALING $1 done rc=$r ios=$((c1 - c0)) front_notify=$((n1 - n0))" \
 		"front_ups=$(($(poller_autoscale "$FRONT_POLLERS" scale_ups) - u0))" \
 		"front_downs=$(($(poller_autoscale "$FRONT_POLLERS" scale_downs) - d0))" \
