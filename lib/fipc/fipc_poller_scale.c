@@ -11,8 +11,9 @@
  * channels that were busy in the last period, not idle ones, and never
  * its only busy one (one channel is served by one poller at a time, so
  * it cannot be shared).  With every poller at work, it hands work to the
- * least loaded one if that is under half its load, as much as evens the
- * two out (a rebalance: the work of a set can move between its channels
+ * least loaded one if that is under half its load and at least
+ * FIPC_POLL_REBALANCE_GAP_PCT points below it, as much as evens the two
+ * out (a rebalance: the work of a set can move between its channels
  * after they spread).  A poller above the
  * first that stays below scale_down_pct (30), and whose channels fit on a
  * poller below it without pushing that one to scale_up_pct,
@@ -141,14 +142,14 @@ static unsigned int fipc_poller_hand_over(struct fipc_poller *from,
 
 /*
  * Busy for long: half of our work to a poller that has no channel (one
- * more at work); with none, to the least loaded one at work if it is
- * under half our load, as much as evens the two out (a rebalance).
+ * more at work); with none, to the least loaded one at work, as much as
+ * fipc_poller_rebalance_share() says (a rebalance).
  */
 static void fipc_poller_scale_up(struct fipc_poller *pl)
 {
 	struct fipc_poller_set *set = pl->set;
 	struct fipc_poller *least = NULL;
-	unsigned int i, load = READ_ONCE(pl->load_pct), l;
+	unsigned int i, load = READ_ONCE(pl->load_pct), share;
 
 	if (READ_ONCE(pl->nr_entries) < 2)
 		return;
@@ -168,13 +169,11 @@ static void fipc_poller_scale_up(struct fipc_poller *pl)
 			return;
 		}
 	}
-	if (!least || !load)
+	if (!least)
 		return;
-	l = fipc_poller_load_now(least);
-	if (2 * l >= load)
-		return;
-	/* we keep (load - x), it gets (l + x): x = (load - l) / 2 */
-	if (fipc_poller_hand_over(pl, least, (load - l) * 50 / load))
+	share = fipc_poller_rebalance_share(load,
+					    fipc_poller_load_now(least));
+	if (share && fipc_poller_hand_over(pl, least, share))
 		atomic_inc(&set->rebalances);
 }
 

@@ -1002,6 +1002,36 @@ static void fipc_test_poller_scale_limits(struct kunit *test)
 	}
 }
 
+/*
+ * A rebalance evens two pollers at work out, and only for a gap worth a
+ * move: the other under half the busy one's load and at least
+ * FIPC_POLL_REBALANCE_GAP_PCT points below it.
+ */
+static void fipc_test_poller_rebalance_share(struct kunit *test)
+{
+	static const struct {
+		unsigned int load, least, want;
+	} cases[] = {
+		{ 100, 0, 50 },		/* the other asleep: half of ours */
+		{ 80, 20, 37 },		/* 30 points of 80 */
+		{ 80, 39, 25 },		/* just under half */
+		{ 80, 40, 0 },		/* half: even enough */
+		{ 90, 60, 0 },		/* over half */
+		{ 25, 5, 40 },		/* a gap of 20 points: moves */
+		{ 24, 5, 0 },		/* 19 points: not worth a move */
+		{ 10, 4, 0 },		/* low thresholds: noise */
+		{ 0, 0, 0 },		/* nothing to hand over */
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++)
+		KUNIT_EXPECT_EQ_MSG(test,
+				    fipc_poller_rebalance_share(cases[i].load,
+								cases[i].least),
+				    cases[i].want, "load %u, least %u",
+				    cases[i].load, cases[i].least);
+}
+
 /* poll_scale_up_pct and poll_scale_down_pct take 1 to 100 only. */
 static void fipc_test_poller_pct_param(struct kunit *test)
 {
@@ -1428,6 +1458,7 @@ static struct kunit_case fipc_test_cases[] = {
 	KUNIT_CASE(fipc_test_poller_scale_busy),
 	KUNIT_CASE(fipc_test_poller_scale_quiet),
 	KUNIT_CASE(fipc_test_poller_scale_limits),
+	KUNIT_CASE(fipc_test_poller_rebalance_share),
 	KUNIT_CASE(fipc_test_poller_pct_param),
 	KUNIT_CASE(fipc_test_poller_scale_setting),
 	KUNIT_CASE(fipc_test_poller_busy),
