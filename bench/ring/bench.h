@@ -36,11 +36,16 @@ struct bench_msg {
  * @msg: the message
  * @spare: room for rings whose fixed payload is longer than a message
  *	(fipc copies its whole 60-byte payload)
+ *
+ * Aligned to a line, so that no ring's copy into or out of it is split
+ * across two lines (on the stack, where the loops keep these buffers, a
+ * 16-byte alignment alone would let that depend on each function's
+ * frame, and so differ from ring to ring).
  */
 struct bench_buf {
 	struct bench_msg msg;
 	u8 spare[BENCH_CACHE_LINE - sizeof(struct bench_msg)];
-};
+} __attribute__((aligned(BENCH_CACHE_LINE)));
 
 static_assert(sizeof(struct bench_msg) == 56, "56-byte messages");
 static_assert(sizeof(struct bench_buf) == BENCH_CACHE_LINE, "one line");
