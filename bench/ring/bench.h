@@ -11,6 +11,7 @@
 #ifndef _BENCH_RING_BENCH_H
 #define _BENCH_RING_BENCH_H
 
+#include <stdalign.h>
 #include <fipc/compat.h>
 
 /* The message every ring carries: 56 bytes, one per cache line. */
@@ -43,12 +44,23 @@ struct bench_msg {
  * frame, and so differ from ring to ring).
  */
 struct bench_buf {
-	struct bench_msg msg;
+	alignas(BENCH_CACHE_LINE) struct bench_msg msg;
 	u8 spare[BENCH_CACHE_LINE - sizeof(struct bench_msg)];
-} __attribute__((aligned(BENCH_CACHE_LINE)));
+};
+
+/*
+ * For the loops' private buffers (loops.h): page-aligned, as every ring
+ * is (bench_alloc()).  A load that follows a store to an address a
+ * multiple of 4 KiB away can be held as if it depended on that store
+ * (4K aliasing); on the stack, where these buffers live, their page
+ * offset would depend on each ring's own stack frame, and with it which
+ * copies meet such a pair.  Page-aligned, every ring meets the same.
+ */
+#define BENCH_PAGE_ALIGNED	alignas(4096)
 
 static_assert(sizeof(struct bench_msg) == 56, "56-byte messages");
 static_assert(sizeof(struct bench_buf) == BENCH_CACHE_LINE, "one line");
+static_assert(alignof(struct bench_buf) == BENCH_CACHE_LINE, "line-aligned");
 
 /* The spin-loop hint, and a compiler barrier so that polls re-read. */
 static inline void bench_relax(void)

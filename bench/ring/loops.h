@@ -54,7 +54,7 @@ static inline void cli_recv_wait(struct bench_buf *b)
 
 static u64 ring_rtt(u64 first, unsigned int n, u64 *cycles)
 {
-	struct bench_buf req, rsp;
+	BENCH_PAGE_ALIGNED struct bench_buf req, rsp;
 	unsigned int i;
 	u64 bad = 0, t0, t1;
 
@@ -76,7 +76,8 @@ static u64 ring_rtt(u64 first, unsigned int n, u64 *cycles)
 static u64 ring_burst(u64 first, unsigned int size, unsigned int n,
 		      u64 *cycles)
 {
-	struct bench_buf req[BENCH_MAX_BURST], rsp[BENCH_MAX_BURST];
+	BENCH_PAGE_ALIGNED struct bench_buf req[BENCH_MAX_BURST];
+	BENCH_PAGE_ALIGNED struct bench_buf rsp[BENCH_MAX_BURST];
 	unsigned int i, j;
 	u64 bad = 0, t0, t1, seq = first;
 
@@ -104,7 +105,7 @@ static u64 ring_burst(u64 first, unsigned int size, unsigned int n,
 /* Send STOP and wait for its reply, dropping completions before it. */
 static void ring_stop(void)
 {
-	struct bench_buf b;
+	BENCH_PAGE_ALIGNED struct bench_buf b;
 
 	bench_msg_fill(&b.msg, BENCH_STOP_SEQ);
 	while (!cli_post(&b)) {
@@ -121,7 +122,7 @@ static void ring_stop(void)
 #ifndef RING_NO_STREAM
 static u64 ring_stream(u64 first, u64 n, bool check, u64 *chunks)
 {
-	struct bench_buf b;
+	BENCH_PAGE_ALIGNED struct bench_buf b;
 	u64 i, t0, t1, tc;
 
 	bench_msg_fill(&b.msg, first);
@@ -152,7 +153,7 @@ static u64 ring_stream(u64 first, u64 n, bool check, u64 *chunks)
 
 static u64 ring_server(enum bench_srv_mode mode, bool check)
 {
-	struct bench_buf b;
+	BENCH_PAGE_ALIGNED struct bench_buf b;
 	u64 bad = 0, expect = 0;
 	bool started = false;
 
