@@ -231,13 +231,44 @@ def test_noisy_neighbour_section(tmp_path):
     assert noisy["worst_p99_ratio"] == {"phy": 3.0, "phy1": 2.5}
     assert noisy["phy1_no_worse_than_phy"] is True
     md = report.noisy_table(noisy, emulated=True)
-    assert "| B | phy1 | 400.0 | 800.0 | 800.0 | 1,600.0 | 2.00x |" in md
+    assert "| B | phy1 | 1 | 400.0 | 800.0 | 800.0 | 1,600.0 | 2.00x |" in md
+    assert noisy["rounds"] == 1 and "Round by round" not in md
     assert "phy 3.00x, phy1 2.50x; target (phy1 no worse than phy): met" in md
     # A guest without both runs of a configuration is left out.
     (nd / "C" / "phy1-beside.json").unlink()
     noisy = report.collect_noisy(str(nd))
     assert "phy1" not in noisy["guests"]["C"]
     assert noisy["worst_p99_ratio"]["phy1"] == 2.0
+
+
+def test_noisy_neighbour_rounds(tmp_path):
+    """Several rounds (r<N>.<cfg>-<when>.json): each guest's ratio is the
+    median over its rounds, not the worst, and every round is listed."""
+    nd = tmp_path / "noisy"
+    ratios = {"phy": (1.2, 1.0, 3.0), "phy1": (1.1, 1.5, 1.0)}
+    for g in ("B", "C"):
+        for cfg, rs in ratios.items():
+            for n, ratio in enumerate(rs, 1):
+                alone = 1000 if g == "B" else 2000
+                write(nd, g, f"r{n}.{cfg}-alone", fio_json(100.0, alone * 500, alone * 500, alone * 1000))
+                beside = int(alone * ratio)
+                write(nd, g, f"r{n}.{cfg}-beside", fio_json(100.0, beside * 500, beside * 500, beside * 1000))
+    # A round with only one of its phases is left out.
+    write(nd, "B", "r4.phy1-alone", fio_json(100.0, 500000, 500000, 1000000))
+    noisy = report.collect_noisy(str(nd))
+    assert noisy["rounds"] == 3
+    assert [r["p99_ratio"] for r in noisy["guests"]["B"]["phy"]["rounds"]] == [1.2, 1.0, 3.0]
+    assert noisy["guests"]["B"]["phy"]["p99_ratio"] == 1.2
+    assert noisy["guests"]["C"]["phy1"]["p99_ratio"] == 1.1
+    assert noisy["worst_p99_ratio"] == {"phy": 1.2, "phy1": 1.1}
+    assert noisy["phy1_no_worse_than_phy"] is True
+    assert noisy["rounds_compared"] == 3 and noisy["rounds_phy1_no_worse"] == 2
+    md = report.noisy_table(noisy, emulated=True)
+    assert "| C | phy | 3 | 1,000.0 | 2,000.0 | 3,000.0 | 6,000.0 | 3.00x |" in md
+    assert "(each guest's median over 3 rounds): phy 1.20x, phy1 1.10x; " \
+        "target (phy1 no worse than phy): met" in md
+    assert "2: phy 1.00x, phy1 1.50x" in md
+    assert "phy1 no worse in 2 of 3 rounds." in md
 
 
 def test_main_with_noisy(tmp_path):

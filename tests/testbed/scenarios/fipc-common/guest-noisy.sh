@@ -3,12 +3,13 @@
 # neighbour, B and C the quiet ones.  dom0 writes each phase into the
 # mailbox xvdm (guest-lib.sh's fipc_mailbox_is); a guest runs its part of
 # the phase and prints "@@NOISY <guest> <phase> done":
-#   <cfg>-alone    B and C: quiet-reader.fio on the disk of <cfg>
-#   <cfg>-noisy    A: noisy-writer.fio on the disk of <cfg>, in the
-#                  background ("started" at once, "done" when it ends)
-#   <cfg>-beside   B and C: quiet-reader.fio again, A writing meanwhile
-#   bye            everybody: exit
-# <cfg> is phy (xvdb, classic blkback) or phy1 (xvdc, xen-fipc-back).
+#   r<N>.<cfg>-alone    B and C: quiet-reader.fio on the disk of <cfg>
+#   r<N>.<cfg>-noisy    A: noisy-writer.fio on the disk of <cfg>, in the
+#                       background ("started" at once, "done" when it ends)
+#   r<N>.<cfg>-beside   B and C: quiet-reader.fio again, A writing meanwhile
+#   bye                 everybody: exit
+# <N> is the round, <cfg> phy (xvdb, classic blkback) or phy1 (xvdc,
+# xen-fipc-back); fio's results are named after the phase.
 . /fipc/lib.sh
 . /fipc/scenario/guest-lib.sh
 me=$FIPC_GUEST_NAME
@@ -27,15 +28,13 @@ while :; do
 	phase=$(fipc_mailbox_word /dev/xvdm)
 	case "$done_phases" in *" $phase "*) phase= ;; esac
 	case $phase in
-	phy-alone|phy-noisy|phy-beside|phy1-alone|phy1-noisy|phy1-beside|bye) ;;
+	r[0-9]*.phy-alone|r[0-9]*.phy-noisy|r[0-9]*.phy-beside) dev=/dev/xvdb ;;
+	r[0-9]*.phy1-alone|r[0-9]*.phy1-noisy|r[0-9]*.phy1-beside) dev=/dev/xvdc ;;
+	bye) ;;
 	*) sleep 0.5; continue ;;
 	esac
 	done_phases="$done_phases$phase "
 	[ "$phase" = bye ] && break
-	case ${phase%%-*} in
-	phy) dev=/dev/xvdb ;;
-	phy1) dev=/dev/xvdc ;;
-	esac
 	case $me:${phase#*-} in
 	A:noisy)
 		(FIPC_DEV=$dev fipc_fio "$phase" /fipc/scenario/noisy-writer.fio

@@ -8,10 +8,14 @@
 #      SLOW_DEPTH, 8 at a time)
 #   B  quiet-reader.fio (4 KiB random reads, QD 1) on /dev/nullb0
 #   C  the same on /dev/nullb1
-# For phy, then phy1: B and C read alone (-o QUIET_S, 15 s); A starts
+# In each of -o NOISY_ROUNDS rounds (2), for phy and phy1 (phy first in
+# odd rounds, phy1 first in even ones, so that drift of the emulated host
+# does not favour one): B and C read alone (-o QUIET_S, 15 s); A starts
 # writing (-o NOISY_S, 25 s); 3 s later B and C read again beside it.
-# Their fio results (results/<guest>/<cfg>-alone.json, <cfg>-beside.json)
-# carry the p50 and p99 completion latencies.  Every phy1 disk is served
+# Their fio results (results/<guest>/r<N>.<cfg>-alone.json,
+# r<N>.<cfg>-beside.json) carry the p50 and p99 completion latencies;
+# the report takes each guest's median p99 growth over the rounds (one
+# round's p99 in this testbed moves by tens of percent from run to run).  Every phy1 disk is served
 # by the one backend poller (default settings), every phy disk by its
 # blkback thread.  Emulated timings: compare only inside one run.
 set -u
@@ -48,18 +52,18 @@ phase() {
     done
 }
 
-# measure CFG: B and C alone, then beside A.
+# measure CFG ROUND: B and C alone, then beside A (phases r<ROUND>.<CFG>-*).
 measure() {
-    local q n
+    local q n p=r$2.$1
     q=$(fipc_opt QUIET_S 15)
     n=$(fipc_opt NOISY_S 25)
-    phase "$1-alone" "A B C" $((q * 4 + 120)) || return 1
-    fipc_mailbox_put /dev/nullmbox "$1-noisy" || return 1
-    fipc_domu_wait_marker A "@@NOISY A $1-noisy started" 120 || return 1
+    phase "$p-alone" "A B C" $((q * 4 + 120)) || return 1
+    fipc_mailbox_put /dev/nullmbox "$p-noisy" || return 1
+    fipc_domu_wait_marker A "@@NOISY A $p-noisy started" 120 || return 1
     sleep 3
-    phase "$1-beside" "B C" $((q * 4 + 120)) || return 1
-    fipc_domu_wait_marker A "@@NOISY A $1-noisy done rc=0" $((n * 4 + 120)) || return 1
-    fipc_log "$1: quiet reads alone and beside the noisy writer done"
+    phase "$p-beside" "B C" $((q * 4 + 120)) || return 1
+    fipc_domu_wait_marker A "@@NOISY A $p-noisy done rc=0" $((n * 4 + 120)) || return 1
+    fipc_log "round $2, $1: quiet reads alone and beside the noisy writer done"
 }
 
 finish() {
@@ -76,7 +80,18 @@ finish() {
 mkdir -p "$FIPC_RESULTS/dom0"
 fipc_step noisy-start 900 start || exit 1
 rc=0
-fipc_step noisy-phy 900 measure phy || rc=1
-fipc_step noisy-phy1 900 measure phy1 || rc=1
+rounds=$(fipc_opt NOISY_ROUNDS 2)
+case $rounds in
+''|*[!0-9]*|0) fipc_fail "NOISY_ROUNDS must be a number of rounds, 1 or more (got '$rounds')"; rounds=0; rc=1 ;;
+esac
+r=1
+while [ "$r" -le "$rounds" ]; do
+    order="phy phy1"
+    [ $((r % 2)) -eq 0 ] && order="phy1 phy"
+    for cfg in $order; do
+        fipc_step "noisy-r$r-$cfg" 900 measure "$cfg" "$r" || rc=1
+    done
+    r=$((r + 1))
+done
 fipc_step noisy-finish 900 finish || rc=1
 exit $rc
