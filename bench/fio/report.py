@@ -384,10 +384,13 @@ def collect_noisy(ndir):
     per round, whether phy1's worst ratio was no more than phy's.  A round
     without both phases of a configuration is left out."""
     out = {"guests": {}, "worst_p99_ratio": {}, "rounds": 0}
+    # Verdicts compare unrounded ratios; fio.json and fio.md show them
+    # rounded to 2 places.
+    worst, per_round = {}, {}
     for g in NOISY_GUESTS:
         gdir = os.path.join(ndir, g)
         for cfg in NOISY_CONFIGS:
-            rounds = []
+            rounds, ratios = [], []
             for rnd in noisy_rounds(gdir, cfg):
                 runs = {"round": rnd}
                 for when in ("alone", "beside"):
@@ -395,31 +398,28 @@ def collect_noisy(ndir):
                 if not runs["alone"] or not runs["beside"]:
                     continue
                 a, b = runs["alone"]["p99"], runs["beside"]["p99"]
-                runs["p99_ratio"] = round(b / a, 2) if a and b else None
+                ratio = b / a if a and b else None
+                runs["p99_ratio"] = round(ratio, 2) if ratio is not None else None
                 rounds.append(runs)
-            ratios = [r["p99_ratio"] for r in rounds if r["p99_ratio"] is not None]
+                if ratio is not None:
+                    # Round by round: the worst quiet guest of each configuration.
+                    d = per_round.setdefault(rnd, {})
+                    d[cfg] = max(d.get(cfg, 0), ratio)
+                    ratios.append(ratio)
             if not rounds:
                 continue
-            entry = {"rounds": rounds,
-                     "p99_ratio": round(median(ratios), 2) if ratios else None}
+            mid = median(ratios) if ratios else None
+            entry = {"rounds": rounds, "p99_ratio": round(mid, 2) if mid is not None else None}
             out["guests"].setdefault(g, {})[cfg] = entry
             out["rounds"] = max(out["rounds"], len(rounds))
-            if entry["p99_ratio"] is not None:
-                w = out["worst_p99_ratio"]
-                w[cfg] = max(w.get(cfg, 0), entry["p99_ratio"])
-    w = out["worst_p99_ratio"]
-    out["phy1_no_worse_than_phy"] = (w["phy1"] <= w["phy"]) \
-        if "phy" in w and "phy1" in w else None
-    # Round by round: the worst quiet guest of each configuration.
-    per_round = {}
-    for cfgs in out["guests"].values():
-        for cfg, entry in cfgs.items():
-            for r in entry["rounds"]:
-                if r["p99_ratio"] is not None:
-                    d = per_round.setdefault(r["round"], {})
-                    d[cfg] = max(d.get(cfg, 0), r["p99_ratio"])
-    out["per_round_worst"] = [dict(round=n, **per_round[n]) for n in sorted(per_round)]
-    both = [d for d in out["per_round_worst"] if "phy" in d and "phy1" in d]
+            if mid is not None:
+                worst[cfg] = max(worst.get(cfg, 0), mid)
+    out["worst_p99_ratio"] = {c: round(v, 2) for c, v in worst.items()}
+    out["phy1_no_worse_than_phy"] = (worst["phy1"] <= worst["phy"]) \
+        if "phy" in worst and "phy1" in worst else None
+    out["per_round_worst"] = [dict(round=n, **{c: round(v, 2) for c, v in per_round[n].items()})
+                              for n in sorted(per_round)]
+    both = [per_round[n] for n in sorted(per_round) if len(per_round[n]) == 2]
     out["rounds_phy1_no_worse"] = sum(1 for d in both if d["phy1"] <= d["phy"])
     out["rounds_compared"] = len(both)
     return out

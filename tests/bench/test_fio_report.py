@@ -271,6 +271,20 @@ def test_noisy_neighbour_rounds(tmp_path):
     assert "phy1 no worse in 2 of 3 rounds." in md
 
 
+def test_noisy_neighbour_verdict_unrounded(tmp_path):
+    """The verdict compares the ratios before rounding: phy1 1.004x is
+    worse than phy 0.996x though both show as 1.00x."""
+    nd = tmp_path / "noisy"
+    for g in ("B", "C"):
+        for cfg, beside in (("phy", 996), ("phy1", 1004)):
+            write(nd, g, f"{cfg}-alone", fio_json(100.0, 500000, 500000, 1000000))
+            write(nd, g, f"{cfg}-beside", fio_json(100.0, 500000, 500000, beside * 1000))
+    noisy = report.collect_noisy(str(nd))
+    assert noisy["worst_p99_ratio"] == {"phy": 1.0, "phy1": 1.0}
+    assert noisy["phy1_no_worse_than_phy"] is False
+    assert "target (phy1 no worse than phy): not met" in report.noisy_table(noisy, emulated=True)
+
+
 def test_main_with_noisy(tmp_path):
     write(tmp_path / "r", "phy", "lat-4k-read", fio_json(1000.0, 1000000, 1, 2))
     nd = tmp_path / "noisy"
