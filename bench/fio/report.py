@@ -32,6 +32,7 @@ Tables 8 to 17) and PNG plots, written to --out; the tables are printed.
 import argparse
 import json
 import os
+import statistics
 import sys
 
 # fio output parsing is shared with the testbed's result summarizer.
@@ -370,12 +371,6 @@ def noisy_run(gdir, cfg, rnd, when):
     return None
 
 
-def median(values):
-    v = sorted(values)
-    n = len(v)
-    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
-
-
 def collect_noisy(ndir):
     """The noisy-neighbour scenario's quiet reads: {guest: {cfg: {"rounds":
     [{"round": N, "alone": lat_us, "beside": lat_us, "p99_ratio": beside
@@ -408,7 +403,7 @@ def collect_noisy(ndir):
                     ratios.append(ratio)
             if not rounds:
                 continue
-            mid = median(ratios) if ratios else None
+            mid = statistics.median(ratios) if ratios else None
             entry = {"rounds": rounds, "p99_ratio": round(mid, 2) if mid is not None else None}
             out["guests"].setdefault(g, {})[cfg] = entry
             out["rounds"] = max(out["rounds"], len(rounds))
