@@ -341,34 +341,30 @@ NOISY_GUESTS = ("B", "C")
 NOISY_CONFIGS = ("phy", "phy1")
 
 
-def noisy_rounds(gdir, cfg):
-    """Round numbers with results of configuration cfg in a guest's
-    directory: round N is r<N>.<cfg>-<when>.json; a file without the
-    prefix (<cfg>-<when>.json, one round only) is round 1."""
-    found = set()
+def noisy_files(gdir, cfg):
+    """The fio results of configuration cfg in a guest's directory, as
+    {round: {"alone": path, "beside": path}}: round N is
+    r<N>.<cfg>-<when>.json; a file without the prefix (<cfg>-<when>.json,
+    one round only) is round 1 unless r1.<cfg>-<when>.json is there too."""
+    found = {}
     if not os.path.isdir(gdir):
-        return []
-    for name in os.listdir(gdir):
-        if not name.endswith(".json"):
+        return found
+    for name in sorted(os.listdir(gdir)):
+        stem, ext = os.path.splitext(name)
+        if ext != ".json":
             continue
-        stem = name[:-len(".json")]
-        rnd = 1
+        rnd, prefixed = 1, False
         if stem.startswith("r") and "." in stem:
             head, stem = stem.split(".", 1)
             if not head[1:].isdigit():
                 continue
-            rnd = int(head[1:])
-        if stem in (f"{cfg}-alone", f"{cfg}-beside"):
-            found.add(rnd)
-    return sorted(found)
-
-
-def noisy_run(gdir, cfg, rnd, when):
-    for name in (f"r{rnd}.{cfg}-{when}.json", f"{cfg}-{when}.json" if rnd == 1 else None):
-        if name and os.path.exists(os.path.join(gdir, name)):
-            r = load_fio(os.path.join(gdir, name))
-            return dict(r["lat_us"], iops=r["iops"])
-    return None
+            rnd, prefixed = int(head[1:]), True
+        for when in ("alone", "beside"):
+            if stem == f"{cfg}-{when}":
+                paths = found.setdefault(rnd, {})
+                if prefixed or when not in paths:
+                    paths[when] = os.path.join(gdir, name)
+    return found
 
 
 def collect_noisy(ndir):
@@ -386,12 +382,13 @@ def collect_noisy(ndir):
         gdir = os.path.join(ndir, g)
         for cfg in NOISY_CONFIGS:
             rounds, ratios = [], []
-            for rnd in noisy_rounds(gdir, cfg):
-                runs = {"round": rnd}
-                for when in ("alone", "beside"):
-                    runs[when] = noisy_run(gdir, cfg, rnd, when)
-                if not runs["alone"] or not runs["beside"]:
+            for rnd, paths in sorted(noisy_files(gdir, cfg).items()):
+                if len(paths) < 2:
                     continue
+                runs = {"round": rnd}
+                for when, path in paths.items():
+                    r = load_fio(path)
+                    runs[when] = dict(r["lat_us"], iops=r["iops"])
                 a, b = runs["alone"]["p99"], runs["beside"]["p99"]
                 ratio = b / a if a and b else None
                 runs["p99_ratio"] = round(ratio, 2) if ratio is not None else None

@@ -15,9 +15,10 @@
 # Their fio results (results/<guest>/r<N>.<cfg>-alone.json,
 # r<N>.<cfg>-beside.json) carry the p50 and p99 completion latencies;
 # the report takes each guest's median p99 growth over the rounds (one
-# round's p99 in this testbed moves by tens of percent from run to run).  Every phy1 disk is served
-# by the one backend poller (default settings), every phy disk by its
-# blkback thread.  Emulated timings: compare only inside one run.
+# round's p99 in this testbed moves by tens of percent from run to run).
+# Every phy1 disk is served by the one backend poller (default settings),
+# every phy disk by its blkback thread.  Emulated timings: compare only
+# inside one run.
 set -u
 . "${FIPC_LIB:-$(dirname "$0")/../../lib}/fipc-scenario.sh"
 fipc_scenario_begin "$@"
