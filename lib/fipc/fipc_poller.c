@@ -169,7 +169,7 @@ static int fipc_poll_wait_done(void *arg)
 	return -EAGAIN;
 }
 
-static void fipc_poller_sleep(struct fipc_poller *pl)
+static void fipc_poller_sleep(struct fipc_poller *pl, bool contended)
 {
 	const struct fipc_poll_ops *ops = pl->set->ops;
 	struct fipc_poll_entry *entry;
@@ -196,6 +196,8 @@ static void fipc_poller_sleep(struct fipc_poller *pl)
 		u64 t0 = ktime_get_ns(), dt;
 
 		pl->sleeps++;
+		if (contended)
+			pl->contended_sleeps++;
 		if (retry_us) {
 			pl->timed_sleeps++;
 			wait_event_idle_timeout(pl->wq,
@@ -253,12 +255,19 @@ static u64 fipc_poller_window_ns(const struct fipc_poller *pl)
  * wants this CPU: polling on would take the CPU from it (in a guest with
  * one vCPU, from the application waiting for the I/O), so the longer
  * window is polled only on a CPU nobody else needs, as KVM's halt
- * polling does (single_task_running()).
+ * polling does (single_task_running()).  @contended tells the second
+ * case from the first: such a sleep is counted apart (contended_sleeps in
+ * poller_cpus), since on a CPU of its own the poller would have polled on.
  */
-static bool fipc_poller_should_sleep(const struct fipc_poller *pl, u64 idle_ns)
+static bool fipc_poller_should_sleep(const struct fipc_poller *pl, u64 idle_ns,
+				     bool *contended)
 {
-	return idle_ns >= fipc_poller_window_ns(pl) ||
-	       (idle_ns >= fipc_poller_idle_min_ns(pl) && !single_task_running());
+	*contended = false;
+	if (idle_ns >= fipc_poller_window_ns(pl))
+		return true;
+	*contended = idle_ns >= fipc_poller_idle_min_ns(pl) &&
+		     !single_task_running();
+	return *contended;
 }
 
 /* Work found after a gap of @gap_ns: the idle window learns from it. */
@@ -285,7 +294,7 @@ static int fipc_poller_fn(void *arg)
 {
 	struct fipc_poller *pl = arg;
 	u64 now = ktime_get_ns(), last_work = now, prev_work = now;
-	bool in_gap = false;
+	bool in_gap = false, contended;
 
 	pl->period_start = now;
 	while (!kthread_should_stop()) {
@@ -307,8 +316,8 @@ static int fipc_poller_fn(void *arg)
 		}
 		pl->empty++;
 		in_gap = true;
-		if (fipc_poller_should_sleep(pl, now - last_work)) {
-			fipc_poller_sleep(pl);
+		if (fipc_poller_should_sleep(pl, now - last_work, &contended)) {
+			fipc_poller_sleep(pl, contended);
 			now = ktime_get_ns();
 			last_work = now;
 			continue;
@@ -480,10 +489,11 @@ int fipc_poller_set_show(struct fipc_poller_set *set, char *buf)
 		struct fipc_poller *pl = &set->pollers[i];
 
 		n += scnprintf(buf + n, PAGE_SIZE - n,
-			       "poller %u cpu %d channels %u loops %llu empty %llu sleeps %llu timed_sleeps %llu wait %s wakeups %llu slept_us %llu sleep_max_us %llu irqs %lld irqs_awake %lld rx_waits %llu gap_us %llu gap_dev_us %llu window_us %llu wake_us %llu load_pct %u moved_in %llu moved_out %llu\n",
+			       "poller %u cpu %d channels %u loops %llu empty %llu sleeps %llu timed_sleeps %llu contended_sleeps %llu wait %s wakeups %llu slept_us %llu sleep_max_us %llu irqs %lld irqs_awake %lld rx_waits %llu gap_us %llu gap_dev_us %llu window_us %llu wake_us %llu load_pct %u moved_in %llu moved_out %llu\n",
 			       i, pl->cpu, READ_ONCE(pl->nr_entries),
 			       READ_ONCE(pl->loops), READ_ONCE(pl->empty),
 			       READ_ONCE(pl->sleeps), READ_ONCE(pl->timed_sleeps),
+			       READ_ONCE(pl->contended_sleeps),
 			       fipc_wait_method_name(pl->waiter.method),
 			       READ_ONCE(pl->wakeups),
 			       div_u64(READ_ONCE(pl->slept_ns), NSEC_PER_USEC),

@@ -652,6 +652,69 @@ static void fipc_test_poller_window_local(struct kunit *test)
 	fipc_poller_set_stop(set);
 }
 
+/*
+ * Past the shortest window a poller polls on only while nobody else wants
+ * its CPU: with 150 ms gaps learnt (a window of 200 ms or more), a
+ * message followed by this test spinning on the CPU (UML has one) puts
+ * the poller to sleep long before its window ends, and that sleep is
+ * counted as contended; while the test sleeps instead, the poller's
+ * sleeps come at the end of the window, not counted so.
+ */
+static void fipc_test_poller_contended(struct kunit *test)
+{
+	struct fipc_poller_set *set = fipc_poll_test_set(test, 1);
+	struct fipc_poll_test_chan *c = fipc_poll_test_chans(test, 1);
+	char *buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	struct fipc_poller *pl = &set->pollers[0];
+	struct fipc_msg msg = { };
+	u64 window_ns, sleeps, contended, t0, slept_after = 0;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	set->idle_max_us = USEC_PER_SEC;
+	KUNIT_ASSERT_EQ(test, fipc_poller_set_start(set), 0);
+	fipc_poller_attach(set, &c->poll, NULL);
+	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_asleep, c));
+
+	for (i = 1; i <= 16; i++) {
+		msleep(150);
+		KUNIT_EXPECT_EQ(test, fipc_send(&c->tx, &msg, 1), 0);
+		fipc_poll_entry_irq(&c->poll);
+		KUNIT_EXPECT_TRUE(test, fipc_poll_test_got(c, i));
+	}
+	window_ns = fipc_poll_idle_window(READ_ONCE(pl->gap_avg_ns),
+					  READ_ONCE(pl->gap_dev_ns),
+					  set->idle_us * NSEC_PER_USEC,
+					  set->idle_max_us * NSEC_PER_USEC);
+	KUNIT_EXPECT_GE(test, window_ns, 200 * NSEC_PER_MSEC);
+	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_asleep, c));
+
+	sleeps = READ_ONCE(pl->sleeps);
+	contended = READ_ONCE(pl->contended_sleeps);
+	KUNIT_EXPECT_EQ(test, fipc_send(&c->tx, &msg, 1), 0);
+	fipc_poll_entry_irq(&c->poll);
+	/* Spin here until the poller has taken it and gone back to sleep. */
+	t0 = ktime_get_ns();
+	while (ktime_get_ns() - t0 < window_ns) {
+		if (atomic_read(&c->received) == 17 &&
+		    READ_ONCE(pl->sleeps) > sleeps) {
+			slept_after = ktime_get_ns() - t0;
+			break;
+		}
+		cond_resched();
+	}
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->received), 17);
+	KUNIT_EXPECT_GT(test, slept_after, 0ull);
+	KUNIT_EXPECT_LT(test, slept_after, window_ns / 2);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(pl->sleeps), sleeps + 1);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(pl->contended_sleeps), contended + 1);
+	KUNIT_EXPECT_GT(test, fipc_poller_set_show(set, buf), 0);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, " contended_sleeps "));
+
+	fipc_poller_detach(&c->poll);
+	fipc_poller_set_stop(set);
+}
+
 #define FIPC_POLL_TEST_SCALE_CHANS	4
 
 /* A peer that keeps every channel's ring full, numbering its messages. */
@@ -1453,6 +1516,7 @@ static struct kunit_case fipc_test_cases[] = {
 	KUNIT_CASE(fipc_test_poller_window_deviation),
 	KUNIT_CASE(fipc_test_poller_wake_learn),
 	KUNIT_CASE(fipc_test_poller_window),
+	KUNIT_CASE(fipc_test_poller_contended),
 	KUNIT_CASE(fipc_test_poller_window_local),
 	KUNIT_CASE(fipc_test_poller_autoscale),
 	KUNIT_CASE(fipc_test_poller_scale_busy),

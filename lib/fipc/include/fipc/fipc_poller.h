@@ -172,6 +172,8 @@ struct fipc_poll_entry {
  * @empty: statistics: rounds that found nothing
  * @sleeps: statistics: times the thread slept
  * @timed_sleeps: statistics: sleeps bounded by a channel's retry_us
+ * @contended_sleeps: statistics: sleeps begun before the end of the idle
+ *	window because another task wanted the CPU (fipc_poller_fn())
  * @wakeups: statistics: sleeps ended by a kick
  * @slept_ns: statistics: time spent sleeping
  * @sleep_max_ns: statistics: longest sleep
@@ -213,6 +215,7 @@ struct fipc_poller {
 	u64 empty;
 	u64 sleeps;
 	u64 timed_sleeps;
+	u64 contended_sleeps;
 	u64 wakeups;
 	u64 slept_ns;
 	u64 sleep_max_ns;

@@ -61,14 +61,25 @@ bench_null_blk() {
 dom_cpu() { xl list "$1" 2>/dev/null | awk 'NR == 2 { print $6 }'; }
 
 # be_stats_json ID: the fipc backend's cost counters of domain ID's timed
-# disk (xvda), as JSON members; nothing for classic disks.
+# disk (xvda), as JSON members; nothing for classic disks.  With them, the
+# backend pollers' sleeps, summed over the set: "poller_sleeps" and
+# "poller_contended_sleeps" (those begun before the idle window's end
+# because another dom0 task wanted the CPU; none on a CPU of its own).
 be_stats_json() {
 	local d=/sys/bus/xen-backend/devices/fipcblk-$1-51712/statistics k sep=""
+	local p=/sys/module/xen_fipc_back/parameters/poller_cpus
 	[ -d "$d" ] || return 0
 	for k in grant_ops hypercalls notify_sent poll_loops empty_polls; do
 		printf '%s"%s": %s' "$sep" "$k" "$(cat "$d/$k")"
 		sep=", "
 	done
+	[ -r "$p" ] && awk '$1 == "poller" {
+		for (i = 2; i < NF; i++) {
+			if ($i == "sleeps") s += $(i + 1)
+			if ($i == "contended_sleeps") c += $(i + 1)
+		} }
+		END { printf ", \"poller_sleeps\": %d, \"poller_contended_sleeps\": %d", s, c }' "$p"
+	return 0
 }
 
 # back_poller_ticks DISKTYPE: CPU ticks of xen-fipc-back's pollers so far,
