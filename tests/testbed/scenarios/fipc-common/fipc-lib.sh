@@ -191,12 +191,14 @@ fipc_mailbox_put() {
 # fipc_domu_wait_marker NAME MARKER TIMEOUT: wait for a line starting
 # with MARKER (a plain string) on the guest's console (xenconsoled's log).
 # The log is followed (tail -F, woken by inotify), not polled, and the
-# domain is looked at every 2 s: under TCG every command a polling loop
-# runs takes milliseconds of dom0's only vCPU, and the backend poller
-# sleeps whenever another task wants it (docs/benchmarks.md, run R).
+# domain is looked at every $FIPC_MARKER_LOOK_S seconds (default 2): under
+# TCG every command a polling loop runs takes milliseconds of dom0's only
+# vCPU, and the backend poller sleeps whenever another task wants it
+# (docs/benchmarks.md, runs R and AG; timed phases look every 20 s).
 fipc_domu_wait_marker() {
     local con=/var/log/xen/console/guest-$1.log deadline=$((SECONDS + $3))
-    local look=$((SECONDS + 2)) line part='' fd tailpid found=0 rc fifo gone=0
+    local every=${FIPC_MARKER_LOOK_S:-2}
+    local look=$((SECONDS + every)) line part='' fd tailpid found=0 rc fifo gone=0
     # A FIFO, not a process substitution: dom0 has no /dev/fd.
     fifo=$(mktemp -u "${FIPC_WORK:-/tmp}/marker.XXXXXX")
     mkfifo "$fifo" || return 1
@@ -225,7 +227,7 @@ fipc_domu_wait_marker() {
         fi
         if [ $SECONDS -ge $look ]; then
             xl domid "$1" >/dev/null 2>&1 || { gone=1; break; }
-            look=$((SECONDS + 2))
+            look=$((SECONDS + every))
         fi
     done
     kill "$tailpid" 2>/dev/null
