@@ -560,6 +560,19 @@ static bool fipc_poll_test_got(struct fipc_poll_test_chan *c, int n)
 	return fipc_poll_test_reached(&c->received, n);
 }
 
+/* After @ms, the peer sends a message and notifies: the @n-th to arrive. */
+static void fipc_poll_test_send_after(struct kunit *test,
+				      struct fipc_poll_test_chan *c,
+				      unsigned int ms, int n)
+{
+	struct fipc_msg msg = { };
+
+	msleep(ms);
+	KUNIT_EXPECT_EQ(test, fipc_send(&c->tx, &msg, 1), 0);
+	fipc_poll_entry_irq(&c->poll);
+	KUNIT_EXPECT_TRUE(test, fipc_poll_test_got(c, n));
+}
+
 /*
  * A live poller learns its window: messages 5 ms apart (each announced
  * by an interrupt, as a peer that sees the sleeping word does) raise its
@@ -598,12 +611,8 @@ static void fipc_test_poller_window(struct kunit *test)
 	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, " window_us "));
 	KUNIT_EXPECT_NULL(test, strstr(buf, " window_us 1000 "));
 
-	for (i = 25; i <= 30; i++) {
-		msleep(300);
-		KUNIT_EXPECT_EQ(test, fipc_send(&c->tx, &msg, 1), 0);
-		fipc_poll_entry_irq(&c->poll);
-		KUNIT_EXPECT_TRUE(test, fipc_poll_test_got(c, i));
-	}
+	for (i = 25; i <= 30; i++)
+		fipc_poll_test_send_after(test, c, 300, i);
 	KUNIT_EXPECT_LT(test, READ_ONCE(pl->gap_avg_ns), avg / 16 + 1);
 	KUNIT_EXPECT_GT(test, fipc_poller_set_show(set, buf), 0);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, " window_us 1000 "));
@@ -626,7 +635,6 @@ static void fipc_test_poller_window_local(struct kunit *test)
 	struct fipc_poller_set *set = fipc_poll_test_set(test, 1);
 	struct fipc_poll_test_chan *c = fipc_poll_test_chans(test, 1);
 	struct fipc_poller *pl = &set->pollers[0];
-	struct fipc_msg msg = { };
 	unsigned int i;
 	u64 avg_ms;
 
@@ -636,10 +644,7 @@ static void fipc_test_poller_window_local(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_asleep, c));
 
 	for (i = 1; i <= 16; i++) {
-		msleep(150);
-		KUNIT_EXPECT_EQ(test, fipc_send(&c->tx, &msg, 1), 0);
-		fipc_poll_entry_irq(&c->poll);
-		KUNIT_EXPECT_TRUE(test, fipc_poll_test_got(c, i));
+		fipc_poll_test_send_after(test, c, 150, i);
 		atomic_inc(&c->local_pending);
 		fipc_poll_entry_wake(&c->poll);
 		KUNIT_EXPECT_TRUE(test, fipc_poll_test_reached(&c->local_taken, i));
@@ -676,12 +681,8 @@ static void fipc_test_poller_contended(struct kunit *test)
 	fipc_poller_attach(set, &c->poll, NULL);
 	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_asleep, c));
 
-	for (i = 1; i <= 16; i++) {
-		msleep(150);
-		KUNIT_EXPECT_EQ(test, fipc_send(&c->tx, &msg, 1), 0);
-		fipc_poll_entry_irq(&c->poll);
-		KUNIT_EXPECT_TRUE(test, fipc_poll_test_got(c, i));
-	}
+	for (i = 1; i <= 16; i++)
+		fipc_poll_test_send_after(test, c, 150, i);
 	window_ns = fipc_poll_idle_window(READ_ONCE(pl->gap_avg_ns),
 					  READ_ONCE(pl->gap_dev_ns),
 					  set->idle_us * NSEC_PER_USEC,
