@@ -414,6 +414,18 @@ def collect_noisy(ndir):
     both = [per_round[n] for n in sorted(per_round) if len(per_round[n]) == 2]
     out["rounds_phy1_no_worse"] = sum(1 for d in both if d["phy1"] <= d["phy"])
     out["rounds_compared"] = len(both)
+    # How far each configuration's worst quiet guest moved between
+    # rounds: a difference between phy and phy1 smaller than that is not
+    # one the rounds can tell apart from their noise.
+    spread = {}
+    for cfg in NOISY_CONFIGS:
+        vals = [per_round[n][cfg] for n in per_round if cfg in per_round[n]]
+        if len(vals) > 1:
+            spread[cfg] = max(vals) - min(vals)
+    out["round_spread"] = {c: round(v, 2) for c, v in spread.items()}
+    out["within_round_spread"] = None
+    if out["phy1_no_worse_than_phy"] is not None and len(spread) == len(NOISY_CONFIGS):
+        out["within_round_spread"] = abs(worst["phy1"] - worst["phy"]) < max(spread.values())
     return out
 
 
@@ -454,6 +466,16 @@ def noisy_table(noisy, emulated):
                                for d in noisy["per_round_worst"])
                    + f"; phy1 no worse in {noisy['rounds_phy1_no_worse']} of "
                    f"{noisy['rounds_compared']} rounds.\n")
+    within = noisy.get("within_round_spread")
+    if within is not None:
+        sp = noisy["round_spread"]
+        diff = abs(w["phy1"] - w["phy"])
+        out.append(f"phy and phy1 differ by {diff:.2f}, "
+                   + ("less" if within else "more")
+                   + " than their worst quiet guest moved between rounds ("
+                   + ", ".join(f"{c} {sp[c]:.2f}" for c in NOISY_CONFIGS)
+                   + ("): the rounds do not tell them apart.\n" if within
+                      else "): a difference the rounds' noise does not explain.\n"))
     return "\n".join(out)
 
 

@@ -269,6 +269,39 @@ def test_noisy_neighbour_rounds(tmp_path):
         "target (phy1 no worse than phy): met" in md
     assert "2: phy 1.00x, phy1 1.50x" in md
     assert "phy1 no worse in 2 of 3 rounds." in md
+    # The worst guest moved 2.0 (phy) and 0.5 (phy1) between rounds; the
+    # medians differ by 0.1: noise, and the report says so.
+    assert noisy["round_spread"] == {"phy": 2.0, "phy1": 0.5}
+    assert noisy["within_round_spread"] is True
+    assert "phy and phy1 differ by 0.10, less than their worst quiet guest " \
+        "moved between rounds (phy 2.00, phy1 0.50): the rounds do not tell " \
+        "them apart." in md
+
+
+def test_noisy_neighbour_difference_beyond_spread(tmp_path):
+    """A difference larger than either configuration moved between rounds
+    is reported as one; a single round gives no such statement."""
+    nd = tmp_path / "noisy"
+    ratios = {"phy": (2.0, 2.1), "phy1": (1.0, 1.05)}
+    for g in ("B", "C"):
+        for cfg, rs in ratios.items():
+            for n, ratio in enumerate(rs, 1):
+                write(nd, g, f"r{n}.{cfg}-alone", fio_json(100.0, 500000, 500000, 1000000))
+                beside = int(1000 * ratio)
+                write(nd, g, f"r{n}.{cfg}-beside", fio_json(100.0, 500000, 500000, beside * 1000))
+    noisy = report.collect_noisy(str(nd))
+    assert noisy["within_round_spread"] is False
+    md = report.noisy_table(noisy, emulated=True)
+    assert "phy and phy1 differ by 1.03, more than their worst quiet guest moved " \
+        "between rounds (phy 0.10, phy1 0.05): a difference the rounds' noise " \
+        "does not explain." in md
+    for g in ("B", "C"):
+        for cfg in ratios:
+            for when in ("alone", "beside"):
+                (nd / g / f"r2.{cfg}-{when}.json").unlink()
+    noisy = report.collect_noisy(str(nd))
+    assert noisy["round_spread"] == {} and noisy["within_round_spread"] is None
+    assert "differ by" not in report.noisy_table(noisy, emulated=True)
 
 
 def test_noisy_neighbour_verdict_unrounded(tmp_path):
