@@ -662,8 +662,7 @@ static void fipc_test_poller_window_local(struct kunit *test)
  * its CPU: with 150 ms gaps learnt (a window of 200 ms or more), a
  * message followed by this test spinning on the CPU (UML has one) puts
  * the poller to sleep long before its window ends, and that sleep is
- * counted as contended; while the test sleeps instead, the poller's
- * sleeps come at the end of the window, not counted so.
+ * the one counted as contended.
  */
 static void fipc_test_poller_contended(struct kunit *test)
 {

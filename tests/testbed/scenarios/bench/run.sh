@@ -123,20 +123,20 @@ be_data_path() {
 	cat "/sys/bus/xen-backend/devices/fipcblk-$1-51712/statistics/data_path" 2>/dev/null
 }
 
-# bench_quiet_wait NAME WATCHER SECONDS: wait until WATCHER (bench_domu's
+# bench_quiet_wait NAME WATCHER DEADLINE: wait until WATCHER (bench_domu's
 # marker follower) has seen its last marker and ended, the guest is gone,
-# crashed or shut down, or SECONDS pass, running almost nothing in dom0
-# meanwhile; fipc_domu_wait then judges how the guest ended.  Under TCG
-# each command takes milliseconds of dom0's only vCPU, and the backend's
-# poller sleeps (and costs the guest a notification) whenever another
-# task wants that CPU: with fipc_domu_wait looking at the guest every
-# 2 s through the timed jobs, xl, bash, date, awk and sleep were what
-# ran in 3 of 4 of the poller's sleeps (-o TRACE_SCHED=1, 2026-11-27).
-# Here one xl runs every 20 s, and the watcher's end ends the wait at
-# once (wait -n).
+# crashed or shut down, or bash's $SECONDS reaches DEADLINE, running
+# almost nothing in dom0 meanwhile; fipc_domu_wait then judges how the
+# guest ended.  Under TCG each command takes milliseconds of dom0's only
+# vCPU, and the backend's poller sleeps (and costs the guest a
+# notification) whenever another task wants that CPU: with
+# fipc_domu_wait looking at the guest every 2 s through the timed jobs,
+# xl, bash, date, awk and sleep were what ran in 3 of 4 of the poller's
+# sleeps (-o TRACE_SCHED=1, 2026-11-27).  Here one xl runs every 20 s,
+# and the watcher's end ends the wait at once (wait -n).
 bench_quiet_wait() {
-	local name=$1 watcher=$2 to=$3 nap state
-	while kill -0 "$watcher" 2>/dev/null && [ "$SECONDS" -lt "$to" ]; do
+	local name=$1 watcher=$2 deadline=$3 nap state
+	while kill -0 "$watcher" 2>/dev/null && [ "$SECONDS" -lt "$deadline" ]; do
 		sleep 20 &
 		nap=$!
 		wait -n "$watcher" "$nap" 2>/dev/null
@@ -227,11 +227,10 @@ bench_domu() {
 		done
 	) &
 	watcher=$!
-	local to left
-	to=$(fipc_scaled "$(fipc_opt DOMU_TIMEOUT 900)")
-	SECONDS=0
-	bench_quiet_wait "$cfg" "$watcher" "$to"
-	left=$((to - SECONDS))
+	local deadline left
+	deadline=$((SECONDS + $(fipc_scaled "$(fipc_opt DOMU_TIMEOUT 900)")))
+	bench_quiet_wait "$cfg" "$watcher" "$deadline"
+	left=$((deadline - SECONDS))
 	[ "$left" -gt 0 ] || left=1
 	FIPC_DOMU_WAIT_POLL_S=2 FIPC_TIMEOUT_SCALE=1 fipc_domu_wait "$cfg" "$left"
 	local rc=$?
