@@ -323,6 +323,12 @@ fipc_domu_console_tail() {
     fi
 }
 
+# fipc_domu_state NAME: the domain's state flags as xl list shows them
+# (r, b, p, s, c, d; e.g. "-b----"), nothing once it is gone.
+fipc_domu_state() {
+    xl list "$1" 2>/dev/null | awk 'NR == 2 { print $5 }'
+}
+
 # fipc_domu_wait NAME TIMEOUT: wait until the domU powers off, then collect
 # its results into $FIPC_RESULTS/NAME.  Fails (and destroys the domain) if it
 # crashes, runs past TIMEOUT seconds, reports no results or a non-zero guest
@@ -333,7 +339,7 @@ fipc_domu_wait() {
     to=$(fipc_scaled "$2")
     deadline=$(($(date +%s) + to))
     while true; do
-        state=$(xl list "$name" 2>/dev/null | awk 'NR == 2 { print $5 }')
+        state=$(fipc_domu_state "$name")
         [ -z "$state" ] && break                       # gone: powered off and destroyed
         case $state in
         *c*) fipc_fail "domU $name crashed"; fipc_domu_console_tail "$name"

@@ -142,7 +142,7 @@ bench_quiet_wait() {
 		wait -n "$watcher" "$nap" 2>/dev/null
 		kill "$nap" 2>/dev/null
 		wait "$nap" 2>/dev/null
-		state=$(xl list "$name" 2>/dev/null | awk 'NR == 2 { print $5 }')
+		state=$(fipc_domu_state "$name")
 		case $state in
 		'' | *c* | *s*) return 0 ;;
 		esac
