@@ -169,7 +169,8 @@ static int fipc_poll_wait_done(void *arg)
 	return -EAGAIN;
 }
 
-static void fipc_poller_sleep(struct fipc_poller *pl, bool contended)
+/* Sleep unless a last look finds work; return whether it slept. */
+static bool fipc_poller_sleep(struct fipc_poller *pl, bool contended)
 {
 	const struct fipc_poll_ops *ops = pl->set->ops;
 	struct fipc_poll_entry *entry;
@@ -228,6 +229,7 @@ static void fipc_poller_sleep(struct fipc_poller *pl, bool contended)
 		ops->set_sleeping(entry, false);
 	WRITE_ONCE(pl->asleep, false);
 	mutex_unlock(&pl->lock);
+	return !busy;
 }
 
 static u64 fipc_poller_idle_max_ns(const struct fipc_poller *pl)
@@ -270,10 +272,16 @@ static bool fipc_poller_should_sleep(const struct fipc_poller *pl, u64 idle_ns,
 	return *contended;
 }
 
-/* Work found after a gap of @gap_ns: the idle window learns from it. */
-static void fipc_poller_learn(struct fipc_poller *pl, u64 gap_ns)
+/*
+ * The peer's work found after a gap of @gap_ns, @slept in it or not: the
+ * idle window learns from it.
+ */
+static void fipc_poller_learn(struct fipc_poller *pl, u64 gap_ns, bool slept)
 {
 	u64 avg = pl->gap_avg_ns, max = fipc_poller_idle_max_ns(pl);
+
+	if (slept && gap_ns <= max)
+		pl->short_sleeps++;
 
 	WRITE_ONCE(pl->gap_dev_ns,
 		   fipc_poll_gap_dev_learn(avg, pl->gap_dev_ns, gap_ns, max));
@@ -286,7 +294,8 @@ static void fipc_poller_learn(struct fipc_poller *pl, u64 gap_ns)
  * reset by a sleep) measures the gaps the window learns from: the peer's
  * work found after at least one empty round ends a gap, local work only
  * restarts it (the gap a request's completion leaves is not one the peer
- * has to fill, and it kicks a sleeping poller).  A round that found work
+ * has to fill, and it kicks a sleeping poller).  @slept says whether the
+ * gap had a sleep in it.  A round that found work
  * counts, from the end of the round before it, toward the poller's load
  * (auto-scaling).
  */
@@ -294,7 +303,7 @@ static int fipc_poller_fn(void *arg)
 {
 	struct fipc_poller *pl = arg;
 	u64 now = ktime_get_ns(), last_work = now, prev_work = now;
-	bool in_gap = false, contended;
+	bool in_gap = false, slept = false, contended;
 
 	pl->period_start = now;
 	while (!kthread_should_stop()) {
@@ -307,8 +316,9 @@ static int fipc_poller_fn(void *arg)
 		fipc_poller_account(pl, work ? now - prev : 0, now);
 		if (work) {
 			if (in_gap && peer_work)
-				fipc_poller_learn(pl, now - prev_work);
+				fipc_poller_learn(pl, now - prev_work, slept);
 			in_gap = false;
+			slept = false;
 			last_work = now;
 			prev_work = now;
 			cond_resched();
@@ -317,7 +327,7 @@ static int fipc_poller_fn(void *arg)
 		pl->empty++;
 		in_gap = true;
 		if (fipc_poller_should_sleep(pl, now - last_work, &contended)) {
-			fipc_poller_sleep(pl, contended);
+			slept |= fipc_poller_sleep(pl, contended);
 			now = ktime_get_ns();
 			last_work = now;
 			continue;
@@ -489,11 +499,12 @@ int fipc_poller_set_show(struct fipc_poller_set *set, char *buf)
 		struct fipc_poller *pl = &set->pollers[i];
 
 		n += scnprintf(buf + n, PAGE_SIZE - n,
-			       "poller %u cpu %d channels %u loops %llu empty %llu sleeps %llu timed_sleeps %llu contended_sleeps %llu wait %s wakeups %llu slept_us %llu sleep_max_us %llu irqs %lld irqs_awake %lld rx_waits %llu gap_us %llu gap_dev_us %llu window_us %llu wake_us %llu load_pct %u moved_in %llu moved_out %llu\n",
+			       "poller %u cpu %d channels %u loops %llu empty %llu sleeps %llu timed_sleeps %llu contended_sleeps %llu short_sleeps %llu wait %s wakeups %llu slept_us %llu sleep_max_us %llu irqs %lld irqs_awake %lld rx_waits %llu gap_us %llu gap_dev_us %llu window_us %llu wake_us %llu load_pct %u moved_in %llu moved_out %llu\n",
 			       i, pl->cpu, READ_ONCE(pl->nr_entries),
 			       READ_ONCE(pl->loops), READ_ONCE(pl->empty),
 			       READ_ONCE(pl->sleeps), READ_ONCE(pl->timed_sleeps),
 			       READ_ONCE(pl->contended_sleeps),
+			       READ_ONCE(pl->short_sleeps),
 			       fipc_wait_method_name(pl->waiter.method),
 			       READ_ONCE(pl->wakeups),
 			       div_u64(READ_ONCE(pl->slept_ns), NSEC_PER_USEC),

@@ -576,9 +576,12 @@ static void fipc_poll_test_send_after(struct kunit *test,
 /*
  * A live poller learns its window: messages 5 ms apart (each announced
  * by an interrupt, as a peer that sees the sleeping word does) raise its
- * mean gap toward 5 ms, and poller_cpus shows it; messages 300 ms apart,
- * more than its longest window of 100 ms, bring the window back to the
- * shortest (1 ms here).  Loose bounds: the host may be loaded.
+ * mean gap toward 5 ms, and poller_cpus shows it; the first of them come
+ * while it sleeps, and those sleeps count as short (a window of 100 ms
+ * would have polled through).  Messages 300 ms apart, more than its
+ * longest window of 100 ms, bring the window back to the shortest (1 ms
+ * here), and the sleeps before them are not short.  Loose bounds: the host
+ * may be loaded.
  */
 static void fipc_test_poller_window(struct kunit *test)
 {
@@ -587,8 +590,8 @@ static void fipc_test_poller_window(struct kunit *test)
 	char *buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
 	struct fipc_poller *pl = &set->pollers[0];
 	struct fipc_msg msg = { };
+	u64 avg, sleeps, short_sleeps;
 	unsigned int i;
-	u64 avg;
 
 	KUNIT_ASSERT_NOT_NULL(test, buf);
 	set->idle_max_us = 100000;
@@ -610,9 +613,16 @@ static void fipc_test_poller_window(struct kunit *test)
 	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, " gap_us "));
 	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, " window_us "));
 	KUNIT_EXPECT_NULL(test, strstr(buf, " window_us 1000 "));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, " short_sleeps "));
+	short_sleeps = READ_ONCE(pl->short_sleeps);
+	sleeps = READ_ONCE(pl->sleeps);
+	KUNIT_EXPECT_GE(test, short_sleeps, 1ull);
+	KUNIT_EXPECT_LE(test, short_sleeps, sleeps);
 
 	for (i = 25; i <= 30; i++)
 		fipc_poll_test_send_after(test, c, 300, i);
+	KUNIT_EXPECT_GE(test, READ_ONCE(pl->sleeps), sleeps + 6);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(pl->short_sleeps), short_sleeps);
 	KUNIT_EXPECT_LT(test, READ_ONCE(pl->gap_avg_ns), avg / 16 + 1);
 	KUNIT_EXPECT_GT(test, fipc_poller_set_show(set, buf), 0);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, " window_us 1000 "));

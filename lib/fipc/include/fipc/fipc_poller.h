@@ -174,6 +174,9 @@ struct fipc_poll_entry {
  * @timed_sleeps: statistics: sleeps bounded by a channel's retry_us
  * @contended_sleeps: statistics: sleeps begun before the end of the idle
  *	window because another task wanted the CPU (fipc_poller_fn())
+ * @short_sleeps: statistics: gaps with a sleep in them that the peer's
+ *	work ended within the set's idle_max_us: polling that long would have
+ *	covered them (fipc_poller_fn())
  * @wakeups: statistics: sleeps ended by a kick
  * @slept_ns: statistics: time spent sleeping
  * @sleep_max_ns: statistics: longest sleep
@@ -216,6 +219,7 @@ struct fipc_poller {
 	u64 sleeps;
 	u64 timed_sleeps;
 	u64 contended_sleeps;
+	u64 short_sleeps;
 	u64 wakeups;
 	u64 slept_ns;
 	u64 sleep_max_ns;

@@ -62,9 +62,11 @@ dom_cpu() { xl list "$1" 2>/dev/null | awk 'NR == 2 { print $6 }'; }
 
 # be_stats_json ID: the fipc backend's cost counters of domain ID's timed
 # disk (xvda), as JSON members; nothing for classic disks.  With them, the
-# backend pollers' sleeps, summed over the set: "poller_sleeps" and
+# backend pollers' sleeps, summed over the set: "poller_sleeps",
 # "poller_contended_sleeps" (those begun before the idle window's end
-# because another dom0 task wanted the CPU; none on a CPU of its own).
+# because another dom0 task wanted the CPU; none on a CPU of its own) and
+# "poller_short_sleeps" (gaps with a sleep that the guest ended within
+# poll_idle_max_us: a window at its longest would have polled through).
 be_stats_json() {
 	local d=/sys/bus/xen-backend/devices/fipcblk-$1-51712/statistics k sep=""
 	local p=/sys/module/xen_fipc_back/parameters/poller_cpus
@@ -77,8 +79,9 @@ be_stats_json() {
 		for (i = 2; i < NF; i++) {
 			if ($i == "sleeps") s += $(i + 1)
 			if ($i == "contended_sleeps") c += $(i + 1)
+			if ($i == "short_sleeps") t += $(i + 1)
 		} }
-		END { printf ", \"poller_sleeps\": %d, \"poller_contended_sleeps\": %d", s, c }' "$p"
+		END { printf ", \"poller_sleeps\": %d, \"poller_contended_sleeps\": %d, \"poller_short_sleeps\": %d", s, c, t }' "$p"
 	return 0
 }
 
