@@ -242,13 +242,18 @@ static u64 fipc_poller_idle_min_ns(const struct fipc_poller *pl)
 	return (u64)READ_ONCE(pl->set->idle_us) * NSEC_PER_USEC;
 }
 
-/* The idle window with the set's current settings. */
+/*
+ * The idle window with the set's current settings: the mean's, or the
+ * recent gaps' tail if that is longer, never past the longest window.
+ */
 static u64 fipc_poller_window_ns(const struct fipc_poller *pl)
 {
-	return fipc_poll_idle_window(READ_ONCE(pl->gap_avg_ns),
-				     READ_ONCE(pl->gap_dev_ns),
-				     fipc_poller_idle_min_ns(pl),
-				     fipc_poller_idle_max_ns(pl));
+	u64 max_ns = fipc_poller_idle_max_ns(pl);
+	u64 win = fipc_poll_idle_window(READ_ONCE(pl->gap_avg_ns),
+					READ_ONCE(pl->gap_dev_ns),
+					fipc_poller_idle_min_ns(pl), max_ns);
+
+	return max(win, min(READ_ONCE(pl->gap_tail_ns), max_ns));
 }
 
 /*
@@ -286,6 +291,8 @@ static void fipc_poller_learn(struct fipc_poller *pl, u64 gap_ns, bool slept)
 	WRITE_ONCE(pl->gap_dev_ns,
 		   fipc_poll_gap_dev_learn(avg, pl->gap_dev_ns, gap_ns, max));
 	WRITE_ONCE(pl->gap_avg_ns, fipc_poll_gap_learn(avg, gap_ns, max));
+	fipc_poll_gaps_add(&pl->gaps, gap_ns, max);
+	WRITE_ONCE(pl->gap_tail_ns, fipc_poll_gaps_tail_ns(&pl->gaps));
 }
 
 /*
@@ -499,7 +506,7 @@ int fipc_poller_set_show(struct fipc_poller_set *set, char *buf)
 		struct fipc_poller *pl = &set->pollers[i];
 
 		n += scnprintf(buf + n, PAGE_SIZE - n,
-			       "poller %u cpu %d channels %u loops %llu empty %llu sleeps %llu timed_sleeps %llu contended_sleeps %llu short_sleeps %llu wait %s wakeups %llu slept_us %llu sleep_max_us %llu irqs %lld irqs_awake %lld rx_waits %llu gap_us %llu gap_dev_us %llu window_us %llu wake_us %llu load_pct %u moved_in %llu moved_out %llu\n",
+			       "poller %u cpu %d channels %u loops %llu empty %llu sleeps %llu timed_sleeps %llu contended_sleeps %llu short_sleeps %llu wait %s wakeups %llu slept_us %llu sleep_max_us %llu irqs %lld irqs_awake %lld rx_waits %llu gap_us %llu gap_dev_us %llu gap_tail_us %llu window_us %llu wake_us %llu load_pct %u moved_in %llu moved_out %llu\n",
 			       i, pl->cpu, READ_ONCE(pl->nr_entries),
 			       READ_ONCE(pl->loops), READ_ONCE(pl->empty),
 			       READ_ONCE(pl->sleeps), READ_ONCE(pl->timed_sleeps),
@@ -515,6 +522,9 @@ int fipc_poller_set_show(struct fipc_poller_set *set, char *buf)
 			       READ_ONCE(pl->rx_waits),
 			       div_u64(READ_ONCE(pl->gap_avg_ns), NSEC_PER_USEC),
 			       div_u64(READ_ONCE(pl->gap_dev_ns), NSEC_PER_USEC),
+			       div_u64(min(READ_ONCE(pl->gap_tail_ns),
+					   fipc_poller_idle_max_ns(pl)),
+				       NSEC_PER_USEC),
 			       div_u64(fipc_poller_window_ns(pl), NSEC_PER_USEC),
 			       div_u64(fipc_poller_wake_ns(pl), NSEC_PER_USEC),
 			       READ_ONCE(pl->load_pct), READ_ONCE(pl->moved_in),

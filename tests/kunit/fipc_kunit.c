@@ -477,12 +477,8 @@ static void fipc_test_poller_window_learn(struct kunit *test)
 }
 
 /*
- * Gaps that vary (three of 200 us, then one of 1.2 ms, as a QD 1 stream
- * whose guest is sometimes slow to send): once learnt, the window covers
- * every one of them, the long ones included (twice the 500 us mean
- * would sleep through each long gap, a quarter of them); steady gaps
- * keep a deviation near 0; a few gaps longer than the longest window
- * bring it back to the shortest.
+ * The wake-up time's running mean: the first sets it, each later one
+ * moves it an eighth of the way.
  */
 static void fipc_test_poller_wake_learn(struct kunit *test)
 {
@@ -503,6 +499,14 @@ static void fipc_test_poller_wake_learn(struct kunit *test)
 	KUNIT_EXPECT_GE(test, avg, 5 * NSEC_PER_USEC);
 }
 
+/*
+ * Gaps that vary (three of 200 us, then one of 1.2 ms, as a QD 1 stream
+ * whose guest is sometimes slow to send): once learnt, the window covers
+ * every one of them, the long ones included (twice the 500 us mean
+ * would sleep through each long gap, a quarter of them); steady gaps
+ * keep a deviation near 0; a few gaps longer than the longest window
+ * bring it back to the shortest.
+ */
 static void fipc_test_poller_window_deviation(struct kunit *test)
 {
 	const u64 min = 200 * NSEC_PER_USEC, max = 2 * NSEC_PER_MSEC;
@@ -540,6 +544,92 @@ static void fipc_test_poller_window_deviation(struct kunit *test)
 	KUNIT_EXPECT_LT(test, dev, 10 * NSEC_PER_USEC);
 	KUNIT_EXPECT_EQ(test, fipc_poll_idle_window(avg, dev, min, 4 * max),
 			2 * avg);
+}
+
+/* Feed @n gaps of @gap_ns to @g, @avg and @dev; the learnt window after. */
+static u64 fipc_poll_test_gaps(struct fipc_poll_gaps *g, u64 *avg, u64 *dev,
+			       u64 gap_ns, unsigned int n)
+{
+	const u64 min = 200 * NSEC_PER_USEC, max = 2 * NSEC_PER_MSEC;
+
+	while (n--) {
+		*dev = fipc_poll_gap_dev_learn(*avg, *dev, gap_ns, max);
+		*avg = fipc_poll_gap_learn(*avg, gap_ns, max);
+		fipc_poll_gaps_add(g, gap_ns, max);
+	}
+	return fipc_poll_idle_window(*avg, *dev, min, max);
+}
+
+/*
+ * The gaps' tail: a QD 1 stream whose guest is late one gap in twenty
+ * (19 gaps of 600 us, then one of 1.6 ms) sleeps in each late gap with
+ * the mean's window (twice the mean, about 1.2 ms, by the time the late
+ * gap comes), while the tail (99 % of the recent gaps) covers them, also
+ * with one gap in twenty longer than the longest window.  One late gap in
+ * 200 is left out of the tail.  Gaps longer than the longest window, once
+ * more than one in 16, turn the tail off; and the histogram forgets:
+ * after 8192 gaps of 200 us the tail is theirs alone.
+ */
+static void fipc_test_poller_window_tail(struct kunit *test)
+{
+	const u64 us = NSEC_PER_USEC, max = 2 * NSEC_PER_MSEC;
+	struct fipc_poll_gaps g = { };
+	u64 avg = 0, dev = 0, win = 0;
+	unsigned int i, b, sum;
+
+	KUNIT_EXPECT_EQ(test, fipc_poll_gap_bucket(0), 0u);
+	KUNIT_EXPECT_EQ(test, fipc_poll_gap_bucket(65535), 0u);
+	KUNIT_EXPECT_EQ(test, fipc_poll_gap_bucket(65536), 1u);
+	KUNIT_EXPECT_EQ(test, fipc_poll_gap_bucket(600 * us), 4u);
+	KUNIT_EXPECT_EQ(test, fipc_poll_gap_bucket(1600 * us), 5u);
+	KUNIT_EXPECT_EQ(test, fipc_poll_gap_bucket(U64_MAX),
+			FIPC_POLL_GAP_BUCKETS - 1);
+	KUNIT_EXPECT_EQ(test, fipc_poll_gap_bucket_end_ns(4), 1048576ull);
+	KUNIT_EXPECT_EQ(test,
+			fipc_poll_gap_bucket_end_ns(FIPC_POLL_GAP_BUCKETS - 1),
+			U64_MAX);
+
+	/* Too few gaps yet: no tail. */
+	fipc_poll_test_gaps(&g, &avg, &dev, 600 * us,
+			    FIPC_POLL_GAP_MIN_SAMPLES - 1);
+	KUNIT_EXPECT_EQ(test, fipc_poll_gaps_tail_ns(&g), 0ull);
+
+	for (i = 0; i < 200; i++) {
+		win = fipc_poll_test_gaps(&g, &avg, &dev, 600 * us, 19);
+		fipc_poll_test_gaps(&g, &avg, &dev, 1600 * us, 1);
+	}
+	KUNIT_EXPECT_LT(test, win, 1600 * us);
+	KUNIT_EXPECT_GE(test, min(fipc_poll_gaps_tail_ns(&g), max),
+			1600 * us);
+	KUNIT_EXPECT_LT(test, g.total, (u32)FIPC_POLL_GAP_HISTORY);
+	for (sum = g.beyond, b = 0; b < FIPC_POLL_GAP_BUCKETS; b++)
+		sum += g.recent[b];
+	KUNIT_EXPECT_EQ(test, sum, g.total);
+
+	/* One in twenty beyond the longest window: the tail holds. */
+	for (i = 0; i < 200; i++) {
+		fipc_poll_test_gaps(&g, &avg, &dev, 600 * us, 18);
+		fipc_poll_test_gaps(&g, &avg, &dev, 1600 * us, 1);
+		fipc_poll_test_gaps(&g, &avg, &dev, 10 * max, 1);
+	}
+	KUNIT_EXPECT_GE(test, min(fipc_poll_gaps_tail_ns(&g), max),
+			1600 * us);
+
+	/* Then only gaps beyond it: the tail is off. */
+	fipc_poll_test_gaps(&g, &avg, &dev, 10 * max, 256);
+	KUNIT_EXPECT_EQ(test, fipc_poll_gaps_tail_ns(&g), 0ull);
+
+	/* A late gap in 200: the tail covers the 600 us gaps only. */
+	memset(&g, 0, sizeof(g));
+	for (i = 0; i < 20; i++) {
+		fipc_poll_test_gaps(&g, &avg, &dev, 600 * us, 199);
+		fipc_poll_test_gaps(&g, &avg, &dev, 1600 * us, 1);
+	}
+	KUNIT_EXPECT_EQ(test, fipc_poll_gaps_tail_ns(&g), 1048576ull);
+
+	/* The old gaps fade: then gaps of 200 us leave their bucket only. */
+	fipc_poll_test_gaps(&g, &avg, &dev, 200 * us, 8192);
+	KUNIT_EXPECT_EQ(test, fipc_poll_gaps_tail_ns(&g), 262144ull);
 }
 
 /* Wait until @count reaches @n, at most FIPC_POLL_TEST_WAIT_MS. */
@@ -1524,6 +1614,7 @@ static struct kunit_case fipc_test_cases[] = {
 	KUNIT_CASE(fipc_test_poller_retry),
 	KUNIT_CASE(fipc_test_poller_window_learn),
 	KUNIT_CASE(fipc_test_poller_window_deviation),
+	KUNIT_CASE(fipc_test_poller_window_tail),
 	KUNIT_CASE(fipc_test_poller_wake_learn),
 	KUNIT_CASE(fipc_test_poller_window),
 	KUNIT_CASE(fipc_test_poller_contended),

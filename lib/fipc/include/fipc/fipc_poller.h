@@ -19,15 +19,17 @@
  * between its work and the peer's next message (sleeps included), their
  * mean and their mean deviation, and keeps polling for the mean plus the
  * larger of the mean and four deviations (as TCP's retransmission timer,
- * RFC 6298), between the set's idle_us and idle_max_us, so that a steady
- * workload whose gaps a sleep and a wake-up would lengthen is polled
- * through, also where its gaps vary, while gaps longer than idle_max_us
- * (no steady work, an idle guest) shrink the window back to idle_us
- * (fipc_poll_gap_learn()).  Work that does not come from the
- * peer (a local completion, which kicks a sleeping poller itself) is
- * marked with fipc_poll_entry_local_work(): it restarts the gap but does
- * not end one, so that a request's own completion does not teach the
- * poller to stop polling long before the peer's next request.
+ * RFC 6298), or as long as 99 % of its recent gaps within idle_max_us
+ * were if that is longer (<fipc/fipc_poll_gaps.h>), between the set's
+ * idle_us and idle_max_us, so that a steady workload whose gaps a sleep
+ * and a wake-up would lengthen is polled through, also where its gaps
+ * vary, while gaps longer than idle_max_us (no steady work, an idle
+ * guest) shrink the window back to idle_us (fipc_poll_gap_learn()).
+ * Work that does not come from the peer (a local completion, which kicks
+ * a sleeping poller itself) is marked with fipc_poll_entry_local_work():
+ * it restarts the gap but does not end one, so that a request's own
+ * completion does not teach the poller to stop polling long before the
+ * peer's next request.
  *
  * With the set's autoscale on, its channels start on one poller and are
  * spread over more only while the pollers at work stay busy, and gathered
@@ -47,6 +49,7 @@
 #include <linux/types.h>
 #include <linux/wait.h>
 #include <fipc/fipc.h>
+#include <fipc/fipc_poll_gaps.h>
 
 #define FIPC_POLLERS_MAX		8
 #define FIPC_POLLERS_DEFAULT		1
@@ -187,6 +190,8 @@ struct fipc_poll_entry {
  * @gap_avg_ns: the running mean of the gaps between work that the idle
  *	window learns from (fipc_poll_gap_learn())
  * @gap_dev_ns: their running mean deviation (fipc_poll_gap_dev_learn())
+ * @gaps: the recent gaps, decayed (<fipc/fipc_poll_gaps.h>)
+ * @gap_tail_ns: fipc_poll_gaps_tail_ns() of @gaps, after the last gap
  * @kick_ns: when the first kick of the current sleep came, 0 if none yet
  * @wake_ns: the running mean time from a kick to the thread running
  *	again (fipc_poll_wake_learn(), fipc_poller_wake_ns())
@@ -228,6 +233,8 @@ struct fipc_poller {
 	u64 rx_waits;
 	u64 gap_avg_ns;
 	u64 gap_dev_ns;
+	struct fipc_poll_gaps gaps;
+	u64 gap_tail_ns;
 	atomic64_t kick_ns;
 	u64 wake_ns;
 	u64 period_start;
