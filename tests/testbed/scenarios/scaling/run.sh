@@ -254,8 +254,19 @@ report() {
     cat "$FIPC_RESULTS/scaling.md"
 }
 
+# finish: unload the backend and check dom0.  A guest still running here
+# (one that a failed mode left) is a failure of its own; it is destroyed
+# and its devices waited for first, so that the unload and the health
+# check test the driver and not the failure before them.
 finish() {
-    local rc=0
+    local rc=0 name id
+    for name in $(xl list 2>/dev/null | awk 'NR > 2 { print $1 }'); do
+        id=$(xl domid "$name")
+        fipc_fail "$name still running at the end; destroyed"
+        xl destroy "$name"
+        fipc_blk_wait_gone "$id"
+        rc=1
+    done
     rmmod xen-fipc-back || { fipc_fail "rmmod xen-fipc-back failed"; rc=1; }
     fipc_health final || rc=1
     return $rc
