@@ -30,7 +30,7 @@
 #include <linux/minmax.h>
 #include <linux/types.h>
 
-/* Buckets: [0, 2^16 ns), [2^16, 2^17), ... [2^26, 2^27), then the rest. */
+/* Buckets: [0, 2^16 ns), [2^16, 2^17), ... [2^25, 2^26), then the rest. */
 #define FIPC_POLL_GAP_BUCKETS		12
 #define FIPC_POLL_GAP_BUCKET0_SHIFT	16
 /* Share of the coverable recent gaps the tail window covers, per 1000. */
