@@ -18,10 +18,11 @@ static int fipc_duplex_client_fail(struct fipc_duplex_client *c)
 	return -EPROTO;
 }
 
-static struct fipc_slot *fipc_duplex_client_slot(struct fipc_duplex_client *c,
-						 u32 pos)
+/* The slot @n positions after the submit cursor. */
+static struct fipc_slot *fipc_duplex_submit_slot(struct fipc_duplex_client *c,
+						 u32 n)
 {
-	return &c->slots[pos & c->mask];
+	return &c->slots[(c->submit_slot + n) & c->mask];
 }
 
 /*
@@ -35,20 +36,21 @@ static int fipc_duplex_reclaim(struct fipc_duplex_client *c, u32 need)
 	while (fipc_duplex_room(c) < need) {
 		pos = c->done;
 		/* Acquire: our later writes stay after the server's release. */
-		flag = virt_load_acquire(&fipc_duplex_client_slot(c, pos)->flag);
+		flag = virt_load_acquire(&c->slots[c->done_slot].flag);
 		/*
 		 * One position, allowed while more positions are held than
 		 * calls wait: the cursor moves by a constant, so the next
 		 * flag can be loaded before this one has arrived.
 		 */
-		if (flag == fipc_duplex_flag(FIPC_DUPLEX_ACK, 1, pos) &&
+		if (flag == fipc_duplex_flag(FIPC_DUPLEX_ACK, 1, pos,
+					     c->lap_shift) &&
 		    c->submit - pos > c->calls) {
-			c->done = pos + 1;
+			fipc_duplex_advance_done(c, 1);
 			continue;
 		}
 		switch (fipc_duplex_client_look(c, flag, &span)) {
 		case FIPC_DUPLEX_FOUND_ACK:
-			c->done = pos + span;
+			fipc_duplex_advance_done(c, span);
 			continue;
 		case FIPC_DUPLEX_FOUND_NOTHING:
 		case FIPC_DUPLEX_FOUND_REPLY:
@@ -97,18 +99,19 @@ int fipc_duplex_submit(struct fipc_duplex_client *c,
 	}
 
 	for (i = 1; i < nslots; i++) {
-		slot = fipc_duplex_client_slot(c, pos + i);
+		slot = fipc_duplex_submit_slot(c, i);
 		fipc_payload_move(slot->payload, msg[i].data);
 		/* Ordered by the release of the head flag below. */
-		WRITE_ONCE(slot->flag, fipc_duplex_flag(kind, 0, pos + i));
+		WRITE_ONCE(slot->flag,
+			   fipc_duplex_flag(kind, 0, pos + i, c->lap_shift));
 	}
 	/*
 	 * Release: every payload byte and continuation flag above becomes
 	 * visible before the head flag that announces them.
 	 */
-	fipc_duplex_put(fipc_duplex_client_slot(c, pos), msg,
-			fipc_duplex_flag(kind, nslots, pos));
-	c->submit = pos + nslots;
+	fipc_duplex_put(fipc_duplex_submit_slot(c, 0), msg,
+			fipc_duplex_flag(kind, nslots, pos, c->lap_shift));
+	fipc_duplex_advance_submit(c, nslots);
 	if (!posted)
 		c->calls++;
 	return 0;
@@ -133,18 +136,18 @@ int fipc_duplex_take_reply_slow(struct fipc_duplex_client *c,
 	for (;;) {
 		if (unlikely(c->error))
 			return c->error;
-		slot = fipc_duplex_client_slot(c, c->done);
+		slot = &c->slots[c->done_slot];
 		/* Acquire: pairs with the server's release of the flag. */
 		flag = virt_load_acquire(&slot->flag);
 		switch (fipc_duplex_client_look(c, flag, &span)) {
 		case FIPC_DUPLEX_FOUND_REPLY:
 			fipc_slot_copy(slot, reply);
-			c->done += span;
+			fipc_duplex_advance_done(c, span);
 			c->calls--;
 			return 0;
 		case FIPC_DUPLEX_FOUND_ACK:
 			/* Each one moves the cursor: the loop ends. */
-			c->done += span;
+			fipc_duplex_advance_done(c, span);
 			break;
 		case FIPC_DUPLEX_FOUND_NOTHING:
 			return -EAGAIN;

@@ -37,8 +37,11 @@ int fipc_duplex_client_init(struct fipc_duplex_client *c, void *mem,
 		return err;
 	c->slots = mem;
 	c->mask = FIPC_RING_SLOTS(order) - 1;
+	c->lap_shift = FIPC_DUPLEX_LAP_SHIFT(order);
 	c->submit = 0;
+	c->submit_slot = 0;
 	c->done = 0;
+	c->done_slot = 0;
 	c->calls = 0;
 	c->error = 0;
 	return 0;
@@ -66,6 +69,7 @@ int fipc_duplex_server_init(struct fipc_duplex_server *s, void *mem,
 		return err;
 	s->slots = mem;
 	s->mask = FIPC_RING_SLOTS(order) - 1;
+	s->lap_shift = FIPC_DUPLEX_LAP_SHIFT(order);
 	s->read = 0;
 	s->complete = 0;
 	s->unanswered = 0;

@@ -44,7 +44,8 @@ static void fipc_duplex_ack(struct fipc_duplex_server *s, u32 n)
 		 */
 		virt_store_release(&fipc_duplex_server_slot(s, s->complete)->flag,
 				   fipc_duplex_flag(FIPC_DUPLEX_ACK, span,
-						    s->complete));
+						    s->complete,
+						    s->lap_shift));
 		s->complete += span;
 		n -= span;
 	}
@@ -105,7 +106,7 @@ int fipc_duplex_take_request_slow(struct fipc_duplex_server *s,
 	 * A one-slot posted request moves the cursor by a constant, so a
 	 * stream of them is read in parallel (see fipc_duplex_take_reply()).
 	 */
-	if (flag == fipc_duplex_flag(FIPC_DUPLEX_POST, 1, pos) &&
+	if (flag == fipc_duplex_flag(FIPC_DUPLEX_POST, 1, pos, s->lap_shift) &&
 	    pos - s->complete <= s->mask && max_slots) {
 		fipc_slot_copy(fipc_duplex_server_slot(s, pos), buf);
 		s->read = pos + 1;
@@ -116,7 +117,7 @@ int fipc_duplex_take_request_slow(struct fipc_duplex_server *s,
 	}
 	kind = flag & FIPC_FLAG_KIND_MASK;
 	if ((kind != FIPC_DUPLEX_CALL && kind != FIPC_DUPLEX_POST) ||
-	    (flag & FIPC_FLAG_SEQ_MASK) != (pos & FIPC_FLAG_SEQ_MASK)) {
+	    !fipc_duplex_stamped(flag, pos, s->lap_shift)) {
 		if (!fipc_duplex_server_idle(s, flag))
 			return fipc_duplex_server_fail(s);
 		return -EAGAIN;
@@ -137,7 +138,7 @@ int fipc_duplex_take_request_slow(struct fipc_duplex_server *s,
 	for (i = 1; i < len; i++) {
 		/* Published before the head flag we acquired: READ_ONCE. */
 		if (READ_ONCE(fipc_duplex_server_slot(s, pos + i)->flag) !=
-		    fipc_duplex_flag(kind, 0, pos + i))
+		    fipc_duplex_flag(kind, 0, pos + i, s->lap_shift))
 			return fipc_duplex_server_fail(s);
 	}
 	for (i = 0; i < len; i++)

@@ -23,7 +23,7 @@
  *              connection: not the READY magic, a stamp one lap ago,
  *              length 0, length past any message, a two-slot message
  *              whose second slot is still free; then, on duplex rings
- *              (protocol version 2), a kind that is no request, a
+ *              (protocol version 3), a kind that is no request, a
  *              request that wants no response, length 0, length past
  *              any message, a torn two-slot request; the backend must
  *              close the channel (Closing) and take us back
@@ -108,7 +108,7 @@ struct fa_dev {
 	evtchn_port_t port;
 	bool have_port;
 	bool have_chan;		/* pages granted (maybe mapped by the backend) */
-	bool duplex;		/* protocol version 2: req is the one ring */
+	bool duplex;		/* protocol version 3: req is the one ring */
 	struct page *ms_pages[3];	/* memshare cases: dir, table, data */
 	grant_ref_t ms_refs[3];
 	u64 next_id;
@@ -684,7 +684,7 @@ static void fa_closebusy(struct fa_dev *fa)
 
 static const char * const fa_forge_cases[] = {
 	"badmagic", "lapago", "len0", "toolong", "torn",
-	/* On a duplex ring (protocol version 2), from FA_FORGE_DUPLEX on. */
+	/* On a duplex ring (protocol version 3), from FA_FORGE_DUPLEX on. */
 	"dx-notcall", "dx-posted", "dx-len0", "dx-toolong", "dx-torn",
 };
 
@@ -693,17 +693,19 @@ static const char * const fa_forge_cases[] = {
 /* The forged flag of case c (duplex cases) at position pos. */
 static u32 fa_forge_duplex_flag(unsigned int c, u32 pos)
 {
+	u32 lap = FIPCBLK_DUPLEX_LAP(pos, ring_order);
+
 	switch (c) {
 	case FA_FORGE_DUPLEX:		/* a response, where a request goes */
-		return FIPCBLK_DUPLEX_FLAG(FIPCBLK_DUPLEX_REPLY, 1, pos);
+		return FIPCBLK_DUPLEX_FLAG(FIPCBLK_DUPLEX_REPLY, 1, lap);
 	case FA_FORGE_DUPLEX + 1:	/* well formed, but wants no response */
-		return FIPCBLK_DUPLEX_FLAG(FIPCBLK_DUPLEX_POST, 1, pos);
+		return FIPCBLK_DUPLEX_FLAG(FIPCBLK_DUPLEX_POST, 1, lap);
 	case FA_FORGE_DUPLEX + 2:
-		return FIPCBLK_DUPLEX_FLAG(FIPCBLK_DUPLEX_CALL, 0, pos);
+		return FIPCBLK_DUPLEX_FLAG(FIPCBLK_DUPLEX_CALL, 0, lap);
 	case FA_FORGE_DUPLEX + 3:
-		return FIPCBLK_DUPLEX_FLAG(FIPCBLK_DUPLEX_CALL, 0xff, pos);
+		return FIPCBLK_DUPLEX_FLAG(FIPCBLK_DUPLEX_CALL, 0xff, lap);
 	default:			/* two slots, the second still zero */
-		return FIPCBLK_DUPLEX_FLAG(FIPCBLK_DUPLEX_CALL, 2, pos);
+		return FIPCBLK_DUPLEX_FLAG(FIPCBLK_DUPLEX_CALL, 2, lap);
 	}
 }
 

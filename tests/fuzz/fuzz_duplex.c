@@ -145,9 +145,15 @@ struct world {
 
 static struct world w;
 
+/* A position's stamp: the low 16 bits of its lap (docs/protocol.md). */
+static u32 stamp_of(u32 pos)
+{
+	return (pos / w.slots) & 0xffff;
+}
+
 static u32 flag_of(u32 kind, u32 count, u32 pos)
 {
-	return kind << 24 | count << 16 | (pos & 0xffff);
+	return kind << 24 | count << 16 | stamp_of(pos);
 }
 
 static u32 kind_of(u32 flag)
@@ -162,7 +168,7 @@ static u32 count_of(u32 flag)
 
 static bool stamped(u32 flag, u32 pos)
 {
-	return (flag & 0xffff) == (pos & 0xffff);
+	return (flag & 0xffff) == stamp_of(pos);
 }
 
 static struct fipc_slot *shadow_at(u32 pos)
@@ -182,6 +188,9 @@ static void compare(void)
 
 	CHECK(w.c.submit == w.mc.submit);
 	CHECK(w.c.done == w.mc.done);
+	/* The slot kept beside each client cursor is the cursor's. */
+	CHECK(w.c.submit_slot == (w.mc.submit & (w.slots - 1)));
+	CHECK(w.c.done_slot == (w.mc.done & (w.slots - 1)));
 	CHECK(w.c.calls == w.mc.calls);
 	CHECK(w.c.error == w.mc.err);
 	CHECK(fipc_duplex_client_error(&w.c) == w.mc.err);
@@ -616,6 +625,8 @@ static void setup(struct input *in)
 		start = in_u32(in);
 	w.c.submit = start;
 	w.c.done = start;
+	w.c.submit_slot = start & w.c.mask;
+	w.c.done_slot = start & w.c.mask;
 	w.s.read = start;
 	w.s.complete = start;
 	w.mc.submit = start;

@@ -20,8 +20,9 @@ RAW_FLAG, RAW_BYTES, PEER_REQ, PEER_REPLY, MANY_CALLS = 15, 16, 17, 18, 19
 K_CALL, K_POST, K_REPLY, K_ACK = 0xc1, 0xc2, 0xc4, 0xc8
 
 
-def flag(kind, count, pos):
-    return kind << 24 | count << 16 | (pos & 0xffff)
+def flag(kind, count, pos, order=0):
+    """The flag at position pos: its lap (pos >> (6 + order)) stamped."""
+    return kind << 24 | count << 16 | ((pos >> (6 + order)) & 0xffff)
 
 
 def case(order, batch=0, start=None, raw=b'', ops=b''):
@@ -116,7 +117,7 @@ def seeds():
     bad_server = {
         'kind': 0x5a010000, 'ready': 0xa5010000, 'span0': flag(K_REPLY, 0, 0),
         'span-past': flag(K_REPLY, 2, 0), 'ack-reserved': flag(K_ACK, 1, 0),
-        'stale-reply': flag(K_REPLY, 1, -64), 'next': flag(K_REPLY, 1, 1),
+        'stale-reply': flag(K_REPLY, 1, -64), 'next': flag(K_REPLY, 1, 64),
         'own-33': flag(K_CALL, 33, 0), 'zero': 0,
     }
     for name, f in bad_server.items():
@@ -135,7 +136,7 @@ def seeds():
     bad_client = {
         'kind': 0x5a010000, 'ready': 0xa5010000, 'reply': flag(K_REPLY, 1, 0),
         'cont-head': flag(K_CALL, 0, 0), 'len33': flag(K_CALL, 33, 0),
-        'next': flag(K_CALL, 1, 1), 'lap-ahead': flag(K_CALL, 1, 64),
+        'next': flag(K_CALL, 1, 64), 'lap-ahead': flag(K_CALL, 1, 128),
         'stale-33': flag(K_CALL, 33, -64),
     }
     for name, f in bad_client.items():

@@ -35,9 +35,16 @@ struct dx_pair {
 	struct fipc_duplex_server s;
 };
 
+/* The flag at @pos of a ring of 64 << @order slots: the lap is stamped. */
+static u32 dx_flag_o(unsigned int order, u32 kind, u32 count, u32 pos)
+{
+	return kind | (count << 16) | ((pos >> (6 + order)) & 0xffff);
+}
+
+/* The same in a ring of one page (64 slots), as most tests use. */
 static u32 dx_flag(u32 kind, u32 count, u32 pos)
 {
-	return kind | (count << 16) | (pos & 0xffff);
+	return dx_flag_o(0, kind, count, pos);
 }
 
 static u32 dx_flag_at(const struct dx_pair *p, u32 pos)
@@ -361,6 +368,8 @@ static void dx_test_u32_wrap(struct kunit *test)
 		dx_forge(&p, start + i, dx_flag(DX_REPLY, 1, start + i - 64));
 	p.c.submit = start;
 	p.c.done = start;
+	p.c.submit_slot = start & p.c.mask;
+	p.c.done_slot = start & p.c.mask;
 	p.s.read = start;
 	p.s.complete = start;
 	for (round = 0, tag = 1; round < 40; round++) {
@@ -456,7 +465,7 @@ static void dx_test_multislot_spans(struct kunit *test)
 			dx_fill(m, 1, 1000 + len);
 			RT_EXPECT_EQ(fipc_duplex_reply(&p.s, m), 0);
 			RT_EXPECT_EQ(dx_flag_at(&p, pos),
-				     dx_flag(DX_REPLY, len, pos));
+				     dx_flag_o(order, DX_REPLY, len, pos));
 			RT_EXPECT_EQ(fipc_duplex_take_reply(&p.c, in), 0);
 			RT_EXPECT(dx_match(in, 1, 1000 + len));
 			RT_EXPECT_EQ(p.c.done, pos + len);
@@ -577,8 +586,8 @@ static void dx_test_ack_batch(struct kunit *test)
 			     DX_MAX);
 	}
 	/* 9 calls of 32: 279 retirable at the ninth, 255 + 24. */
-	RT_EXPECT_EQ(dx_flag_at(&p, 0), dx_flag(DX_ACK, 255, 0));
-	RT_EXPECT_EQ(dx_flag_at(&p, 255), dx_flag(DX_ACK, 24, 255));
+	RT_EXPECT_EQ(dx_flag_at(&p, 0), dx_flag_o(4, DX_ACK, 255, 0));
+	RT_EXPECT_EQ(dx_flag_at(&p, 255), dx_flag_o(4, DX_ACK, 24, 255));
 	RT_EXPECT_EQ(p.s.complete, 279);
 	RT_EXPECT_EQ(fipc_duplex_take_reply(&p.c, in), -EAGAIN);
 	RT_EXPECT_EQ(p.c.done, 279);
@@ -749,8 +758,9 @@ static const u32 dx_bad_replies[] = {
 	0xc4020000u,			/* span past what one call may retire */
 	0xc4ff0000u,
 	0xc8010000u,			/* ack: both positions are reserved */
-	0xc401ffc0u,			/* a reply one lap old */
-	0xc4010001u,			/* the next position's */
+	0xc401ffffu,			/* a reply one lap old */
+	0xc4010001u,			/* the next lap's */
+	0xc4010040u,			/* position 64's stamp of old */
 	0xc1210000u,			/* our own call, 33 slots long */
 	0xc3010000u,			/* two kinds at once */
 };
@@ -874,8 +884,8 @@ static const u32 dx_bad_requests[] = {
 	0xc2000000u,
 	0xc1210000u,			/* 33 slots */
 	0xc1ff0000u,
-	0xc1010001u,			/* the next position's */
-	0xc1010040u,			/* one lap ahead */
+	0xc1010001u,			/* one lap ahead */
+	0xc1010040u,			/* position 64's stamp of old */
 	0xc3010000u,
 };
 
@@ -938,8 +948,8 @@ static void dx_test_hostile_torn(struct kunit *test)
 		u32 flag;
 	} bad[] = {
 		{ 1, 0 },				/* not written */
-		{ 2, 0xc1000000u | (2 - 64) },		/* one lap old */
-		{ 3, 0xc1000004u },			/* next position's */
+		{ 2, 0xc100ffffu },			/* one lap old */
+		{ 3, 0xc1000001u },			/* the next lap's */
 		{ 2, 0xc1010002u },			/* a head */
 		{ 1, 0xc2000001u },			/* posted, in a call */
 		{ 3, 0xc4010003u },

@@ -248,7 +248,7 @@ struct xfb_memshare {
  * @be: the device
  * @index: number of the channel (queue-<index>)
  * @fc: the two rings, seen from our side (protocol version 1)
- * @ds: the duplex ring, we serve it (version 2, @be->duplex)
+ * @ds: the duplex ring, we serve it (version 3, @be->duplex)
  * @req_ring: the mapped request ring (we receive), or the duplex ring
  * @rsp_ring: the mapped response ring (we send); version 1 only
  * @ctrl: the mapped control page
@@ -360,8 +360,8 @@ struct xfb_chan {
  * @ms_offered: we offered the memshare data path (fipc-data-paths)
  * @msw_offered: we offered to map it writable (fipc-memshare-writable)
  * @gs_offered: we offered staging pages on the grant path too
- * @duplex_offered: we offered protocol version 2 (duplex rings)
- * @duplex: the connection's channels are duplex rings (version 2)
+ * @duplex_offered: we offered protocol version 3 (duplex rings)
+ * @duplex: the connection's channels are duplex rings (version 3)
  *	(fipc-grant-staging)
  * @ms: the guest's memory while connected on the memshare path, or NULL
  * @guest: the guest's share of the backend domain's resources

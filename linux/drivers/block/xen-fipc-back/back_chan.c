@@ -4,7 +4,7 @@
  *
  * For each queue-<q> the frontend wrote the grant references of its
  * request ring and response ring (protocol version 1) or of its duplex
- * ring (version 2), of its control page, and an event channel.
+ * ring (version 3), of its control page, and an event channel.
  * The references are the frontend's word: a mapping that fails is an
  * error reported in xenstore, never a crash.  Each channel also gets a
  * pool of request slots (bounded memory whatever the frontend does), and

@@ -70,7 +70,7 @@ static void xfb_proto_error(struct xfb_chan *chan, const char *why)
 
 /*
  * The channel's ring, in either protocol version: version 1 receives on
- * the request ring and sends on the response ring (chan->fc), version 2
+ * the request ring and sends on the response ring (chan->fc), version 3
  * serves one duplex ring (chan->ds), where a response never waits for
  * room: it goes over the position of a request already read.
  */

@@ -18,6 +18,7 @@
 #include <linux/nospec.h>
 #include <linux/stddef.h>
 #include <asm/unaligned.h>
+#include <fipc/fipc_duplex.h>
 #include "back_validate.h"
 
 /* lib/fipc implements the rings fipcblk.h specifies: the same numbers. */
@@ -36,6 +37,12 @@ static_assert(FIPC_FLAG_KIND_MASK == FIPCBLK_FLAG_KIND_MASK);
 static_assert(FIPC_FLAG_LEN_MASK == FIPCBLK_FLAG_LEN_MASK);
 static_assert(FIPC_FLAG_LEN_SHIFT == FIPCBLK_FLAG_LEN_SHIFT);
 static_assert(FIPC_FLAG_SEQ_MASK == FIPCBLK_FLAG_STAMP_MASK);
+static_assert(FIPC_DUPLEX_CALL == FIPCBLK_DUPLEX_CALL);
+static_assert(FIPC_DUPLEX_POST == FIPCBLK_DUPLEX_POST);
+static_assert(FIPC_DUPLEX_REPLY == FIPCBLK_DUPLEX_REPLY);
+static_assert(FIPC_DUPLEX_ACK == FIPCBLK_DUPLEX_ACK);
+static_assert(FIPCBLK_DUPLEX_LAP(1u << FIPC_DUPLEX_LAP_SHIFT(FIPC_MAX_ORDER),
+				 FIPC_MAX_ORDER) == 1);
 
 /**
  * xfb_ref_at() - the i-th page reference of a request message

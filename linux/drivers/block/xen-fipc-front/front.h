@@ -135,7 +135,7 @@ struct xff_staging {
  * @info: the disk
  * @index: number of the channel (queue-<index> in xenstore)
  * @fc: the two rings (protocol version 1)
- * @dc: the duplex ring, we are its client (version 2, @info->duplex);
+ * @dc: the duplex ring, we are its client (version 3, @info->duplex);
  *	under @tx_lock, which the takers of responses hold too
  * @tx_lock: serialises senders on @fc.tx, and everything on @dc; taken
  *	with interrupts off (the event handler takes responses)
@@ -338,7 +338,7 @@ enum xff_link {
  * @ms: the guest's memory shared with the backend (memshare path), or NULL
  * @ms_refused: the backend closed before connecting us on memshare: use
  *	the grant path from now on
- * @duplex: the channels are duplex rings (protocol version 2)
+ * @duplex: the channels are duplex rings (protocol version 3)
  * @grant_staging: on the grant path, the channels get staging pages
  *	(grant_staging_pages, the backend offers fipc-grant-staging; chosen
  *	at each connect)

@@ -3,7 +3,7 @@
  * xen-fipc-front: channel set-up and tear-down.
  *
  * Each channel owns a request ring and a response ring of 2^order pages
- * (protocol version 1) or one duplex ring of that size (version 2), and
+ * (protocol version 1) or one duplex ring of that size (version 3), and
  * one control page, all allocated here and granted to the backend,
  * an event channel used only to wake a sleeping poller, and on the
  * memshare path its staging pages (front_staging.c).

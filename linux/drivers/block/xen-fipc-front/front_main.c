@@ -52,7 +52,7 @@ MODULE_PARM_DESC(grant_staging_pages,
 bool xff_duplex = true;
 module_param_named(duplex, xff_duplex, bool, 0644);
 MODULE_PARM_DESC(duplex,
-		 "Use protocol version 2, one duplex ring per channel, where the backend offers it (a response goes over its request's position: half the cache-line transfers of two one-way rings per request); N: two one-way rings (version 1); read at each connect (default Y)");
+		 "Use protocol version 3, one duplex ring per channel, where the backend offers it (a response goes over its request's position: half the cache-line transfers of two one-way rings per request); N: two one-way rings (version 1); read at each connect (default Y)");
 
 bool xff_trusted = true;
 module_param_named(trusted, xff_trusted, bool, 0644);

@@ -15,7 +15,7 @@ echo "fipc-basic: xvdb $(cat /sys/block/xvdb/size) sectors," \
     "$(cat /sys/bus/xen/devices/fipcblk-51728/statistics/queues) queue(s);" \
     "xvdc $(cat /sys/bus/xen/devices/fipcblk-51744/statistics/queues) queue(s)"
 FIPC_DEV=/dev/xvdb FIPC_BS_MIN=512 fipc_fio verify-xvdb /fipc/scenario/verify.fio || rc=1
-# The frontend's default is the duplex ring (protocol version 2) where
+# The frontend's default is the duplex ring (protocol version 3) where
 # the backend offers it, as ours does by default; two rings (version 1)
 # are fipc-loopback's reload (backend duplex=N) and fipc-hostile-backend.
 m=$(cat /sys/bus/xen/devices/fipcblk-51728/statistics/ring_mode)

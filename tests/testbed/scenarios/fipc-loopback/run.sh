@@ -27,7 +27,7 @@ setup() {
     mkdir -p /run/fipc
     truncate -s 256M "$LOOPFILE" || return 1
     losetup --sector-size 4096 -f --show "$LOOPFILE" > /run/fipc/loop4k || return 1
-    # Duplex rings (protocol version 2) are the frontend's opt-in.
+    # Duplex rings (protocol version 3) are the frontend's opt-in.
     FIPC_FRONT_PARAMS="duplex=Y" fipc_modules_load 1 || return 1
     fipc_blk_attach 0 51728 /dev/nullb0 w || return 1
     fipc_blk_attach 0 51744 "$(cat /run/fipc/loop4k)" w fipc-max-queues=1 fipc-weight=512 || return 1

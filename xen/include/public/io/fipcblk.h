@@ -25,12 +25,16 @@
  */
 #define FIPCBLK_PROTOCOL_VERSION	1
 /*
- * Version 2: the same messages, keys and states, but each channel has one
+ * Version 3: the same messages, keys and states, but each channel has one
  * duplex ring instead of a request ring and a response ring (see "Duplex
- * ring" below).  A backend offers both ("1 2"); a frontend picks 2 when it
+ * ring" below).  A backend offers both ("1 3"); a frontend picks 3 when it
  * is offered and it is set to (xen-fipc-front: duplex, default Y).
+ * Version 2 (fipc 0.254 to 0.356) was the same ring with the position's
+ * low 16 bits as each flag's stamp instead of the lap's; it is no longer
+ * offered or accepted, so a version 2 peer and a version 3 peer agree on
+ * version 1.
  */
-#define FIPCBLK_PROTOCOL_DUPLEX		2
+#define FIPCBLK_PROTOCOL_DUPLEX		3
 
 /*
  * Byte order.  Every integer of this protocol (slot flags, message
@@ -89,12 +93,14 @@
  * orderings are plain stores and loads with a compiler barrier.
  * docs/protocol.md explains the design; lib/fipc implements it.
  *
- * Duplex ring (protocol version 2).  A channel is one ring, of the same
+ * Duplex ring (protocol version 3).  A channel is one ring, of the same
  * size and slots, that carries both directions, and the control page;
  * nobody writes FREE.  The flag word of a slot is
- * FIPCBLK_DUPLEX_FLAG(kind, count, pos): a kind in bits 31..24, a count
- * in bits 23..16 and the stamp pos & 0xffff, pos being the slot's 32-bit
- * position (position pos lives in slot pos & (slots - 1)):
+ * FIPCBLK_DUPLEX_FLAG(kind, count, lap): a kind in bits 31..24, a count
+ * in bits 23..16 and the stamp lap & 0xffff, where lap is the slot's
+ * 32-bit position divided by the number of slots, pos >> (6 +
+ * fipc-ring-order) (position pos lives in slot pos & (slots - 1); every
+ * slot of one lap has the same stamp):
  *
  *   FIPCBLK_DUPLEX_CALL    a request (count: its length in slots in the
  *                          head, 0 in continuations)
@@ -155,7 +161,7 @@
  *   fipc-memshare         u 0/1 [0]  the guest owner's consent to memshare
  *
  * Backend directory, written by the backend before InitWait:
- *   fipc-protocol-versions  space-separated list of u, e.g. "1 2"
+ *   fipc-protocol-versions  space-separated list of u, e.g. "1 3"
  *   multi-queue-max-queues  u >= 1   channels it accepts
  *   fipc-max-ring-order     u 0..4   largest ring order it maps
  *   fipc-max-request-bytes  u        largest data length of one request,
@@ -196,7 +202,7 @@
  *                                    memshare: the pages are granted
  *                                    writable and READs name pfns too
  *   queue-<q>/req-ring-ref<i>  u (grant ref)  page i of queue q's request
- *                                    ring (version 2: of its duplex
+ *                                    ring (version 3: of its duplex
  *                                    ring), i < 2^fipc-ring-order
  *   queue-<q>/rsp-ring-ref<i>  u (grant ref)  the same, response ring;
  *                                    version 1 only
@@ -259,14 +265,16 @@
 	(FIPCBLK_FLAG_READY | ((uint32_t)(len) << FIPCBLK_FLAG_LEN_SHIFT) | \
 	 ((uint32_t)(seq) & FIPCBLK_FLAG_STAMP_MASK))
 
-/* Duplex ring (protocol version 2, see "Duplex ring" above). */
+/* Duplex ring (protocol version 3, see "Duplex ring" above). */
 #define FIPCBLK_DUPLEX_CALL		0xc1000000U
 #define FIPCBLK_DUPLEX_POST		0xc2000000U
 #define FIPCBLK_DUPLEX_REPLY		0xc4000000U
 #define FIPCBLK_DUPLEX_ACK		0xc8000000U
-#define FIPCBLK_DUPLEX_FLAG(kind, count, pos) \
+#define FIPCBLK_DUPLEX_FLAG(kind, count, lap) \
 	((kind) | ((uint32_t)(count) << FIPCBLK_FLAG_LEN_SHIFT) | \
-	 ((uint32_t)(pos) & FIPCBLK_FLAG_STAMP_MASK))
+	 ((uint32_t)(lap) & FIPCBLK_FLAG_STAMP_MASK))
+/* The lap of position pos in a duplex ring of 2^order pages. */
+#define FIPCBLK_DUPLEX_LAP(pos, order)	((uint32_t)(pos) >> (6 + (order)))
 
 /* Request operations. */
 #define FIPCBLK_OP_READ		0
