@@ -242,18 +242,24 @@ static u64 fipc_poller_idle_min_ns(const struct fipc_poller *pl)
 	return (u64)READ_ONCE(pl->set->idle_us) * NSEC_PER_USEC;
 }
 
+/* The recent gaps' tail (0: none), never past the longest window. */
+static u64 fipc_poller_tail_ns(const struct fipc_poller *pl)
+{
+	return min(READ_ONCE(pl->gap_tail_ns), fipc_poller_idle_max_ns(pl));
+}
+
 /*
  * The idle window with the set's current settings: the mean's, or the
  * recent gaps' tail if that is longer, never past the longest window.
  */
 static u64 fipc_poller_window_ns(const struct fipc_poller *pl)
 {
-	u64 max_ns = fipc_poller_idle_max_ns(pl);
 	u64 win = fipc_poll_idle_window(READ_ONCE(pl->gap_avg_ns),
 					READ_ONCE(pl->gap_dev_ns),
-					fipc_poller_idle_min_ns(pl), max_ns);
+					fipc_poller_idle_min_ns(pl),
+					fipc_poller_idle_max_ns(pl));
 
-	return max(win, min(READ_ONCE(pl->gap_tail_ns), max_ns));
+	return max(win, fipc_poller_tail_ns(pl));
 }
 
 /*
@@ -522,9 +528,7 @@ int fipc_poller_set_show(struct fipc_poller_set *set, char *buf)
 			       READ_ONCE(pl->rx_waits),
 			       div_u64(READ_ONCE(pl->gap_avg_ns), NSEC_PER_USEC),
 			       div_u64(READ_ONCE(pl->gap_dev_ns), NSEC_PER_USEC),
-			       div_u64(min(READ_ONCE(pl->gap_tail_ns),
-					   fipc_poller_idle_max_ns(pl)),
-				       NSEC_PER_USEC),
+			       div_u64(fipc_poller_tail_ns(pl), NSEC_PER_USEC),
 			       div_u64(fipc_poller_window_ns(pl), NSEC_PER_USEC),
 			       div_u64(fipc_poller_wake_ns(pl), NSEC_PER_USEC),
 			       READ_ONCE(pl->load_pct), READ_ONCE(pl->moved_in),

@@ -260,13 +260,13 @@ report() {
 # check test the driver and not the failure before them.
 finish() {
     local rc=0 name id
-    for name in $(xl list 2>/dev/null | awk 'NR > 2 { print $1 }'); do
-        id=$(xl domid "$name")
+    # xl list: a header line, Domain-0, then one line per guest (name, ID).
+    while read -r name id; do
         fipc_fail "$name still running at the end; destroyed"
         xl destroy "$name"
         fipc_blk_wait_gone "$id"
         rc=1
-    done
+    done < <(xl list 2>/dev/null | awk 'NR > 2 { print $1, $2 }')
     rmmod xen-fipc-back || { fipc_fail "rmmod xen-fipc-back failed"; rc=1; }
     fipc_health final || rc=1
     return $rc
