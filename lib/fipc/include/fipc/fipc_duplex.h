@@ -130,18 +130,23 @@ int fipc_duplex_server_wait(struct fipc_duplex_server *s,
 
 /* Helpers of the inline paths below; not API. */
 
+/* The stamp of position @pos: the low bits of its lap, pos >> @shift. */
+static inline u32 fipc_duplex_stamp(u32 pos, u32 shift)
+{
+	return (pos >> shift) & FIPC_FLAG_SEQ_MASK;
+}
+
 /* The flag of @kind and @count at position @pos, its lap stamped. */
 static inline u32 fipc_duplex_flag(u32 kind, u32 count, u32 pos, u32 shift)
 {
 	return kind | (count << FIPC_FLAG_LEN_SHIFT) |
-	       ((pos >> shift) & FIPC_FLAG_SEQ_MASK);
+	       fipc_duplex_stamp(pos, shift);
 }
 
 /* Does @flag carry the stamp of position @pos's lap? */
 static inline bool fipc_duplex_stamped(u32 flag, u32 pos, u32 shift)
 {
-	return (flag & FIPC_FLAG_SEQ_MASK) ==
-	       ((pos >> shift) & FIPC_FLAG_SEQ_MASK);
+	return (flag & FIPC_FLAG_SEQ_MASK) == fipc_duplex_stamp(pos, shift);
 }
 
 static inline u32 fipc_duplex_count(u32 flag)

@@ -241,7 +241,7 @@ static u32 *xff_inject_next_flag(struct xff_chan *chan)
 	struct fipc_ring *tx = &chan->fc.tx;
 
 	if (chan->info->duplex)
-		return &dc->slots[dc->submit & dc->mask].flag;
+		return &dc->slots[dc->submit_slot].flag;
 	return &tx->slots[tx->seq & tx->mask].flag;
 }
 
