@@ -10,6 +10,7 @@
  * new request), kicks it awake.
  */
 #include <linux/cpumask.h>
+#include <linux/kernel_stat.h>
 #include <linux/kstrtox.h>
 #include <linux/kthread.h>
 #include <linux/math64.h>
@@ -169,8 +170,21 @@ static int fipc_poll_wait_done(void *arg)
 	return -EAGAIN;
 }
 
+/*
+ * Why a poller sleeps: its idle window ran out, or, past the shortest
+ * window, another task wants its CPU, or the hypervisor lately ran
+ * another virtual CPU on it (fipc_poller_should_sleep()).
+ */
+enum fipc_poll_sleep_why {
+	FIPC_POLL_AWAKE,
+	FIPC_POLL_IDLE,
+	FIPC_POLL_CONTENDED,
+	FIPC_POLL_STOLEN,
+};
+
 /* Sleep unless a last look finds work; return whether it slept. */
-static bool fipc_poller_sleep(struct fipc_poller *pl, bool contended)
+static bool fipc_poller_sleep(struct fipc_poller *pl,
+			      enum fipc_poll_sleep_why why)
 {
 	const struct fipc_poll_ops *ops = pl->set->ops;
 	struct fipc_poll_entry *entry;
@@ -197,8 +211,10 @@ static bool fipc_poller_sleep(struct fipc_poller *pl, bool contended)
 		u64 t0 = ktime_get_ns(), dt;
 
 		pl->sleeps++;
-		if (contended)
+		if (why == FIPC_POLL_CONTENDED)
 			pl->contended_sleeps++;
+		else if (why == FIPC_POLL_STOLEN)
+			pl->steal_sleeps++;
 		if (retry_us) {
 			pl->timed_sleeps++;
 			wait_event_idle_timeout(pl->wq,
@@ -262,25 +278,57 @@ static u64 fipc_poller_window_ns(const struct fipc_poller *pl)
 	return max(win, fipc_poller_tail_ns(pl));
 }
 
+/* The stolen time of the poller's CPU, ns (the set's steal_clock). */
+static u64 fipc_poller_steal_ns(const struct fipc_poller *pl)
+{
+	u64 (*clock)(int cpu) = READ_ONCE(pl->set->steal_clock);
+	int cpu = raw_smp_processor_id();
+
+	return clock ? clock(cpu) : kcpustat_cpu(cpu).cpustat[CPUTIME_STEAL];
+}
+
 /*
- * Time to sleep, @idle_ns after the last work?  At the end of the idle
- * window; and past its shortest part (idle_us) as soon as another task
- * wants this CPU: polling on would take the CPU from it (in a guest with
- * one vCPU, from the application waiting for the I/O), so the longer
- * window is polled only on a CPU nobody else needs, as KVM's halt
- * polling does (single_task_running()).  @contended tells the second
- * case from the first: such a sleep is counted apart (contended_sleeps in
+ * Did the hypervisor, at @now, lately run another virtual CPU on this
+ * one's CPU while this one wanted to run?  Its stolen time grew within
+ * FIPC_POLL_STEAL_RECENT_NS.
+ */
+static bool fipc_poller_stolen(struct fipc_poller *pl, u64 now)
+{
+	u64 steal = fipc_poller_steal_ns(pl);
+
+	if (steal != pl->steal_seen_ns) {
+		pl->steal_seen_ns = steal;
+		pl->steal_at = now;
+	}
+	return pl->steal_at && now - pl->steal_at < FIPC_POLL_STEAL_RECENT_NS;
+}
+
+/*
+ * Time to sleep, at @now, @idle_ns after the last work?  At the end of the
+ * idle window (FIPC_POLL_IDLE); and past its shortest part (idle_us) as
+ * soon as another task wants this CPU (FIPC_POLL_CONTENDED): polling on
+ * would take the CPU from it (in a guest with one vCPU, from the
+ * application waiting for the I/O), so the longer window is polled only
+ * on a CPU nobody else needs, as KVM's halt polling does
+ * (single_task_running()).  The same past idle_us, with the set's
+ * steal_sleep, where the hypervisor lately had another virtual CPU
+ * waiting for this one's CPU (FIPC_POLL_STOLEN): polling on would take
+ * the CPU from another guest, or from the peer.  Sleeps of the last two
+ * kinds are counted apart (contended_sleeps and steal_sleeps in
  * poller_cpus), since on a CPU of its own the poller would have polled on.
  */
-static bool fipc_poller_should_sleep(const struct fipc_poller *pl, u64 idle_ns,
-				     bool *contended)
+static enum fipc_poll_sleep_why
+fipc_poller_should_sleep(struct fipc_poller *pl, u64 idle_ns, u64 now)
 {
-	*contended = false;
 	if (idle_ns >= fipc_poller_window_ns(pl))
-		return true;
-	*contended = idle_ns >= fipc_poller_idle_min_ns(pl) &&
-		     !single_task_running();
-	return *contended;
+		return FIPC_POLL_IDLE;
+	if (idle_ns < fipc_poller_idle_min_ns(pl))
+		return FIPC_POLL_AWAKE;
+	if (!single_task_running())
+		return FIPC_POLL_CONTENDED;
+	if (READ_ONCE(pl->set->steal_sleep) && fipc_poller_stolen(pl, now))
+		return FIPC_POLL_STOLEN;
+	return FIPC_POLL_AWAKE;
 }
 
 /*
@@ -316,9 +364,11 @@ static int fipc_poller_fn(void *arg)
 {
 	struct fipc_poller *pl = arg;
 	u64 now = ktime_get_ns(), last_work = now, prev_work = now;
-	bool in_gap = false, slept = false, contended;
+	bool in_gap = false, slept = false;
+	enum fipc_poll_sleep_why why;
 
 	pl->period_start = now;
+	pl->steal_seen_ns = fipc_poller_steal_ns(pl);
 	while (!kthread_should_stop()) {
 		u64 prev = now;
 		int work, peer_work;
@@ -339,8 +389,9 @@ static int fipc_poller_fn(void *arg)
 		}
 		pl->empty++;
 		in_gap = true;
-		if (fipc_poller_should_sleep(pl, now - last_work, &contended)) {
-			slept |= fipc_poller_sleep(pl, contended);
+		why = fipc_poller_should_sleep(pl, now - last_work, now);
+		if (why != FIPC_POLL_AWAKE) {
+			slept |= fipc_poller_sleep(pl, why);
 			now = ktime_get_ns();
 			last_work = now;
 			continue;
@@ -512,11 +563,12 @@ int fipc_poller_set_show(struct fipc_poller_set *set, char *buf)
 		struct fipc_poller *pl = &set->pollers[i];
 
 		n += scnprintf(buf + n, PAGE_SIZE - n,
-			       "poller %u cpu %d channels %u loops %llu empty %llu sleeps %llu timed_sleeps %llu contended_sleeps %llu short_sleeps %llu wait %s wakeups %llu slept_us %llu sleep_max_us %llu irqs %lld irqs_awake %lld rx_waits %llu gap_us %llu gap_dev_us %llu gap_tail_us %llu window_us %llu wake_us %llu load_pct %u moved_in %llu moved_out %llu\n",
+			       "poller %u cpu %d channels %u loops %llu empty %llu sleeps %llu timed_sleeps %llu contended_sleeps %llu steal_sleeps %llu short_sleeps %llu wait %s wakeups %llu slept_us %llu sleep_max_us %llu irqs %lld irqs_awake %lld rx_waits %llu gap_us %llu gap_dev_us %llu gap_tail_us %llu window_us %llu wake_us %llu load_pct %u moved_in %llu moved_out %llu\n",
 			       i, pl->cpu, READ_ONCE(pl->nr_entries),
 			       READ_ONCE(pl->loops), READ_ONCE(pl->empty),
 			       READ_ONCE(pl->sleeps), READ_ONCE(pl->timed_sleeps),
 			       READ_ONCE(pl->contended_sleeps),
+			       READ_ONCE(pl->steal_sleeps),
 			       READ_ONCE(pl->short_sleeps),
 			       fipc_wait_method_name(pl->waiter.method),
 			       READ_ONCE(pl->wakeups),

@@ -815,6 +815,97 @@ static void fipc_test_poller_contended(struct kunit *test)
 	fipc_poller_set_stop(set);
 }
 
+/* A stolen-time clock for the set's steal_clock: grows while stealing. */
+static atomic64_t fipc_poll_test_steal_ns;
+static bool fipc_poll_test_stealing;
+
+static u64 fipc_poll_test_steal_clock(int cpu)
+{
+	if (READ_ONCE(fipc_poll_test_stealing))
+		return atomic64_add_return(NSEC_PER_USEC,
+					   &fipc_poll_test_steal_ns);
+	return atomic64_read(&fipc_poll_test_steal_ns);
+}
+
+/*
+ * One more message (the @n-th) to a sleeping poller whose learnt window
+ * is 200 ms or more, then @ms in one sleep of this test, so that the
+ * poller is alone on the CPU until then: any sleep of the poller's in
+ * that time is an early one.  Leaves the poller asleep again.
+ */
+static void fipc_poll_test_one_more(struct kunit *test,
+				    struct fipc_poll_test_chan *c, int n,
+				    unsigned int ms)
+{
+	struct fipc_msg msg = { };
+
+	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_asleep, c));
+	KUNIT_EXPECT_EQ(test, fipc_send(&c->tx, &msg, 1), 0);
+	fipc_poll_entry_irq(&c->poll);
+	msleep(ms);
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->received), n);
+}
+
+/*
+ * With steal_sleep, past its shortest window a poller sleeps as soon as
+ * its CPU's stolen time grows (the hypervisor had another virtual CPU
+ * waiting for it), and counts that sleep as steal_sleeps; without stolen
+ * time, or with the setting off, it polls on through its learnt window
+ * of 200 ms or more.  The stolen time comes from the set's steal_clock.
+ * This test's waking up may end a poll with a contended sleep, so the
+ * polls on are told by their idle and steal sleeps.
+ */
+static void fipc_test_poller_steal(struct kunit *test)
+{
+	struct fipc_poller_set *set = fipc_poll_test_set(test, 1);
+	struct fipc_poll_test_chan *c = fipc_poll_test_chans(test, 1);
+	char *buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
+	struct fipc_poller *pl = &set->pollers[0];
+	u64 window_ns, early;
+	unsigned int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	WRITE_ONCE(fipc_poll_test_stealing, false);
+	set->idle_max_us = USEC_PER_SEC;
+	set->steal_sleep = true;
+	set->steal_clock = fipc_poll_test_steal_clock;
+	KUNIT_ASSERT_EQ(test, fipc_poller_set_start(set), 0);
+	fipc_poller_attach(set, &c->poll, NULL);
+	for (i = 1; i <= 16; i++)
+		fipc_poll_test_send_after(test, c, 150, i);
+	window_ns = fipc_poll_idle_window(READ_ONCE(pl->gap_avg_ns),
+					  READ_ONCE(pl->gap_dev_ns),
+					  set->idle_us * NSEC_PER_USEC,
+					  set->idle_max_us * NSEC_PER_USEC);
+	KUNIT_EXPECT_GE(test, window_ns, 200 * NSEC_PER_MSEC);
+
+	/* No stolen time: no early sleep but a contended one. */
+	early = READ_ONCE(pl->sleeps) - READ_ONCE(pl->contended_sleeps);
+	fipc_poll_test_one_more(test, c, 17, 100);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(pl->sleeps) -
+			READ_ONCE(pl->contended_sleeps), early);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(pl->steal_sleeps), 0);
+
+	/* Stolen time: asleep soon after its shortest window (1 ms). */
+	WRITE_ONCE(fipc_poll_test_stealing, true);
+	early = READ_ONCE(pl->sleeps);
+	fipc_poll_test_one_more(test, c, 18, 100);
+	KUNIT_EXPECT_GT(test, READ_ONCE(pl->sleeps), early);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(pl->steal_sleeps), 1);
+
+	/* The setting is live: off, it polls on through stolen time. */
+	WRITE_ONCE(set->steal_sleep, false);
+	fipc_poll_test_one_more(test, c, 19, 100);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(pl->steal_sleeps), 1);
+	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_asleep, c));
+	KUNIT_EXPECT_GT(test, fipc_poller_set_show(set, buf), 0);
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, " steal_sleeps 1 "));
+
+	WRITE_ONCE(fipc_poll_test_stealing, false);
+	fipc_poller_detach(&c->poll);
+	fipc_poller_set_stop(set);
+}
+
 #define FIPC_POLL_TEST_SCALE_CHANS	4
 
 /* A peer that keeps every channel's ring full, numbering its messages. */
@@ -1618,6 +1709,7 @@ static struct kunit_case fipc_test_cases[] = {
 	KUNIT_CASE(fipc_test_poller_wake_learn),
 	KUNIT_CASE(fipc_test_poller_window),
 	KUNIT_CASE(fipc_test_poller_contended),
+	KUNIT_CASE(fipc_test_poller_steal),
 	KUNIT_CASE(fipc_test_poller_window_local),
 	KUNIT_CASE(fipc_test_poller_autoscale),
 	KUNIT_CASE(fipc_test_poller_scale_busy),

@@ -34,11 +34,17 @@
  * With the set's autoscale on, its channels start on one poller and are
  * spread over more only while the pollers at work stay busy, and gathered
  * again when the load falls (fipc_poller_scale.c).
+ *
+ * Past the shortest window (idle_us) a poller polls on only while nobody
+ * else wants its CPU: no other task of this kernel, and, with the set's
+ * steal_sleep, no other virtual CPU of the hypervisor, as far as the
+ * CPU's stolen time tells.
  */
 #ifndef _FIPC_FIPC_POLLER_H
 #define _FIPC_FIPC_POLLER_H
 
 #include <linux/atomic.h>
+#include <linux/jiffies.h>
 #include <linux/limits.h>
 #include <linux/list.h>
 #include <linux/minmax.h>
@@ -55,6 +61,12 @@
 #define FIPC_POLLERS_DEFAULT		1
 #define FIPC_POLL_IDLE_US_DEFAULT	200
 #define FIPC_POLL_IDLE_MAX_US_DEFAULT	2000
+/*
+ * A poller's CPU counts as wanted by another virtual CPU while its
+ * stolen time grew within this long: two ticks, since the kernel brings
+ * its account of stolen time up to date at each tick.
+ */
+#define FIPC_POLL_STEAL_RECENT_NS	(2 * TICK_NSEC)
 /*
  * Auto-scaling (fipc_poller_scale.c): each poller's load is the share of
  * a period it spent in rounds that found work; FIPC_POLL_SCALE_PERIODS
@@ -177,6 +189,9 @@ struct fipc_poll_entry {
  * @timed_sleeps: statistics: sleeps bounded by a channel's retry_us
  * @contended_sleeps: statistics: sleeps begun before the end of the idle
  *	window because another task wanted the CPU (fipc_poller_fn())
+ * @steal_sleeps: statistics: sleeps begun before the end of the idle
+ *	window because the hypervisor ran something else on this CPU
+ *	lately (the set's steal_sleep)
  * @short_sleeps: statistics: gaps with a sleep in them that the peer's
  *	work ended within the set's idle_max_us: polling that long would have
  *	covered them (fipc_poller_fn())
@@ -195,6 +210,8 @@ struct fipc_poll_entry {
  * @kick_ns: when the first kick of the current sleep came, 0 if none yet
  * @wake_ns: the running mean time from a kick to the thread running
  *	again (fipc_poll_wake_learn(), fipc_poller_wake_ns())
+ * @steal_seen_ns: the CPU's stolen time when the thread last looked
+ * @steal_at: when the thread last saw it grow, 0 if never
  * @period_start: auto-scaling: start of the current load period
  * @busy_ns: auto-scaling: time spent on work in the current period
  * @load_pct: auto-scaling: the last period's load, percent
@@ -224,6 +241,7 @@ struct fipc_poller {
 	u64 sleeps;
 	u64 timed_sleeps;
 	u64 contended_sleeps;
+	u64 steal_sleeps;
 	u64 short_sleeps;
 	u64 wakeups;
 	u64 slept_ns;
@@ -237,6 +255,8 @@ struct fipc_poller {
 	u64 gap_tail_ns;
 	atomic64_t kick_ns;
 	u64 wake_ns;
+	u64 steal_seen_ns;
+	u64 steal_at;
 	u64 period_start;
 	u64 busy_ns;
 	unsigned int load_pct;
@@ -260,6 +280,13 @@ struct fipc_poller {
  *	at or below @idle_us the window is fixed at @idle_us
  * @budget: setting: messages taken from one channel at a time (live)
  * @fifo: setting: threads run at SCHED_FIFO
+ * @steal_sleep: setting: past @idle_us, a poller sleeps when its CPU's
+ *	stolen time (time a hypervisor ran another virtual CPU while this
+ *	one wanted to run) grew lately, as it does when another task wants
+ *	the CPU (live)
+ * @steal_clock: the stolen time of a CPU, in ns; NULL: the kernel's
+ *	account of it (kcpustat's CPUTIME_STEAL, brought up to date at
+ *	each tick).  For tests.
  * @autoscale: setting: channels start on one poller and spread over the
  *	others under load (fipc_poller_scale.c; live)
  * @scale_up_pct: setting: load, percent, at or above which a poller
@@ -293,6 +320,8 @@ struct fipc_poller_set {
 	unsigned int idle_max_us;
 	unsigned int budget;
 	bool fifo;
+	bool steal_sleep;
+	u64 (*steal_clock)(int cpu);
 	bool autoscale;
 	unsigned int scale_up_pct;
 	unsigned int scale_down_pct;
@@ -658,6 +687,11 @@ extern const struct kernel_param_ops fipc_poll_pct_param_ops;
 	__stringify(FIPC_POLL_SCALE_DOWN_PCT) "; live)"
 #define FIPC_POLL_FIFO_HELP \
 	"Run pollers at SCHED_FIFO, for CPUs dedicated to them (default false)"
+#define FIPC_POLL_STEAL_SLEEP_HELP					\
+	"Past poll_idle_us, a poller sleeps when the hypervisor lately "	\
+	"ran another virtual CPU on its CPU while it wanted to run "	\
+	"(stolen time), rather than polling on and taking that CPU from " \
+	"it (default true; live)"
 
 #define FIPC_PARAM_POLLER_CPUS(set)					\
 	module_param_cb(poller_cpus, &fipc_poller_cpus_param_ops, &(set), \
@@ -686,5 +720,8 @@ extern const struct kernel_param_ops fipc_poll_pct_param_ops;
 #define FIPC_PARAM_POLL_FIFO(set)					\
 	module_param_named(poll_fifo, (set).fifo, bool, 0444);		\
 	MODULE_PARM_DESC(poll_fifo, FIPC_POLL_FIFO_HELP)
+#define FIPC_PARAM_POLL_STEAL_SLEEP(set)				\
+	module_param_named(poll_steal_sleep, (set).steal_sleep, bool, 0644); \
+	MODULE_PARM_DESC(poll_steal_sleep, FIPC_POLL_STEAL_SLEEP_HELP)
 
 #endif /* _FIPC_FIPC_POLLER_H */

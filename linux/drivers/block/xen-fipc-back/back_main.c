@@ -80,6 +80,7 @@ struct fipc_poller_set xfb_pollers = {
 	.nr_pollers = FIPC_POLLERS_DEFAULT,
 	.idle_us = FIPC_POLL_IDLE_US_DEFAULT,
 	.idle_max_us = FIPC_POLL_IDLE_MAX_US_DEFAULT,
+	.steal_sleep = true,
 	.autoscale = true,
 	.scale_up_pct = FIPC_POLL_SCALE_UP_PCT,
 	.scale_down_pct = FIPC_POLL_SCALE_DOWN_PCT,
@@ -94,6 +95,7 @@ FIPC_PARAM_POLL_AUTOSCALE(xfb_pollers);
 FIPC_PARAM_POLL_SCALE_UP_PCT(xfb_pollers);
 FIPC_PARAM_POLL_SCALE_DOWN_PCT(xfb_pollers);
 FIPC_PARAM_POLL_FIFO(xfb_pollers);
+FIPC_PARAM_POLL_STEAL_SLEEP(xfb_pollers);
 module_param_named(poll_budget, xfb_pollers.budget, uint, 0644);
 MODULE_PARM_DESC(poll_budget,
 		 "Requests taken from one channel before moving to the next (default 32)");

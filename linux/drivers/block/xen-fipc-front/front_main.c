@@ -66,6 +66,7 @@ struct fipc_poller_set xff_pollers = {
 	.nr_pollers = FIPC_POLLERS_DEFAULT,
 	.idle_us = FIPC_POLL_IDLE_US_DEFAULT,
 	.idle_max_us = FIPC_POLL_IDLE_MAX_US_DEFAULT,
+	.steal_sleep = true,
 	.autoscale = true,
 	.scale_up_pct = FIPC_POLL_SCALE_UP_PCT,
 	.scale_down_pct = FIPC_POLL_SCALE_DOWN_PCT,
@@ -80,6 +81,7 @@ FIPC_PARAM_POLL_AUTOSCALE(xff_pollers);
 FIPC_PARAM_POLL_SCALE_UP_PCT(xff_pollers);
 FIPC_PARAM_POLL_SCALE_DOWN_PCT(xff_pollers);
 FIPC_PARAM_POLL_FIFO(xff_pollers);
+FIPC_PARAM_POLL_STEAL_SLEEP(xff_pollers);
 module_param_named(poll_budget, xff_pollers.budget, uint, 0644);
 MODULE_PARM_DESC(poll_budget,
 		 "Responses taken from one channel before moving to the next (default 64)");

@@ -21,6 +21,25 @@ done
 # -o POLL_IDLE_MAX_US=N: the frontend's longest idle window, as dom0's.
 v=$(fipc_opt POLL_IDLE_MAX_US "")
 [ -z "$v" ] || echo "$v" > /sys/module/xen_fipc_front/parameters/poll_idle_max_us
+# -o POLL_STEAL_SLEEP=0|1: the frontend's poll_steal_sleep (default 1).
+v=$(fipc_opt POLL_STEAL_SLEEP "")
+[ -z "$v" ] || echo "$v" > /sys/module/xen_fipc_front/parameters/poll_steal_sleep
+
+# counters PHASE: after a phase, this vCPU's stolen time so far (ms, from
+# /proc/stat) and the frontend pollers' sleeps, contended_sleeps and
+# steal_sleeps so far, into the guest's log.
+counters() {
+	awk -v p="@@NOISY $me $1 counters" '
+		FILENAME == "/proc/stat" && $1 == "cpu" { steal = $9 }
+		FILENAME != "/proc/stat" && $1 == "poller" {
+			for (i = 2; i < NF; i++)
+				if ($i ~ /^(sleeps|contended_sleeps|steal_sleeps)$/)
+					sum[$i] += $(i + 1)
+		}
+		END { printf "%s steal_ms %d poll_sleeps %d poll_contended_sleeps %d poll_steal_sleeps %d\n",
+			p, steal * 10, sum["sleeps"], sum["contended_sleeps"], sum["steal_sleeps"] }' \
+		/proc/stat /sys/module/xen_fipc_front/parameters/poller_cpus
+}
 echo "@@NOISY $me ready"
 rc=0
 done_phases=" "
@@ -45,6 +64,7 @@ while :; do
 	*:noisy) echo "@@NOISY $me $phase done rc=0" ;;
 	*)
 		FIPC_DEV=$dev fipc_fio "$phase" /fipc/scenario/quiet-reader.fio || rc=1
+		counters "$phase"
 		echo "@@NOISY $me $phase done rc=$rc"
 		;;
 	esac

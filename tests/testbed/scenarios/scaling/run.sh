@@ -4,6 +4,9 @@
 # each (xvdb..xvdi on /dev/nullb0..7).  For each backend mode:
 #   fixed   xen-fipc-back pollers=2 poll_autoscale=0: the channels are
 #           dealt to the two pollers round robin at connect
+#   nosteal as fixed, with poll_steal_sleep=0: the pollers poll through
+#           their window even while the guest's vCPU waits for their
+#           pCPU (dom0's vCPUs are unpinned here)
 #   auto    pollers=2 poll_autoscale=1 (the default): they start on one
 #           poller and spread only while it stays busy
 #   moves   as auto, with poll_scale_up_pct -o MOVES_UP_PCT (5) and
@@ -275,9 +278,16 @@ finish() {
 fipc_step scaling-start 120 start || exit 1
 rc=0
 # -o MODES: which of the modes and the share phase run (all by default).
-modes=" $(fipc_opt MODES "fixed auto moves front share") "
+# "nosteal" is "fixed" with poll_steal_sleep=0: dom0's vCPUs share the
+# pCPUs with the guest's here, so the pair shows what sleeping on stolen
+# time changes.
+modes=" $(fipc_opt MODES "fixed nosteal auto moves front share") "
 if [[ $modes == *" fixed "* ]]; then
     fipc_step scaling-fixed 900 mode fixed pollers=2 poll_autoscale=0 || rc=1
+fi
+if [[ $modes == *" nosteal "* ]]; then
+    fipc_step scaling-nosteal 900 mode nosteal pollers=2 poll_autoscale=0 \
+        poll_steal_sleep=0 || rc=1
 fi
 if [[ $modes == *" auto "* ]]; then
     fipc_step scaling-auto 900 mode auto pollers=2 poll_autoscale=1 || rc=1
