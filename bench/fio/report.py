@@ -475,7 +475,10 @@ def noisy_table(noisy, emulated):
                    + " than their worst quiet guest moved between rounds ("
                    + ", ".join(f"{c} {sp[c]:.2f}" for c in NOISY_CONFIGS)
                    + ("): the rounds do not tell them apart.\n" if within
-                      else "): a difference the rounds' noise does not explain.\n"))
+                      else "): a difference the rounds' noise does not explain"
+                      + (", in this boot; emulated boots have differed by more "
+                         "(docs/benchmarks.md, run AY), so one boot does not "
+                         "settle the target.\n" if emulated else ".\n")))
     return "\n".join(out)
 
 
