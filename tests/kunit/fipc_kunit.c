@@ -758,6 +758,32 @@ static void fipc_test_poller_window_local(struct kunit *test)
 }
 
 /*
+ * Start @set (one poller, longest window 1 s) with channel @c attached
+ * and teach it gaps of 150 ms: its window, returned, is 200 ms or more.
+ */
+static u64 fipc_poll_test_long_window(struct kunit *test,
+				      struct fipc_poller_set *set,
+				      struct fipc_poll_test_chan *c)
+{
+	struct fipc_poller *pl = &set->pollers[0];
+	unsigned int i;
+	u64 window_ns;
+
+	set->idle_max_us = USEC_PER_SEC;
+	KUNIT_ASSERT_EQ(test, fipc_poller_set_start(set), 0);
+	fipc_poller_attach(set, &c->poll, NULL);
+	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_asleep, c));
+	for (i = 1; i <= 16; i++)
+		fipc_poll_test_send_after(test, c, 150, i);
+	window_ns = fipc_poll_idle_window(READ_ONCE(pl->gap_avg_ns),
+					  READ_ONCE(pl->gap_dev_ns),
+					  set->idle_us * NSEC_PER_USEC,
+					  set->idle_max_us * NSEC_PER_USEC);
+	KUNIT_EXPECT_GE(test, window_ns, 200 * NSEC_PER_MSEC);
+	return window_ns;
+}
+
+/*
  * Past the shortest window a poller polls on only while nobody else wants
  * its CPU: with 150 ms gaps learnt (a window of 200 ms or more), a
  * message followed by this test spinning on the CPU (UML has one) puts
@@ -772,21 +798,9 @@ static void fipc_test_poller_contended(struct kunit *test)
 	struct fipc_poller *pl = &set->pollers[0];
 	struct fipc_msg msg = { };
 	u64 window_ns, sleeps, contended, t0, slept_after = 0;
-	unsigned int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, buf);
-	set->idle_max_us = USEC_PER_SEC;
-	KUNIT_ASSERT_EQ(test, fipc_poller_set_start(set), 0);
-	fipc_poller_attach(set, &c->poll, NULL);
-	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_asleep, c));
-
-	for (i = 1; i <= 16; i++)
-		fipc_poll_test_send_after(test, c, 150, i);
-	window_ns = fipc_poll_idle_window(READ_ONCE(pl->gap_avg_ns),
-					  READ_ONCE(pl->gap_dev_ns),
-					  set->idle_us * NSEC_PER_USEC,
-					  set->idle_max_us * NSEC_PER_USEC);
-	KUNIT_EXPECT_GE(test, window_ns, 200 * NSEC_PER_MSEC);
+	window_ns = fipc_poll_test_long_window(test, set, c);
 	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_asleep, c));
 
 	sleeps = READ_ONCE(pl->sleeps);
@@ -861,23 +875,13 @@ static void fipc_test_poller_steal(struct kunit *test)
 	struct fipc_poll_test_chan *c = fipc_poll_test_chans(test, 1);
 	char *buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
 	struct fipc_poller *pl = &set->pollers[0];
-	u64 window_ns, early;
-	unsigned int i;
+	u64 early;
 
 	KUNIT_ASSERT_NOT_NULL(test, buf);
 	WRITE_ONCE(fipc_poll_test_stealing, false);
-	set->idle_max_us = USEC_PER_SEC;
 	set->steal_sleep = true;
 	set->steal_clock = fipc_poll_test_steal_clock;
-	KUNIT_ASSERT_EQ(test, fipc_poller_set_start(set), 0);
-	fipc_poller_attach(set, &c->poll, NULL);
-	for (i = 1; i <= 16; i++)
-		fipc_poll_test_send_after(test, c, 150, i);
-	window_ns = fipc_poll_idle_window(READ_ONCE(pl->gap_avg_ns),
-					  READ_ONCE(pl->gap_dev_ns),
-					  set->idle_us * NSEC_PER_USEC,
-					  set->idle_max_us * NSEC_PER_USEC);
-	KUNIT_EXPECT_GE(test, window_ns, 200 * NSEC_PER_MSEC);
+	fipc_poll_test_long_window(test, set, c);
 
 	/* No stolen time: no early sleep but a contended one. */
 	early = READ_ONCE(pl->sleeps) - READ_ONCE(pl->contended_sleeps);
