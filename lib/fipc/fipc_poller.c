@@ -288,19 +288,29 @@ static u64 fipc_poller_steal_ns(const struct fipc_poller *pl)
 }
 
 /*
- * Did the hypervisor, at @now, lately run another virtual CPU on this
- * one's CPU while this one wanted to run?  Its stolen time grew within
- * FIPC_POLL_STEAL_RECENT_NS.
+ * Did the hypervisor, at @now, lately keep this virtual CPU waiting
+ * while it ran another one on its CPU?  Its stolen time grew within
+ * FIPC_POLL_STEAL_RECENT_NS, by FIPC_POLL_STEAL_PCT or more of the time
+ * since it grew before, taken as one tick at least: the account grows
+ * at ticks, so each growth covers a tick or more, however soon after
+ * the last one the poller saw it.  A drop (the poller moved to another
+ * CPU) starts the count again.
  */
 static bool fipc_poller_stolen(struct fipc_poller *pl, u64 now)
 {
 	u64 steal = fipc_poller_steal_ns(pl);
 
 	if (steal != pl->steal_seen_ns) {
+		u64 span = max_t(u64, now - pl->steal_seen_at, TICK_NSEC);
+
+		WRITE_ONCE(pl->steal_pct, steal < pl->steal_seen_ns ? 0 :
+			   fipc_poll_steal_pct(steal - pl->steal_seen_ns,
+					       span));
 		pl->steal_seen_ns = steal;
-		pl->steal_at = now;
+		pl->steal_seen_at = now;
 	}
-	return pl->steal_at && now - pl->steal_at < FIPC_POLL_STEAL_RECENT_NS;
+	return now - pl->steal_seen_at < FIPC_POLL_STEAL_RECENT_NS &&
+	       pl->steal_pct >= FIPC_POLL_STEAL_PCT;
 }
 
 /*
@@ -311,10 +321,10 @@ static bool fipc_poller_stolen(struct fipc_poller *pl, u64 now)
  * application waiting for the I/O), so the longer window is polled only
  * on a CPU nobody else needs, as KVM's halt polling does
  * (single_task_running()).  The same past idle_us, with the set's
- * steal_sleep, where the hypervisor lately had another virtual CPU
- * waiting for this one's CPU (FIPC_POLL_STOLEN): polling on would take
- * the CPU from another guest, or from the peer.  Sleeps of the last two
- * kinds are counted apart (contended_sleeps and steal_sleeps in
+ * steal_sleep, where the hypervisor lately kept this virtual CPU waiting
+ * while another ran on its CPU (FIPC_POLL_STOLEN, looked at first):
+ * polling on would take the CPU from another guest, or from the peer.
+ * Sleeps of the last two kinds are counted apart (contended_sleeps and steal_sleeps in
  * poller_cpus), since on a CPU of its own the poller would have polled on.
  */
 static enum fipc_poll_sleep_why
@@ -324,10 +334,10 @@ fipc_poller_should_sleep(struct fipc_poller *pl, u64 idle_ns, u64 now)
 		return FIPC_POLL_IDLE;
 	if (idle_ns < fipc_poller_idle_min_ns(pl))
 		return FIPC_POLL_AWAKE;
-	if (!single_task_running())
-		return FIPC_POLL_CONTENDED;
 	if (READ_ONCE(pl->set->steal_sleep) && fipc_poller_stolen(pl, now))
 		return FIPC_POLL_STOLEN;
+	if (!single_task_running())
+		return FIPC_POLL_CONTENDED;
 	return FIPC_POLL_AWAKE;
 }
 
@@ -369,6 +379,7 @@ static int fipc_poller_fn(void *arg)
 
 	pl->period_start = now;
 	pl->steal_seen_ns = fipc_poller_steal_ns(pl);
+	pl->steal_seen_at = now;
 	while (!kthread_should_stop()) {
 		u64 prev = now;
 		int work, peer_work;
@@ -563,12 +574,13 @@ int fipc_poller_set_show(struct fipc_poller_set *set, char *buf)
 		struct fipc_poller *pl = &set->pollers[i];
 
 		n += scnprintf(buf + n, PAGE_SIZE - n,
-			       "poller %u cpu %d channels %u loops %llu empty %llu sleeps %llu timed_sleeps %llu contended_sleeps %llu steal_sleeps %llu short_sleeps %llu wait %s wakeups %llu slept_us %llu sleep_max_us %llu irqs %lld irqs_awake %lld rx_waits %llu gap_us %llu gap_dev_us %llu gap_tail_us %llu window_us %llu wake_us %llu load_pct %u moved_in %llu moved_out %llu\n",
+			       "poller %u cpu %d channels %u loops %llu empty %llu sleeps %llu timed_sleeps %llu contended_sleeps %llu steal_sleeps %llu steal_pct %u short_sleeps %llu wait %s wakeups %llu slept_us %llu sleep_max_us %llu irqs %lld irqs_awake %lld rx_waits %llu gap_us %llu gap_dev_us %llu gap_tail_us %llu window_us %llu wake_us %llu load_pct %u moved_in %llu moved_out %llu\n",
 			       i, pl->cpu, READ_ONCE(pl->nr_entries),
 			       READ_ONCE(pl->loops), READ_ONCE(pl->empty),
 			       READ_ONCE(pl->sleeps), READ_ONCE(pl->timed_sleeps),
 			       READ_ONCE(pl->contended_sleeps),
 			       READ_ONCE(pl->steal_sleeps),
+			       READ_ONCE(pl->steal_pct),
 			       READ_ONCE(pl->short_sleeps),
 			       fipc_wait_method_name(pl->waiter.method),
 			       READ_ONCE(pl->wakeups),

@@ -829,23 +829,31 @@ static void fipc_test_poller_contended(struct kunit *test)
 	fipc_poller_set_stop(set);
 }
 
-/* A stolen-time clock for the set's steal_clock: grows while stealing. */
-static atomic64_t fipc_poll_test_steal_ns;
-static bool fipc_poll_test_stealing;
+/*
+ * A stolen-time clock for the set's steal_clock (called by the one
+ * poller only), as the kernel keeps it: at each tick it grows by
+ * fipc_poll_test_steal_share per cent of the ticks since it last grew.
+ */
+static unsigned int fipc_poll_test_steal_share;
+static u64 fipc_poll_test_steal_ns, fipc_poll_test_steal_tick;
 
 static u64 fipc_poll_test_steal_clock(int cpu)
 {
-	if (READ_ONCE(fipc_poll_test_stealing))
-		return atomic64_add_return(NSEC_PER_USEC,
-					   &fipc_poll_test_steal_ns);
-	return atomic64_read(&fipc_poll_test_steal_ns);
+	u64 tick = div_u64(ktime_get_ns(), TICK_NSEC);
+
+	if (fipc_poll_test_steal_tick && tick > fipc_poll_test_steal_tick)
+		fipc_poll_test_steal_ns +=
+			div_u64((tick - fipc_poll_test_steal_tick) * TICK_NSEC *
+				READ_ONCE(fipc_poll_test_steal_share), 100);
+	fipc_poll_test_steal_tick = tick;
+	return fipc_poll_test_steal_ns;
 }
 
 /*
  * One more message (the @n-th) to a sleeping poller whose learnt window
  * is 200 ms or more, then @ms in one sleep of this test, so that the
  * poller is alone on the CPU until then: any sleep of the poller's in
- * that time is an early one.  Leaves the poller asleep again.
+ * that time is an early one.  The poller may be polling still on return.
  */
 static void fipc_poll_test_one_more(struct kunit *test,
 				    struct fipc_poll_test_chan *c, int n,
@@ -860,14 +868,30 @@ static void fipc_poll_test_one_more(struct kunit *test,
 	KUNIT_EXPECT_EQ(test, atomic_read(&c->received), n);
 }
 
+/* The stolen share of a span: per cent, rounded down, at most 100. */
+static void fipc_test_poller_steal_pct(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, fipc_poll_steal_pct(0, 4000000), 0);
+	KUNIT_EXPECT_EQ(test, fipc_poll_steal_pct(1000000, 4000000), 25);
+	KUNIT_EXPECT_EQ(test, fipc_poll_steal_pct(999999, 4000000), 24);
+	KUNIT_EXPECT_EQ(test, fipc_poll_steal_pct(1, 3), 33);
+	KUNIT_EXPECT_EQ(test, fipc_poll_steal_pct(5, 0), 100);
+	KUNIT_EXPECT_EQ(test, fipc_poll_steal_pct(0, 0), 100);
+	KUNIT_EXPECT_EQ(test, fipc_poll_steal_pct(8000000, 4000000), 100);
+	KUNIT_EXPECT_EQ(test, fipc_poll_steal_pct(U64_MAX / 200,
+						  U64_MAX / 100), 50);
+}
+
 /*
  * With steal_sleep, past its shortest window a poller sleeps as soon as
- * its CPU's stolen time grows (the hypervisor had another virtual CPU
- * waiting for it), and counts that sleep as steal_sleeps; without stolen
- * time, or with the setting off, it polls on through its learnt window
- * of 200 ms or more.  The stolen time comes from the set's steal_clock.
- * This test's waking up may end a poll with a contended sleep, so the
- * polls on are told by their idle and steal sleeps.
+ * its CPU's stolen time grows by a large share of the time (the
+ * hypervisor kept it waiting while another virtual CPU ran), and counts
+ * that sleep as steal_sleeps; without stolen time, with a little of it
+ * (5 %, as a hypervisor's wake-up latency leaves), or with the setting
+ * off, it polls on through its learnt window of 200 ms or more.  The
+ * stolen time comes from the set's steal_clock.  This test's waking up
+ * may end a poll with a contended sleep, so the polls on are told by
+ * their idle and steal sleeps.
  */
 static void fipc_test_poller_steal(struct kunit *test)
 {
@@ -875,10 +899,12 @@ static void fipc_test_poller_steal(struct kunit *test)
 	struct fipc_poll_test_chan *c = fipc_poll_test_chans(test, 1);
 	char *buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
 	struct fipc_poller *pl = &set->pollers[0];
-	u64 early;
+	u64 early, steals;
 
 	KUNIT_ASSERT_NOT_NULL(test, buf);
-	WRITE_ONCE(fipc_poll_test_stealing, false);
+	fipc_poll_test_steal_share = 0;
+	fipc_poll_test_steal_ns = 0;
+	fipc_poll_test_steal_tick = 0;
 	set->steal_sleep = true;
 	set->steal_clock = fipc_poll_test_steal_clock;
 	fipc_poll_test_long_window(test, set, c);
@@ -890,22 +916,36 @@ static void fipc_test_poller_steal(struct kunit *test)
 			READ_ONCE(pl->contended_sleeps), early);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(pl->steal_sleeps), 0);
 
-	/* Stolen time: asleep soon after its shortest window (1 ms). */
-	WRITE_ONCE(fipc_poll_test_stealing, true);
-	early = READ_ONCE(pl->sleeps);
+	/* A little stolen time: the same (from a poller asleep again). */
+	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_asleep, c));
+	WRITE_ONCE(fipc_poll_test_steal_share, 5);
+	early = READ_ONCE(pl->sleeps) - READ_ONCE(pl->contended_sleeps);
 	fipc_poll_test_one_more(test, c, 18, 100);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(pl->sleeps) -
+			READ_ONCE(pl->contended_sleeps), early);
+	KUNIT_EXPECT_EQ(test, READ_ONCE(pl->steal_sleeps), 0);
+	KUNIT_EXPECT_LT(test, READ_ONCE(pl->steal_pct), FIPC_POLL_STEAL_PCT);
+
+	/* Half the time stolen: asleep soon after its shortest window. */
+	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_asleep, c));
+	WRITE_ONCE(fipc_poll_test_steal_share, 50);
+	early = READ_ONCE(pl->sleeps);
+	fipc_poll_test_one_more(test, c, 19, 100);
+	fipc_poller_set_show(set, buf);
+	steals = READ_ONCE(pl->steal_sleeps);
 	KUNIT_EXPECT_GT(test, READ_ONCE(pl->sleeps), early);
-	KUNIT_EXPECT_EQ(test, READ_ONCE(pl->steal_sleeps), 1);
+	KUNIT_EXPECT_EQ_MSG(test, steals, 1, "%s", buf);
+	KUNIT_EXPECT_GE(test, READ_ONCE(pl->steal_pct), FIPC_POLL_STEAL_PCT);
 
 	/* The setting is live: off, it polls on through stolen time. */
 	WRITE_ONCE(set->steal_sleep, false);
-	fipc_poll_test_one_more(test, c, 19, 100);
+	fipc_poll_test_one_more(test, c, 20, 100);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(pl->steal_sleeps), 1);
 	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_asleep, c));
 	KUNIT_EXPECT_GT(test, fipc_poller_set_show(set, buf), 0);
-	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, " steal_sleeps 1 "));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, " steal_sleeps 1 steal_pct "));
 
-	WRITE_ONCE(fipc_poll_test_stealing, false);
+	WRITE_ONCE(fipc_poll_test_steal_share, 0);
 	fipc_poller_detach(&c->poll);
 	fipc_poller_set_stop(set);
 }
@@ -1713,6 +1753,7 @@ static struct kunit_case fipc_test_cases[] = {
 	KUNIT_CASE(fipc_test_poller_wake_learn),
 	KUNIT_CASE(fipc_test_poller_window),
 	KUNIT_CASE(fipc_test_poller_contended),
+	KUNIT_CASE(fipc_test_poller_steal_pct),
 	KUNIT_CASE(fipc_test_poller_steal),
 	KUNIT_CASE(fipc_test_poller_window_local),
 	KUNIT_CASE(fipc_test_poller_autoscale),

@@ -64,7 +64,9 @@ dom_cpu() { xl list "$1" 2>/dev/null | awk 'NR == 2 { print $6 }'; }
 # disk (xvda), as JSON members; nothing for classic disks.  With them, the
 # backend pollers' sleeps, summed over the set: "poller_sleeps",
 # "poller_contended_sleeps" (those begun before the idle window's end
-# because another dom0 task wanted the CPU; none on a CPU of its own) and
+# because another dom0 task wanted the CPU; none on a CPU of its own),
+# "poller_steal_sleeps" (those begun because Xen kept dom0's vCPU
+# waiting while another ran on its physical CPU) and
 # "poller_short_sleeps" (gaps with a sleep that the guest ended within
 # poll_idle_max_us: a window at its longest would have polled through).
 be_stats_json() {
@@ -79,9 +81,10 @@ be_stats_json() {
 		for (i = 2; i < NF; i++) {
 			if ($i == "sleeps") s += $(i + 1)
 			if ($i == "contended_sleeps") c += $(i + 1)
+			if ($i == "steal_sleeps") v += $(i + 1)
 			if ($i == "short_sleeps") t += $(i + 1)
 		} }
-		END { printf ", \"poller_sleeps\": %d, \"poller_contended_sleeps\": %d, \"poller_short_sleeps\": %d", s, c, t }' "$p"
+		END { printf ", \"poller_sleeps\": %d, \"poller_contended_sleeps\": %d, \"poller_steal_sleeps\": %d, \"poller_short_sleeps\": %d", s, c, v, t }' "$p"
 	return 0
 }
 
