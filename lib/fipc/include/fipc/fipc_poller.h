@@ -199,8 +199,8 @@ struct fipc_poll_entry {
  * @contended_sleeps: statistics: sleeps begun before the end of the idle
  *	window because another task wanted the CPU (fipc_poller_fn())
  * @steal_sleeps: statistics: sleeps begun before the end of the idle
- *	window because the hypervisor ran something else on this CPU
- *	lately (the set's steal_sleep)
+ *	window because the hypervisor lately kept this virtual CPU waiting
+ *	while another ran on its CPU (the set's steal_sleep)
  * @short_sleeps: statistics: gaps with a sleep in them that the peer's
  *	work ended within the set's idle_max_us: polling that long would have
  *	covered them (fipc_poller_fn())
@@ -294,8 +294,8 @@ struct fipc_poller {
  * @fifo: setting: threads run at SCHED_FIFO
  * @steal_sleep: setting: past @idle_us, a poller sleeps when its CPU's
  *	stolen time (time a hypervisor ran another virtual CPU while this
- *	one wanted to run) grew lately, as it does when another task wants
- *	the CPU (live)
+ *	one wanted to run) grew lately by FIPC_POLL_STEAL_PCT or more of
+ *	the time, as it does when another task wants the CPU (live)
  * @steal_clock: the stolen time of a CPU, in ns; NULL: the kernel's
  *	account of it (kcpustat's CPUTIME_STEAL, brought up to date at
  *	each tick).  For tests.
@@ -716,9 +716,9 @@ extern const struct kernel_param_ops fipc_poll_pct_param_ops;
 	"Run pollers at SCHED_FIFO, for CPUs dedicated to them (default false)"
 #define FIPC_POLL_STEAL_SLEEP_HELP					\
 	"Past poll_idle_us, a poller sleeps when the hypervisor lately "	\
-	"ran another virtual CPU on its CPU while it wanted to run "	\
-	"(stolen time), rather than polling on and taking that CPU from " \
-	"it (default true; live)"
+	"kept its virtual CPU waiting a quarter of the time or more "	\
+	"while another ran on its CPU (stolen time), rather than "	\
+	"polling on and taking that CPU from it (default true; live)"
 
 #define FIPC_PARAM_POLLER_CPUS(set)					\
 	module_param_cb(poller_cpus, &fipc_poller_cpus_param_ops, &(set), \
