@@ -13,7 +13,7 @@ FIPC_SRCS := $(addprefix lib/fipc/,fipc_ring.c fipc_tx.c fipc_rx.c fipc_wait.c \
 FIPC_HDRS := $(wildcard lib/fipc/*.h lib/fipc/include/fipc/*.h)
 LIBFIPC := $(BUILD)/user/libfipc.a
 
-.PHONY: all deps lib modules check checkpatch kunit bench-ring bench-scaling testbed \
+.PHONY: all deps lib modules check checkpatch kunit bench-ring bench-scaling bench-steal testbed \
 	testbed-smoke e2e e2e-debug e2e-kasan demo bench-pvh test clean dom0-overlay deb \
 	linux-patches check-linux-patches
 
@@ -139,6 +139,13 @@ bench-pvh: all dom0-overlay
 bench-scaling: modules dom0-overlay
 	tests/testbed/fipc-testbed run scaling $(TESTBED_ARGS)
 	@cat $(BUILD)/testbed/results/scaling/scaling.md
+
+# The stolen-time benchmark (issue 13): a busy guest on the physical CPU
+# of dom0's one vCPU and its backend poller, with poll_steal_sleep on and
+# off (emulated; build/testbed/results/steal/steal.md and steal.json).
+bench-steal: modules dom0-overlay
+	tests/testbed/fipc-testbed run steal $(TESTBED_ARGS)
+	@cat $(BUILD)/testbed/results/steal/steal.md
 
 test:
 	@scripts/test-all.sh
