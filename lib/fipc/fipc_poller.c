@@ -172,8 +172,9 @@ static int fipc_poll_wait_done(void *arg)
 
 /*
  * Why a poller sleeps: its idle window ran out, or, past the shortest
- * window, another task wants its CPU, or the hypervisor lately ran
- * another virtual CPU on it (fipc_poller_should_sleep()).
+ * window, another task wants its CPU, or, at any point of the window, the
+ * hypervisor lately ran another virtual CPU on it
+ * (fipc_poller_should_sleep()).
  */
 enum fipc_poll_sleep_why {
 	FIPC_POLL_AWAKE,
@@ -320,22 +321,24 @@ static bool fipc_poller_stolen(struct fipc_poller *pl, u64 now)
  * would take the CPU from it (in a guest with one vCPU, from the
  * application waiting for the I/O), so the longer window is polled only
  * on a CPU nobody else needs, as KVM's halt polling does
- * (single_task_running()).  The same past idle_us, with the set's
- * steal_sleep, where the hypervisor lately kept this virtual CPU waiting
- * while another ran on its CPU (FIPC_POLL_STOLEN, looked at first):
- * polling on would take the CPU from another guest, or from the peer.
- * Sleeps of the last two kinds are counted apart (contended_sleeps and steal_sleeps in
- * poller_cpus), since on a CPU of its own the poller would have polled on.
+ * (single_task_running()).  With the set's steal_sleep, as soon as there
+ * is no work, where the hypervisor lately kept this virtual CPU waiting
+ * while another ran on its CPU (FIPC_POLL_STOLEN): even the shortest
+ * window would take the CPU from another guest, or from the peer, for
+ * a wake-up the hypervisor may delay as long.  Sleeps of the last two
+ * kinds are counted apart (contended_sleeps and
+ * steal_sleeps in poller_cpus), since on a CPU of its own the poller would
+ * have polled on.
  */
 static enum fipc_poll_sleep_why
 fipc_poller_should_sleep(struct fipc_poller *pl, u64 idle_ns, u64 now)
 {
 	if (idle_ns >= fipc_poller_window_ns(pl))
 		return FIPC_POLL_IDLE;
-	if (idle_ns < fipc_poller_idle_min_ns(pl))
-		return FIPC_POLL_AWAKE;
 	if (READ_ONCE(pl->set->steal_sleep) && fipc_poller_stolen(pl, now))
 		return FIPC_POLL_STOLEN;
+	if (idle_ns < fipc_poller_idle_min_ns(pl))
+		return FIPC_POLL_AWAKE;
 	if (!single_task_running())
 		return FIPC_POLL_CONTENDED;
 	return FIPC_POLL_AWAKE;

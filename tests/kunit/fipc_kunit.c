@@ -650,16 +650,23 @@ static bool fipc_poll_test_got(struct fipc_poll_test_chan *c, int n)
 	return fipc_poll_test_reached(&c->received, n);
 }
 
+/* The peer sends a message and notifies, as one that saw the sleep word. */
+static void fipc_poll_test_send_notify(struct kunit *test,
+				       struct fipc_poll_test_chan *c)
+{
+	struct fipc_msg msg = { };
+
+	KUNIT_EXPECT_EQ(test, fipc_send(&c->tx, &msg, 1), 0);
+	fipc_poll_entry_irq(&c->poll);
+}
+
 /* After @ms, the peer sends a message and notifies: the @n-th to arrive. */
 static void fipc_poll_test_send_after(struct kunit *test,
 				      struct fipc_poll_test_chan *c,
 				      unsigned int ms, int n)
 {
-	struct fipc_msg msg = { };
-
 	msleep(ms);
-	KUNIT_EXPECT_EQ(test, fipc_send(&c->tx, &msg, 1), 0);
-	fipc_poll_entry_irq(&c->poll);
+	fipc_poll_test_send_notify(test, c);
 	KUNIT_EXPECT_TRUE(test, fipc_poll_test_got(c, n));
 }
 
@@ -679,7 +686,6 @@ static void fipc_test_poller_window(struct kunit *test)
 	struct fipc_poll_test_chan *c = fipc_poll_test_chans(test, 1);
 	char *buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
 	struct fipc_poller *pl = &set->pollers[0];
-	struct fipc_msg msg = { };
 	u64 avg, sleeps, short_sleeps;
 	unsigned int i;
 
@@ -692,8 +698,7 @@ static void fipc_test_poller_window(struct kunit *test)
 
 	for (i = 1; i <= 24; i++) {
 		usleep_range(5000, 6000);
-		KUNIT_EXPECT_EQ(test, fipc_send(&c->tx, &msg, 1), 0);
-		fipc_poll_entry_irq(&c->poll);
+		fipc_poll_test_send_notify(test, c);
 		KUNIT_EXPECT_TRUE(test, fipc_poll_test_got(c, i));
 	}
 	avg = READ_ONCE(pl->gap_avg_ns);
@@ -796,7 +801,6 @@ static void fipc_test_poller_contended(struct kunit *test)
 	struct fipc_poll_test_chan *c = fipc_poll_test_chans(test, 1);
 	char *buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
 	struct fipc_poller *pl = &set->pollers[0];
-	struct fipc_msg msg = { };
 	u64 window_ns, sleeps, contended, t0, slept_after = 0;
 
 	KUNIT_ASSERT_NOT_NULL(test, buf);
@@ -805,8 +809,7 @@ static void fipc_test_poller_contended(struct kunit *test)
 
 	sleeps = READ_ONCE(pl->sleeps);
 	contended = READ_ONCE(pl->contended_sleeps);
-	KUNIT_EXPECT_EQ(test, fipc_send(&c->tx, &msg, 1), 0);
-	fipc_poll_entry_irq(&c->poll);
+	fipc_poll_test_send_notify(test, c);
 	/* Spin here until the poller has taken it and gone back to sleep. */
 	t0 = ktime_get_ns();
 	while (ktime_get_ns() - t0 < window_ns) {
@@ -859,11 +862,8 @@ static void fipc_poll_test_one_more(struct kunit *test,
 				    struct fipc_poll_test_chan *c, int n,
 				    unsigned int ms)
 {
-	struct fipc_msg msg = { };
-
 	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_asleep, c));
-	KUNIT_EXPECT_EQ(test, fipc_send(&c->tx, &msg, 1), 0);
-	fipc_poll_entry_irq(&c->poll);
+	fipc_poll_test_send_notify(test, c);
 	msleep(ms);
 	KUNIT_EXPECT_EQ(test, atomic_read(&c->received), n);
 }
@@ -883,13 +883,14 @@ static void fipc_test_poller_steal_pct(struct kunit *test)
 }
 
 /*
- * With steal_sleep, past its shortest window a poller sleeps as soon as
- * its CPU's stolen time grows by a large share of the time (the
- * hypervisor kept it waiting while another virtual CPU ran), and counts
- * that sleep as steal_sleeps; without stolen time, with a little of it
- * (5 %, as a hypervisor's wake-up latency leaves), or with the setting
- * off, it polls on through its learnt window of 200 ms or more.  The
- * stolen time comes from the set's steal_clock.  This test's waking up
+ * With steal_sleep, a poller without work sleeps as soon as its CPU's
+ * stolen time grows by a large share of the time (the hypervisor kept
+ * it waiting while another virtual CPU ran), even before its shortest
+ * window ends, and counts that sleep as steal_sleeps; without stolen
+ * time, with a little of it (5 %, as a hypervisor's wake-up latency
+ * leaves), or with the setting off, it polls on through its learnt
+ * window of 200 ms or more.  The stolen time comes from the set's
+ * steal_clock.  This test's waking up
  * may end a poll with a contended sleep, so the polls on are told by
  * their idle and steal sleeps.
  */
@@ -926,12 +927,17 @@ static void fipc_test_poller_steal(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, READ_ONCE(pl->steal_sleeps), 0);
 	KUNIT_EXPECT_LT(test, READ_ONCE(pl->steal_pct), FIPC_POLL_STEAL_PCT);
 
-	/* Half the time stolen: asleep soon after its shortest window. */
+	/*
+	 * Half the time stolen: asleep within 60 ms, although its shortest
+	 * window is 150 ms now.
+	 */
 	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_asleep, c));
 	WRITE_ONCE(fipc_poll_test_steal_share, 50);
+	WRITE_ONCE(set->idle_us, 150000);
 	early = READ_ONCE(pl->sleeps);
-	fipc_poll_test_one_more(test, c, 19, 100);
+	fipc_poll_test_one_more(test, c, 19, 60);
 	fipc_poller_set_show(set, buf);
+	WRITE_ONCE(set->idle_us, 1000);
 	steals = READ_ONCE(pl->steal_sleeps);
 	KUNIT_EXPECT_GT(test, READ_ONCE(pl->sleeps), early);
 	KUNIT_EXPECT_EQ_MSG(test, steals, 1, "%s", buf);

@@ -35,10 +35,10 @@
  * spread over more only while the pollers at work stay busy, and gathered
  * again when the load falls (fipc_poller_scale.c).
  *
- * Past the shortest window (idle_us) a poller polls on only while nobody
- * else wants its CPU: no other task of this kernel, and, with the set's
- * steal_sleep, no other virtual CPU of the hypervisor, as far as the
- * CPU's stolen time tells.
+ * Past the shortest window (idle_us) a poller polls on only while no
+ * other task of this kernel wants its CPU; and with the set's
+ * steal_sleep, it polls at all only while no other virtual CPU of the
+ * hypervisor waits for that CPU, as far as the CPU's stolen time tells.
  */
 #ifndef _FIPC_FIPC_POLLER_H
 #define _FIPC_FIPC_POLLER_H
@@ -199,8 +199,9 @@ struct fipc_poll_entry {
  * @contended_sleeps: statistics: sleeps begun before the end of the idle
  *	window because another task wanted the CPU (fipc_poller_fn())
  * @steal_sleeps: statistics: sleeps begun before the end of the idle
- *	window because the hypervisor lately kept this virtual CPU waiting
- *	while another ran on its CPU (the set's steal_sleep)
+ *	window (even before idle_us) because the hypervisor lately kept
+ *	this virtual CPU waiting while another ran on its CPU (the set's
+ *	steal_sleep)
  * @short_sleeps: statistics: gaps with a sleep in them that the peer's
  *	work ended within the set's idle_max_us: polling that long would have
  *	covered them (fipc_poller_fn())
@@ -292,10 +293,10 @@ struct fipc_poller {
  *	at or below @idle_us the window is fixed at @idle_us
  * @budget: setting: messages taken from one channel at a time (live)
  * @fifo: setting: threads run at SCHED_FIFO
- * @steal_sleep: setting: past @idle_us, a poller sleeps when its CPU's
- *	stolen time (time a hypervisor ran another virtual CPU while this
- *	one wanted to run) grew lately by FIPC_POLL_STEAL_PCT or more of
- *	the time, as it does when another task wants the CPU (live)
+ * @steal_sleep: setting: a poller without work sleeps, even within
+ *	@idle_us, when its CPU's stolen time (time a hypervisor ran another
+ *	virtual CPU while this one wanted to run) grew lately by
+ *	FIPC_POLL_STEAL_PCT or more of the time (live)
  * @steal_clock: the stolen time of a CPU, in ns; NULL: the kernel's
  *	account of it (kcpustat's CPUTIME_STEAL, brought up to date at
  *	each tick).  For tests.
@@ -715,10 +716,11 @@ extern const struct kernel_param_ops fipc_poll_pct_param_ops;
 #define FIPC_POLL_FIFO_HELP \
 	"Run pollers at SCHED_FIFO, for CPUs dedicated to them (default false)"
 #define FIPC_POLL_STEAL_SLEEP_HELP					\
-	"Past poll_idle_us, a poller sleeps when the hypervisor lately "	\
-	"kept its virtual CPU waiting a quarter of the time or more "	\
-	"while another ran on its CPU (stolen time), rather than "	\
-	"polling on and taking that CPU from it (default true; live)"
+	"A poller without work sleeps, even within poll_idle_us, when "	\
+	"the hypervisor lately kept its virtual CPU waiting a quarter "	\
+	"of the time or more while another ran on its CPU (stolen "	\
+	"time), rather than polling on and taking that CPU from it "	\
+	"(default true; live)"
 
 #define FIPC_PARAM_POLLER_CPUS(set)					\
 	module_param_cb(poller_cpus, &fipc_poller_cpus_param_ops, &(set), \
