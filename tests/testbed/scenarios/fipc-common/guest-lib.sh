@@ -49,3 +49,19 @@ fipc_mailbox_word() {
 	dd if="$1" bs=4096 skip=$((s / 8 - 1)) count=1 iflag=direct 2>/dev/null |
 		head -c 16 | tr -d ' \000'
 }
+
+# fipc_mailbox_next DEV: wait (looking every 0.5 s) until DEV's mailbox
+# holds a word it did not hold at an earlier call, other than "none";
+# set $phase to it.  dom0 posts each phase once, under a new name.
+fipc_mailbox_next() {
+	while :; do
+		phase=$(fipc_mailbox_word "$1")
+		case "${fipc_mailbox_taken:- } $phase" in
+		*" $phase "* | *" none" | *" ") sleep 0.5 ;;
+		*)
+			fipc_mailbox_taken="${fipc_mailbox_taken:- }$phase "
+			return 0
+			;;
+		esac
+	done
+}

@@ -42,18 +42,14 @@ counters() {
 }
 echo "@@NOISY $me ready"
 rc=0
-done_phases=" "
 while :; do
-	phase=$(fipc_mailbox_word /dev/xvdm)
-	case "$done_phases" in *" $phase "*) phase= ;; esac
+	fipc_mailbox_next /dev/xvdm
 	case $phase in
 	r[0-9]*.phy-alone|r[0-9]*.phy-noisy|r[0-9]*.phy-beside) dev=/dev/xvdb ;;
 	r[0-9]*.phy1-alone|r[0-9]*.phy1-noisy|r[0-9]*.phy1-beside) dev=/dev/xvdc ;;
-	bye) ;;
-	*) sleep 0.5; continue ;;
+	bye) break ;;
+	*) continue ;;
 	esac
-	done_phases="$done_phases$phase "
-	[ "$phase" = bye ] && break
 	case $me:${phase#*-} in
 	A:noisy)
 		(FIPC_DEV=$dev fipc_fio "$phase" /fipc/scenario/noisy-writer.fio

@@ -30,14 +30,8 @@ us() {
 
 echo "@@STEAL R ready"
 rc=0
-done_phases=" "
 while :; do
-	phase=$(fipc_mailbox_word /dev/xvdm)
-	case "$done_phases" in *" $phase "*) phase= ;; esac
-	case $phase in
-	''|none) sleep 0.5; continue ;;
-	esac
-	done_phases="$done_phases$phase "
+	fipc_mailbox_next /dev/xvdm
 	[ "$phase" = bye ] && break
 	dev=/dev/xvdb
 	case $phase in *.phy) dev=/dev/xvdc ;; esac

@@ -17,8 +17,10 @@
 # favours none.  In each phase dom0 measures over a window of STEAL_S - 6
 # seconds that starts 2 s after R said it started: the CPU time Xen gave
 # H's vCPU and dom0's (xl vcpu-list), dom0's stolen time (/proc/stat),
-# dom0's CPU time per read, the fipc pollers' sleeps and steal sleeps, the backend's reads and the events
-# dom0 took from R; R reports its fio IOPS and latencies.  Rows in
+# the backends' threads' CPU time (fipc's pollers, blkback's threads),
+# the fipc pollers' sleeps and steal sleeps, R's reads at both backends
+# and the events dom0 took from R; R reports its fio IOPS and
+# latencies.  Rows in
 # $FIPC_RESULTS/steal.json, the table in steal.md (also printed).
 # Emulated timings: compare only inside one run.
 set -u
@@ -64,12 +66,27 @@ poller_sum() {
         END { print s + 0 }' "$BACK_POLLERS"
 }
 
+# backend_ticks DOMID: CPU time (clock ticks) of the backends' threads:
+# fipc's pollers (xfb-poll/N) and blkback's threads of guest DOMID
+# (xen-blkback names them <domid>.<disk>-<ring>).
+backend_ticks() {
+    local f c s=0 t
+    for f in /proc/[0-9]*/comm; do
+        read -r c 2>/dev/null < "$f" || continue
+        case $c in
+        xfb-poll/[0-9]*|"$1".xvd*-[0-9]*) ;;
+        *) continue ;;
+        esac
+        t=$(awk '{ print $14 + $15 }' "${f%comm}stat" 2>/dev/null) || continue
+        s=$((s + ${t:-0}))
+    done
+    echo $s
+}
+
 # sample: one line of counters: time (s), H's and dom0's vCPU seconds,
 # dom0's stolen ticks, the fipc pollers' sleeps and steal sleeps, R's
-# reads at both backends, the events dom0 took from R's frontends.  (Not
-# the backends' threads' CPU time: with the steal clock, Linux counts a
-# tick mostly stolen as stolen, not as the task's, so a thread's ticks
-# miss most of its time here; Xen's vCPU time does not.)
+# reads at both backends, the events dom0 took from R's frontends, the
+# backends' threads' ticks.
 sample() {
     local id
     id=$(cat "$FIPC_WORK/R.id")
@@ -77,7 +94,7 @@ sample() {
         "$(awk '$1 == "cpu" { print $9 }' /proc/stat)" \
         "$(poller_sum sleeps) $(poller_sum steal_sleeps)" \
         "$(($(fipc_be_stat "$id" $XVDB rd_req) + $(cat "$FIPC_BE_SYSFS/vbd-$id-$XVDC/statistics/rd_req")))" \
-        "$(irq_sum 'xen-fipc-back|blkif-backend')"
+        "$(irq_sum 'xen-fipc-back|blkif-backend') $(backend_ticks "$id")"
 }
 
 # row PHASE CONFIG BEFORE AFTER FIO: a row of rows.txt: the phase, its
@@ -139,25 +156,27 @@ report() {
     function num(x) { return x == "-" ? "null" : x }
     BEGIN {
         md = "## A busy guest beside the backend poller (emulated)\n\n"
-        md = md "| phase | config | busy guest CPU % | dom0 CPU % | dom0 stolen % | dom0 CPU us/read | poller sleeps/read | steal sleeps | events to dom0/read | reads/s | reader IOPS | clat p50 us | clat p99 us | lat mean us |\n"
-        md = md "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n"
+        md = md "| phase | config | busy guest CPU % | dom0 CPU % | dom0 stolen % | dom0 CPU us/read | backend threads CPU us/read | poller sleeps/read | steal sleeps | events to dom0/read | reads/s | reader IOPS | clat p50 us | clat p99 us | lat mean us |\n"
+        md = md "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n"
         js = "{\n  \"emulated\": true,\n  \"rows\": ["
     }
     {
         # $3 window s, $4 H s, $5 dom0 s, $6 stolen ticks, $7 sleeps,
-        # $8 steal sleeps, $9 reads, $10 events, $11-$14 fio.
+        # $8 steal sleeps, $9 reads, $10 events, $11 backend ticks,
+        # $12-$15 fio.
         t = $3; r = $9
         us = r > 0 ? sprintf("%.0f", $5 * 1e6 / r) : "null"
-        md = md sprintf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-            $1, $2, pct($4, t), pct($5, t), pct($6 / hz, t), us, per($7, r, "%.3f"), $8,
-            per($10, r, "%.3f"), per(r, t, "%.0f"), $11, $12, $13, $14)
-        js = js sprintf("%s\n    {\"phase\": \"%s\", \"config\": \"%s\", \"window_s\": %s, \"busy_guest_cpu_pct\": %s, \"dom0_cpu_pct\": %s, \"dom0_stolen_pct\": %s, \"dom0_cpu_us_per_read\": %s, \"poller_sleeps_per_read\": %s, \"steal_sleeps\": %s, \"events_to_dom0_per_read\": %s, \"reads_per_s\": %s, \"reader_iops\": %s, \"clat_p50_us\": %s, \"clat_p99_us\": %s, \"lat_mean_us\": %s}",
-            NR > 1 ? "," : "", $1, $2, t, pct($4, t), pct($5, t), pct($6 / hz, t), us,
+        bt = r > 0 ? sprintf("%.0f", $11 * 1e6 / hz / r) : "null"
+        md = md sprintf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+            $1, $2, pct($4, t), pct($5, t), pct($6 / hz, t), us, bt, per($7, r, "%.3f"), $8,
+            per($10, r, "%.3f"), per(r, t, "%.0f"), $12, $13, $14, $15)
+        js = js sprintf("%s\n    {\"phase\": \"%s\", \"config\": \"%s\", \"window_s\": %s, \"busy_guest_cpu_pct\": %s, \"dom0_cpu_pct\": %s, \"dom0_stolen_pct\": %s, \"dom0_cpu_us_per_read\": %s, \"backend_threads_cpu_us_per_read\": %s, \"poller_sleeps_per_read\": %s, \"steal_sleeps\": %s, \"events_to_dom0_per_read\": %s, \"reads_per_s\": %s, \"reader_iops\": %s, \"clat_p50_us\": %s, \"clat_p99_us\": %s, \"lat_mean_us\": %s}",
+            NR > 1 ? "," : "", $1, $2, t, pct($4, t), pct($5, t), pct($6 / hz, t), us, bt,
             per($7, r, "%.3f"), $8, per($10, r, "%.3f"), per(r, t, "%.0f"),
-            num($11), num($12), num($13), num($14))
+            num($12), num($13), num($14), num($15))
         if ($1 ~ /^r[0-9]+\./) {
-            n[$2]++; cpu[$2] += 100 * $4 / t; p99[$2] += $13; mean[$2] += $14
-            iops[$2] += $11; d0[$2] += r > 0 ? $5 * 1e6 / r : 0
+            n[$2]++; cpu[$2] += 100 * $4 / t; p99[$2] += $14; mean[$2] += $15
+            iops[$2] += $12; d0[$2] += r > 0 ? $5 * 1e6 / r : 0
         }
     }
     END {
