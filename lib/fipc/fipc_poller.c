@@ -326,9 +326,9 @@ static bool fipc_poller_stolen(struct fipc_poller *pl, u64 now)
  * while another ran on its CPU (FIPC_POLL_STOLEN): even the shortest
  * window would take the CPU from another guest, or from the peer, for
  * a wake-up the hypervisor may delay as long.  Sleeps of the last two
- * kinds are counted apart (contended_sleeps and
- * steal_sleeps in poller_cpus), since on a CPU of its own the poller would
- * have polled on.
+ * kinds are counted apart (contended_sleeps and steal_sleeps in
+ * poller_cpus), since on a CPU of its own the poller would have polled
+ * on.
  */
 static enum fipc_poll_sleep_why
 fipc_poller_should_sleep(struct fipc_poller *pl, u64 idle_ns, u64 now)

@@ -890,9 +890,8 @@ static void fipc_test_poller_steal_pct(struct kunit *test)
  * time, with a little of it (5 %, as a hypervisor's wake-up latency
  * leaves), or with the setting off, it polls on through its learnt
  * window of 200 ms or more.  The stolen time comes from the set's
- * steal_clock.  This test's waking up
- * may end a poll with a contended sleep, so the polls on are told by
- * their idle and steal sleeps.
+ * steal_clock.  This test's waking up may end a poll with a contended
+ * sleep, so the polls on are told by their idle and steal sleeps.
  */
 static void fipc_test_poller_steal(struct kunit *test)
 {

@@ -22,10 +22,12 @@ for d in xvdb xvdc xvdm; do
 	fipc_wait_disk $d 120 || exit 1
 done
 
-# us JSON KEY N: the N-th value of KEY in fio's JSON, from ns to us.
+# us JSON KEY N: the N-th value of KEY in fio's JSON, from ns to us (0
+# where fio wrote none: its rc says why).
 us() {
 	v=$(fipc_json_value "$1" "$2" "$3")
-	echo $(( ${v%%.*} / 1000 ))
+	v=${v%%.*}
+	echo $(( ${v:-0} / 1000 ))
 }
 
 echo "@@STEAL R ready"
@@ -43,7 +45,8 @@ while :; do
 	# fio's read section comes first: its "iops", then the means of
 	# slat, clat and lat, then clat's percentiles.
 	iops=$(fipc_json_value "$j" iops 1)
-	echo "@@STEAL R $phase done rc=$r iops=${iops%%.*} p50_us=$(us "$j" 50.000000 1) p99_us=$(us "$j" 99.000000 1) mean_us=$(us "$j" mean 3)"
+	iops=${iops%%.*}
+	echo "@@STEAL R $phase done rc=$r iops=${iops:-0} p50_us=$(us "$j" 50.000000 1) p99_us=$(us "$j" 99.000000 1) mean_us=$(us "$j" mean 3)"
 done
 echo "@@STEAL R bye rc=$rc"
 exit $rc

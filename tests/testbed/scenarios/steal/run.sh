@@ -98,9 +98,9 @@ sample() {
 }
 
 # row PHASE CONFIG BEFORE AFTER FIO: a row of rows.txt: the phase, its
-# configuration (on, off, phy), the window's seconds, then the differences of the
-# counters of sample, then R's fio figures (FIO: "iops p50 p99 mean", or
-# "- - - -" for a phase without reads).
+# configuration (on, off, phy), the window's seconds, then the
+# differences of the counters of sample, then R's fio figures (FIO:
+# "iops p50 p99 mean", or "- - - -" for a phase without reads).
 row() {
     echo "$1 $2 $(awk -v a="$3" -v b="$4" 'BEGIN {
         n = split(a, x, " "); split(b, y, " ")
@@ -120,7 +120,8 @@ idle() {
 }
 
 # measure PHASE CONFIG: R reads in PHASE, CONFIG on or off (phy1 with
-# poll_steal_sleep 1 or 0) or phy (H paused for the phase "alone").
+# poll_steal_sleep 1 or 0) or phy (classic); H is paused for the phase
+# "alone".
 measure() {
     local ph=$1 s0 s1 line fio rc=0 set=1
     local con=/var/log/xen/console/guest-R.log
