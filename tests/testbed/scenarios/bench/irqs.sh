@@ -7,24 +7,34 @@ irq_sum() {
 		/proc/interrupts
 }
 
-# poller_ticks NAME: CPU time (utime + stime, in clock ticks) of the fipc
-# poller kthreads NAME/0, NAME/1, ... (lib/fipc/fipc_poller.c names them
-# after their set: xfb-poll in dom0, xff-poll in the guest); prints nothing
-# when there is none (classic disks, module not loaded).
-poller_ticks() {
-	local f c n=0 s=0 t
+# thread_ticks PATTERN...: "TICKS COUNT": the CPU time (utime + stime, in
+# clock ticks) of the threads whose name (/proc/PID/comm) matches one of
+# the shell PATTERNs, and how many of them there are.
+thread_ticks() {
+	local f c p m n=0 s=0 t
 	for f in /proc/[0-9]*/comm; do
 		read -r c 2>/dev/null < "$f" || continue
-		case $c in
-		"$1"/[0-9]*) ;;
-		*) continue ;;
-		esac
+		m=
+		for p; do
+			case $c in $p) m=1 && break ;; esac
+		done
+		[ -n "$m" ] || continue
 		t=$(awk '{ print $14 + $15 }' "${f%comm}stat" 2>/dev/null) || continue
 		[ -n "$t" ] || continue
 		s=$((s + t))
 		n=$((n + 1))
 	done
-	[ $n -gt 0 ] && echo $s
+	echo "$s $n"
+}
+
+# poller_ticks NAME: CPU time (utime + stime, in clock ticks) of the fipc
+# poller kthreads NAME/0, NAME/1, ... (lib/fipc/fipc_poller.c names them
+# after their set: xfb-poll in dom0, xff-poll in the guest); prints nothing
+# when there is none (classic disks, module not loaded).
+poller_ticks() {
+	local t
+	t=$(thread_ticks "$1/[0-9]*")
+	[ "${t#* }" -gt 0 ] && echo "${t% *}"
 	return 0
 }
 

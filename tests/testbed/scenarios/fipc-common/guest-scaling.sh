@@ -159,14 +159,8 @@ verify_phase() {
 }
 
 rc=0
-last=none
 while :; do
-	phase=$(fipc_mailbox_word /dev/xvdm)
-	if [ "$phase" = "$last" ] || [ "$phase" = none ] || [ -z "$phase" ]; then
-		sleep 0.3
-		continue
-	fi
-	last=$phase
+	fipc_mailbox_next /dev/xvdm
 	case $phase in
 	bye) break ;;
 	verify-8 | front-verify-8) verify_phase "$phase" || rc=1 ;;

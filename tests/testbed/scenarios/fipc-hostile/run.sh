@@ -65,6 +65,7 @@ fipc_scenario_begin "$@"
 . "$common/fipc-lib.sh"
 . "$common/checks.sh"
 . "$common/attack-checks.sh"
+. "$here/../bench/irqs.sh"
 R=$FIPC_RESULTS/dom0
 VDEV=51728
 CPU_MAX=$(fipc_opt CPU_MAX 50)
@@ -101,20 +102,6 @@ pollers() {
     for k in loops empty sleeps timed_sleeps wakeups irqs irqs_awake; do
         echo "p_$k ${sum[$k]:--1}"
     done
-}
-
-# poller_ticks: CPU time of the backend's poller threads, clock ticks
-# (-1 if there is no poller thread: the check cannot pass then).
-poller_ticks() {
-    local f c s=0 n=0
-    local -a st
-    for f in /proc/[0-9]*/comm; do
-        read -r c < "$f" 2>/dev/null || continue
-        case $c in xfb-poll/*) ;; *) continue ;; esac
-        read -r -a st < "${f%comm}stat" 2>/dev/null || continue
-        s=$((s + st[13] + st[14])) n=$((n + 1))
-    done
-    [ $n -gt 0 ] && echo $s || echo -1
 }
 
 # irq_lines: "IRQ COUNT" of every xen-fipc-back line of /proc/interrupts.
@@ -173,7 +160,9 @@ snap() {
         pollers
         while read -r l n; do irqs=$((irqs + n)); done < "$FIPC_WORK/irqs-$1"
         echo "irqs $irqs"
-        echo "ticks $(poller_ticks)"
+        # -1 without a poller thread: the CPU check cannot pass then.
+        v=$(poller_ticks xfb-poll)
+        echo "ticks ${v:--1}"
         echo "memfree $(meminfo MemFree)"
         echo "sunreclaim $(meminfo SUnreclaim)"
         echo "vmap $(vmaps)"

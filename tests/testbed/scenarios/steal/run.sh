@@ -70,17 +70,9 @@ poller_sum() {
 # fipc's pollers (xfb-poll/N) and blkback's threads of guest DOMID
 # (xen-blkback names them <domid>.<disk>-<ring>).
 backend_ticks() {
-    local f c s=0 t
-    for f in /proc/[0-9]*/comm; do
-        read -r c 2>/dev/null < "$f" || continue
-        case $c in
-        xfb-poll/[0-9]*|"$1".xvd*-[0-9]*) ;;
-        *) continue ;;
-        esac
-        t=$(awk '{ print $14 + $15 }' "${f%comm}stat" 2>/dev/null) || continue
-        s=$((s + ${t:-0}))
-    done
-    echo $s
+    local t
+    t=$(thread_ticks 'xfb-poll/[0-9]*' "$1.xvd*-[0-9]*")
+    echo "${t% *}"
 }
 
 # sample: one line of counters: time (s), H's and dom0's vCPU seconds,
