@@ -20,13 +20,9 @@
  *
  * The entry point's name is given by the build (-DFUZZ_ENTRY=...).
  */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
 #include <fipc/fipc_duplex.h>
+#include "fuzz_input.h"
 
-#define GUARD		FIPC_PAGE_BYTES
 #define MAX_OPS		512
 #define MAX_BUF		40	/* > FIPC_MSG_MAX_SLOTS: also too big */
 #define MSG_MAX		32
@@ -38,58 +34,7 @@
 #define K_REPLY		0xc4u
 #define K_ACK		0xc8u
 
-struct input {
-	const u8 *p;
-	size_t left;
-};
-
-static u8 in_u8(struct input *in)
-{
-	if (!in->left)
-		return 0;
-	in->left--;
-	return *in->p++;
-}
-
-static u32 in_u32(struct input *in)
-{
-	u32 v = in_u8(in);
-
-	v |= (u32)in_u8(in) << 8;
-	v |= (u32)in_u8(in) << 16;
-	return v | (u32)in_u8(in) << 24;
-}
-
-static void in_bytes(struct input *in, void *dst, size_t n)
-{
-	size_t k = n < in->left ? n : in->left;
-
-	memcpy(dst, in->p, k);
-	memset((u8 *)dst + k, 0, n - k);
-	in->p += k;
-	in->left -= k;
-}
-
-static void die(const char *what, int line)
-{
-	fprintf(stderr, "fuzz_duplex.c:%d: invariant failed: %s\n", line, what);
-	abort();
-}
-
-#define CHECK(cond)	do { if (!(cond)) die(#cond, __LINE__); } while (0)
-
 static struct fipc_slot *ring_mem[FIPC_MAX_ORDER + 1];
-
-static struct fipc_slot *guarded_ring(unsigned int order)
-{
-	size_t bytes = FIPC_RING_BYTES(order);
-	u8 *p = mmap(NULL, bytes + 2 * GUARD, PROT_NONE,
-		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	CHECK(p != MAP_FAILED);
-	CHECK(!mprotect(p + GUARD, bytes, PROT_READ | PROT_WRITE));
-	return (struct fipc_slot *)(p + GUARD);
-}
 
 /**
  * struct model_client - what the protocol says the client's state is

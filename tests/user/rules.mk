@@ -61,7 +61,8 @@ $(TEST_BUILD)/user/stress-tsan: $(STRESS_SRCS) $(STRESS_HDRS) $(FIPC_SRCS)
 
 # libFuzzer + ASan + UBSan; the entry point's name comes from here so that
 # the source stays free of CamelCase.
-$(TEST_BUILD)/fuzz/fuzz-rx: tests/fuzz/fuzz_rx.c $(FIPC_HDRS) $(FIPC_SRCS)
+$(TEST_BUILD)/fuzz/fuzz-rx: tests/fuzz/fuzz_rx.c tests/fuzz/fuzz_input.h \
+		$(FIPC_HDRS) $(FIPC_SRCS)
 	@mkdir -p $(dir $@)
 	$(CLANG) $(CLANG_CFLAGS) -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=all \
@@ -78,8 +79,8 @@ check-user-tsan: $(TEST_BUILD)/user/stress-tsan
 	@tests/user/run-tsan.sh $< $(TSAN_MSGS)
 
 # The duplex ring (both ends, against its own reference model).
-$(TEST_BUILD)/fuzz/fuzz-duplex: tests/fuzz/fuzz_duplex.c $(FIPC_HDRS) \
-		$(FIPC_SRCS)
+$(TEST_BUILD)/fuzz/fuzz-duplex: tests/fuzz/fuzz_duplex.c \
+		tests/fuzz/fuzz_input.h $(FIPC_HDRS) $(FIPC_SRCS)
 	@mkdir -p $(dir $@)
 	$(CLANG) $(CLANG_CFLAGS) -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=all \
