@@ -158,8 +158,8 @@ report() {
         # $8 steal sleeps, $9 reads, $10 events, $11 backend ticks,
         # $12-$15 fio.
         t = $3; r = $9
-        us = r > 0 ? sprintf("%.0f", $5 * 1e6 / r) : "null"
-        bt = r > 0 ? sprintf("%.0f", $11 * 1e6 / hz / r) : "null"
+        us = per($5 * 1e6, r, "%.0f")
+        bt = per($11 * 1e6 / hz, r, "%.0f")
         md = md sprintf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
             $1, $2, pct($4, t), pct($5, t), pct($6 / hz, t), us, bt, per($7, r, "%.3f"), $8,
             per($10, r, "%.3f"), per(r, t, "%.0f"), $12, $13, $14, $15)
