@@ -3,6 +3,8 @@
 #   make bench-ring                     table, build/bench/ring.json, .png
 #   make bench-ring RING_BENCH_ARGS='-r 20 -n 500000'   a longer run
 #   make check-bench-ring               correctness self-test, no timing
+#   make bench-ring-static              a static build to carry to another
+#                                       machine (bench/ring/pairs.sh runs it)
 
 RING_BENCH := $(BUILD)/bench/ring-bench
 RING_BENCH_SRCS := $(addprefix bench/ring/,main.c ring_floor.c ring_fipc.c \
@@ -12,7 +14,7 @@ RING_BENCH_ARGS ?=
 # Kernel style: stub operations leave parameters unused, as in the kernel.
 RING_BENCH_CFLAGS := $(USER_CFLAGS) -Wno-unused-parameter -pthread
 
-.PHONY: bench-ring check-bench-ring
+.PHONY: bench-ring check-bench-ring bench-ring-static
 
 $(RING_BENCH): $(RING_BENCH_SRCS) $(RING_BENCH_HDRS) $(FIPC_HDRS) $(LIBFIPC)
 	@mkdir -p $(dir $@)
@@ -25,6 +27,9 @@ bench-ring: $(RING_BENCH)
 		$(RING_BENCH_ARGS)
 	/usr/bin/python3 bench/ring/plot.py $(BUILD)/bench/ring.json \
 		$(BUILD)/bench/ring.png
+
+bench-ring-static: $(LIBFIPC)
+	@bench/ring/build-static.sh
 
 check-bench-ring: $(RING_BENCH)
 	$(RING_BENCH) -t

@@ -1,0 +1,166 @@
+"""Tests of the ring benchmark's CPU-pair runner and summary (bench/ring/pairs.sh, pairs.py)."""
+import json
+import os
+import subprocess
+import sys
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(TOP, "bench", "ring"))
+import pairs  # noqa: E402
+
+BURSTS = (1, 2, 4, 8, 16, 32, 64)
+
+
+def run_json(build, cpus, floor, duplex, packed, fipc, bursts, oneway):
+    """One run as ring-bench writes it, with the fields pairs.py reads."""
+    def ring(p50):
+        return {"rtt_cycles": {"min": p50 - 10, "p50": p50, "p99": p50 * 2}}
+    return {"benchmark": "ring", "git_commit": build, "cpus": list(cpus),
+            "floor": ring(floor), "duplex": ring(duplex),
+            "packed": ring(packed), "fipc": ring(fipc),
+            "summary": {"duplex_rtt_p50_over_packed": round(duplex / packed, 3),
+                        "duplex_burst_over_packed":
+                            {str(b): r for b, r in zip(BURSTS, bursts)},
+                        "duplex_oneway_over_fipc": oneway}}
+
+
+def write(tmp_path, name, data):
+    (tmp_path / name).write_text(json.dumps(data))
+
+
+def rows_by_key(tmp_path):
+    return {(r["build"], tuple(r["cpus"])): r
+            for r in pairs.summarise(pairs.load_runs(str(tmp_path)))}
+
+
+def test_targets_met_and_not_met(tmp_path):
+    level = [0.99] * 7
+    write(tmp_path, "a-0_1-1.json",
+          run_json("a", (0, 1), 600, 620, 640, 900, level, 1.2))
+    # Round trip 1.10 x the floor, over packed, and 8 % over at 16.
+    over = [0.99, 0.99, 0.99, 1.0, 1.08, 0.95, 0.9]
+    write(tmp_path, "a-2_9-1.json",
+          run_json("a", (2, 9), 600, 660, 650, 900, over, 0.9))
+    rows = rows_by_key(tmp_path)
+    good = rows[("a", (0, 1))]["targets"]
+    assert good == {"rtt": True, "burst": True, "burst_over": [],
+                    "oneway": True}
+    bad = rows[("a", (2, 9))]["targets"]
+    assert bad == {"rtt": False, "burst": False, "burst_over": [16],
+                   "oneway": False}
+    text = pairs.tally(pairs.summarise(pairs.load_runs(str(tmp_path))))
+    assert "round trip met on 1 of 2 pairs" in text
+    assert "bursts met on 1 of 2 pairs" in text
+
+
+def test_medians_over_runs_not_means(tmp_path):
+    level = [1.0] * 7
+    for k, duplex in enumerate((620, 630, 900)):
+        write(tmp_path, "b-0_1-%d.json" % k,
+              run_json("b", (0, 1), 600, duplex, 640, 900, level, 1.0))
+    row = rows_by_key(tmp_path)[("b", (0, 1))]
+    assert row["runs"] == 3
+    assert row["median"]["duplex_p50"] == 630
+    assert abs(row["median"]["duplex_over_floor"] - 1.05) < 1e-9
+    # 1.05 x the floor is within the target; one slow run does not count.
+    assert row["targets"]["rtt"] is True
+    # Level with fipc one way meets "no lower than".
+    assert row["targets"]["oneway"] is True
+
+
+def test_builds_and_pairs_kept_apart_and_other_json_skipped(tmp_path):
+    level = [1.0] * 7
+    write(tmp_path, "x-0_1-1.json",
+          run_json("x", (0, 1), 600, 600, 600, 900, level, 1.0))
+    write(tmp_path, "y-0_1-1.json",
+          run_json("y", (0, 1), 600, 700, 600, 900, level, 1.0))
+    write(tmp_path, "fio.json", {"benchmark": "fio"})
+    (tmp_path / "broken.json").write_text("{")
+    rows = rows_by_key(tmp_path)
+    assert set(rows) == {("x", (0, 1)), ("y", (0, 1))}
+    assert rows[("x", (0, 1))]["targets"]["rtt"] is True
+    assert rows[("y", (0, 1))]["targets"]["rtt"] is False
+
+
+def test_missing_figures_are_not_judged(tmp_path):
+    d = run_json("old", (0, 1), 600, 620, 640, 900, [1.0] * 7, 1.0)
+    del d["summary"]["duplex_oneway_over_fipc"]
+    del d["packed"]
+    d["summary"]["duplex_rtt_p50_over_packed"] = None
+    write(tmp_path, "old-0_1-1.json", d)
+    row = rows_by_key(tmp_path)[("old", (0, 1))]
+    assert row["targets"]["rtt"] is None
+    assert row["targets"]["oneway"] is None
+    assert "n/a" in pairs.table([row])
+
+
+FAKE_BENCH = """#!/bin/sh
+# Stands in for ring-bench: records its arguments, writes a run's JSON.
+while getopts c:g:j:r: opt; do
+	case $opt in
+	c) cpus=$OPTARG ;;
+	g) build=$OPTARG ;;
+	j) out=$OPTARG ;;
+	r) rounds=$OPTARG ;;
+	esac
+done
+echo "$build $cpus $rounds" >> "$LOG"
+a=${cpus%%,*}
+b=${cpus#*,}
+cat > "$out" <<EOF
+{"benchmark": "ring", "git_commit": "$build", "cpus": [$a, $b],
+ "floor": {"rtt_cycles": {"p50": 500}}, "duplex": {"rtt_cycles": {"p50": 510}},
+ "packed": {"rtt_cycles": {"p50": 520}}, "fipc": {"rtt_cycles": {"p50": 800}},
+ "summary": {"duplex_rtt_p50_over_packed": 0.98,
+  "duplex_burst_over_packed": {"1": 0.99, "64": 0.9},
+  "duplex_oneway_over_fipc": 1.1}}
+EOF
+"""
+
+
+def fake_bench(tmp_path, name):
+    path = tmp_path / name
+    path.write_text(FAKE_BENCH)
+    path.chmod(0o755)
+    return str(path)
+
+
+def pairs_sh(tmp_path, *args):
+    env = dict(os.environ, LOG=str(tmp_path / "log"))
+    return subprocess.run(["sh", os.path.join(TOP, "bench/ring/pairs.sh")]
+                          + list(args), env=env, capture_output=True,
+                          text=True, timeout=60)
+
+
+def test_pairs_sh_interleaves_builds_and_summarises(tmp_path):
+    a, b = fake_bench(tmp_path, "a"), fake_bench(tmp_path, "b")
+    out = tmp_path / "out"
+    r = pairs_sh(tmp_path, "-p", "0,1 1,0", "-k", "2", "-a", "-r 7",
+                 "-o", str(out), "new=" + a, "old=" + b)
+    assert r.returncode == 0, r.stderr
+    # Run by run and pair by pair, each build in turn, with the arguments
+    # passed through.
+    one_run = ["new 0,1 7", "old 0,1 7", "new 1,0 7", "old 1,0 7"]
+    assert (tmp_path / "log").read_text().split("\n")[:-1] == one_run * 2
+    assert sorted(p.name for p in out.glob("*.json")) == \
+        sorted("%s-%s-%d.json" % (b, p, k) for b in ("new", "old")
+               for p in ("0_1", "1_0") for k in (1, 2))
+    assert "build: new=" in (out / "machine.txt").read_text()
+    s = subprocess.run([sys.executable, os.path.join(TOP, "bench/ring/pairs.py"),
+                        str(out)], capture_output=True, text=True, timeout=60)
+    assert s.returncode == 0, s.stderr
+    assert "- new: round trip met on 2 of 2 pairs" in s.stdout
+
+
+def test_pairs_sh_refuses_bad_arguments(tmp_path):
+    a = fake_bench(tmp_path, "a")
+    for args, message in ((["nolabel"], "is not LABEL=BINARY"),
+                          (["x=" + str(tmp_path / "none")], "not an executable"),
+                          (["-p", "0-1", "x=" + a], "is not CPU,CPU"),
+                          (["-p", "0,4096", "x=" + a], "online"),
+                          (["-k", "0", "x=" + a], "positive number"),
+                          (["bad/label=" + a], "letters, digits")):
+        r = pairs_sh(tmp_path, "-o", str(tmp_path / "o"), *args)
+        assert r.returncode == 2, (args, r.stdout)
+        assert message in r.stderr, (args, r.stderr)
+    assert not (tmp_path / "log").exists()
