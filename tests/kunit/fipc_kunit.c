@@ -1437,7 +1437,9 @@ static void fipc_test_poller_busy(struct kunit *test)
  * The irq_take op: an interrupt that finds the poller asleep goes to it
  * first; when it did all there was to do the poller stays asleep, else
  * it is kicked; an interrupt that finds the poller awake never calls it.
- * Every interrupt counts in irqs either way.
+ * Every interrupt counts in irqs either way.  fipc_poll_entry_asleep()
+ * tells the states apart (false once detached) for drivers that do
+ * their poller's work while it sleeps (xfb_end_answer()).
  */
 static void fipc_test_poller_irq_take(struct kunit *test)
 {
@@ -1448,8 +1450,11 @@ static void fipc_test_poller_irq_take(struct kunit *test)
 
 	set->ops = &fipc_poll_test_irq_ops;
 	KUNIT_ASSERT_EQ(test, fipc_poller_set_start(set), 0);
+	KUNIT_EXPECT_FALSE(test, fipc_poll_entry_asleep(&c->poll));
 	fipc_poller_attach(set, &c->poll, NULL);
 	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_asleep, c));
+	/* What a driver reads before doing its poller's work itself. */
+	KUNIT_EXPECT_TRUE(test, fipc_poll_entry_asleep(&c->poll));
 
 	/* Done in the handler: no kick, the poller sleeps on. */
 	WRITE_ONCE(c->irq_done, true);
@@ -1475,12 +1480,15 @@ static void fipc_test_poller_irq_take(struct kunit *test)
 	c->wakeups_seen = READ_ONCE(pl->wakeups);
 	KUNIT_EXPECT_TRUE(test, fipc_poll_entry_wake(&c->poll));
 	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_awake, c));
+	KUNIT_EXPECT_FALSE(test, fipc_poll_entry_asleep(&c->poll));
 	KUNIT_EXPECT_TRUE(test, fipc_poll_entry_irq(&c->poll));
 	KUNIT_EXPECT_EQ(test, atomic_read(&c->irq_takes), 2);
 	KUNIT_EXPECT_EQ(test, atomic64_read(&pl->irqs_awake), 1ll);
 	set->idle_us = 1000;
 
+	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_asleep, c));
 	fipc_poller_detach(&c->poll);
+	KUNIT_EXPECT_FALSE(test, fipc_poll_entry_asleep(&c->poll));
 	KUNIT_EXPECT_FALSE(test, fipc_poll_entry_irq(&c->poll));
 	KUNIT_EXPECT_EQ(test, atomic_read(&c->irq_takes), 2);
 	fipc_poller_set_stop(set);

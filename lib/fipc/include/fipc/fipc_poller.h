@@ -526,6 +526,27 @@ fipc_poll_entry_poller(const struct fipc_poll_entry *entry)
 }
 
 /**
+ * fipc_poll_entry_asleep() - does a channel's poller sleep
+ * @entry: the channel's entry
+ *
+ * For work the driver can do without its poller while the poller sleeps
+ * (an answer from a request's completion), under its own exclusion
+ * against the poller's ops->poll.  The poller sets its sleeping state
+ * before its last look at its channels (ops->has_work): a caller that
+ * leaves work after seeing it awake kicks it with
+ * fipc_poll_entry_wake().  Safe from any context.
+ *
+ * Return: true if the channel has a poller and it is (about to be)
+ * sleeping.
+ */
+static inline bool fipc_poll_entry_asleep(const struct fipc_poll_entry *entry)
+{
+	const struct fipc_poller *pl = fipc_poll_entry_poller(entry);
+
+	return pl && READ_ONCE(pl->asleep);
+}
+
+/**
  * fipc_poller_priv() - the driver's data of a poller
  * @pl: the poller
  *

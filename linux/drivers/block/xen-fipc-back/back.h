@@ -84,6 +84,8 @@ extern struct fipc_poller_set xfb_pollers;
  *	written by that worker)
  * @XFB_PAGE_WAITS: times the channel waited for its page cache to be
  *	refilled by a worker (back_nowait.c)
+ * @XFB_END_ANSWERS: requests answered from their bio's completion, the
+ *	channel's poller asleep (back_io.c, xfb_end_answer())
  * @XFB_NR_STATS: number of counters
  */
 enum xfb_stat {
@@ -110,6 +112,7 @@ enum xfb_stat {
 	XFB_SPURIOUS_IRQS,
 	XFB_SUBMIT_AGAIN,
 	XFB_PAGE_WAITS,
+	XFB_END_ANSWERS,
 	XFB_NR_STATS,
 };
 
@@ -254,6 +257,10 @@ struct xfb_memshare {
  * @ctrl: the mapped control page
  * @irq: irq of the event channel, or 0
  * @poll: our place in a poller of xfb_pollers
+ * @claim: bit 0 is held by whoever serves the ring and the request pool:
+ *	the poller, or a bio's completion while the poller sleeps
+ *	(xfb_end_answer()); every field below that the data path changes
+ *	is changed under it, @done, @inflight and @eoi_pending excepted
  * @broken: the frontend broke the ring protocol
  * @reqs: the request pool
  * @nr_reqs: size of @reqs
@@ -298,6 +305,7 @@ struct xfb_chan {
 	struct fipcblk_ctrl *ctrl;
 	int irq;
 	struct fipc_poll_entry poll;
+	unsigned long claim;
 	bool broken;
 	struct xfb_req *reqs;
 	unsigned int nr_reqs;

@@ -9,13 +9,16 @@
  *         pfns up in the mapping of the guest's memory, back_memshare.c,
  *         or its staging page indices, back_staging.c), build one bio
  *         over the pages, submit (REQ_NOWAIT where the device allows it)
- *   end_io: (any context) put the request on the channel's done list and
+ *   end_io: (any context) answer the request there if the poller sleeps
+ *         (xfb_end_answer()), else put it on the channel's done list and
  *         wake the poller; a REQ_NOWAIT bio the device could not take
  *         goes to a worker instead (back_nowait.c)
  *
- * Nothing here sleeps: the poller serves other channels, of other
- * guests too.  Requests are taken only while the page cache holds a
- * largest request's pages (back_nowait.c refills it).
+ * A bit of the channel (claim) lets one of the poller and a completion at
+ * a time serve the ring and the request pool.  Nothing here sleeps: the
+ * poller serves other channels, of other guests too.  Requests are taken
+ * only while the page cache holds a largest request's pages
+ * (back_nowait.c refills it).
  *
  * A request the frontend got wrong is answered FIPCBLK_RSP_ERROR (or
  * EOPNOTSUPP) with a rate-limited log line; a corrupted ring (-EPROTO)
@@ -39,6 +42,19 @@ static struct xfb_chan *xfb_poll_chan(struct fipc_poll_entry *entry)
 	return container_of(entry, struct xfb_chan, poll);
 }
 
+/* The bit of chan->claim held by whoever serves the channel's ring. */
+#define XFB_CLAIMED	0
+
+static bool xfb_claim(struct xfb_chan *chan)
+{
+	return !test_and_set_bit_lock(XFB_CLAIMED, &chan->claim);
+}
+
+static void xfb_release(struct xfb_chan *chan)
+{
+	clear_bit_unlock(XFB_CLAIMED, &chan->claim);
+}
+
 /**
  * xfb_set_sleeping() - publish our poller's sleeping state
  * @entry: the channel's poll entry
@@ -48,9 +64,14 @@ static void xfb_set_sleeping(struct fipc_poll_entry *entry, bool sleeping)
 {
 	struct xfb_chan *chan = xfb_poll_chan(entry);
 
-	/* Positions no response will retire soon go back before we sleep. */
-	if (sleeping && chan->be->duplex)
+	/*
+	 * Positions no response will retire soon go back before we sleep;
+	 * a completion that holds the ring does it on its way out.
+	 */
+	if (sleeping && chan->be->duplex && xfb_claim(chan)) {
 		fipc_duplex_server_flush(&chan->ds);
+		xfb_release(chan);
+	}
 	WRITE_ONCE(chan->ctrl->back_sleeping, sleeping ? 1 : 0);
 }
 
@@ -320,6 +341,17 @@ static void xfb_unmap(struct xfb_chan *chan, struct xfb_req *req)
 	req->nrefs = 0;
 }
 
+/* Unmap and answer a request whose bio has ended. */
+static void xfb_finish(struct xfb_chan *chan, struct xfb_req *req)
+{
+	xfb_unmap(chan, req);
+	if (req->bio_status) {
+		req->status = FIPCBLK_RSP_ERROR;
+		chan->st[XFB_IO_ERRORS]++;
+	}
+	xfb_answer(chan, req);
+}
+
 /* Unmap and answer the requests whose bio has ended. */
 static int xfb_reap(struct xfb_chan *chan)
 {
@@ -338,15 +370,59 @@ static int xfb_reap(struct xfb_chan *chan)
 			lat->dev[fipc_poll_lat_bucket(dev)]++;
 			lat->reap[fipc_poll_lat_bucket(reap)]++;
 		}
-		xfb_unmap(chan, req);
-		if (req->bio_status) {
-			req->status = FIPCBLK_RSP_ERROR;
-			chan->st[XFB_IO_ERRORS]++;
-		}
-		xfb_answer(chan, req);
+		xfb_finish(chan, req);
 		n++;
 	}
 	return n;
+}
+
+/**
+ * xfb_end_answer() - answer a request from its bio's completion
+ * @chan: the request's channel
+ * @req: the request, its bio ended
+ *
+ * As blkback answers from the bio's completion: while the channel's
+ * poller sleeps, a lone request slower than the poller's idle window is
+ * answered here, and the poller is not woken just to do it (one thread
+ * wake-up and one more poll round per request).  Not while the poller is
+ * awake (it answers in its next round, and a stream is answered with no
+ * thread switch at all), nor while it holds the ring, nor behind answers
+ * that wait already.  The poller is kicked if work is left for it:
+ * requests the frontend posted meanwhile, or an answer the ring had no
+ * room for (version 1).  Safe from any context, as the unmap of a grant
+ * request (xfb_unmap()) and the notification are.
+ *
+ * Return: false if the caller is to hand the request to the poller.
+ */
+static bool xfb_end_answer(struct xfb_chan *chan, struct xfb_req *req)
+{
+	bool kick;
+
+	if (!fipc_poll_entry_asleep(&chan->poll) || READ_ONCE(chan->broken) ||
+	    !xfb_claim(chan))
+		return false;
+	if (!llist_empty(&chan->done) || !list_empty(&chan->answer_pending) ||
+	    chan->broken) {
+		xfb_release(chan);
+		return false;
+	}
+	xfb_finish(chan, req);
+	chan->st[XFB_END_ANSWERS]++;
+	if (!chan->broken) {
+		xfb_notify(chan);
+		/* The poller sleeps: hand back what it would before sleeping. */
+		if (chan->be->duplex)
+			fipc_duplex_server_flush(&chan->ds);
+	}
+	kick = !list_empty(&chan->answer_pending) ||
+	       xfb_has_work(&chan->poll);
+	xfb_release(chan);
+	if (kick) {
+		/* Our request slot freed before the poller's sleeping word. */
+		smp_mb();
+		fipc_poll_entry_wake(&chan->poll);
+	}
+	return true;
 }
 
 static void xfb_bio_end(struct bio *bio)
@@ -362,8 +438,10 @@ static void xfb_bio_end(struct bio *bio)
 		return;
 	}
 	req->t_done = ktime_get_ns();
-	llist_add(&req->done, &chan->done);
-	fipc_poll_entry_wake(&chan->poll);
+	if (!xfb_end_answer(chan, req)) {
+		llist_add(&req->done, &chan->done);
+		fipc_poll_entry_wake(&chan->poll);
+	}
 	/* The last access to the channel: it may be freed right after. */
 	if (atomic_dec_and_test(&chan->inflight))
 		wake_up(&xfb_drain_wq);
@@ -622,6 +700,9 @@ static int xfb_poll(struct fipc_poll_entry *entry, unsigned int budget)
 	struct blk_plug plug;
 	int work, n;
 
+	/* A completion answers (xfb_end_answer()); it kicks us if need be. */
+	if (!xfb_claim(chan))
+		return 0;
 	chan->st[XFB_POLL_LOOPS]++;
 	work = xfb_reap(chan);
 	if (!chan->broken)
@@ -677,6 +758,7 @@ static int xfb_poll(struct fipc_poll_entry *entry, unsigned int budget)
 	xfb_eoi(chan);
 	if (!work)
 		chan->st[XFB_EMPTY_POLLS]++;
+	xfb_release(chan);
 	return work;
 }
 

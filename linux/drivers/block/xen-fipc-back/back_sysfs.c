@@ -33,6 +33,7 @@ static const char * const xfb_stat_names[XFB_NR_STATS] = {
 	[XFB_SPURIOUS_IRQS] = "spurious_irqs",
 	[XFB_SUBMIT_AGAIN] = "submit_again",
 	[XFB_PAGE_WAITS] = "page_waits",
+	[XFB_END_ANSWERS] = "end_answers",
 };
 
 /**

@@ -21,8 +21,9 @@
 # The timed device (xvda in the domUs) is --backing DEV if given, else
 # -o BACKING=: null_blk (default, /dev/nullb0), nvme (/dev/nvme0n1: the
 # testbed's `fipc-testbed run bench --nvme MIB`, or a real host's first
-# namespace) or a block device path.  $FIPC_RESULTS/backing.json says
-# which one a run used.  Data verification stays on memory-backed null_blk.
+# namespace) or a block device path; -o SLOW_MS=N makes null_blk answer
+# each request N ms after it came (default 0: at once).
+# $FIPC_RESULTS/backing.json says which one a run used.  Data verification stays on memory-backed null_blk.
 set -u
 . "${FIPC_LIB:-$(dirname "$0")/../../lib}/fipc-scenario.sh"
 fipc_scenario_begin "$@"
@@ -48,12 +49,24 @@ bench_null_blk() {
 		echo 512 > $cfs/$d/blocksize
 	done
 	echo "$(fipc_opt PERF_GB 4)" | awk '{ print $1 * 1024 }' > $cfs/nullb0/size
+	# -o SLOW_MS=N: the timed device answers each request N ms after it
+	# came (a timer), as a disk or network storage slower than the
+	# pollers' idle window would.
+	if [ "$SLOW_MS" -gt 0 ]; then
+		echo 2 > $cfs/nullb0/irqmode
+		echo $((SLOW_MS * 1000000)) > $cfs/nullb0/completion_nsec
+	fi
 	echo 1 > $cfs/nullb1/memory_backed
 	echo "$(fipc_opt VERIFY_MB 64)" > $cfs/nullb1/size
 	echo 1 > $cfs/nullb0/power && echo 1 > $cfs/nullb1/power || return 1
 	fipc_wait_blockdev /dev/nullb0 && fipc_wait_blockdev /dev/nullb1 || return 1
-	fipc_log "null_blk: nullb0 (timed, no backing store), nullb1 (memory backed)"
+	fipc_log "null_blk: nullb0 (timed, no backing store$([ "$SLOW_MS" -gt 0 ] && echo ", $SLOW_MS ms a request")), nullb1 (memory backed)"
 }
+# Exported: fipc_step runs the steps in a child bash.
+export SLOW_MS=$(fipc_opt SLOW_MS 0)
+case $SLOW_MS in
+'' | *[!0-9]*) fipc_fail "SLOW_MS=$SLOW_MS: want a whole number of ms"; exit 1 ;;
+esac
 
 . "$here/irqs.sh"
 
@@ -68,12 +81,16 @@ dom_cpu() { xl list "$1" 2>/dev/null | awk 'NR == 2 { print $6 }'; }
 # "poller_steal_sleeps" (those begun because Xen kept dom0's vCPU
 # waiting while another ran on its physical CPU) and
 # "poller_short_sleeps" (gaps with a sleep that the guest ended within
-# poll_idle_max_us: a window at its longest would have polled through).
+# poll_idle_max_us: a window at its longest would have polled through)
+# and "poller_wakeups" (sleeps a kick ended: thread wake-ups); and
+# "end_answers", requests answered from their bio's completion while the
+# poller slept, with no wake-up.
 be_stats_json() {
 	local d=/sys/bus/xen-backend/devices/fipcblk-$1-51712/statistics k sep=""
 	local p=/sys/module/xen_fipc_back/parameters/poller_cpus
 	[ -d "$d" ] || return 0
-	for k in grant_ops hypercalls notify_sent poll_loops empty_polls; do
+	for k in grant_ops hypercalls notify_sent poll_loops empty_polls end_answers; do
+		[ -r "$d/$k" ] || continue	# end_answers: since fipc 0.381
 		printf '%s"%s": %s' "$sep" "$k" "$(cat "$d/$k")"
 		sep=", "
 	done
@@ -83,8 +100,9 @@ be_stats_json() {
 			if ($i == "contended_sleeps") c += $(i + 1)
 			if ($i == "steal_sleeps") v += $(i + 1)
 			if ($i == "short_sleeps") t += $(i + 1)
+			if ($i == "wakeups") w += $(i + 1)
 		} }
-		END { printf ", \"poller_sleeps\": %d, \"poller_contended_sleeps\": %d, \"poller_steal_sleeps\": %d, \"poller_short_sleeps\": %d", s, c, v, t }' "$p"
+		END { printf ", \"poller_sleeps\": %d, \"poller_contended_sleeps\": %d, \"poller_steal_sleeps\": %d, \"poller_short_sleeps\": %d, \"poller_wakeups\": %d", s, c, v, t, w }' "$p"
 	return 0
 }
 
@@ -303,7 +321,9 @@ bench_backing() {
 	local want dev kind model="" i=0 limit
 	want=${FIPC_BACKING:-$(fipc_opt BACKING null_blk)}
 	case $want in
-	null_blk) dev=/dev/nullb0 kind=null_blk ;;
+	null_blk)
+		dev=/dev/nullb0 kind=null_blk
+		[ "$SLOW_MS" -gt 0 ] && model="$SLOW_MS ms a request" ;;
 	nvme) dev=/dev/nvme0n1 kind=nvme ;;
 	/dev/*) dev=$want kind=path ;;
 	*) fipc_fail "BACKING=$want: want null_blk, nvme or a /dev path"; return 1 ;;
