@@ -78,7 +78,8 @@ backend_ticks() {
 # sample: one line of counters: time (s), H's and dom0's vCPU seconds,
 # dom0's stolen ticks, the fipc pollers' sleeps and steal sleeps, R's
 # reads at both backends, the events dom0 took from R's frontends, the
-# backends' threads' ticks.
+# backends' threads' ticks, the fipc backend's answers from bio
+# completions (end_answers).
 sample() {
     local id
     id=$(cat "$FIPC_WORK/R.id")
@@ -86,7 +87,8 @@ sample() {
         "$(awk '$1 == "cpu" { print $9 }' /proc/stat)" \
         "$(poller_sum sleeps) $(poller_sum steal_sleeps)" \
         "$(($(fipc_be_stat "$id" $XVDB rd_req) + $(cat "$FIPC_BE_SYSFS/vbd-$id-$XVDC/statistics/rd_req")))" \
-        "$(irq_sum 'xen-fipc-back|blkif-backend') $(backend_ticks "$id")"
+        "$(irq_sum 'xen-fipc-back|blkif-backend') $(backend_ticks "$id")" \
+        "$(fipc_be_stat "$id" $XVDB end_answers)"
 }
 
 # row PHASE CONFIG BEFORE AFTER FIO: a row of rows.txt: the phase, its
@@ -149,27 +151,27 @@ report() {
     function num(x) { return x == "-" ? "null" : x }
     BEGIN {
         md = "## A busy guest beside the backend poller (emulated)\n\n"
-        md = md "| phase | config | busy guest CPU % | dom0 CPU % | dom0 stolen % | dom0 CPU us/read | backend threads CPU us/read | poller sleeps/read | steal sleeps | events to dom0/read | reads/s | reader IOPS | clat p50 us | clat p99 us | lat mean us |\n"
-        md = md "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n"
+        md = md "| phase | config | busy guest CPU % | dom0 CPU % | dom0 stolen % | dom0 CPU us/read | backend threads CPU us/read | poller sleeps/read | steal sleeps | end answers/read | events to dom0/read | reads/s | reader IOPS | clat p50 us | clat p99 us | lat mean us |\n"
+        md = md "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n"
         js = "{\n  \"emulated\": true,\n  \"rows\": ["
     }
     {
         # $3 window s, $4 H s, $5 dom0 s, $6 stolen ticks, $7 sleeps,
         # $8 steal sleeps, $9 reads, $10 events, $11 backend ticks,
-        # $12-$15 fio.
+        # $12 end answers, $13-$16 fio.
         t = $3; r = $9
         us = per($5 * 1e6, r, "%.0f")
         bt = per($11 * 1e6 / hz, r, "%.0f")
-        md = md sprintf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+        md = md sprintf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
             $1, $2, pct($4, t), pct($5, t), pct($6 / hz, t), us, bt, per($7, r, "%.3f"), $8,
-            per($10, r, "%.3f"), per(r, t, "%.0f"), $12, $13, $14, $15)
-        js = js sprintf("%s\n    {\"phase\": \"%s\", \"config\": \"%s\", \"window_s\": %s, \"busy_guest_cpu_pct\": %s, \"dom0_cpu_pct\": %s, \"dom0_stolen_pct\": %s, \"dom0_cpu_us_per_read\": %s, \"backend_threads_cpu_us_per_read\": %s, \"poller_sleeps_per_read\": %s, \"steal_sleeps\": %s, \"events_to_dom0_per_read\": %s, \"reads_per_s\": %s, \"reader_iops\": %s, \"clat_p50_us\": %s, \"clat_p99_us\": %s, \"lat_mean_us\": %s}",
+            per($12, r, "%.3f"), per($10, r, "%.3f"), per(r, t, "%.0f"), $13, $14, $15, $16)
+        js = js sprintf("%s\n    {\"phase\": \"%s\", \"config\": \"%s\", \"window_s\": %s, \"busy_guest_cpu_pct\": %s, \"dom0_cpu_pct\": %s, \"dom0_stolen_pct\": %s, \"dom0_cpu_us_per_read\": %s, \"backend_threads_cpu_us_per_read\": %s, \"poller_sleeps_per_read\": %s, \"steal_sleeps\": %s, \"end_answers_per_read\": %s, \"events_to_dom0_per_read\": %s, \"reads_per_s\": %s, \"reader_iops\": %s, \"clat_p50_us\": %s, \"clat_p99_us\": %s, \"lat_mean_us\": %s}",
             NR > 1 ? "," : "", $1, $2, t, pct($4, t), pct($5, t), pct($6 / hz, t), us, bt,
-            per($7, r, "%.3f"), $8, per($10, r, "%.3f"), per(r, t, "%.0f"),
-            num($12), num($13), num($14), num($15))
+            per($7, r, "%.3f"), $8, per($12, r, "%.3f"), per($10, r, "%.3f"),
+            per(r, t, "%.0f"), num($13), num($14), num($15), num($16))
         if ($1 ~ /^r[0-9]+\./) {
-            n[$2]++; cpu[$2] += 100 * $4 / t; p99[$2] += $14; mean[$2] += $15
-            iops[$2] += $12; d0[$2] += r > 0 ? $5 * 1e6 / r : 0
+            n[$2]++; cpu[$2] += 100 * $4 / t; p99[$2] += $15; mean[$2] += $16
+            iops[$2] += $13; d0[$2] += r > 0 ? $5 * 1e6 / r : 0
         }
     }
     END {
