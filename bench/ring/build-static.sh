@@ -19,7 +19,7 @@ if [ -n "$rev" ]; then
 	label=$(git rev-parse --short "$rev")
 	src=$(mktemp -d)
 	trap 'rm -rf "$src"' EXIT INT TERM
-	git archive "$label" lib bench/ring Makefile | tar -x -C "$src"
+	git archive "$label" | tar -x -C "$src"
 else
 	label=$(git rev-parse --short HEAD)
 	git diff --quiet HEAD -- lib bench/ring || label="$label-dirty"

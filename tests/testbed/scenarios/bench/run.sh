@@ -23,7 +23,8 @@
 # testbed's `fipc-testbed run bench --nvme MIB`, or a real host's first
 # namespace) or a block device path; -o SLOW_MS=N makes null_blk answer
 # each request N ms after it came (default 0: at once).
-# $FIPC_RESULTS/backing.json says which one a run used.  Data verification stays on memory-backed null_blk.
+# $FIPC_RESULTS/backing.json says which one a run used.  Data
+# verification stays on memory-backed null_blk.
 set -u
 . "${FIPC_LIB:-$(dirname "$0")/../../lib}/fipc-scenario.sh"
 fipc_scenario_begin "$@"

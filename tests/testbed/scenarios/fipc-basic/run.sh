@@ -12,8 +12,8 @@
 # mailbox at the end of xvdb) while dom0 takes the backend's counters and
 # checks them (no protocol error, the hostile requests refused, flushes
 # seen, channel counts, xvdd's writes answered from their bios'
-# completions while the poller slept).  The guest powers off, libxl removes the disks,
-# the modules unload, dom0 checks its own health.
+# completions while the poller slept).  The guest powers off, libxl
+# removes the disks, the modules unload, dom0 checks its own health.
 set -u
 . "${FIPC_LIB:-$(dirname "$0")/../../lib}/fipc-scenario.sh"
 fipc_scenario_begin "$@"
