@@ -14,11 +14,13 @@ set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
 rev=${1:-}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
 
 if [ -n "$rev" ]; then
 	label=$(git rev-parse --short "$rev")
-	src=$(mktemp -d)
-	trap 'rm -rf "$src"' EXIT INT TERM
+	src=$tmp/src
+	mkdir "$src"
 	git archive "$label" | tar -x -C "$src"
 else
 	label=$(git rev-parse --short HEAD)
@@ -26,14 +28,13 @@ else
 	src=$top
 fi
 
-# The library's own rules build libfipc.a; the benchmark's sources are
-# every C file in bench/ring of that tree (the set grew over time).
-make -s -C "$src" lib >&2
+# The tree's own rules build the benchmark (its flags and sources, as
+# they were at that commit), linked static through CC, in a build folder
+# of its own so that build/bench/ring-bench stays as make bench-ring
+# left it.
+make -s -C "$src" BUILD="$tmp/build" CC="${CC:-cc} -static" \
+	"$tmp/build/bench/ring-bench" >&2
 out=$top/build/bench/ring-bench-static-$label
 mkdir -p "$(dirname "$out")"
-# shellcheck disable=SC2046
-${CC:-cc} -std=gnu11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE \
-	-Wno-unused-parameter -pthread -static \
-	-I"$src/lib/fipc/include" -o "$out" \
-	$(ls "$src"/bench/ring/*.c) "$src/build/user/libfipc.a"
+cp "$tmp/build/bench/ring-bench" "$out"
 echo "$out"

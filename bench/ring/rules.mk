@@ -28,7 +28,7 @@ bench-ring: $(RING_BENCH)
 	/usr/bin/python3 bench/ring/plot.py $(BUILD)/bench/ring.json \
 		$(BUILD)/bench/ring.png
 
-bench-ring-static: $(LIBFIPC)
+bench-ring-static:
 	@bench/ring/build-static.sh
 
 check-bench-ring: $(RING_BENCH)
