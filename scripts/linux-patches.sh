@@ -216,13 +216,27 @@ call an atomic notifier chain with the frames before the hypercall.
 xen-fipc-front's memshare uses it to stop naming such gfns (without it
 the driver falls back to kprobes on these two functions)."
 
-# 0004, 0005: the drivers, hooked in after xen-blkback.
+# 0004, 0005: the drivers, hooked in after xen-blkback.  They are written
+# against mainline's API: scripts/kcompat-native.sh makes them this
+# kernel's native code from the compile probes' results (against the
+# headers of the same kernel series); what 6.1 lacks beyond that comes
+# in include/fipc/fipc_kcompat.h, forced into the drivers' files.
+probes=$top/build/linux-patches-kcompat
+"$top/scripts/kcompat-probe.sh" "$("$top/scripts/kdir.sh")" "$probes"
 driver() {
-	local d=$1 sym=$2
+	local d=$1 sym=$2 compat=include/fipc/fipc_kcompat.h
 	mkdir -p "drivers/block/$d"
 	repo_files "linux/drivers/block/$d" | while read -r f; do
 		cp "$top/$f" "drivers/block/$d/${f##*/}"
 	done
+	"$top/scripts/kcompat-native.sh" "$probes/fipc_kcompat_probes.h" \
+		"$probes/fipc_kcompat.h" drivers/block/"$d"/*.[ch]
+	if [ -f "$probes/fipc_kcompat.h" ]; then
+		mv "$probes/fipc_kcompat.h" "$compat"
+		printf '%s\n' '# What the drivers use of later kernels'"'"' API.' \
+			"ccflags-y += -include \$(srctree)/$compat" \
+			>>"drivers/block/$d/Kbuild"
+	fi
 	awk -v line="obj-\$(CONFIG_$sym)	+= $d/" '
 		{ print }
 		/^obj-\$\(CONFIG_XEN_BLKDEV_BACKEND\)/ { print line }

@@ -31,6 +31,10 @@ cp "$top/xen/include/public/io/fipcblk.h" "$src/include/xen/interface/io/"
 for d in xen-fipc-front xen-fipc-back; do
 	cp -r "$top/linux/drivers/block/$d" "$src/$d"
 done
+# The compatibility layer (linux/compat/README): its headers, the probes
+# and the script that runs them before each build (PRE_BUILD).
+cp -r "$top/linux/compat" "$src/compat"
+cp "$top/scripts/kcompat-probe.sh" "$src/kcompat-probe.sh"
 # Editor and checkpatch leftovers (dot files) stay out.
 find "$src" -name '.*' -type f -delete
 cp "$top/packaging/dkms/Kbuild" "$src/Kbuild"
@@ -45,6 +49,7 @@ done
 chmod 755 "$stage/DEBIAN/postinst" "$stage/DEBIAN/prerm"
 find "$stage" -type d -exec chmod 755 {} +
 find "$stage/usr" -type f -exec chmod 644 {} +
+chmod 755 "$src/kcompat-probe.sh"
 deb=$out/fipc-dkms_${version}_all.deb
 dpkg-deb --root-owner-group -Zxz --build "$stage" "$deb" >/dev/null
 rm -rf "$stage"

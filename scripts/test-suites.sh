@@ -15,6 +15,9 @@ suites+=(
 	"pkg-xen-tools|tests/pkg/xen-tools.sh"
 	"kunit|tests/kunit/run.sh"
 	"linux-patches|tests/linux-patches/check.sh"
+	# The modules at W=1 for Debian 13's 6.12 and trixie-backports'
+	# mainline (the trixie userland is cached: a few minutes cold).
+	"kbuild|tests/kbuild/run.sh"
 	# Time: the whole command must stay under 45 min cold on 2 cores.
 	# CI's run of 2026-11-26 took 48.6 min, and a clean-clone run here
 	# without the two below 43.4 min warm (a slow host), so these run in

@@ -29,6 +29,7 @@
 
 #include <linux/cpufeature.h>
 #include <asm/mwait.h>
+#include <asm/tsc.h>
 #include <xen/xen.h>
 
 static inline bool fipc_cpu_has_mwaitx(void)

@@ -311,7 +311,7 @@ static bool fab_step(struct fab_dev *fb)
 	if (time_after_eq(jiffies, fb->next_online_check)) {
 		fb->next_online_check = jiffies + HZ;
 		if (!xenbus_dev_is_online(dev) &&
-		    xenbus_read_driver_state(dev->nodename) != XenbusStateClosed) {
+		    xenbus_read_driver_state(dev, dev->nodename) != XenbusStateClosed) {
 			fab_release(fb, true);
 			fab_closed(fb, "offline");
 			return false;
@@ -391,7 +391,7 @@ static int fab_probe(struct xenbus_device *dev,
 	fb->ms_offered = linger_sector &&
 			 xenbus_read_unsigned(dev->nodename,
 					      "fipc-memshare-allowed", 0) == 1;
-	fb->fe_state = xenbus_read_driver_state(dev->otherend);
+	fb->fe_state = xenbus_read_driver_state(dev, dev->otherend);
 	err = fab_write_offer(fb);
 	if (err) {
 		xenbus_dev_fatal(dev, err, "writing the offer");

@@ -169,7 +169,7 @@ static bool fa_sleep(struct fa_dev *fa, unsigned int ms)
 
 static enum xenbus_state fa_backend(struct fa_dev *fa)
 {
-	return xenbus_read_driver_state(fa->dev->otherend);
+	return xenbus_read_driver_state(fa->dev, fa->dev->otherend);
 }
 
 /*

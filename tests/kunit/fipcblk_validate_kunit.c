@@ -22,7 +22,7 @@
 #include <linux/math.h>
 #include <linux/sizes.h>
 #include <linux/string.h>
-#include <asm/unaligned.h>
+#include <linux/unaligned.h>
 #include "back_validate.h"
 
 /* Reasons, as xfb_validate() gives them. */

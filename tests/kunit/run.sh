@@ -139,6 +139,14 @@ sync_tree() {
 	back_validate.h linux/drivers/block/xen-fipc-back/back_validate.h
 	include/xen/interface/io/fipcblk.h xen/include/public/io/fipcblk.h
 	EOT
+	# Before 6.12 <linux/unaligned.h> was <asm/unaligned.h>: the one
+	# header of linux/compat/ the validation code needs in the tree.
+	if [ ! -e "$src/include/linux/unaligned.h" ]; then
+		printf '%s\n' '/* fipc KUnit overlay: 6.12 moved it here */' \
+			'#include <asm/unaligned.h>' >"$tree/unaligned.fipc-tmp" &&
+		put "$tree/unaligned.fipc-tmp" "$tree/include/linux/unaligned.h" &&
+		rm -f "$tree/unaligned.fipc-tmp" || return 1
+	fi
 	# Files since removed from the repository go away from the overlay too.
 	(cd "$tree" && find lib/fipc include/fipc lib/fipcblk -type f) |
 	while read -r f; do

@@ -48,7 +48,8 @@ check "make deb builds fipc-dkms $v2" test -f "$deb2"
 
 list=$(dpkg-deb -c "$deb1" | awk '{ print $6 }')
 for f in dkms.conf Kbuild fipc/fipc_ring.c xen-fipc-front/front_main.c \
-	xen-fipc-back/back_main.c include/fipc/fipc.h include/xen/interface/io/fipcblk.h; do
+	xen-fipc-back/back_main.c include/fipc/fipc.h include/xen/interface/io/fipcblk.h \
+	kcompat-probe.sh compat/include/linux/blkdev.h compat/probes/bdev_file_open.c; do
 	check "package holds /usr/src/fipc-$v1/$f" grep -qx "./usr/src/fipc-$v1/$f" <<<"$list"
 done
 check "package holds the modprobe example" \
@@ -60,6 +61,20 @@ check "dkms.conf names version $v1 and three modules" bash -c \
 	'c=$(dpkg-deb --fsys-tarfile "$1" | tar xO "./usr/src/fipc-$2/dkms.conf") &&
 	 grep -qx "PACKAGE_VERSION=\"$2\"" <<<"$c" && [ "$(grep -c "^BUILT_MODULE_NAME" <<<"$c")" = 3 ]' \
 	_ "$deb1" "$v1"
+# The kernels it declares (BUILD_EXCLUSIVE_KERNEL): 6.1 and later.
+range_ok() {
+	local c re k
+	c=$(dpkg-deb --fsys-tarfile "$1" | tar xO "./usr/src/fipc-$2/dkms.conf") || return 1
+	re=$(sed -n 's/^BUILD_EXCLUSIVE_KERNEL="\(.*\)"$/\1/p' <<<"$c")
+	[ -n "$re" ] && grep -qx 'BUILD_EXCLUSIVE_CONFIG="CONFIG_XEN"' <<<"$c" || return 1
+	for k in 6.1.0-56-amd64 6.12.117+deb13-amd64 7.3.4+deb13-amd64 6.19.1 10.0.1; do
+		[[ $k =~ $re ]] || { echo "    $k refused"; return 1; }
+	done
+	for k in 5.10.0-30-amd64 6.0.12 4.19.0; do
+		[[ ! $k =~ $re ]] || { echo "    $k taken"; return 1; }
+	done
+}
+check "dkms.conf: kernels 6.1 and later, with CONFIG_XEN" range_ok "$deb1" "$v1"
 
 mods=/lib/modules/$kver/updates/dkms
 # dkms install for KVER: the three modules, each readable by modinfo.

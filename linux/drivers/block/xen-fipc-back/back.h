@@ -340,9 +340,9 @@ struct xfb_chan {
  * @dev: our xenbus device
  * @mutex: serialises state changes
  * @devt: the physical device, once known
- * @bdev: the opened block device
+ * @bdev_file: the opened block device
+ * @bdev: its block device
  * @nowait: @bdev takes REQ_NOWAIT bios (back_nowait.c)
- * @mode: how @bdev was opened
  * @lim: validation limits (@lim.sectors may change on resize)
  * @pbs: physical block size
  * @discard_granularity: from the device
@@ -380,9 +380,9 @@ struct xfb_be {
 	struct xenbus_device *dev;
 	struct mutex mutex;		/* serialises state changes */
 	dev_t devt;
+	struct file *bdev_file;
 	struct block_device *bdev;
 	bool nowait;
-	fmode_t mode;
 	struct xfb_limits lim;
 	unsigned int pbs;
 	unsigned int discard_granularity;

@@ -17,7 +17,7 @@
 #include <linux/math.h>
 #include <linux/nospec.h>
 #include <linux/stddef.h>
-#include <asm/unaligned.h>
+#include <linux/unaligned.h>
 #include <fipc/fipc_duplex.h>
 #include "back_validate.h"
 

@@ -26,31 +26,35 @@ int xfb_vbd_open(struct xfb_be *be, dev_t devt)
 {
 	struct xenbus_device *dev = be->dev;
 	struct block_device *bdev;
+	struct file *bdev_file;
 	struct xfb_limits *lim = &be->lim;
-	fmode_t mode = FMODE_READ;
+	blk_mode_t mode = BLK_OPEN_READ;
 	char *access;
 	u32 max;
 
 	access = xenbus_read(XBT_NIL, dev->nodename, "mode", NULL);
 	if (!IS_ERR(access)) {
 		if (strchr(access, 'w'))
-			mode |= FMODE_WRITE;
+			mode |= BLK_OPEN_WRITE;
 		kfree(access);
 	}
-	bdev = blkdev_get_by_dev(devt, mode, be);
-	if (IS_ERR(bdev)) {
-		xenbus_dev_fatal(dev, PTR_ERR(bdev), "opening device %u:%u",
+	/* Not exclusive (no holder), as blkback opens its devices. */
+	bdev_file = bdev_file_open_by_dev(devt, mode, NULL, NULL);
+	if (IS_ERR(bdev_file)) {
+		xenbus_dev_fatal(dev, PTR_ERR(bdev_file), "opening device %u:%u",
 				 MAJOR(devt), MINOR(devt));
-		return PTR_ERR(bdev);
+		return PTR_ERR(bdev_file);
 	}
+	bdev = file_bdev(bdev_file);
 	lim->lbs = bdev_logical_block_size(bdev);
 	if (lim->lbs != 512 && lim->lbs != 4096) {
 		xenbus_dev_fatal(dev, -EINVAL,
 				 "logical block size %u is not 512 or 4096",
 				 lim->lbs);
-		blkdev_put(bdev, mode);
+		bdev_fput(bdev_file);
 		return -EINVAL;
 	}
+	be->bdev_file = bdev_file;
 	be->bdev = bdev;
 	/* Else every request is submitted by a worker (back_nowait.c). */
 	be->nowait = bdev_nowait(bdev);
@@ -58,10 +62,9 @@ int xfb_vbd_open(struct xfb_be *be, dev_t devt)
 		dev_info(&dev->dev,
 			 "device %u:%u does not take REQ_NOWAIT: its requests are submitted from a worker\n",
 			 MAJOR(devt), MINOR(devt));
-	be->mode = mode;
 	be->devt = devt;
 	lim->sectors = bdev_nr_sectors(bdev);
-	lim->ro = !(mode & FMODE_WRITE) || bdev_read_only(bdev);
+	lim->ro = !(mode & BLK_OPEN_WRITE) || bdev_read_only(bdev);
 	max = clamp(xfb_max_request_bytes, FIPCBLK_PAGE_BYTES,
 		    FIPCBLK_MAX_REQUEST_BYTES);
 	lim->max_bytes = round_down(max, FIPCBLK_PAGE_BYTES);
@@ -87,7 +90,8 @@ void xfb_vbd_close(struct xfb_be *be)
 {
 	if (!be->bdev)
 		return;
-	blkdev_put(be->bdev, be->mode);
+	bdev_fput(be->bdev_file);
+	be->bdev_file = NULL;
 	be->bdev = NULL;
 }
 

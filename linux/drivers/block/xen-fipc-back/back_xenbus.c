@@ -330,7 +330,7 @@ static void xfb_physdev_changed(struct xenbus_watch *watch, const char *path,
 	}
 	if (xfb_vbd_open(be, MKDEV(major, minor)))
 		goto out;
-	fe = xenbus_read_driver_state(dev->otherend);
+	fe = xenbus_read_driver_state(dev, dev->otherend);
 	if (fe == XenbusStateInitialised || fe == XenbusStateConnected)
 		xfb_connect(be, fe);
 out:
@@ -421,6 +421,7 @@ static void xfb_drain_work(struct work_struct *work)
 {
 	struct xfb_be *be = container_of(work, struct xfb_be, drain_work);
 	struct xenbus_device *dev = be->dev;
+	enum xenbus_state fe;
 
 	xfb_chans_drain(be);
 	mutex_lock(&be->mutex);
@@ -442,7 +443,8 @@ static void xfb_drain_work(struct work_struct *work)
 		put_device(&dev->dev);
 		return;
 	}
-	if (xfb_follow_frontend(be, xenbus_read_driver_state(dev->otherend)))
+	fe = xenbus_read_driver_state(dev, dev->otherend);
+	if (xfb_follow_frontend(be, fe))
 		dev_info(&dev->dev, "closed; the toolstack removes the device\n");
 	mutex_unlock(&be->mutex);
 }

@@ -64,28 +64,36 @@ static void xff_disk_name(char *name, unsigned int index)
 	*name = '\0';
 }
 
-static void xff_set_limits(struct xff_info *info, struct request_queue *q)
+/* The queue's limits, from the backend's geometry and features. */
+static void xff_fill_limits(struct xff_info *info, struct queue_limits *lim)
 {
 	unsigned int lbs_sectors = info->sector_size >> SECTOR_SHIFT;
 
-	blk_queue_logical_block_size(q, info->sector_size);
-	blk_queue_physical_block_size(q, info->physical_sector_size);
-	blk_queue_max_hw_sectors(q, info->max_req_bytes >> SECTOR_SHIFT);
-	blk_queue_max_segments(q, info->max_refs);
+	lim->logical_block_size = info->sector_size;
+	lim->physical_block_size = info->physical_sector_size;
+	lim->max_hw_sectors = info->max_req_bytes >> SECTOR_SHIFT;
+	lim->max_segments = info->max_refs;
 	/* Only the first and last pages may be partial: PRP-like lists. */
-	blk_queue_virt_boundary(q, FIPCBLK_PAGE_BYTES - 1);
-	blk_queue_dma_alignment(q, FIPCBLK_SECTOR_BYTES - 1);
-	blk_queue_write_cache(q, info->flush, info->fua);
+	lim->virt_boundary_mask = FIPCBLK_PAGE_BYTES - 1;
+	lim->dma_alignment = FIPCBLK_SECTOR_BYTES - 1;
+#ifdef FIPC_HAVE_BLK_FEAT
+	/* Rotational, as every new disk was before 6.11. */
+	lim->features |= BLK_FEAT_ROTATIONAL;
+	if (info->flush)
+		lim->features |= BLK_FEAT_WRITE_CACHE;
+	if (info->fua)
+		lim->features |= BLK_FEAT_FUA;
+#endif
 	if (info->discard) {
 		unsigned int max = round_down(U32_MAX >> SECTOR_SHIFT,
 					      lbs_sectors);
 
-		blk_queue_max_discard_sectors(q, max);
-		q->limits.discard_granularity =
-			max(info->discard_granularity, info->sector_size);
-		q->limits.discard_alignment = info->discard_alignment;
+		lim->max_hw_discard_sectors = max;
+		lim->discard_granularity = max(info->discard_granularity,
+					       info->sector_size);
+		lim->discard_alignment = info->discard_alignment;
 		if (info->secure)
-			blk_queue_max_secure_erase_sectors(q, max);
+			lim->max_secure_erase_sectors = max;
 	}
 }
 
@@ -101,6 +109,7 @@ int xff_disk_alloc(struct xff_info *info)
 {
 	struct blk_mq_tag_set *set = &info->tag_set;
 	unsigned int slots = FIPC_RING_SLOTS(info->ring_order);
+	struct queue_limits lim = {};
 	struct gendisk *disk;
 	int err, index;
 
@@ -118,14 +127,18 @@ int xff_disk_alloc(struct xff_info *info)
 	/* Every response fits the ring, with a slot to spare for tests. */
 	set->queue_depth = clamp(xff_queue_depth, 1u, slots - 1);
 	set->numa_node = NUMA_NO_NODE;
+#ifdef FIPC_HAVE_MQ_SHOULD_MERGE
+	/* Before 6.14 bios were merged only on request. */
 	set->flags = BLK_MQ_F_SHOULD_MERGE;
+#endif
 	set->cmd_size = xff_rq_size(info);
 	set->driver_data = info;
 	err = blk_mq_alloc_tag_set(set);
 	if (err)
 		goto out_ida;
 
-	disk = blk_mq_alloc_disk(set, info);
+	xff_fill_limits(info, &lim);
+	disk = blk_mq_alloc_disk(set, &lim, info);
 	if (IS_ERR(disk)) {
 		err = PTR_ERR(disk);
 		goto out_set;
@@ -136,7 +149,9 @@ int xff_disk_alloc(struct xff_info *info)
 	disk->fops = &xff_fops;
 	disk->private_data = info;
 	xff_disk_name(disk->disk_name, info->index);
-	xff_set_limits(info, disk->queue);
+#ifndef FIPC_HAVE_BLK_FEAT
+	blk_queue_write_cache(disk->queue, info->flush, info->fua);
+#endif
 	set_capacity(disk, info->sectors);
 	set_disk_ro(disk, info->ro);
 	info->disk = disk;

@@ -508,7 +508,7 @@ static void xff_close_and_wait(struct xff_info *info)
 
 	xenbus_switch_state(dev, XenbusStateClosing);
 	for (i = 0; i < 250; i++) {
-		state = xenbus_read_driver_state(dev->otherend);
+		state = xenbus_read_driver_state(dev, dev->otherend);
 		if (state != XenbusStateConnected &&
 		    state != XenbusStateClosing)
 			return;
