@@ -3,8 +3,9 @@
 # for its in-tree series (scripts/linux-patches.sh): the compile probes'
 # results (PROBES, as scripts/kcompat-probe.sh writes them) decide every
 # "#if[n]def FIPC_HAVE_*" (unifdef); <linux/unaligned.h> becomes
-# <asm/unaligned.h> and xenbus_read_driver_state(dev, path) loses its
-# device where the target has only those.  What the drivers
+# <asm/unaligned.h>, xenbus_read_driver_state(dev, path) loses its
+# device and k[mz]alloc_obj(P, gfp) is k[mz]alloc(sizeof(P), gfp) where
+# the target has only those.  What the drivers
 # use of mainline's API and the target lacks comes from the headers of
 # linux/compat/include/, cut down to what the target needs, as one
 # header: OUT (written only if the target needs any of it; the caller
@@ -36,10 +37,13 @@ for f in "$@"; do
 	if ! grep -q '^#define FIPC_HAVE_XENBUS_STATE_DEV ' "$probes"; then
 		sed -i 's/xenbus_read_driver_state([^,()]*, /xenbus_read_driver_state(/g' "$f"
 	fi
+	if ! grep -q '^#define FIPC_HAVE_KZALLOC_OBJ ' "$probes"; then
+		sed -i 's/\bk\([mz]\)alloc_obj(\([^,()]*\), /k\1alloc(sizeof(\2), /g' "$f"
+	fi
 done
 
 # The compat headers' sections: each kernel header, then what it lacks
-# (xen/xenbus.h's one item is the call rewritten above).
+# (xen/xenbus.h's and linux/slab.h's items are the calls rewritten above).
 tmp=$(mktemp)
 trap 'rm -f "$tmp" "$tmp.one"' EXIT
 for h in linux/blkdev.h linux/blk-mq.h; do

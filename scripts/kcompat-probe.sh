@@ -5,9 +5,29 @@
 # headers of linux/compat/include/ read it (scripts/build-modules.sh).
 #
 # usage: kcompat-probe.sh KDIR OUTDIR [PROBEDIR]
-# (run where KDIR's kbuild runs: in the trixie userland for its kernels;
-# fipc-dkms runs it as its PRE_BUILD with the probes beside it)
+#        kcompat-probe.sh --target TARGET OUTDIR
+# (run where KDIR's kbuild runs; --target does that for a target of
+# scripts/ktarget.sh: in the trixie userland for its kernels.  fipc-dkms
+# runs it as its PRE_BUILD with the probes beside it)
 set -eu
+if [ "$1" = --target ]; then
+	top=$(cd "$(dirname "$0")/.." && pwd)
+	where=$("$top/scripts/ktarget.sh" "$2")
+	mkdir -p "$3"
+	out=$(cd "$3" && pwd)
+	case $where in
+	trixie\ *)
+		binds="--bind $top"
+		case $out in "$top"/*) ;; *) binds="$binds --bind $out" ;; esac
+		# shellcheck disable=SC2086
+		exec "$top/scripts/trixie-root.sh" $binds --run \
+			"$top/scripts/kcompat-probe.sh" "${where#trixie }" "$out"
+		;;
+	*)
+		exec "$0" "$where" "$out"
+		;;
+	esac
+fi
 kdir=$1
 out=$(mkdir -p "$2" && cd "$2" && pwd)
 probes=${3:-$(dirname "$0")/../linux/compat/probes}

@@ -4,6 +4,7 @@
 suites+=(
 	"pkg-dkms|tests/pkg/run.sh"
 	"sysfs-abi-doc|tests/docs/check-sysfs-abi.sh"
+	"support-doc|tests/docs/check-support.sh"
 	"user-unit|make -s check-user-unit"
 	"user-stress|make -s check-user-stress"
 	"user-tsan|make -s check-user-tsan"
@@ -15,6 +16,10 @@ suites+=(
 	"pkg-xen-tools|tests/pkg/xen-tools.sh"
 	"kunit|tests/kunit/run.sh"
 	"linux-patches|tests/linux-patches/check.sh"
+	# The series for Debian 13's 6.12 and trixie-backports' mainline,
+	# native for each (built with the host's compiler).
+	"linux-patches-6.12|FIPC_KTARGET=6.12 tests/linux-patches/check.sh"
+	"linux-patches-mainline|FIPC_KTARGET=mainline tests/linux-patches/check.sh"
 	# The modules at W=1 for Debian 13's 6.12 and trixie-backports'
 	# mainline (the trixie userland is cached: a few minutes cold).
 	"kbuild|tests/kbuild/run.sh"

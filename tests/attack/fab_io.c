@@ -180,7 +180,7 @@ struct fab_held *fab_map(struct fab_dev *fb, const grant_ref_t *refs,
 	unsigned int i;
 	bool ok = true;
 
-	h = kzalloc(sizeof(*h), GFP_KERNEL);
+	h = kzalloc_obj(*h, GFP_KERNEL);
 	if (!h)
 		return NULL;
 	if (gnttab_alloc_pages(nrefs, h->pages)) {

@@ -382,7 +382,7 @@ static int fab_probe(struct xenbus_device *dev,
 	struct fab_dev *fb;
 	int err;
 
-	fb = kzalloc(sizeof(*fb), GFP_KERNEL);
+	fb = kzalloc_obj(*fb, GFP_KERNEL);
 	if (!fb)
 		return -ENOMEM;
 	fb->dev = dev;

@@ -851,7 +851,7 @@ static int fa_probe(struct xenbus_device *dev,
 {
 	struct fa_dev *fa;
 
-	fa = kzalloc(sizeof(*fa), GFP_KERNEL);
+	fa = kzalloc_obj(*fa, GFP_KERNEL);
 	if (!fa)
 		return -ENOMEM;
 	fa->dev = dev;

@@ -1,6 +1,10 @@
 #!/bin/bash
-# The in-tree patch series (make linux-patches) against Debian's
-# linux-source-6.1: each patch passes the tree's checkpatch.pl --strict,
+# The in-tree patch series (make linux-patches) against a Debian kernel
+# source: linux-source-6.1, or with FIPC_KTARGET=6.12 or mainline
+# (scripts/ktarget.sh) trixie's 6.12 or trixie-backports' (7.3 now),
+# built here with the host's compiler.  The series is native code for
+# its kernel: no FIPC_HAVE_ test is left, and on 6.12 and mainline no
+# compatibility header either.  Each patch passes the tree's checkpatch.pl --strict,
 # applies in order to a pristine copy of the tree, the Kconfig hooks make
 # every option selectable (x86_64 defconfig plus Xen, with FIPC,
 # XEN_FIPC_FRONT, XEN_FIPC_BACK and FIPC_KUNIT_TEST as modules and
@@ -28,26 +32,48 @@ finish() {
 	exit
 }
 
-src=$("$top/scripts/linux-src.sh") || { bad "linux-source-6.1"; finish; }
+target=${FIPC_KTARGET:-6.1}
+suffix=
+[ "$target" = 6.1 ] || suffix=-$target
+src=$("$top/scripts/linux-src.sh" "$target") || { bad "$target: kernel source"; finish; }
 ver=${src##*/linux-source-}
 work=$cache/linux-patches-$ver
 tree=$work/src
 bdir=$work/build
-log=$top/build/linux-patches-check.log
+log=$top/build/linux-patches-check$suffix.log
 mkdir -p "$work" "$top/build"
 : > "$log"
 
 exec 9>"$work/lock"
 flock -w 1800 9 || { bad "$work is locked by another run"; finish; }
 
-patches=$top/build/linux-patches
-if "$top/scripts/linux-patches.sh" "$patches" >>"$log" 2>&1; then
-	ok "make linux-patches: $(ls "$patches"/0*.patch | wc -l) files"
+patches=$top/build/linux-patches$suffix
+if FIPC_KTARGET=$target "$top/scripts/linux-patches.sh" "$patches" >>"$log" 2>&1; then
+	ok "make linux-patches for $(basename "$src"): $(ls "$patches"/0*.patch | wc -l) files"
 else
-	bad "make linux-patches (see $log)"
+	bad "make linux-patches for $(basename "$src") (see $log)"
 	finish
 fi
 series=$(ls "$patches"/0*.patch | grep -v 0000-cover-letter)
+# Native code: the probes' tests resolved, mainline's API rewritten.
+probe_re=$(cd "$top/linux/compat/probes" && ls ./*.c | sed 's|^\./||; s|\.c$||' |
+	tr '[:lower:]' '[:upper:]' | sed 's/^/FIPC_HAVE_/' | paste -sd'|')
+if grep -lE "$probe_re" $series >/dev/null; then
+	bad "a FIPC_HAVE_ probe test is left in $(grep -lE "$probe_re" $series | xargs -n1 basename | xargs)"
+else
+	ok "no FIPC_HAVE_ test left in the series"
+fi
+if [ "$target" = 6.1 ]; then
+	if grep -q '^+++ b/include/fipc/fipc_kcompat.h' $series; then
+		ok "6.1: include/fipc/fipc_kcompat.h carries what 6.1 lacks"
+	else
+		bad "6.1: no include/fipc/fipc_kcompat.h, which 6.1 needs"
+	fi
+elif grep -q 'fipc_kcompat\|fipc_compat_' $series; then
+	bad "$target: compatibility code in the series"
+else
+	ok "$target: no compatibility code in the series"
+fi
 
 rm -rf "$tree" "$tree.old"
 cp -al "$src" "$tree" || { bad "copy of $src"; finish; }
@@ -100,7 +126,7 @@ done
 
 # Build the three directories in the tree, W=1.
 dirs="lib/fipc/ drivers/block/xen-fipc-front/ drivers/block/xen-fipc-back/"
-blog=$top/build/linux-patches-build.log
+blog=$top/build/linux-patches-build$suffix.log
 t0=$(date +%s)
 stamp=$work/build-start
 touch "$stamp"

@@ -49,7 +49,7 @@ struct xfb_guest *xfb_guest_get(domid_t domid)
 			goto out;
 		}
 	}
-	g = kzalloc(sizeof(*g), GFP_KERNEL);
+	g = kzalloc_obj(*g, GFP_KERNEL);
 	if (g) {
 		g->domid = domid;
 		g->users = 1;

@@ -534,7 +534,7 @@ int xfb_memshare_map(struct xfb_be *be)
 			 found->mapped, domid);
 		return 0;
 	}
-	ms = kzalloc(sizeof(*ms), GFP_KERNEL);
+	ms = kzalloc_obj(*ms, GFP_KERNEL);
 	if (!ms) {
 		mutex_unlock(&xfb_ms_mutex);
 		return -ENOMEM;

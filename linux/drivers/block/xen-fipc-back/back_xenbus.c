@@ -541,7 +541,7 @@ static int xfb_probe(struct xenbus_device *dev,
 
 	/* The same device removed a moment ago: let its drain end first. */
 	wait_event(xfb_released_wq, !xfb_released_has(dev));
-	be = kzalloc(sizeof(*be), GFP_KERNEL);
+	be = kzalloc_obj(*be, GFP_KERNEL);
 	if (!be)
 		return -ENOMEM;
 	if (!zalloc_cpumask_var(&be->poller_cpus, GFP_KERNEL)) {

@@ -48,20 +48,17 @@ void xff_major_unregister(void)
 /* "xvd" followed by the disk index in base 26 letters: a..z, aa.. */
 static void xff_disk_name(char *name, unsigned int index)
 {
-	char tmp[8];
-	int n = 0;
+	char letters[8];
+	int n = sizeof(letters) - 1;
 
+	letters[n] = '\0';
 	index++;
-	while (index && n < (int)sizeof(tmp)) {
+	while (index && n > 0) {
 		index--;
-		tmp[n++] = 'a' + index % 26;
+		letters[--n] = 'a' + index % 26;
 		index /= 26;
 	}
-	strcpy(name, "xvd");
-	name += 3;
-	while (n)
-		*name++ = tmp[--n];
-	*name = '\0';
+	snprintf(name, DISK_NAME_LEN, "xvd%s", &letters[n]);
 }
 
 /* The queue's limits, from the backend's geometry and features. */

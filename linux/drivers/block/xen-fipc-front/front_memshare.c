@@ -135,7 +135,7 @@ static struct xff_memshare *xff_ms_alloc(unsigned long npfns, bool autoxlat)
 	struct xff_memshare *ms;
 	unsigned int t;
 
-	ms = kzalloc(sizeof(*ms), GFP_KERNEL);
+	ms = kzalloc_obj(*ms, GFP_KERNEL);
 	if (!ms)
 		return NULL;
 	ms->npfns = npfns;
@@ -259,7 +259,7 @@ static int xff_ms_grant(struct xff_info *info, struct xff_memshare *ms)
 			cond_resched();
 	}
 	ms->count = shared + ms->nr_tables + 1;
-	pool = kmalloc(sizeof(*pool), GFP_KERNEL);
+	pool = kmalloc_obj(*pool, GFP_KERNEL);
 	if (!pool)
 		return -ENOMEM;
 	err = xff_ms_get_refs(info, ms->count, pool);

@@ -481,7 +481,7 @@ static int xff_probe(struct xenbus_device *dev,
 				 vdevice);
 		return -EINVAL;
 	}
-	info = kzalloc(sizeof(*info), GFP_KERNEL);
+	info = kzalloc_obj(*info, GFP_KERNEL);
 	if (!info)
 		return -ENOMEM;
 	info->xbdev = dev;
