@@ -1,6 +1,7 @@
 #!/bin/bash
 # Build and run the fipc KUnit suites under UML with kunit.py from Debian's
-# linux-source-6.1 (make kunit, scripts/test-all.sh): "fipc_ring" (the
+# linux-source-6.1 (or FIPC_KTARGET's source, below; make kunit,
+# scripts/test-all.sh): "fipc_ring" (the
 # one-way rings, tests/ring/oneway_test.c) and "fipc_duplex" (the duplex
 # ring, tests/ring/duplex_test.c), the same sources the userspace build
 # runs, through tests/ring/ring_test.h; "fipc" (the pollers,
@@ -63,7 +64,11 @@ fail_all() {
 	exit 1
 }
 
-src=$("$top/scripts/linux-src.sh") || fail_all
+# FIPC_KTARGET (scripts/ktarget.sh): the kernel source to run in, Debian
+# 12's linux-source-6.1 by default, or 6.12 or mainline (trixie's and
+# trixie-backports' sources, built with the host's compiler).
+target=${FIPC_KTARGET:-6.1}
+src=$("$top/scripts/linux-src.sh" "$target") || fail_all
 ver=${src##*/linux-source-}
 work="$cache/kunit-$ver"
 tree="$work/src"
@@ -85,13 +90,28 @@ if [ ! -f "$tree/.fipc-overlay" ]; then
 	touch "$tree/.fipc-overlay"
 fi
 
-# Replace dst by src if they differ, breaking any hard link.
+# The sources are written against mainline's API: each C file and
+# header goes in as this kernel's native code (scripts/kcompat-native.sh,
+# with the probes' results for this kernel series' headers).
+kprobes="$work/kcompat"
+"$top/scripts/kcompat-probe.sh" --target "$target" "$kprobes" || fail_all
+
+# Replace dst by src (made native) if they differ, breaking any hard link.
 put() {
-	if [ -f "$2" ] && cmp -s "$1" "$2"; then
+	local from=$1
+	case $1 in
+	*.c | *.h)
+		cp "$1" "$kprobes/stage" &&
+		"$top/scripts/kcompat-native.sh" "$kprobes/fipc_kcompat_probes.h" \
+			"$kprobes/unused.h" "$kprobes/stage" || return 1
+		from=$kprobes/stage
+		;;
+	esac
+	if [ -f "$2" ] && cmp -s "$from" "$2"; then
 		return 0
 	fi
 	mkdir -p "$(dirname "$2")"
-	cp "$1" "$2.fipc-tmp" && mv -f "$2.fipc-tmp" "$2"
+	cp "$from" "$2.fipc-tmp" && mv -f "$2.fipc-tmp" "$2"
 }
 
 # Append a line to a (hard-linked) file once, by replacing the file.
@@ -139,14 +159,6 @@ sync_tree() {
 	back_validate.h linux/drivers/block/xen-fipc-back/back_validate.h
 	include/xen/interface/io/fipcblk.h xen/include/public/io/fipcblk.h
 	EOT
-	# Before 6.12 <linux/unaligned.h> was <asm/unaligned.h>: the one
-	# header of linux/compat/ the validation code needs in the tree.
-	if [ ! -e "$src/include/linux/unaligned.h" ]; then
-		printf '%s\n' '/* fipc KUnit overlay: 6.12 moved it here */' \
-			'#include <asm/unaligned.h>' >"$tree/unaligned.fipc-tmp" &&
-		put "$tree/unaligned.fipc-tmp" "$tree/include/linux/unaligned.h" &&
-		rm -f "$tree/unaligned.fipc-tmp" || return 1
-	fi
 	# Files since removed from the repository go away from the overlay too.
 	(cd "$tree" && find lib/fipc include/fipc lib/fipcblk -type f) |
 	while read -r f; do

@@ -128,7 +128,7 @@ static void *rt_ring_alloc(struct kunit *test, unsigned int order)
 {
 	struct rt_pages *p, *got;
 
-	p = kzalloc(sizeof(*p), GFP_KERNEL);
+	p = kzalloc_obj(*p, GFP_KERNEL);
 	if (!p)
 		return NULL;
 	p->order = order;
