@@ -23,6 +23,8 @@ suites+=(
 	# The modules at W=1 for Debian 13's 6.12 and trixie-backports'
 	# mainline (the trixie userland is cached: a few minutes cold).
 	"kbuild|tests/kbuild/run.sh"
+	# fipc-dkms installed and built by trixie's DKMS for both kernels.
+	"pkg-dkms-trixie|tests/pkg/trixie-dkms.sh"
 	# Time: the whole command must stay under 45 min cold on 2 cores.
 	# CI's run of 2026-11-26 took 48.6 min, and a clean-clone run here
 	# without the two below 43.4 min warm (a slow host), so these run in
