@@ -88,19 +88,45 @@ bool fipc_poll_entry_irq(struct fipc_poll_entry *entry)
 EXPORT_SYMBOL_GPL(fipc_poll_entry_irq);
 
 /**
- * fipc_poll_entry_wake() - kick a channel's poller if it sleeps
+ * fipc_poll_entry_wake() - have a channel's poller look at it again
  * @entry: the channel's entry
  *
- * For work the peer does not notify, such as a local completion.  Safe
- * from any context, including hard irq.
+ * For work the peer does not notify, such as a local completion, left
+ * where the driver's poll op takes it before this call.  The poller does
+ * a round after this call, whatever it was doing: a sleeping poller is
+ * kicked awake; one that is awake, even one past its last round and
+ * about to sleep (preempted there, or interrupted by this caller), finds
+ * the kick when it looks for kicks before and after publishing its sleep
+ * (fipc_poller_sleep()), so the work need not be one that the last look
+ * (ops->has_work) sees.  A full memory barrier.  Safe from any context,
+ * including hard irq.
  *
- * Return: true if the poller was sleeping and has been kicked.
+ * Return: true if the poller was sleeping (or about to) and has been
+ * kicked, false if it was awake or the channel has no poller.
  */
 bool fipc_poll_entry_wake(struct fipc_poll_entry *entry)
 {
 	struct fipc_poller *pl = fipc_poll_entry_poller(entry);
 
-	if (!pl || !READ_ONCE(pl->asleep))
+	if (!pl)
+		return false;
+	/*
+	 * The caller's work before our look at the kicks: a kick there,
+	 * not yet taken, is one whose taking comes before the poller's next
+	 * round (fipc_poller_take_kicks()), which then sees the work.
+	 */
+	smp_mb();
+	if (!atomic_read(&pl->kicked)) {
+		atomic_set(&pl->kicked, 1);
+		/*
+		 * Our kick before our look at pl->asleep; pairs with the
+		 * poller's barrier between publishing pl->asleep and its last
+		 * look at the kicks (fipc_poller_sleep()): we see it asleep,
+		 * or it sees the kick.
+		 */
+		smp_mb();
+	}
+	if (!READ_ONCE(pl->asleep))
 		return false;
 	fipc_poller_kick(pl);
 	return true;
@@ -183,23 +209,48 @@ enum fipc_poll_sleep_why {
 	FIPC_POLL_STOLEN,
 };
 
-/* Sleep unless a last look finds work; return whether it slept. */
+/*
+ * Take the kicks (fipc_poller_kick(), fipc_poll_entry_wake()) for the
+ * round that follows, which answers them: the clearing before the
+ * round's look at the channels, so that it sees the work of every kick
+ * taken.  Return: whether there was any.
+ */
+static bool fipc_poller_take_kicks(struct fipc_poller *pl)
+{
+	if (!atomic_read(&pl->kicked))
+		return false;
+	atomic_set(&pl->kicked, 0);
+	/* Pairs with fipc_poll_entry_wake()'s first barrier. */
+	smp_mb();
+	return true;
+}
+
+/*
+ * Sleep unless a last look finds work or a kick; return whether it
+ * slept.  Kicks are not cleared here before the last look: one that came
+ * after the last round (which need not have seen its work, nor need
+ * ops->has_work) keeps the poller awake for another round; they are
+ * taken on the way out, before that round.
+ */
 static bool fipc_poller_sleep(struct fipc_poller *pl,
 			      enum fipc_poll_sleep_why why)
 {
 	const struct fipc_poll_ops *ops = pl->set->ops;
 	struct fipc_poll_entry *entry;
 	unsigned int retry_us = 0;
-	bool busy = false;
+	bool busy;
 
-	atomic_set(&pl->kicked, 0);
 	atomic64_set(&pl->kick_ns, 0);
 	mutex_lock(&pl->lock);
 	WRITE_ONCE(pl->asleep, true);
 	list_for_each_entry(entry, &pl->entries, node)
 		ops->set_sleeping(entry, true);
-	/* Our sleeping words before our last look at the rings. */
+	/*
+	 * Our sleeping words and pl->asleep before our last look at the
+	 * rings and at the kicks (fipc_poll_entry_wake()'s barriers).
+	 */
 	virt_mb();
+	busy = atomic_read(&pl->kicked);
 	list_for_each_entry(entry, &pl->entries, node) {
 		busy |= ops->has_work(entry);
 		if (entry->retry_us &&
@@ -246,6 +297,7 @@ static bool fipc_poller_sleep(struct fipc_poller *pl,
 		ops->set_sleeping(entry, false);
 	WRITE_ONCE(pl->asleep, false);
 	mutex_unlock(&pl->lock);
+	fipc_poller_take_kicks(pl);
 	return !busy;
 }
 
@@ -405,6 +457,13 @@ static int fipc_poller_fn(void *arg)
 		in_gap = true;
 		why = fipc_poller_should_sleep(pl, now - last_work, now);
 		if (why != FIPC_POLL_AWAKE) {
+			/*
+			 * A kick not yet taken may announce work this round
+			 * missed (fipc_poll_entry_wake() while we were
+			 * awake): one more round first, in the same window.
+			 */
+			if (fipc_poller_take_kicks(pl))
+				continue;
 			slept |= fipc_poller_sleep(pl, why);
 			now = ktime_get_ns();
 			last_work = now;

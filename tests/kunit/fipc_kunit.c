@@ -12,6 +12,7 @@
 #include <linux/cpumask.h>
 #include <linux/delay.h>
 #include <linux/gfp.h>
+#include <linux/jiffies.h>
 #include <linux/kthread.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -49,7 +50,7 @@ static void *fipc_test_alloc(struct kunit *test, unsigned int order)
 {
 	struct fipc_test_pages *p, *got;
 
-	p = kzalloc(sizeof(*p), GFP_KERNEL);
+	p = kzalloc_obj(*p, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	p->order = order;
 	got = kunit_alloc_resource(test, fipc_test_pages_init,
@@ -632,17 +633,21 @@ static void fipc_test_poller_window_tail(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fipc_poll_gaps_tail_ns(&g), 262144ull);
 }
 
-/* Wait until @count reaches @n, at most FIPC_POLL_TEST_WAIT_MS. */
+/*
+ * Wait until @count reaches @n, at most FIPC_POLL_TEST_WAIT_MS by the
+ * clock: a short sleep may take a tick or more (UML), and a wait counted
+ * in sleeps would then run a failing case into kunit.py's timeout.
+ */
 static bool fipc_poll_test_reached(atomic_t *count, int n)
 {
-	unsigned int ms;
+	unsigned long end = jiffies + msecs_to_jiffies(FIPC_POLL_TEST_WAIT_MS);
 
-	for (ms = 0; ms < FIPC_POLL_TEST_WAIT_MS; ms++) {
-		if (atomic_read(count) >= n)
-			return true;
+	while (atomic_read(count) < n) {
+		if (time_after(jiffies, end))
+			return atomic_read(count) >= n;
 		usleep_range(500, 1000);
 	}
-	return false;
+	return true;
 }
 
 static bool fipc_poll_test_got(struct fipc_poll_test_chan *c, int n)
@@ -757,6 +762,76 @@ static void fipc_test_poller_window_local(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&c->local_taken), 16);
 	avg_ms = div_u64(READ_ONCE(pl->gap_avg_ns), NSEC_PER_MSEC);
 	KUNIT_EXPECT_GE(test, avg_ms, 120ull);
+
+	fipc_poller_detach(&c->poll);
+	fipc_poller_set_stop(set);
+}
+
+/*
+ * fipc_test_poller_wake_race's stolen-time clock, which the poller reads
+ * between a round that found nothing and its sleep
+ * (fipc_poller_should_sleep()).  Armed with a channel, once the poller
+ * has taken a message of it, it plays there a completion (on another
+ * CPU, or in an interrupt of the poller's) that leaves local work and
+ * calls fipc_poll_entry_wake() at that very moment, the poller awake but
+ * past the round that would have taken the work; then it reports all
+ * the time since boot as stolen, so that the poller goes to sleep at
+ * once (a steal sleep).
+ */
+static struct fipc_poll_test_chan *fipc_poll_test_race_chan;
+static u64 fipc_poll_test_race_steal;
+static bool fipc_poll_test_race_woke;
+
+static u64 fipc_poll_test_race_clock(int cpu)
+{
+	struct fipc_poll_test_chan *c = READ_ONCE(fipc_poll_test_race_chan);
+
+	if (c && atomic_read(&c->received)) {
+		WRITE_ONCE(fipc_poll_test_race_chan, NULL);
+		atomic_inc(&c->local_pending);
+		WRITE_ONCE(fipc_poll_test_race_woke,
+			   fipc_poll_entry_wake(&c->poll));
+		fipc_poll_test_race_steal = ktime_get_ns();
+	}
+	return fipc_poll_test_race_steal;
+}
+
+/*
+ * A wake-up between the poller's last round and its sleep is not lost:
+ * local work announced with fipc_poll_entry_wake() while the poller is
+ * awake but done with its last round (the test channel's last look,
+ * has_work, sees only its ring) is taken at once, not at the peer's next
+ * message.  The stolen-time clock above opens that window on any kernel,
+ * preemptible or not.  Where the poller can be preempted there (UML of
+ * Linux 7.3, voluntary preemption at the least), so does
+ * fipc_test_poller_window_local's thread, now and then.
+ */
+static void fipc_test_poller_wake_race(struct kunit *test)
+{
+	struct fipc_poller_set *set = fipc_poll_test_set(test, 1);
+	struct fipc_poll_test_chan *c = fipc_poll_test_chans(test, 1);
+
+	fipc_poll_test_race_chan = NULL;
+	fipc_poll_test_race_steal = 0;
+	fipc_poll_test_race_woke = true;
+	set->steal_sleep = true;
+	set->steal_clock = fipc_poll_test_race_clock;
+	KUNIT_ASSERT_EQ(test, fipc_poller_set_start(set), 0);
+	fipc_poller_attach(set, &c->poll, NULL);
+	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_asleep, c));
+
+	/* It fires after the round that takes the message. */
+	WRITE_ONCE(fipc_poll_test_race_chan, c);
+	fipc_poll_test_send_notify(test, c);
+	KUNIT_EXPECT_TRUE(test, fipc_poll_test_got(c, 1));
+	KUNIT_EXPECT_TRUE(test, fipc_poll_test_reached(&c->local_taken, 1));
+	/* It fired, and found the poller awake: nothing to wake. */
+	KUNIT_EXPECT_NULL(test, READ_ONCE(fipc_poll_test_race_chan));
+	KUNIT_EXPECT_FALSE(test, READ_ONCE(fipc_poll_test_race_woke));
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->received), 1);
+	/* Then the poller sleeps, its kicks taken. */
+	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_asleep, c));
+	KUNIT_EXPECT_EQ(test, atomic_read(&c->local_taken), 1);
 
 	fipc_poller_detach(&c->poll);
 	fipc_poller_set_stop(set);
@@ -1769,6 +1844,7 @@ static struct kunit_case fipc_test_cases[] = {
 	KUNIT_CASE(fipc_test_poller_steal_pct),
 	KUNIT_CASE(fipc_test_poller_steal),
 	KUNIT_CASE(fipc_test_poller_window_local),
+	KUNIT_CASE(fipc_test_poller_wake_race),
 	KUNIT_CASE(fipc_test_poller_autoscale),
 	KUNIT_CASE(fipc_test_poller_scale_busy),
 	KUNIT_CASE(fipc_test_poller_scale_quiet),

@@ -25,8 +25,10 @@
  * and a wake-up would lengthen is polled through, also where its gaps
  * vary, while gaps longer than idle_max_us (no steady work, an idle
  * guest) shrink the window back to idle_us (fipc_poll_gap_learn()).
- * Work that does not come from the peer (a local completion, which kicks
- * a sleeping poller itself) is marked with fipc_poll_entry_local_work():
+ * Work that does not come from the peer (a local completion, announced
+ * with fipc_poll_entry_wake(), which leaves the poller a kick it looks
+ * for before sleeping and wakes it if it sleeps) is marked with
+ * fipc_poll_entry_local_work():
  * it restarts the gap but does not end one, so that a request's own
  * completion does not teach the poller to stop polling long before the
  * peer's next request.
@@ -112,7 +114,7 @@ struct fipc_poll_entry;
  *	work, so the poller must not sleep
  * @busy: optional: true while work of the channel is under way that
  *	ends elsewhere (a bio completing on another CPU) and is announced
- *	with fipc_poll_entry_wake(), which kicks only a sleeping poller.
+ *	with fipc_poll_entry_wake(), which wakes only a sleeping poller.
  *	A poller serving this channel alone then spins between rounds
  *	instead of waiting on @rx in hardware (MWAITX, UMWAIT), which such
  *	a kick cannot end early.
@@ -189,7 +191,10 @@ struct fipc_poll_entry {
  * @entries: channels served, in round-robin order
  * @nr_entries: length of @entries
  * @wq: where the thread sleeps when idle
- * @kicked: set by whoever wakes the thread
+ * @kicked: set by whoever kicks the thread (fipc_poller_kick(),
+ *	fipc_poll_entry_wake()), asleep or not; cleared by the thread just
+ *	before the round that answers the kicks, never before its last look
+ *	before sleeping, which a kick not yet taken stops
  * @asleep: the thread is (about to be) sleeping on @wq
  * @waiter: fipc wait strategy, used when one channel is served
  * @loops: statistics: polling rounds
@@ -532,9 +537,10 @@ fipc_poll_entry_poller(const struct fipc_poll_entry *entry)
  * For work the driver can do without its poller while the poller sleeps
  * (an answer from a request's completion), under its own exclusion
  * against the poller's ops->poll.  The poller sets its sleeping state
- * before its last look at its channels (ops->has_work): a caller that
- * leaves work after seeing it awake kicks it with
- * fipc_poll_entry_wake().  Safe from any context.
+ * before its last look at its channels (ops->has_work) and at its kicks:
+ * a caller that leaves work after seeing it awake calls
+ * fipc_poll_entry_wake(), whose kick that look or the poller's next
+ * round answers.  Safe from any context.
  *
  * Return: true if the channel has a poller and it is (about to be)
  * sleeping.
