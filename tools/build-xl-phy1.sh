@@ -1,31 +1,68 @@
 #!/bin/bash
-# Build Debian's Xen 4.17 libxl, libxlutil and xl with tools/libxl-phy1.patch
-# (the phy1: / fipcblk disk type), and libxenstat and xentop with
-# tools/xenstat-fipcblk.patch (xentop shows phy1: disks), and cache the
-# result outside the repo.
+# Build Xen's libxl, libxlutil and xl with the phy1: disk type (fipcblk)
+# and libxenstat and xentop that show those disks, for one Debian Xen
+# series, and cache the result outside the repo.
 #
-#   tools/build-xl-phy1.sh            # build (or reuse the cached build)
+#   tools/build-xl-phy1.sh                        # Xen 4.17 (Debian 12)
+#   FIPC_XEN_SERIES=4.20 tools/build-xl-phy1.sh   # Xen 4.20 (Debian 13)
+#
+# 4.17: Debian bookworm's xen source (apt-get source, Debian's series
+#   applied) with tools/libxl-phy1.patch and tools/xenstat-fipcblk.patch,
+#   built on this (bookworm) host.
+# 4.20: tools/libxl-phy1-upstream.patch and tools/xenstat-fipcblk-4.20.patch
+#   on Xen 4.20's source, built in the trixie chroot of scripts/trixie-root.sh
+#   (trixie's gcc-14 and glibc, so that it runs on a Debian 13 dom0).  The
+#   source, in this order:
+#     1. Debian trixie's xen source package, by apt in the chroot with a
+#        deb-src list of our own (a failure is remembered for a day:
+#        $FIPC_CACHE/xl-phy1/src/.debian-<version>.unavailable);
+#     2. an upstream release tarball: FIPC_XEN_SRC_TARBALL=path, else the
+#        newest $FIPC_CACHE/xen-src/xen-4.20.*.tar.* (top directory
+#        xen-4.20.N/: a xenbits release or a git archive of RELEASE-4.20.N);
+#     3. neither: a message naming both, exit status 3 (callers report
+#        "skipped: no Xen 4.20 source").
 #
 # Output: ${FIPC_CACHE:-/var/cache/fipc}/xl-phy1/<hash>/ holding
 #   install/      tree to copy over a Debian dom0 (see docs/xl-phy1.md)
 #   build/xen/    the patched, built Xen source (the host tests link to it)
-#   BUILD-INFO    source versions, hashes, compiler flags
+#   BUILD-INFO    series, source versions, hashes, compiler flags
 # The hash covers the patches, this script, the hotplug script and the
-# Debian source version, so any change rebuilds.  The last line printed is the
-# output directory.
+# source (4.17: the Debian source version; 4.20: the series, the source's
+# identity, the Debian version it is to replace and the chroot's compiler
+# and libc), so any change rebuilds.  The last line printed is the output
+# directory.  Exit status: 0 built or cached, 3 no source (4.20), 1 other.
 #
 # Environment:
+#   FIPC_XEN_SERIES           4.17 (default) or 4.20
 #   FIPC_CACHE                cache root (default /var/cache/fipc)
 #   FIPC_XEN_SRC_VERSION      Debian source version of xen to build; default:
-#                             the installed xen-utils-4.17, else its candidate
-#   FIPC_NO_APT=1             never run apt-get (fail if something is missing)
+#                             4.17: the installed xen-utils-4.17, else its
+#                             candidate; 4.20: the trixie chroot's candidate
+#                             of xen-utils-4.20
+#   FIPC_XEN_SRC_TARBALL      4.20: the upstream tarball to use when Debian's
+#                             source cannot be downloaded
+#   FIPC_NO_APT=1             never run apt-get (fail if something is missing;
+#                             4.20: go straight to the tarball)
 #   FIPC_JOBS                 make -j value (default: number of CPUs)
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-patch_file=$here/libxl-phy1.patch
-xenstat_patch=$here/xenstat-fipcblk.patch
+self=$here/$(basename "$0")
+series=${FIPC_XEN_SERIES:-4.17}
+case $series in
+4.17)
+    patch_file=$here/libxl-phy1.patch
+    xenstat_patch=$here/xenstat-fipcblk.patch ;;
+4.20)
+    # The upstream patch applies to 4.20 (offsets only); xenstat changed.
+    patch_file=$here/libxl-phy1-upstream.patch
+    xenstat_patch=$here/xenstat-fipcblk-4.20.patch ;;
+*)
+    echo "build-xl-phy1: error: FIPC_XEN_SERIES=$series: use 4.17 (Debian 12) or 4.20 (Debian 13)" >&2
+    exit 1 ;;
+esac
 hotplug=$here/hotplug/block-fipc
+trixie_root=$here/../scripts/trixie-root.sh
 pkgs_file=$here/apt-packages.txt
 cache_root=${FIPC_CACHE:-/var/cache/fipc}/xl-phy1
 jobs=${FIPC_JOBS:-$(nproc)}
@@ -158,6 +195,175 @@ fetch_source() {
     die "could not download any xen source package"
 }
 
+# --- Xen 4.20: the trixie chroot, Debian's trixie source or a tarball ------
+
+in_trixie() {   # in_trixie CMD...: CMD in the trixie chroot, cache and repo bound
+    "$trixie_root" --bind "$cache_root" --bind "$here/.." --run "$@"
+}
+
+# Debian trixie's xen source (the wanted version first, then any other the
+# archive indexes), by apt in the trixie chroot with a deb-src list,
+# lists and cache of our own in $cache_root/src/.apt-trixie.  Returns 1
+# if none could be downloaded, and remembers that for a day.
+fetch_debian_source_420() {
+    local wanted=$1 dir=$cache_root/src/$1 v tmp aptdir mirror sec
+    local memo=$cache_root/src/.debian-$1.unavailable
+    if [ -s "$dir/version" ] && [ -e "$dir/$(cat "$dir/version").ok" ]; then
+        return 0
+    fi
+    [ "${FIPC_NO_APT:-0}" = 1 ] && return 1
+    if [ -n "$(find "$memo" -mmin -1440 2>/dev/null)" ]; then
+        log "Debian's xen $wanted source was not downloadable $(( ($(date +%s) - $(stat -c %Y "$memo")) / 60 )) min ago (rm $memo to retry now)"
+        return 1
+    fi
+    aptdir=$cache_root/src/.apt-trixie
+    mkdir -p "$aptdir/lists/partial" "$aptdir/cache/archives/partial"
+    mirror=$(sed -n 's/^deb \([^ ]*\) trixie main$/\1/p' \
+             "$("$trixie_root")/etc/apt/sources.list" | head -n 1)
+    mirror=${mirror:-http://deb.debian.org/debian}
+    sec=
+    case $mirror in */debian) sec="deb-src ${mirror}-security trixie-security main" ;; esac
+    printf 'deb-src %s trixie main\ndeb-src %s trixie-updates main\n%s\n' \
+        "$mirror" "$mirror" "$sec" > "$aptdir/sources.list"
+    local aptopts=(-q -o "Dir::Etc::SourceList=$aptdir/sources.list"
+                   -o Dir::Etc::SourceParts=/nonexistent
+                   -o "Dir::State::Lists=$aptdir/lists"
+                   -o "Dir::Cache=$aptdir/cache")
+    mkdir -p "$cache_root/src"
+    tmp=$(mktemp -d "$cache_root/src/.dl.XXXXXX")
+    chmod 755 "$tmp"
+    log "trying Debian's trixie source of xen $wanted (apt in the trixie chroot)"
+    if in_trixie apt-get "${aptopts[@]}" update >&2; then
+        for v in "$wanted" $(in_trixie apt-cache "${aptopts[@]}" showsrc xen |
+                             sed -n 's/^Version: //p' | sort -Vr | grep -vxF "$wanted"); do
+            case $v in 4.20.*) ;; *) continue ;; esac
+            log "downloading xen source $v"
+            if in_trixie sh -c 'cd "$1" && shift && apt-get "$@" source --download-only "xen=$0"' \
+                   "$v" "$tmp" "${aptopts[@]}" >&2; then
+                [ "$v" = "$wanted" ] ||
+                    log "WARNING: source $wanted could not be downloaded; using $v"
+                rm -rf "$dir"
+                echo "$v" > "$tmp/version"
+                touch "$tmp/$v.ok"
+                mv "$tmp" "$dir"
+                rm -f "$memo"
+                return 0
+            fi
+            rm -f "$tmp"/*
+        done
+    fi
+    rm -rf "$tmp"
+    touch "$memo"
+    log "Debian's trixie source of xen could not be downloaded"
+    return 1
+}
+
+# The upstream tarball to use, if any: FIPC_XEN_SRC_TARBALL, else the
+# newest $FIPC_CACHE/xen-src/xen-4.20.*.tar.*.
+find_tarball_420() {
+    local t
+    if [ -n "${FIPC_XEN_SRC_TARBALL:-}" ]; then
+        [ -r "$FIPC_XEN_SRC_TARBALL" ] || return 1
+        echo "$FIPC_XEN_SRC_TARBALL"
+        return 0
+    fi
+    t=$(ls -1 "${FIPC_CACHE:-/var/cache/fipc}"/xen-src/xen-4.20.*.tar.* 2>/dev/null |
+        sort -V | tail -n 1)
+    [ -n "$t" ] || return 1
+    echo "$t"
+}
+
+no_source_420() {
+    log "error: no Xen 4.20 source.  Either way gives one:
+  1. Debian's trixie source package xen (= $1) by apt (deb-src of the
+     trixie chroot's mirror; it could not be downloaded here), or
+  2. an upstream release tarball: put xen-4.20.N.tar.{gz,xz} (top directory
+     xen-4.20.N/, from xenbits or 'git archive --prefix=xen-4.20.N/
+     RELEASE-4.20.N') in ${FIPC_CACHE:-/var/cache/fipc}/xen-src/, or set
+     FIPC_XEN_SRC_TARBALL=path${FIPC_XEN_SRC_TARBALL:+ (now $FIPC_XEN_SRC_TARBALL: not readable)}."
+    exit 3
+}
+
+# --- the build proper: configure, make, install tree ------------------------
+# In the patched source tree (the current directory); on the host (4.17)
+# or in the trixie chroot (4.20: build-xl-phy1.sh --compile OUT LABEL LEAF).
+compile_tree() {
+    local out=$1 label=$2 leaf=$3 multiarch
+    multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+    # Debian's series deletes the configure output and config.{guess,sub};
+    # regenerate and copy them as debian/rules does.  Upstream tarballs
+    # ship them.
+    if [ ! -e configure ]; then
+        log "autoconf"
+        cp /usr/share/misc/config.sub /usr/share/misc/config.guess .
+        ./autogen.sh >&2
+    fi
+
+    # As debian/rules builds the tools, so that the result can replace Debian's.
+    export WGET=/bin/false GIT=/bin/false
+    local make_args=(
+        XEN_TARGET_ARCH=x86_64 V=0
+        "EXTRA_CFLAGS_XEN_TOOLS=$(dpkg-buildflags --get CFLAGS) $(dpkg-buildflags --get CPPFLAGS)"
+        "PREPEND_LDFLAGS_XEN_TOOLS=$(dpkg-buildflags --get LDFLAGS)"
+    )
+    # Debian's series adds --with-libexec-libdir-suffix (libfsimage's
+    # multiarch directory; nothing built here uses it); upstream lacks it.
+    local suffix=()
+    grep -q libexec-libdir-suffix m4/paths.m4 &&
+        suffix=(--with-libexec-libdir-suffix="/$multiarch")
+    log "configure"
+    ./configure -q \
+        --disable-docs --disable-stubdom --disable-qemu-traditional \
+        --disable-rombios --disable-seabios --disable-ipxe --disable-ovmf \
+        --disable-xsmpolicy --disable-ocamltools --disable-golang --disable-pvshim \
+        --prefix=/usr --includedir=/usr/include --libdir="/usr/lib/$multiarch" \
+        "${suffix[@]}" \
+        --mandir=/usr/share/man --sysconfdir=/etc --localstatedir=/var \
+        --with-libexec-leaf-dir="$leaf" \
+        --with-system-qemu=/usr/libexec/xen-qemu-system-i386 \
+        --with-system-ovmf=/usr/share/ovmf/OVMF.fd \
+        --with-system-seabios=/usr/share/seabios/bios-256k.bin >&2
+
+    log "make (-j$jobs)"
+    make -s -j"$jobs" -C tools/include "${make_args[@]}" >&2
+    make -s -j"$jobs" -C tools/libs "${make_args[@]}" >&2
+    make -s -j"$jobs" -C tools/xl "${make_args[@]}" >&2
+    make -s -j"$jobs" -C tools/xentop "${make_args[@]}" >&2
+
+    # The install tree: only what differs from Debian's packages.
+    local inst=$out/install lib d n real
+    local libdir=$inst/usr/lib/$multiarch bindir=$inst/usr/lib/$leaf/bin
+    mkdir -p "$libdir" "$bindir" "$inst/etc/xen/scripts" "$inst/usr/share/man/man5"
+    for lib in light:xenlight util:xlutil stat:xenstat; do
+        d=${lib%%:*} n=${lib#*:}
+        real=$(cd "tools/libs/$d" && ls "lib$n.so."*.*.*)
+        install -m 644 "tools/libs/$d/$real" "$libdir/$real"
+        ln -sf "$real" "$libdir/${real%.*}"
+    done
+    install -m 755 tools/xl/xl "$bindir/xl"
+    install -m 755 tools/xentop/xentop "$bindir/xentop"
+    install -m 755 "$hotplug" "$inst/etc/xen/scripts/block-fipc"
+    sed -e "s|@XEN_CONFIG_DIR@|/etc/xen|g" -e "s|@XEN_SCRIPT_DIR@|/etc/xen/scripts|g" \
+        -e 's|@[A-Z_]*@||g' docs/man/xl-disk-configuration.5.pod.in |
+        pod2man --section=5 --center="Xen" --release="$label+fipc-phy1" \
+                --name=XL-DISK-CONFIGURATION > "$inst/usr/share/man/man5/xl-disk-configuration.5"
+    gzip -9n "$inst/usr/share/man/man5/xl-disk-configuration.5"
+
+    {
+        echo "multiarch=$multiarch"
+        echo "libexec_dir=/usr/lib/$leaf"
+        echo "cflags=$(dpkg-buildflags --get CFLAGS)"
+        echo "compiler=$(gcc --version | head -n 1)"
+        echo "needed_by_xl=$(readelf -d tools/xl/xl | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p' | tr '\n' ' ')"
+    } > "$out/BUILD-INFO.compile"
+}
+
+if [ "${1:-}" = --compile ]; then
+    cd "$2/build/xen"
+    compile_tree "$2" "$3" "$4"
+    exit 0
+fi
+
 mkdir -p "$cache_root"
 exec 9>"$cache_root/.lock"
 flock 9
@@ -166,21 +372,55 @@ flock 9
 [ -r "$xenstat_patch" ] || die "missing $xenstat_patch"
 [ -r "$hotplug" ] || die "missing $hotplug"
 
-ensure_packages
-wanted=$(wanted_version)
-fetch_source "$wanted"
-srcdir=$cache_root/src/$wanted
-version=$(cat "$srcdir/version")
-upstream=$(echo "$version" | sed -E 's/^([0-9]+\.[0-9]+).*/\1/')
-multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+if [ "$series" = 4.17 ]; then
+    ensure_packages
+    wanted=$(wanted_version)
+    fetch_source "$wanted"
+    srcdir=$cache_root/src/$wanted
+    version=$(cat "$srcdir/version")
+    upstream=$(echo "$version" | sed -E 's/^([0-9]+\.[0-9]+).*/\1/')
+    used=$version
+    hash=$( { echo "source $version"; sha256sum < "$patch_file";
+              sha256sum < "$xenstat_patch";
+              sha256sum < "$0"; sha256sum < "$hotplug"; } |
+            sha256sum | cut -c1-16)
+else
+    upstream=4.20
+    # One call into the chroot (made or checked here): the Debian version
+    # to replace and the toolchain that builds.
+    facts=$(in_trixie sh -c 'apt-cache policy xen-utils-4.20 | sed -n "s/^ *Candidate: /wanted=/p"
+        dpkg-query -W -f="\${Package}=\${Version} " gcc-14 libc6-dev') ||
+        die "the trixie chroot (scripts/trixie-root.sh) does not work"
+    wanted=${FIPC_XEN_SRC_VERSION:-$(sed -n 's/^wanted=//p' <<< "$facts")}
+    toolchain=$(sed '/^wanted=/d' <<< "$facts" | xargs)
+    [ -n "$wanted" ] && [ "$wanted" != "(none)" ] ||
+        die "the trixie chroot's apt knows no xen-utils-4.20"
+    if fetch_debian_source_420 "$wanted"; then
+        srcdir=$cache_root/src/$wanted
+        version=$(cat "$srcdir/version")
+        used="Debian $version"
+        source_id="debian $version"
+    else
+        tarball=$(find_tarball_420) || no_source_420 "$wanted"
+        tarball=$(readlink -f "$tarball")
+        tarsum=$(sha256sum < "$tarball" | cut -d' ' -f1)
+        version=$(basename "$tarball" | sed -E 's/^xen-(4\.20\.[0-9]+)\.tar\..*/\1/')
+        case $version in 4.20.*) ;; *) die "$tarball: not named xen-4.20.N.tar.*" ;; esac
+        used="upstream $version tarball sha256 $tarsum ($(basename "$tarball"))"
+        source_id="tarball $tarsum"
+        log "Debian's source unavailable: using upstream tarball $tarball"
+    fi
+    hash=$( { echo "series $series"; echo "source $source_id";
+              echo "wanted $wanted"; echo "toolchain $toolchain";
+              sha256sum < "$patch_file"; sha256sum < "$xenstat_patch";
+              sha256sum < "$0"; sha256sum < "$hotplug"; } |
+            sha256sum | cut -c1-16)
+fi
+leaf=xen-$upstream
 
-hash=$( { echo "source $version"; sha256sum < "$patch_file";
-          sha256sum < "$xenstat_patch";
-          sha256sum < "$0"; sha256sum < "$hotplug"; } |
-        sha256sum | cut -c1-16)
 out=$cache_root/$hash
 if [ -e "$out/.complete" ]; then
-    log "cached build for xen $version"
+    log "cached build for xen $used"
     echo "$out"
     exit 0
 fi
@@ -192,93 +432,69 @@ for d in "$cache_root"/*/; do
 done
 rm -rf "$out"
 mkdir -p "$out/build"
-log "unpacking xen $version (with Debian's patch series)"
-(cd "$out/build" && dpkg-source -q -x "$srcdir/xen_$version.dsc" xen >&2)
+if [ -n "${srcdir:-}" ]; then
+    log "unpacking xen $version (with Debian's patch series)"
+    (cd "$out/build" && dpkg-source -q -x "$srcdir/xen_$version.dsc" xen >&2)
+else
+    log "unpacking $tarball"
+    mkdir -p "$out/build/xen"
+    tar -xf "$tarball" -C "$out/build/xen" --strip-components=1
+    # The tarball's name is only a name: check what it holds.
+    sub=$(sed -n 's/^export XEN_SUBVERSION *:\{0,1\}= *//p' "$out/build/xen/xen/Makefile")
+    [ "$(sed -n 's/^export XEN_VERSION *:\{0,1\}= *//p' "$out/build/xen/xen/Makefile").$sub" = 4.20 ] ||
+        die "$tarball does not hold Xen 4.20 (xen/Makefile)"
+fi
 cd "$out/build/xen"
 
 log "applying $(basename "$patch_file")"
 patch -p1 --no-backup-if-mismatch -s < "$patch_file" ||
-    die "libxl-phy1.patch does not apply to xen $version"
+    die "$(basename "$patch_file") does not apply to xen $version"
 log "applying $(basename "$xenstat_patch")"
 patch -p1 --no-backup-if-mismatch -s < "$xenstat_patch" ||
-    die "xenstat-fipcblk.patch does not apply to xen $version"
+    die "$(basename "$xenstat_patch") does not apply to xen $version"
 
 # The disk spec lexer is generated by flex; drop the shipped output so that
 # it is always regenerated from the patched libxlu_disk_l.l.
 rm -f tools/libs/util/libxlu_disk_l.c tools/libs/util/libxlu_disk_l.h
 
-# Debian's series deletes the configure output and config.{guess,sub};
-# regenerate and copy them as debian/rules does.
-log "autoconf"
-cp /usr/share/misc/config.sub /usr/share/misc/config.guess .
-./autogen.sh >&2
-
-# As debian/rules builds the tools, so that the result can replace Debian's.
-export WGET=/bin/false GIT=/bin/false
-make_args=(
-    XEN_TARGET_ARCH=x86_64 V=0
-    "EXTRA_CFLAGS_XEN_TOOLS=$(dpkg-buildflags --get CFLAGS) $(dpkg-buildflags --get CPPFLAGS)"
-    "PREPEND_LDFLAGS_XEN_TOOLS=$(dpkg-buildflags --get LDFLAGS)"
-)
-log "configure"
-./configure -q \
-    --disable-docs --disable-stubdom --disable-qemu-traditional \
-    --disable-rombios --disable-seabios --disable-ipxe --disable-ovmf \
-    --disable-xsmpolicy --disable-ocamltools --disable-golang --disable-pvshim \
-    --prefix=/usr --includedir=/usr/include --libdir="/usr/lib/$multiarch" \
-    --with-libexec-libdir-suffix="/$multiarch" \
-    --mandir=/usr/share/man --sysconfdir=/etc --localstatedir=/var \
-    --with-libexec-leaf-dir="xen-$upstream" \
-    --with-system-qemu=/usr/libexec/xen-qemu-system-i386 \
-    --with-system-ovmf=/usr/share/ovmf/OVMF.fd \
-    --with-system-seabios=/usr/share/seabios/bios-256k.bin >&2
-
-log "make (-j$jobs)"
-make -s -j"$jobs" -C tools/include "${make_args[@]}" >&2
-make -s -j"$jobs" -C tools/libs "${make_args[@]}" >&2
-make -s -j"$jobs" -C tools/xl "${make_args[@]}" >&2
-make -s -j"$jobs" -C tools/xentop "${make_args[@]}" >&2
-
-# The install tree: only what differs from Debian's packages.
-inst=$out/install
-libdir=$inst/usr/lib/$multiarch
-bindir=$inst/usr/lib/xen-$upstream/bin
-mkdir -p "$libdir" "$bindir" "$inst/etc/xen/scripts" "$inst/usr/share/man/man5"
-for lib in light:xenlight util:xlutil stat:xenstat; do
-    d=${lib%%:*} n=${lib#*:}
-    real=$(cd "tools/libs/$d" && ls "lib$n.so."*.*.*)
-    install -m 644 "tools/libs/$d/$real" "$libdir/$real"
-    ln -sf "$real" "$libdir/${real%.*}"
-done
-install -m 755 tools/xl/xl "$bindir/xl"
-install -m 755 tools/xentop/xentop "$bindir/xentop"
-install -m 755 "$hotplug" "$inst/etc/xen/scripts/block-fipc"
-sed -e "s|@XEN_CONFIG_DIR@|/etc/xen|g" -e "s|@XEN_SCRIPT_DIR@|/etc/xen/scripts|g" \
-    -e 's|@[A-Z_]*@||g' docs/man/xl-disk-configuration.5.pod.in |
-    pod2man --section=5 --center="Xen" --release="$version+fipc-phy1" \
-            --name=XL-DISK-CONFIGURATION > "$inst/usr/share/man/man5/xl-disk-configuration.5"
-gzip -9n "$inst/usr/share/man/man5/xl-disk-configuration.5"
+if [ "$series" = 4.17 ]; then
+    compile_tree "$out" "$version" "$leaf"
+else
+    log "building in the trixie chroot ($toolchain)"
+    in_trixie env FIPC_XEN_SERIES="$series" FIPC_JOBS="$jobs" \
+        FIPC_CACHE="${FIPC_CACHE:-/var/cache/fipc}" \
+        bash "$self" --compile "$out" "$version" "$leaf" ||
+        die "the build in the trixie chroot failed"
+fi
 
 {
+    echo "series=$series"
     echo "xen_source_wanted=$wanted"
-    echo "xen_source_used=$version"
+    echo "xen_source_used=$used"
+    [ "$series" = 4.17 ] || echo "build_root=trixie chroot (scripts/trixie-root.sh): $toolchain"
+    echo "patch=$(basename "$patch_file")"
     echo "patch_sha256=$(sha256sum < "$patch_file" | cut -d' ' -f1)"
+    echo "xenstat_patch=$(basename "$xenstat_patch")"
     echo "xenstat_patch_sha256=$(sha256sum < "$xenstat_patch" | cut -d' ' -f1)"
     echo "hotplug_sha256=$(sha256sum < "$hotplug" | cut -d' ' -f1)"
-    echo "multiarch=$multiarch"
-    echo "cflags=$(dpkg-buildflags --get CFLAGS)"
+    cat "$out/BUILD-INFO.compile"
     echo "built=$(date -u +%Y-%m-%dT%H:%M:%SZ) in $(( $(date +%s) - start ))s"
-    echo "needed_by_xl=$(readelf -d tools/xl/xl | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p' | tr '\n' ' ')"
 } > "$out/BUILD-INFO"
-(cd "$inst" && find . \( -type f -o -type l \) | sort) > "$out/MANIFEST"
+rm -f "$out/BUILD-INFO.compile"
+(cd "$out/install" && find . \( -type f -o -type l \) | sort) > "$out/MANIFEST"
 
 # Drop what nothing uses any more, keeping the tools tree for the tests.
 rm -rf stubdom tools/firmware tools/qemu-xen* .git
 
 touch "$out/.complete"
 
-# Keep the three newest builds.
-ls -1dt "$cache_root"/*/.complete 2>/dev/null | tail -n +4 |
+# Keep the three newest builds of each series (builds without a series
+# line are 4.17's).
+ls -1dt "$cache_root"/*/.complete 2>/dev/null |
+    while read -r done; do
+        s=$(sed -n 's/^series=//p' "${done%/.complete}/BUILD-INFO" 2>/dev/null)
+        if [ "${s:-4.17}" = "$series" ]; then echo "$done"; fi
+    done | tail -n +4 |
     while read -r done; do rm -rf "${done%/.complete}"; done
-log "built xen $version + phy1 in $(( $(date +%s) - start ))s"
+log "built xen $used + phy1 in $(( $(date +%s) - start ))s"
 echo "$out"
