@@ -276,7 +276,7 @@ find_tarball_420() {
 no_source_420() {
     log "error: no Xen 4.20 source.  Either way gives one:
   1. Debian's trixie source package xen (= $1) by apt (deb-src of the
-     trixie chroot's mirror; it could not be downloaded here), or
+     trixie chroot's mirror: not downloadable now, or FIPC_NO_APT=1), or
   2. an upstream release tarball: put xen-4.20.N.tar.{gz,xz} (top directory
      xen-4.20.N/, from xenbits or 'git archive --prefix=xen-4.20.N/
      RELEASE-4.20.N') in ${FIPC_CACHE:-/var/cache/fipc}/xen-src/, or set
@@ -300,9 +300,12 @@ compile_tree() {
     fi
 
     # As debian/rules builds the tools, so that the result can replace Debian's.
+    # Without remus network buffering (CONFIG_LIBNL=n): Debian's libxenlight
+    # does not link libnl-3/libnl-route-3, and neither Debian's packages nor
+    # ours depend on them (tests/xl/run-tests.sh compares the libraries').
     export WGET=/bin/false GIT=/bin/false
     local make_args=(
-        XEN_TARGET_ARCH=x86_64 V=0
+        XEN_TARGET_ARCH=x86_64 V=0 CONFIG_LIBNL=n
         "EXTRA_CFLAGS_XEN_TOOLS=$(dpkg-buildflags --get CFLAGS) $(dpkg-buildflags --get CPPFLAGS)"
         "PREPEND_LDFLAGS_XEN_TOOLS=$(dpkg-buildflags --get LDFLAGS)"
     )
@@ -492,7 +495,8 @@ touch "$out/.complete"
 # line are 4.17's).
 ls -1dt "$cache_root"/*/.complete 2>/dev/null |
     while read -r done; do
-        s=$(sed -n 's/^series=//p' "${done%/.complete}/BUILD-INFO" 2>/dev/null)
+        [ -f "${done%/.complete}/BUILD-INFO" ] || continue
+        s=$(sed -n 's/^series=//p' "${done%/.complete}/BUILD-INFO")
         if [ "${s:-4.17}" = "$series" ]; then echo "$done"; fi
     done | tail -n +4 |
     while read -r done; do rm -rf "${done%/.complete}"; done
