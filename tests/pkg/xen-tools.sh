@@ -148,6 +148,15 @@ links() {
 	done
 }
 check "installed: the soname links name our libraries" links
+# Run as the dom0 runs it (no LD_LIBRARY_PATH): ours and the system's
+# other Xen libraries resolve, and xl gets as far as the hypervisor.
+check "installed: xl starts with the system's libraries, ours first" bash -c \
+	'out=$(chroot "$1" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin "/usr/lib/xen-$2/bin/xl" list 2>&1)
+	 libs=$(chroot "$1" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin ldd "/usr/lib/xen-$2/bin/xl" 2>&1)
+	 ! grep -q "not found" <<< "$libs" &&
+	 grep -q "libxlutil.so.$2 => \(/usr\)\{0,1\}/lib/x86_64-linux-gnu/libxlutil.so.$2 " <<< "$libs" &&
+	 grep -q "cannot init xl context\|libxl_ctx_alloc" <<< "$out" ||
+	 { echo "$libs"; echo "$out"; exit 1; }' _ "$root" "$S"
 check "installed: the man page documents phy1" bash -c \
 	'zcat "$1/usr/share/man/man5/xl-disk-configuration.5.gz" | grep -q phy1' _ "$root"
 
