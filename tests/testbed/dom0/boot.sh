@@ -13,7 +13,8 @@ export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root TERM=${TERM:-vt100}
 S=/fipc/stage
 R=/fipc/results
-XENBIN=/usr/lib/xen-4.17/bin
+# The toolstack's own directory: xen-4.17 on bookworm, xen-4.20 on trixie.
+XENBIN=$(ls -d /usr/lib/xen-4.*/bin 2>/dev/null | sort -V | tail -n 1)
 export S R XENBIN
 # shellcheck source=/dev/null
 . "$S/params.env"
@@ -74,8 +75,10 @@ tb_setup() {
     # small round trip each (minutes for 150 MB under TCG), a plain copy
     # into tmpfs takes a second.
     mkdir -p /run/fipc/boot
+    local t0=$SECONDS
     cp "$FIPC_DOMU_KERNEL" /run/fipc/boot/vmlinux
     cp "$FIPC_DOMU_RAMDISK" /run/fipc/boot/domU.cpio
+    echo "domU kernel and ramdisk copied in $((SECONDS - t0)) s ($(du -cm /run/fipc/boot | tail -n 1 | cut -f1) MiB)"
     # --kasan: the KASAN kernel and its domU image, for PVH domUs started
     # with FIPC_DOMU_FLAVOUR=kasan (lib/fipc-scenario.sh).
     if [ -n "${FIPC_KASAN_KERNEL:-}" ]; then

@@ -4,11 +4,13 @@
 # Usage: build-dom0.sh OUTDIR
 # Environment (all required; fipc-testbed derives them from the host):
 #   MIRROR       Debian mirror URI (read from the host's apt configuration)
-#   SUITE        Debian codename (bookworm)
+#   SUITE        Debian codename (bookworm, trixie)
+#   KEYRING      keyring debootstrap checks SUITE with (optional)
 #   SOURCES      apt sources.list text for the chroot (same archives as the host)
 #   LISTS_DIR    host apt lists dir; copied so that the chroot resolves exactly
 #                the package versions the host sees (no "apt-get update")
 #   XENVER       version of the Xen hypervisor package we boot
+#   XENSERIES    its series (4.17, 4.20): the toolstack is xen-utils-XENSERIES
 #   KDIR, KVER   kernel artifact dir and kernel version (modules come from there)
 #   PKGLIST, MODLIST, INIT   dom0-packages.txt, dom0-modules.txt, dom0-init
 #
@@ -17,7 +19,7 @@
 set -euo pipefail
 out=$1
 root=$out/rootfs
-: "${MIRROR:?}" "${SUITE:?}" "${SOURCES:?}" "${LISTS_DIR:?}" "${XENVER:?}"
+: "${MIRROR:?}" "${SUITE:?}" "${SOURCES:?}" "${LISTS_DIR:?}" "${XENVER:?}" "${XENSERIES:?}"
 : "${KDIR:?}" "${KVER:?}" "${PKGLIST:?}" "${MODLIST:?}" "${INIT:?}"
 
 log() { echo "build-dom0: $*"; }
@@ -30,7 +32,7 @@ trap cleanup EXIT
 trap 'exit 143' TERM INT
 
 log "debootstrap $SUITE (minbase)"
-debootstrap --variant=minbase "$SUITE" "$root" "$MIRROR"
+debootstrap --variant=minbase ${KEYRING:+--keyring="$KEYRING"} "$SUITE" "$root" "$MIRROR"
 
 log "apt sources and lists from the host"
 rm -f "$root/etc/apt/sources.list"
@@ -42,15 +44,15 @@ find "$LISTS_DIR" -maxdepth 1 -type f \( -name '*_Packages*' -o -name '*Release'
 printf '#!/bin/sh\nexit 101\n' > "$root/usr/sbin/policy-rc.d"
 chmod +x "$root/usr/sbin/policy-rc.d"
 
-pkgs=$(sed -e 's/#.*//' -e "s/@XENVER@/$XENVER/g" "$PKGLIST" | xargs)
+pkgs=$(sed -e 's/#.*//' -e "s/@XENVER@/$XENVER/g" -e "s/@XENSERIES@/$XENSERIES/g" "$PKGLIST" | xargs)
 log "apt-get install $pkgs"
 mount -t proc proc "$root/proc"
 chroot "$root" env DEBIAN_FRONTEND=noninteractive LC_ALL=C \
     apt-get install -y --no-install-recommends -o Dpkg::Use-Pty=0 $pkgs
 umount "$root/proc"
 
-have=$(chroot "$root" dpkg-query -W -f '${Version}' xen-utils-4.17)
-[ "$have" = "$XENVER" ] || { echo "build-dom0: xen-utils-4.17 is $have, hypervisor is $XENVER" >&2; exit 1; }
+have=$(chroot "$root" dpkg-query -W -f '${Version}' "xen-utils-$XENSERIES")
+[ "$have" = "$XENVER" ] || { echo "build-dom0: xen-utils-$XENSERIES is $have, hypervisor is $XENVER" >&2; exit 1; }
 
 log "trim"
 chroot "$root" apt-get clean

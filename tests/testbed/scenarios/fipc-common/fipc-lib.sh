@@ -308,7 +308,7 @@ fipc_destroyed() {
 # libraries, xenstore, xl.conf, block-fipc; symlinks followed).  Its Xen
 # device modules come from its own domU image (they must match its kernel).
 fipc_dd_pack() {
-    local d=$1 xl=/usr/lib/xen-4.17/bin/xl files libs
+    local d=$1 xl=${XENBIN:-/usr/lib/xen-4.17/bin}/xl files libs
     rm -rf "$d"
     mkdir -p "$d"
     cp "${common:?the scenario exports common: the path of fipc-common}/guest-dd.sh" "$d/" || return 1

@@ -36,7 +36,9 @@ rm -rf /tmp/ddroot
 for n in read write ls exists rm list chmod watch; do
 	ln -sf xenstore "/usr/bin/xenstore-$n"
 done
-[ -x /usr/lib/xen-4.17/bin/xl ] || { fail "no xl after unpacking"; exit 1; }
+# dom0's toolstack directory (xen-4.17 or xen-4.20), as unpacked.
+xl=$(ls -d /usr/lib/xen-4.*/bin/xl 2>/dev/null | sort -V | tail -n 1)
+[ -n "$xl" ] && [ -x "$xl" ] || { fail "no xl after unpacking"; exit 1; }
 
 # 2. Xen devices: evtchn, gntdev, privcmd (libxl opens them), xenfs.
 for m in xen-evtchn xen-gntdev xen-privcmd xenfs; do
@@ -65,7 +67,7 @@ done
 	{ fail "the fipcblk backend driver is not registered"; exit 1; }
 
 # 4. xl devd: watches our backend directory and runs the hotplug scripts.
-/usr/lib/xen-4.17/bin/xl -vvv devd -F > /fipc/out/devd.log 2>&1 &
+"$xl" -vvv devd -F > /fipc/out/devd.log 2>&1 &
 devd=$!
 sleep 2
 if ! kill -0 $devd 2>/dev/null; then
