@@ -14,7 +14,7 @@ FIPC_HDRS := $(wildcard lib/fipc/*.h lib/fipc/include/fipc/*.h)
 LIBFIPC := $(BUILD)/user/libfipc.a
 
 .PHONY: all deps lib modules check checkpatch kunit bench-ring bench-scaling bench-steal testbed \
-	testbed-smoke e2e e2e-debug e2e-kasan demo bench-pvh test clean dom0-overlay deb \
+	testbed-smoke e2e e2e-trixie e2e-debug e2e-kasan demo bench-pvh test clean dom0-overlay deb \
 	linux-patches check-linux-patches
 
 # Extra options for the testbed runs of `e2e` and `demo`, e.g.
@@ -57,10 +57,17 @@ modules:
 # rebuilt for every installed kernel), fipc-modules-<kernel> (the modules
 # of `make modules`, prebuilt for that kernel) and fipc-xen-tools (the
 # patched toolstack, diverting Debian's files); docs/packaging.md.
+# FIPC_DIST=trixie makes them for Debian 13: fipc-modules for trixie's
+# 6.12, fipc-xen-tools for Xen 4.20 (fipc-dkms is the same for both).
+FIPC_DIST ?= bookworm
+DEB_ENV_bookworm :=
+DEB_ENV_trixie := FIPC_KTARGET=6.12 FIPC_XEN_SERIES=4.20
 deb:
+	@case "$(FIPC_DIST)" in bookworm|trixie) ;; \
+	*) echo "make deb: FIPC_DIST is bookworm or trixie, not '$(FIPC_DIST)'" >&2; exit 2;; esac
 	@scripts/make-deb.sh
-	@scripts/make-deb-modules.sh
-	@scripts/make-deb-xen-tools.sh
+	@$(DEB_ENV_$(FIPC_DIST)) scripts/make-deb-modules.sh
+	@$(DEB_ENV_$(FIPC_DIST)) scripts/make-deb-xen-tools.sh
 
 checkpatch:
 	@scripts/checkpatch.sh
@@ -88,11 +95,21 @@ dom0-overlay:
 testbed-smoke: modules dom0-overlay
 	@tests/testbed/fipc-testbed run classic
 
-# Every testbed scenario, one boot each.
+# Every testbed scenario, one boot each, on both flavours: Debian 12
+# (Xen 4.17, 6.1), then Debian 13 (e2e-trixie: Xen 4.20, 6.12).
 e2e: modules dom0-overlay
 	@set -e; for s in $$(tests/testbed/fipc-testbed list | cut -d' ' -f1); do \
 		echo "=== e2e: $$s"; \
 		tests/testbed/fipc-testbed run $$s $(TESTBED_ARGS); \
+	done
+	@$(MAKE) -s e2e-trixie
+
+# Every scenario on the trixie flavour (tests/testbed/run-trixie.sh makes
+# the 6.12 modules and the Xen 4.20 toolstack first).
+e2e-trixie:
+	@set -e; for s in $$(tests/testbed/fipc-testbed list | cut -d' ' -f1); do \
+		echo "=== e2e (trixie): $$s"; \
+		tests/testbed/run-trixie.sh $$s $(TESTBED_ARGS); \
 	done
 
 # The hostile-peer scenarios on the testbed's debug kernel (lockdep, KFENCE,

@@ -9,8 +9,8 @@
 # KMOD_DIR holds fipc/fipc.ko, xen-fipc-front/xen-fipc-front.ko and
 # xen-fipc-back/xen-fipc-back.ko (scripts/build-modules.sh).  Without it,
 # the modules are built here as shipped (FIPC_TEST_BUILD=0: no request
-# injector) into build/deb/kmod; the testbed passes build/kmod, its test
-# build.
+# injector) into build/deb/kmod (build/deb/kmod-<target> for
+# FIPC_KTARGET); the testbed passes build/kmod, its test build.
 # The kernel comes from their vermagic, the package version from their
 # MODULE_VERSION (scripts/fipc-version.sh at build time), so the package
 # says what the modules say.  Installs /lib/modules/<kernel>/updates/fipc/
@@ -21,7 +21,9 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 out=${2:-$top/build/deb}
 kmod=${1:-}
 if [ -z "$kmod" ]; then
-	kmod=$out/kmod
+	# FIPC_KTARGET (scripts/ktarget.sh) names another kernel: 6.12 for
+	# Debian 13 (make deb FIPC_DIST=trixie).
+	kmod=$out/kmod${FIPC_KTARGET:+-$FIPC_KTARGET}
 	FIPC_TEST_BUILD=0 FIPC_KMOD_OUT=$kmod "$top/scripts/build-modules.sh" >/dev/null
 fi
 mods="fipc/fipc.ko xen-fipc-front/xen-fipc-front.ko xen-fipc-back/xen-fipc-back.ko"

@@ -2,7 +2,8 @@
 # The whole test suite (README's test command, CI).  Runs each suite,
 # logs it to build/test-logs/, and sums every suite's
 # "N passed, N failed[, N skipped]" line; a suite without such a line
-# counts as one test by its exit status.  Last line: the totals.
+# counts as one test by its exit status.  Exit 77 means the suite could
+# not run here (it says why): skipped, not failed.  Last line: the totals.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -44,10 +45,11 @@ for entry in "${suites[@]}"; do
 		f=$(echo "$counts" | sed -E 's/.* ([0-9]+) failed.*/\1/')
 		s=0
 		case "$counts" in *skipped*) s=$(echo "$counts" | sed -E 's/.* ([0-9]+) skipped.*/\1/');; esac
-		if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+		# Exit 77: the suite could not run here and said why (skipped).
+		if [ "$rc" -ne 0 ] && [ "$rc" -ne 77 ] && [ "$f" -eq 0 ]; then f=1; fi
 	else
-		if [ "$rc" -eq 0 ]; then p=1 f=0; else p=0 f=1; fi
 		s=0
+		if [ "$rc" -eq 0 ]; then p=1 f=0; elif [ "$rc" -eq 77 ]; then p=0 f=0 s=1; else p=0 f=1; fi
 	fi
 	total_pass=$((total_pass + p))
 	total_fail=$((total_fail + f))
