@@ -164,6 +164,17 @@ wanted_version() {
     echo "$v"
 }
 
+# keep_source V WANTED TMP DIR: TMP holds the downloaded source package
+# of version V (WANTED was asked for): it becomes DIR, marked complete.
+keep_source() {
+    [ "$1" = "$2" ] ||
+        log "WARNING: source $2 could not be downloaded; using $1"
+    rm -rf "$4"
+    echo "$1" > "$3/version"
+    touch "$3/$1.ok"
+    mv "$3" "$4"
+}
+
 # Downloads the source package once per wanted version into
 # $cache_root/src/<wanted>/, falling back to the newest other version the
 # archive serves if the wanted one cannot be downloaded (the security
@@ -181,12 +192,7 @@ fetch_source() {
                          sort -Vr | grep -vxF "$wanted"); do
         log "downloading xen source $v"
         if (cd "$tmp" && apt-get -q source --download-only "xen=$v" >&2); then
-            [ "$v" = "$wanted" ] ||
-                log "WARNING: source $wanted could not be downloaded; using $v"
-            rm -rf "$dir"
-            echo "$v" > "$tmp/version"
-            touch "$tmp/$v.ok"
-            mv "$tmp" "$dir"
+            keep_source "$v" "$wanted" "$tmp" "$dir"
             return 0
         fi
         rm -f "$tmp"/*
@@ -240,12 +246,7 @@ fetch_debian_source_420() {
             log "downloading xen source $v"
             if in_trixie sh -c 'cd "$1" && shift && apt-get "$@" source --download-only "xen=$0"' \
                    "$v" "$tmp" "${aptopts[@]}" >&2; then
-                [ "$v" = "$wanted" ] ||
-                    log "WARNING: source $wanted could not be downloaded; using $v"
-                rm -rf "$dir"
-                echo "$v" > "$tmp/version"
-                touch "$tmp/$v.ok"
-                mv "$tmp" "$dir"
+                keep_source "$v" "$wanted" "$tmp" "$dir"
                 rm -f "$memo"
                 return 0
             fi
