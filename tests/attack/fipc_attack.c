@@ -147,6 +147,8 @@ static const struct fa_bad fa_bad_cases[] = {
 	{ "queue-0/fipc-staging-pages", "1025" },
 	/* Staging pages without their list page */
 	{ "queue-0/fipc-staging-pages", "4" },
+	/* In the range of versions, but no protocol (was served as 1) */
+	{ "fipc-protocol", "2" },
 };
 
 static bool fa_stopping(struct fa_dev *fa)

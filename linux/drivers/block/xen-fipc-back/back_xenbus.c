@@ -206,6 +206,15 @@ static int xfb_read_choices(struct xfb_be *be, u32 *nr, u32 *order,
 			     be->duplex_offered ? FIPCBLK_PROTOCOL_DUPLEX :
 			     FIPCBLK_PROTOCOL_VERSION, XFB_REQUIRED, &version))
 		return -EPROTONOSUPPORT;
+	/* 2 is in the range but names no protocol (any more): refused. */
+	if (version != FIPCBLK_PROTOCOL_VERSION &&
+	    version != FIPCBLK_PROTOCOL_DUPLEX) {
+		xenbus_dev_error(dev, -EPROTONOSUPPORT,
+				 "fipc-protocol %u names no protocol (want %u or %u)",
+				 version, FIPCBLK_PROTOCOL_VERSION,
+				 FIPCBLK_PROTOCOL_DUPLEX);
+		return -EPROTONOSUPPORT;
+	}
 	be->duplex = version == FIPCBLK_PROTOCOL_DUPLEX;
 	if (xfb_read_fe_uint(be, "multi-queue-num-queues", 1,
 			     xfb_queues_offered(be), 1, nr) ||

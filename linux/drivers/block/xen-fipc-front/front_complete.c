@@ -19,6 +19,7 @@
  * removed (then the grant table keeps its pages until they are ended).
  */
 #include <linux/blk-mq.h>
+#include <linux/nospec.h>
 #include <linux/ratelimit.h>
 #include "front.h"
 
@@ -126,8 +127,12 @@ static void xff_complete_one(struct xff_chan *chan,
 		return;
 	}
 	if (hwq >= info->tag_set.nr_hw_queues ||
+	    tag >= info->tag_set.queue_depth ||
 	    &info->chans[hwq % info->nr_chans] != chan)
 		goto bad;
+	/* The backend chose both: no speculative read past the arrays. */
+	hwq = array_index_nospec(hwq, info->tag_set.nr_hw_queues);
+	tag = array_index_nospec(tag, info->tag_set.queue_depth);
 	rq = blk_mq_tag_to_rq(info->tag_set.tags[hwq], tag);
 	if (!rq)
 		goto bad;

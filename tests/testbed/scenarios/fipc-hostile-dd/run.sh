@@ -45,7 +45,7 @@ VDEV=51728
 DD=drvdom
 DD_TYPE=$(fipc_opt DD_TYPE pv)
 # fa_bad_cases in tests/attack/fipc_attack.c
-XSBAD_CASES=13
+XSBAD_CASES=14
 MODES=$(fipc_opt ATTACK_MODES "noreap prestamp storm xsbad cycle closebusy forge")
 # -o ATTACK_TIME_SCALE: the attacker's waits for the backend and our time
 # bounds, times this (a slow backend domain: the KASAN kernel).

@@ -70,7 +70,7 @@ R=$FIPC_RESULTS/dom0
 VDEV=51728
 CPU_MAX=$(fipc_opt CPU_MAX 50)
 # fa_bad_cases in tests/attack/fipc_attack.c
-XSBAD_CASES=13
+XSBAD_CASES=14
 export R VDEV CPU_MAX XSBAD_CASES
 
 # The helpers below that run while the attacker keeps dom0's only vCPU
