@@ -2,7 +2,7 @@
 # (tests/testbed/scenarios/*/run.sh).
 #
 # Nothing here knows about QEMU: the same scenario runs in the emulated
-# testbed and on a real Xen 4.17 dom0.  Needs bash, coreutils, xl, fio,
+# testbed and on a real Xen 4.17 or 4.20 dom0.  Needs bash, coreutils, xl, fio,
 # losetup, tar, modprobe.  See docs/testbed.md.
 #
 # Conventions
