@@ -86,6 +86,10 @@ extern struct fipc_poller_set xfb_pollers;
  *	refilled by a worker (back_nowait.c)
  * @XFB_END_ANSWERS: requests answered from their bio's completion, the
  *	channel's poller asleep (back_io.c, xfb_end_answer())
+ * @XFB_RECYCLED_HELD: pages unmapped and put back in the page cache while
+ *	something below the backend still held a reference to them (must
+ *	stay 0: the page's next mapping is another request's, perhaps
+ *	another guest's)
  * @XFB_NR_STATS: number of counters
  */
 enum xfb_stat {
@@ -113,6 +117,7 @@ enum xfb_stat {
 	XFB_SUBMIT_AGAIN,
 	XFB_PAGE_WAITS,
 	XFB_END_ANSWERS,
+	XFB_RECYCLED_HELD,
 	XFB_NR_STATS,
 };
 

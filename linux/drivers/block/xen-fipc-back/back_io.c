@@ -296,6 +296,27 @@ static int xfb_flush_answers(struct xfb_chan *chan)
 	return n;
 }
 
+/*
+ * Pages about to be recycled that something below us still holds (a
+ * lower layer that sends pages and keeps them after the bio ends, as
+ * iscsi_tcp, NBD and DRBD can): counted and logged, never expected.
+ */
+static void xfb_count_recycled_held(struct xfb_chan *chan,
+				    struct page **pages, unsigned int n)
+{
+	unsigned int i, held = 0;
+
+	for (i = 0; i < n; i++)
+		if (page_count(pages[i]) > 1)
+			held++;
+	if (!held)
+		return;
+	chan->st[XFB_RECYCLED_HELD] += held;
+	dev_err_ratelimited(&chan->be->dev->dev,
+			    "queue %u: %u pages recycled still in use below the backend\n",
+			    chan->index, held);
+}
+
 static void xfb_unmap(struct xfb_chan *chan, struct xfb_req *req)
 {
 	unsigned int i, n = 0;
@@ -336,6 +357,7 @@ static void xfb_unmap(struct xfb_chan *chan, struct xfb_req *req)
 			return;
 		}
 	}
+	xfb_count_recycled_held(chan, req->pages, req->nrefs);
 	atomic_sub(req->nrefs, &chan->be->guest->grants);
 	gnttab_page_cache_put(&chan->page_cache, req->pages, req->nrefs);
 	req->nrefs = 0;

@@ -34,6 +34,7 @@ static const char * const xfb_stat_names[XFB_NR_STATS] = {
 	[XFB_SUBMIT_AGAIN] = "submit_again",
 	[XFB_PAGE_WAITS] = "page_waits",
 	[XFB_END_ANSWERS] = "end_answers",
+	[XFB_RECYCLED_HELD] = "recycled_held",
 };
 
 /**

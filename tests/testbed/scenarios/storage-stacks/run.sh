@@ -1,0 +1,79 @@
+#!/bin/bash
+# Scenario "storage-stacks" (dom0 side): phy1: disks on storage that, as
+# iscsi_tcp, NBD or DRBD over TCP can, keeps references to a request's
+# pages after ending it (issue 45).  A page the backend unmapped and put
+# back in its cache while such a reference is held gets the next
+# request's grant mapped in, maybe another guest's: what the lower layer
+# sends from it then is someone else's data.
+#
+# holdref: the guest "stack" runs fio verify on a disk on fipc_holdref
+# (tests/attack/fipc_holdref.c: a RAM disk that holds each written page
+# -o HOLD_MS (default 20) ms after ending the write, then checks its bytes
+# unchanged and readable), on the grant path without staging pages
+# (grant_staging=N: every request maps and unmaps its own grants), while
+# the guest "beside" runs verified random I/O on null_blk through the same
+# backend poller.  Wanted: both fios clean, pages held (held > 0), none of
+# them changed or unreadable when the hold ended, and the backend's
+# recycled_held 0 (no page put back in its cache while held).
+set -u
+. "${FIPC_LIB:-$(dirname "$0")/../../lib}/fipc-scenario.sh"
+fipc_scenario_begin "$@"
+. "$common/fipc-lib.sh"
+export FIPC_DOMU_LOAD="fipc xen-fipc-front"
+
+prepare() {
+	fipc_dmesg_mark
+	fipc_null_blk 1 || return 1
+	fipc_load_module fipc_holdref size_mib=128 hold_ms="$(fipc_opt HOLD_MS 20)" ||
+		return 1
+	fipc_wait_blockdev /dev/fipc_holdref || return 1
+	fipc_modules_load 0 || return 1
+	echo N > /sys/module/xen_fipc_back/parameters/grant_staging
+}
+
+# holdref_param NAME: a counter of fipc_holdref.
+holdref_param() { cat "/sys/module/fipc_holdref/parameters/$1"; }
+
+holdref() {
+	local id v max=0 rc=0 held changed faulted
+	fipc_domu_start stack "$here/domU.cfg" "$common/guest-stacks.sh" \
+		BACKING=/dev/fipc_holdref || return 1
+	fipc_domu_start beside "$here/domU.cfg" "$common/guest-stacks.sh" \
+		BACKING=/dev/nullb0 || { xl destroy stack; return 1; }
+	id=$(xl domid stack) || return 1
+	# The backend device goes with the guest: its counter is read while
+	# the guest runs.
+	while [ -n "$(fipc_domu_state stack)" ]; do
+		v=$(fipc_be_stat "$id" 51728 recycled_held)
+		[ "$v" -gt "$max" ] && max=$v
+		sleep 1
+	done
+	fipc_domu_wait stack 60 || rc=1
+	fipc_domu_wait beside 300 || rc=1
+	held=$(holdref_param held) changed=$(holdref_param changed)
+	faulted=$(holdref_param faulted)
+	fipc_log "holdref: pages held $held (unheld $(holdref_param unheld)), changed $changed, unreadable $faulted; backend recycled_held $max"
+	echo "{\"held\": $held, \"changed\": $changed, \"faulted\": $faulted, \"recycled_held\": $max}" \
+		> "$FIPC_RESULTS/holdref.json"
+	[ "$held" -gt 0 ] || { fipc_fail "holdref: fipc_holdref held no page: the check saw nothing"; rc=1; }
+	[ "$max" = 0 ] ||
+		{ fipc_fail "holdref: the backend put $max pages back in its cache while fipc_holdref still held them"; rc=1; }
+	[ "$changed" = 0 ] && [ "$faulted" = 0 ] ||
+		{ fipc_fail "holdref: $changed held pages changed and $faulted became unreadable before their hold ended"; rc=1; }
+	return $rc
+}
+
+finish() {
+	local rc=0
+	rmmod xen-fipc-back || { fipc_fail "rmmod xen-fipc-back failed"; rc=1; }
+	rmmod fipc || rc=1
+	rmmod fipc_holdref || { fipc_fail "rmmod fipc_holdref failed"; rc=1; }
+	fipc_health final || rc=1
+	return $rc
+}
+
+fipc_step stacks-prepare 120 prepare || exit 1
+rc=0
+fipc_step holdref 600 holdref || rc=1
+fipc_step stacks-finish 120 finish || rc=1
+exit $rc
