@@ -79,4 +79,8 @@ suites+=(
 	"e2e-fipc-memshare|tests/testbed/fipc-testbed run fipc-memshare -o PVH=0"
 	"e2e-fipc-hostile|tests/testbed/fipc-testbed run fipc-hostile -o ATTACK_CYCLES=20"
 	"e2e-fipc-hostile-backend|tests/testbed/fipc-testbed run fipc-hostile-backend -o HOLD_S=10"
+	# phy1: on storage that keeps written pages referenced after the
+	# request ends (issue 45, finding 1): its holdref stack, with
+	# verify's regions at 1 MiB and 4 MiB and the neighbour's 45 s.
+	"e2e-storage-stacks|tests/testbed/fipc-testbed run storage-stacks"
 )

@@ -90,6 +90,8 @@ extern struct fipc_poller_set xfb_pollers;
  *	something below the backend still held a reference to them (must
  *	stay 0: the page's next mapping is another request's, perhaps
  *	another guest's)
+ * @XFB_HELD_UNMAPS: requests whose pages a layer below still held when
+ *	their bio ended: unmapped and answered once free (back_held.c)
  * @XFB_NR_STATS: number of counters
  */
 enum xfb_stat {
@@ -118,6 +120,7 @@ enum xfb_stat {
 	XFB_PAGE_WAITS,
 	XFB_END_ANSWERS,
 	XFB_RECYCLED_HELD,
+	XFB_HELD_UNMAPS,
 	XFB_NR_STATS,
 };
 
@@ -147,6 +150,9 @@ struct xfb_chan;
  * @nrefs: number of mapped pages
  * @shared: @pages are mapped for the connection (memshare pfns, staging
  *	pages), not grants of this request: nothing to unmap
+ * @late: its pages were held below us when its bio ended: it waited on
+ *	the held list, whose work unmapped them (back_held.c)
+ * @late_unmaps: the unmap operations that work did, for the counters
  * @bio_status: outcome of the bio
  * @opf: the bio's operation and flags, REQ_NOWAIT included if tried
  * @sector: the bio's first sector
@@ -168,6 +174,8 @@ struct xfb_req {
 	s16 status;
 	unsigned int nrefs;
 	bool shared;
+	bool late;
+	unsigned int late_unmaps;
 	blk_status_t bio_status;
 	blk_opf_t opf;
 	sector_t sector;
@@ -277,6 +285,13 @@ struct xfb_memshare {
  * @map_ops: scratch for mapping
  * @unmap_ops: scratch for unmapping
  * @unmap_pages: scratch for unmapping
+ * @held_lock: protects @held
+ * @held: finished requests whose pages a layer below still holds, on
+ *	their @node, counted in @inflight (back_held.c)
+ * @held_work: unmaps and hands to the poller the requests of @held
+ *	whose pages are free, looking again every jiffy while any is left
+ * @held_ops: @held_work's scratch for unmapping
+ * @held_pages: @held_work's scratch for unmapping
  * @stg_refs: the grant references of the staging pages (private copy of
  *	the frontend's list; memshare, optional)
  * @stg_pages: the staging pages, mapped for the connection, or NULL when
@@ -322,6 +337,11 @@ struct xfb_chan {
 	struct gnttab_map_grant_ref *map_ops;
 	struct gnttab_unmap_grant_ref *unmap_ops;
 	struct page **unmap_pages;
+	spinlock_t held_lock;		/* protects held */
+	struct list_head held;
+	struct delayed_work held_work;
+	struct gnttab_unmap_grant_ref *held_ops;
+	struct page **held_pages;
 	u32 *stg_refs;
 	struct page **stg_pages;
 	grant_handle_t *stg_handles;
@@ -429,6 +449,16 @@ void xfb_chans_disconnect(struct xfb_be *be);
 extern const struct fipc_poll_ops xfb_poll_ops;
 void xfb_chan_drain(struct xfb_chan *chan);
 void xfb_bio_build(struct xfb_req *req, bool nowait);
+unsigned int xfb_unmap_pages(struct xfb_chan *chan, struct xfb_req *req,
+			     struct gnttab_unmap_grant_ref *ops,
+			     struct page **pages);
+void xfb_req_done(struct xfb_chan *chan, struct xfb_req *req);
+
+/* back_held.c */
+void xfb_held_chan_init(struct xfb_chan *chan);
+void xfb_held_chan_stop(struct xfb_chan *chan);
+bool xfb_req_held(const struct xfb_req *req);
+void xfb_held_add(struct xfb_chan *chan, struct xfb_req *req);
 
 /* back_nowait.c */
 int xfb_nowait_init(void);

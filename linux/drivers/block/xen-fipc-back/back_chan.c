@@ -78,6 +78,7 @@ static void xfb_chan_free(struct xfb_be *be, struct xfb_chan *chan)
 	chan->ctrl = NULL;
 	xfb_staging_unmap(be, chan);
 	xfb_nowait_chan_stop(chan);
+	xfb_held_chan_stop(chan);
 	gnttab_page_cache_shrink(&chan->page_cache, 0);
 	if (chan->reqs) {
 		kvfree(chan->reqs[0].pages);
@@ -88,6 +89,8 @@ static void xfb_chan_free(struct xfb_be *be, struct xfb_chan *chan)
 	kvfree(chan->map_ops);
 	kvfree(chan->unmap_ops);
 	kvfree(chan->unmap_pages);
+	kvfree(chan->held_ops);
+	kvfree(chan->held_pages);
 	chan->reqs = NULL;
 }
 
@@ -103,8 +106,10 @@ static int xfb_chan_pool(struct xfb_be *be, struct xfb_chan *chan)
 	chan->unmap_ops = kvcalloc(m, sizeof(*chan->unmap_ops), GFP_KERNEL);
 	chan->unmap_pages = kvcalloc(m, sizeof(*chan->unmap_pages),
 				     GFP_KERNEL);
+	chan->held_ops = kvcalloc(m, sizeof(*chan->held_ops), GFP_KERNEL);
+	chan->held_pages = kvcalloc(m, sizeof(*chan->held_pages), GFP_KERNEL);
 	if (!chan->reqs || !chan->map_ops || !chan->unmap_ops ||
-	    !chan->unmap_pages)
+	    !chan->unmap_pages || !chan->held_ops || !chan->held_pages)
 		return -ENOMEM;
 	pages = kvcalloc(n * m, sizeof(*pages), GFP_KERNEL);
 	handles = kvcalloc(n * m, sizeof(*handles), GFP_KERNEL);
@@ -228,6 +233,7 @@ int xfb_chans_connect(struct xfb_be *be, unsigned int nr, unsigned int order)
 		atomic_set(&chan->eoi_pending, 0);
 		gnttab_page_cache_init(&chan->page_cache);
 		xfb_nowait_chan_init(chan);
+		xfb_held_chan_init(chan);
 		be->nr_chans = i + 1;
 		err = xfb_chan_map(be, chan, order);
 		if (err)

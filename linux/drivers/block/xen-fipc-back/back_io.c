@@ -299,7 +299,9 @@ static int xfb_flush_answers(struct xfb_chan *chan)
 /*
  * Pages about to be recycled that something below us still holds (a
  * lower layer that sends pages and keeps them after the bio ends, as
- * iscsi_tcp, NBD and DRBD can): counted and logged, never expected.
+ * iscsi_tcp, NBD and DRBD can): counted and logged, never expected, as
+ * such requests wait on the held list (back_held.c) until their pages
+ * are free.
  */
 static void xfb_count_recycled_held(struct xfb_chan *chan,
 				    struct page **pages, unsigned int n)
@@ -317,33 +319,40 @@ static void xfb_count_recycled_held(struct xfb_chan *chan,
 			    chan->index, held);
 }
 
-static void xfb_unmap(struct xfb_chan *chan, struct xfb_req *req)
+/**
+ * xfb_unmap_pages() - unmap a grant request's pages and recycle them
+ * @chan: the request's channel
+ * @req: the request, its grants mapped (or some of them)
+ * @ops: scratch, be->max_refs operations
+ * @pages: scratch, be->max_refs pages
+ *
+ * The pages go back to the channel's page cache, uncharged from the
+ * guest; if an unmap fails they are leaked (logged), never reused.  The
+ * caller owns @ops and @pages: the poller its channel's, the held work
+ * its own.
+ *
+ * Return: the number of unmap operations (0: no hypercall).
+ */
+unsigned int xfb_unmap_pages(struct xfb_chan *chan, struct xfb_req *req,
+			     struct gnttab_unmap_grant_ref *ops,
+			     struct page **pages)
 {
 	unsigned int i, n = 0;
 	int err;
 
-	if (req->shared) {
-		/* The memshare mapping's pages: nothing to undo. */
-		req->shared = false;
-		req->nrefs = 0;
-		return;
-	}
 	for (i = 0; i < req->nrefs; i++) {
 		if (req->handles[i] == INVALID_GRANT_HANDLE)
 			continue;
-		gnttab_set_unmap_op(&chan->unmap_ops[n],
+		gnttab_set_unmap_op(&ops[n],
 				    (unsigned long)page_address(req->pages[i]),
 				    GNTMAP_host_map, req->handles[i]);
-		chan->unmap_pages[n++] = req->pages[i];
+		pages[n++] = req->pages[i];
 		req->handles[i] = INVALID_GRANT_HANDLE;
 	}
 	if (n) {
-		err = gnttab_unmap_refs(chan->unmap_ops, NULL, chan->unmap_pages,
-					n);
-		chan->st[XFB_GRANT_OPS] += n;
-		chan->st[XFB_HYPERCALLS]++;
+		err = gnttab_unmap_refs(ops, NULL, pages, n);
 		for (i = 0; i < n && !err; i++)
-			if (chan->unmap_ops[i].status != GNTST_okay)
+			if (ops[i].status != GNTST_okay)
 				err = -EIO;
 		if (err) {
 			/*
@@ -354,19 +363,63 @@ static void xfb_unmap(struct xfb_chan *chan, struct xfb_req *req)
 					    "grant unmap failed (%d), leaking %u pages\n",
 					    err, n);
 			req->nrefs = 0;
-			return;
+			return n;
 		}
 	}
-	xfb_count_recycled_held(chan, req->pages, req->nrefs);
 	atomic_sub(req->nrefs, &chan->be->guest->grants);
 	gnttab_page_cache_put(&chan->page_cache, req->pages, req->nrefs);
 	req->nrefs = 0;
+	return n;
 }
 
-/* Unmap and answer a request whose bio has ended. */
+/* Unmap in the poller (or drain), with the channel's scratch. */
+static void xfb_unmap_now(struct xfb_chan *chan, struct xfb_req *req)
+{
+	unsigned int n;
+
+	xfb_count_recycled_held(chan, req->pages, req->nrefs);
+	n = xfb_unmap_pages(chan, req, chan->unmap_ops, chan->unmap_pages);
+	chan->st[XFB_GRANT_OPS] += n;
+	if (n)
+		chan->st[XFB_HYPERCALLS]++;
+}
+
+/*
+ * Undo a finished request's mappings; false if its pages are still held
+ * below us: it then waits on the held list, to be answered once the held
+ * work has unmapped them (back_held.c).
+ */
+static bool xfb_unmap(struct xfb_chan *chan, struct xfb_req *req)
+{
+	if (req->shared) {
+		/* The memshare mapping's pages: nothing to undo. */
+		req->shared = false;
+		req->nrefs = 0;
+		return true;
+	}
+	if (req->late) {
+		/* Back from the held list, unmapped there. */
+		req->late = false;
+		chan->st[XFB_GRANT_OPS] += req->late_unmaps;
+		if (req->late_unmaps)
+			chan->st[XFB_HYPERCALLS]++;
+		req->late_unmaps = 0;
+		return true;
+	}
+	if (xfb_req_held(req)) {
+		chan->st[XFB_HELD_UNMAPS]++;
+		xfb_held_add(chan, req);
+		return false;
+	}
+	xfb_unmap_now(chan, req);
+	return true;
+}
+
+/* Unmap and answer a request whose bio has ended (or later: held). */
 static void xfb_finish(struct xfb_chan *chan, struct xfb_req *req)
 {
-	xfb_unmap(chan, req);
+	if (!xfb_unmap(chan, req))
+		return;
 	if (req->bio_status) {
 		req->status = FIPCBLK_RSP_ERROR;
 		chan->st[XFB_IO_ERRORS]++;
@@ -385,7 +438,7 @@ static int xfb_reap(struct xfb_chan *chan)
 
 	list = llist_reverse_order(list);
 	llist_for_each_entry_safe(req, tmp, list, done) {
-		if (lat) {
+		if (lat && !req->late) {
 			u64 dev = req->t_done - req->t_seen;
 			u64 reap = ktime_get_ns() - req->t_done;
 
@@ -421,7 +474,7 @@ static bool xfb_end_answer(struct xfb_chan *chan, struct xfb_req *req)
 	bool kick;
 
 	if (!fipc_poll_entry_asleep(&chan->poll) || READ_ONCE(chan->broken) ||
-	    !xfb_claim(chan))
+	    xfb_req_held(req) || !xfb_claim(chan))
 		return false;
 	if (!llist_empty(&chan->done) || !list_empty(&chan->answer_pending) ||
 	    chan->broken) {
@@ -461,10 +514,27 @@ static void xfb_bio_end(struct bio *bio)
 	}
 	req->t_done = ktime_get_ns();
 	if (!xfb_end_answer(chan, req)) {
-		llist_add(&req->done, &chan->done);
-		fipc_poll_entry_wake(&chan->poll);
+		xfb_req_done(chan, req);
+		return;
 	}
 	/* The last access to the channel: it may be freed right after. */
+	if (atomic_dec_and_test(&chan->inflight))
+		wake_up(&xfb_drain_wq);
+}
+
+/**
+ * xfb_req_done() - hand a request that no longer waits to the poller
+ * @chan: its channel
+ * @req: the request, counted in @chan->inflight: its bio ended, or the
+ *	held work unmapped its pages
+ *
+ * The poller answers it from the done list.  The request stops counting
+ * as in flight: the channel may be freed right after (any context).
+ */
+void xfb_req_done(struct xfb_chan *chan, struct xfb_req *req)
+{
+	llist_add(&req->done, &chan->done);
+	fipc_poll_entry_wake(&chan->poll);
 	if (atomic_dec_and_test(&chan->inflight))
 		wake_up(&xfb_drain_wq);
 }
@@ -517,7 +587,7 @@ static bool xfb_map(struct xfb_chan *chan, struct xfb_req *req,
 			ok = false;
 	}
 	if (!ok)
-		xfb_unmap(chan, req);
+		xfb_unmap_now(chan, req);
 	return ok;
 }
 
@@ -815,13 +885,18 @@ void xfb_chan_drain(struct xfb_chan *chan)
 {
 	struct xfb_req *req, *tmp;
 
-	while (!wait_event_timeout(xfb_drain_wq,
-				   !atomic_read(&chan->inflight), 10 * HZ))
-		dev_warn(&chan->be->dev->dev,
-			 "queue %u: still waiting for %d requests of the device\n",
-			 chan->index, atomic_read(&chan->inflight));
-	chan->broken = true;
-	xfb_reap(chan);
+	do {
+		while (!wait_event_timeout(xfb_drain_wq,
+					   !atomic_read(&chan->inflight),
+					   10 * HZ))
+			dev_warn(&chan->be->dev->dev,
+				 "queue %u: still waiting for %d requests of the device or pages it holds\n",
+				 chan->index, atomic_read(&chan->inflight));
+		chan->broken = true;
+		xfb_reap(chan);
+		/* A request reaped may wait for its pages: in flight again. */
+	} while (atomic_read(&chan->inflight));
+	xfb_held_chan_stop(chan);
 	list_for_each_entry_safe(req, tmp, &chan->answer_pending, node) {
 		list_del(&req->node);
 		xfb_req_free(chan, req);

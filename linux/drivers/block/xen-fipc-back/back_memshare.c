@@ -356,16 +356,22 @@ out:
  * @pages: the pages they are mapped on (gnttab_alloc_pages)
  * @n: number of mappings
  *
- * Pages unmapped are freed; pages whose unmap failed are leaked, never
- * reused (logged).
+ * Waits (sleeps) until no layer below holds a reference to any of the
+ * pages (back_held.c says why), then unmaps them.  Pages unmapped are
+ * freed; pages whose unmap failed are leaked, never reused (logged).
  */
 void xfb_unmap_free_pages(struct xfb_be *be, struct gnttab_unmap_grant_ref *ops,
 			  struct page **pages, unsigned int n)
 {
+	struct gntab_unmap_queue_data unmap = {
+		.unmap_ops = ops,
+		.pages = pages,
+		.count = n,
+	};
 	unsigned int i, nfree = 0;
 	int err;
 
-	err = gnttab_unmap_refs(ops, NULL, pages, n);
+	err = gnttab_unmap_refs_sync(&unmap);
 	for (i = 0; i < n; i++) {
 		if (!err && ops[i].status == GNTST_okay)
 			pages[nfree++] = pages[i];

@@ -35,6 +35,7 @@ static const char * const xfb_stat_names[XFB_NR_STATS] = {
 	[XFB_PAGE_WAITS] = "page_waits",
 	[XFB_END_ANSWERS] = "end_answers",
 	[XFB_RECYCLED_HELD] = "recycled_held",
+	[XFB_HELD_UNMAPS] = "held_unmaps",
 };
 
 /**
