@@ -70,6 +70,36 @@ holdref() {
 	return $rc
 }
 
+# teardown: pages mapped for the connection (the grant path's staging
+# pages, grant_staging=Y, the default) still held below the backend when
+# the guest goes away.  The guest "gone" writes 4 MiB on fipc_holdref,
+# holding each page -o TEARDOWN_HOLD_MS (3000) ms, and powers off at
+# once: the backend's teardown must wait for the holds before it unmaps
+# the staging pages.  Wanted: pages held, none unreadable when its hold
+# ended.  ("changed" may grow here: the guest itself reuses its staging
+# pages once a write is answered, as with blkback's persistent grants.)
+teardown() {
+	local hold f0 h0 c0 f h c rc=0
+	hold=$(fipc_opt TEARDOWN_HOLD_MS 3000)
+	echo Y > /sys/module/xen_fipc_back/parameters/grant_staging
+	echo "$hold" > /sys/module/fipc_holdref/parameters/hold_ms
+	f0=$(holdref_param faulted) h0=$(holdref_param held) c0=$(holdref_param changed)
+	fipc_domu_start gone "$here/domU.cfg" "$common/guest-stacks.sh" \
+		BACKING=/dev/fipc_holdref || return 1
+	fipc_domu_wait gone 300 || rc=1
+	# Every hold ends within hold_ms of the guest's last write.
+	sleep $((hold / 1000 + 2))
+	f=$(($(holdref_param faulted) - f0)) h=$(($(holdref_param held) - h0))
+	c=$(($(holdref_param changed) - c0))
+	fipc_log "teardown: pages held $h, unreadable $f, changed $c (hold $hold ms)"
+	echo "{\"held\": $h, \"faulted\": $f, \"changed\": $c, \"hold_ms\": $hold}" \
+		> "$FIPC_RESULTS/teardown.json"
+	[ "$h" -gt 0 ] || { fipc_fail "teardown: fipc_holdref held no page"; rc=1; }
+	[ "$f" = 0 ] ||
+		{ fipc_fail "teardown: $f held pages unmapped by the backend's teardown before their hold ended"; rc=1; }
+	return $rc
+}
+
 finish() {
 	local rc=0
 	rmmod xen-fipc-back || { fipc_fail "rmmod xen-fipc-back failed"; rc=1; }
@@ -82,5 +112,6 @@ finish() {
 fipc_step stacks-prepare 120 prepare || exit 1
 rc=0
 fipc_step holdref 600 holdref || rc=1
+fipc_step teardown 300 teardown || rc=1
 fipc_step stacks-finish 120 finish || rc=1
 exit $rc
