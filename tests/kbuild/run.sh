@@ -28,7 +28,7 @@ for t in $targets; do
 		continue
 	fi
 	for m in fipc/fipc xen-fipc-front/xen-fipc-front xen-fipc-back/xen-fipc-back \
-		attack/fipc_attack attack/fipc_attack_back; do
+		attack/fipc_attack attack/fipc_attack_back attack/fipc_holdref; do
 		ko=$out/$m.ko
 		vm=$(modinfo -F vermagic "$ko" 2>/dev/null | cut -d' ' -f1)
 		if [ "$vm" = "$kver" ]; then
