@@ -64,6 +64,7 @@ static void xfb_held_work(struct work_struct *work)
 	spin_unlock_irqrestore(&chan->held_lock, flags);
 
 	list_for_each_entry_safe(req, tmp, &free, node) {
+		list_del(&req->node);
 		req->late_unmaps = xfb_unmap_pages(chan, req, chan->held_ops,
 						   chan->held_pages);
 		/* The last may let the channel go: nothing of it after. */
