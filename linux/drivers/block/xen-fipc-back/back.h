@@ -472,8 +472,9 @@ int xfb_pages_prefill(struct xfb_chan *chan);
 
 /* back_memshare.c */
 int xfb_memshare_map(struct xfb_be *be);
-void xfb_unmap_free_pages(struct xfb_be *be, struct gnttab_unmap_grant_ref *ops,
-			  struct page **pages, unsigned int n);
+unsigned int xfb_unmap_free_pages(struct xfb_be *be,
+				  struct gnttab_unmap_grant_ref *ops,
+				  struct page **pages, unsigned int n);
 void xfb_memshare_unmap(struct xfb_be *be);
 unsigned long xfb_memshare_array_bytes(const struct xfb_memshare *ms);
 bool xfb_memshare_budget_take(unsigned long n);

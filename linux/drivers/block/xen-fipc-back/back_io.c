@@ -464,7 +464,10 @@ static int xfb_reap(struct xfb_chan *chan)
  * thread switch at all), nor while it holds the ring, nor behind answers
  * that wait already.  The poller is kicked if work is left for it:
  * requests the frontend posted meanwhile, or an answer the ring had no
- * room for (version 1).  Safe from any context, as the unmap of a grant
+ * room for (version 1).  The claim is held with preemption off: a
+ * completion in a preemptible kworker must not be preempted holding it
+ * while the poller spins on work it cannot take (issue 45, finding 4).
+ * Safe from any context, as the unmap of a grant
  * request (xfb_unmap()) and the notification are.
  *
  * Return: false if the caller is to hand the request to the poller.
@@ -474,11 +477,22 @@ static bool xfb_end_answer(struct xfb_chan *chan, struct xfb_req *req)
 	bool kick;
 
 	if (!fipc_poll_entry_asleep(&chan->poll) || READ_ONCE(chan->broken) ||
-	    xfb_req_held(req) || !xfb_claim(chan))
+	    xfb_req_held(req))
 		return false;
+	/*
+	 * Bios end in kworkers too (loop, dm-crypt): preempted with the
+	 * claim held, we would keep the poller spinning on the channel's
+	 * work it cannot take (a priority inversion under poll_fifo).
+	 */
+	preempt_disable();
+	if (!xfb_claim(chan)) {
+		preempt_enable();
+		return false;
+	}
 	if (!llist_empty(&chan->done) || !list_empty(&chan->answer_pending) ||
 	    chan->broken) {
 		xfb_release(chan);
+		preempt_enable();
 		return false;
 	}
 	xfb_finish(chan, req);
@@ -492,6 +506,7 @@ static bool xfb_end_answer(struct xfb_chan *chan, struct xfb_req *req)
 	kick = !list_empty(&chan->answer_pending) ||
 	       xfb_has_work(&chan->poll);
 	xfb_release(chan);
+	preempt_enable();
 	if (kick) {
 		/* Our request slot freed before the poller's sleeping word. */
 		smp_mb();

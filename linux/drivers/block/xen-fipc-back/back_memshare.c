@@ -359,9 +359,12 @@ out:
  * Waits (sleeps) until no layer below holds a reference to any of the
  * pages (back_held.c says why), then unmaps them.  Pages unmapped are
  * freed; pages whose unmap failed are leaked, never reused (logged).
+ *
+ * Return: the number of pages leaked (their budgets stay charged).
  */
-void xfb_unmap_free_pages(struct xfb_be *be, struct gnttab_unmap_grant_ref *ops,
-			  struct page **pages, unsigned int n)
+unsigned int xfb_unmap_free_pages(struct xfb_be *be,
+				  struct gnttab_unmap_grant_ref *ops,
+				  struct page **pages, unsigned int n)
 {
 	struct gntab_unmap_queue_data unmap = {
 		.unmap_ops = ops,
@@ -381,13 +384,16 @@ void xfb_unmap_free_pages(struct xfb_be *be, struct gnttab_unmap_grant_ref *ops,
 			err, n - nfree);
 	if (nfree)
 		gnttab_free_pages(nfree, pages);
+	return n - nfree;
 }
 
-static void xfb_ms_unmap_all(struct xfb_be *be, struct xfb_memshare *ms)
+/* Unmap and free the whole mapping; returns the pages leaked. */
+static unsigned long xfb_ms_unmap_all(struct xfb_be *be,
+				      struct xfb_memshare *ms)
 {
 	struct gnttab_unmap_grant_ref *ops;
 	struct page **pages;
-	unsigned long pfn;
+	unsigned long pfn, leaked = 0;
 	unsigned int n = 0;
 
 	ops = kvcalloc(XFB_MS_BATCH, sizeof(*ops), GFP_KERNEL);
@@ -396,6 +402,7 @@ static void xfb_ms_unmap_all(struct xfb_be *be, struct xfb_memshare *ms)
 		/* Cannot batch: keep everything mapped rather than crash. */
 		dev_err(&be->dev->dev, "memshare: no memory to unmap, leaking %lu pages\n",
 			ms->mapped);
+		leaked = ms->mapped;
 		goto out;
 	}
 	for (pfn = 0; pfn < ms->npfns; pfn++) {
@@ -408,17 +415,18 @@ static void xfb_ms_unmap_all(struct xfb_be *be, struct xfb_memshare *ms)
 		pages[n++] = page;
 		ms->pages[pfn] = NULL;
 		if (n == XFB_MS_BATCH) {
-			xfb_unmap_free_pages(be, ops, pages, n);
+			leaked += xfb_unmap_free_pages(be, ops, pages, n);
 			n = 0;
 			cond_resched();
 		}
 	}
 	if (n)
-		xfb_unmap_free_pages(be, ops, pages, n);
+		leaked += xfb_unmap_free_pages(be, ops, pages, n);
 	ms->mapped = 0;
 out:
 	kvfree(ops);
 	kvfree(pages);
+	return leaked;
 }
 
 static void xfb_ms_free(struct xfb_memshare *ms)
@@ -475,7 +483,7 @@ out:
 /* Drop a device's use of a mapping; the last one unmaps and frees it. */
 static void xfb_ms_put(struct xfb_be *be, struct xfb_memshare *ms)
 {
-	unsigned long mapped = ms->mapped;
+	unsigned long mapped = ms->mapped, leaked = 0;
 
 	mutex_lock(&xfb_ms_mutex);
 	if (--ms->users) {
@@ -483,14 +491,17 @@ static void xfb_ms_put(struct xfb_be *be, struct xfb_memshare *ms)
 		return;
 	}
 	list_del(&ms->node);
-	xfb_ms_reserved -= ms->reserved;
 	mutex_unlock(&xfb_ms_mutex);
 	if (ms->pages) {
-		xfb_ms_unmap_all(be, ms);
+		leaked = xfb_ms_unmap_all(be, ms);
 		if (mapped)
 			dev_info(&be->dev->dev, "memshare: unmapped %lu pages\n",
-				 mapped);
+				 mapped - leaked);
 	}
+	/* Pages whose unmap failed stay mapped: they stay in the budget. */
+	mutex_lock(&xfb_ms_mutex);
+	xfb_ms_reserved -= ms->reserved - min(leaked, ms->reserved);
+	mutex_unlock(&xfb_ms_mutex);
 	xfb_ms_free(ms);
 }
 

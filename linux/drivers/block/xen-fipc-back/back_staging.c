@@ -183,13 +183,14 @@ int xfb_staging_map(struct xfb_be *be, struct xfb_chan *chan)
  * @be: the device
  * @chan: the channel, no bio in flight
  *
- * Pages whose unmap fails are leaked, never reused.
+ * Pages whose unmap fails are leaked, never reused, and stay charged to
+ * the guest and the backend's budget.
  */
 void xfb_staging_unmap(struct xfb_be *be, struct xfb_chan *chan)
 {
 	struct gnttab_unmap_grant_ref *ops = NULL;
 	struct page **pages = NULL;
-	unsigned int i, n = 0, unmapped = 0;
+	unsigned int i, n = 0, unmapped = 0, leaked = 0;
 
 	if (!chan->stg_pages)
 		goto out;
@@ -198,6 +199,7 @@ void xfb_staging_unmap(struct xfb_be *be, struct xfb_chan *chan)
 	if (!ops || !pages) {
 		dev_err(&be->dev->dev, "queue %u: no memory to unmap, leaking %u staging pages\n",
 			chan->index, chan->stg_nr);
+		leaked = chan->stg_nr;
 		goto free;
 	}
 	/* Mapped pages are unmapped and freed; the others only freed. */
@@ -212,14 +214,14 @@ void xfb_staging_unmap(struct xfb_be *be, struct xfb_chan *chan)
 		pages[n++] = chan->stg_pages[i];
 	}
 	if (n)
-		xfb_unmap_free_pages(be, ops, pages, n);
+		leaked = xfb_unmap_free_pages(be, ops, pages, n);
 	if (unmapped)
 		gnttab_free_pages(unmapped, chan->stg_pages);
 free:
 	kvfree(ops);
 	kvfree(pages);
-	/* A page whose unmap failed is leaked (and logged), not recounted. */
-	xfb_staging_uncharge(be, chan->stg_nr);
+	/* A page whose unmap failed is leaked (and logged), still counted. */
+	xfb_staging_uncharge(be, chan->stg_nr - leaked);
 out:
 	kfree(chan->stg_refs);
 	chan->stg_refs = NULL;
