@@ -333,17 +333,27 @@ static int xff_poll_show(struct fipc_poller *pl, char *buf, size_t size)
 /*
  * xff_wait() - the poller's short wait on its only channel
  * (fipc_poll_ops.wait): on two rings, the fipc wait strategy on the
- * response ring.  A duplex ring's client state is under tx_lock, which
- * a wait in hardware cannot hold: there, the spin-loop hint only.
+ * response ring, with the channel's rx_claim held: before giving up, the
+ * wait frees the slots a release batch held back, which changes the
+ * receiver's state just as taking responses does, so it must not run
+ * beside the event handler's xff_irq_take().  That handler, finding the
+ * claim held, kicks the poller, which looks again after this wait.  If
+ * the claim is taken (the handler is taking responses), the spin-loop
+ * hint only.  A duplex ring's client state is under tx_lock, which a wait
+ * in hardware cannot hold: there, the spin-loop hint only too.
  */
 static int xff_wait(struct fipc_poll_entry *entry, struct fipc_waiter *w)
 {
 	struct xff_chan *chan = xff_poll_chan(entry);
+	int ret;
 
-	if (!chan->info->duplex)
-		return fipc_wait_rx(&chan->fc.rx, w);
-	cpu_relax();
-	return 0;
+	if (chan->info->duplex || !xff_rx_claim(chan)) {
+		cpu_relax();
+		return 0;
+	}
+	ret = fipc_wait_rx(&chan->fc.rx, w);
+	xff_rx_release(chan);
+	return ret;
 }
 
 /* What the pollers of xff_pollers do with our channels. */
