@@ -1,8 +1,8 @@
 #!/bin/sh
 # storage-stacks, domU side.  The guest named "stack" verifies its xvdb
 # (verify.fio: 512 B to 1 MiB, QD 1 and 32; -o SZ_SMALL, default 1m, and
-# -o SZ_BIG, default 4m); any other is the neighbour:
-# verified random I/O on its xvdb for -o BESIDE_S seconds (default 45).
+# -o SZ_BIG, default 4m); "beside" is its neighbour: rounds of
+# neighbour_round for -o BESIDE_S seconds (default 45).
 . /fipc/lib.sh
 . /fipc/scenario/guest-lib.sh
 fipc_wait_disk xvdb 120 || exit 1
@@ -13,13 +13,89 @@ if [ "$FIPC_GUEST_NAME" = gone ]; then
 		--direct=1 --rw=write --bs=64k --iodepth=8 --size=4m
 	exit $?
 fi
+# neighbour_round NAME: 8 MiB of random 4 KiB writes at QD 16 on xvdb,
+# each block once, then all of it read back and verified.
+neighbour_round() {
+	fipc_fio "$1" --name=neighbour --filename=/dev/xvdb --ioengine=libaio \
+		--direct=1 --rw=randwrite --bs=4k --iodepth=16 --size=8m \
+		--verify=crc32c --verify_fatal=1
+}
+
+# stack_verify NAME DISK: verify.fio (-o STACK_SZ_SMALL, default 256k:
+# five of them run at once, and the 512-byte jobs take most of the time;
+# -o SZ_BIG as for "stack"), then a verified write with a flush every 4
+# writes, on DISK (stack NAME's phy1: disk).
+stack_verify() {
+	FIPC_DEV=/dev/$2 FIPC_BS_MIN=512 FIPC_SZ_SMALL=$(fipc_opt STACK_SZ_SMALL 256k) \
+		FIPC_SZ_BIG=$(fipc_opt SZ_BIG 4m) \
+		fipc_fio "$1-phy1-verify" /fipc/scenario/verify.fio || return 1
+	fipc_fio "$1-phy1-flush" --name=flush --filename="/dev/$2" \
+		--ioengine=libaio --direct=1 --rw=randwrite --bs=4k \
+		--iodepth=4 --fsync=4 --offset=120m --size=1m \
+		--verify=crc32c --verify_fatal=1
+}
+
+# "stacks": each storage stack's device as phy1: and as phy: (-o
+# STACK_DISKS, "NAME:PHY1DISK:PHYDISK ..."; run.sh sets it).  First the
+# figures, one stack and path at a time, each job between markers that
+# dom0 reads its CPU time at: 4 KiB random writes at QD 32 and random
+# reads at QD 1 for -o FIG_S (5) seconds each on the first 32 MiB.  Then
+# stack_verify on every phy1: disk at once, while the neighbour runs its
+# I/O on the same backend poller.
+if [ "$FIPC_GUEST_NAME" = stacks ]; then
+	rc=0
+	fig=$(fipc_opt FIG_S 5)
+	for e in $(fipc_opt STACK_DISKS ""); do
+		s=${e%%:*} d1=${e#*:} d0=${e##*:}
+		d1=${d1%%:*}
+		for pd in "phy1:$d1" "phy:$d0"; do
+			p=${pd%%:*} d=${pd#*:}
+			fipc_wait_disk "$d" 120 || exit 1
+			for j in w32 r1; do
+				if [ $j = w32 ]; then a="--rw=randwrite --iodepth=32"; else a="--rw=randread --iodepth=1"; fi
+				echo "@@FIPC-STACK start $s-$p-$j"
+				# shellcheck disable=SC2086
+				fipc_fio "$s-$p-$j" --name="$j" --filename="/dev/$d" \
+					--ioengine=libaio --direct=1 --bs=4k $a --size=32m \
+					--time_based=1 --runtime="$fig" || rc=1
+				echo "@@FIPC-STACK end $s-$p-$j"
+			done
+		done
+	done
+	# The stacks verify at the same time, each in its own subshell.
+	echo "@@FIPC-STACK verify"
+	pids=''
+	for e in $(fipc_opt STACK_DISKS ""); do
+		stack_verify "${e%%:*}" "$(echo "$e" | cut -d: -f2)" &
+		pids="$pids $!"
+	done
+	for p in $pids; do wait "$p" || rc=1; done
+	exit $rc
+fi
+# "neighbour": rounds of neighbour_round while its mailbox says "go",
+# until it says "stop".
+if [ "$FIPC_GUEST_NAME" = neighbour ]; then
+	n=0
+	until fipc_mailbox_is /dev/xvdb stop; do
+		if fipc_mailbox_is /dev/xvdb go; then
+			n=$((n + 1))
+			neighbour_round "neighbour-$n" || exit 1
+		else
+			sleep 0.5
+		fi
+	done
+	[ $n -gt 0 ] || { echo "neighbour: told to stop before it ran"; exit 1; }
+	exit 0
+fi
 if [ "$FIPC_GUEST_NAME" = stack ]; then
 	FIPC_DEV=/dev/xvdb FIPC_BS_MIN=512 FIPC_SZ_SMALL=$(fipc_opt SZ_SMALL 1m) \
 		FIPC_SZ_BIG=$(fipc_opt SZ_BIG 4m) \
 		fipc_fio stack-verify /fipc/scenario/verify.fio
 	exit $?
 fi
-fipc_fio beside --name=beside --filename=/dev/xvdb --ioengine=libaio \
-	--direct=1 --rw=randrw --bs=4k --iodepth=16 --size=32m \
-	--time_based=1 --runtime="$(fipc_opt BESIDE_S 45)" \
-	--verify=crc32c --verify_fatal=1
+end=$(($(cut -d. -f1 /proc/uptime) + $(fipc_opt BESIDE_S 45)))
+n=0
+while [ "$(cut -d. -f1 /proc/uptime)" -lt $end ]; do
+	n=$((n + 1))
+	neighbour_round "beside-$n" || exit 1
+done

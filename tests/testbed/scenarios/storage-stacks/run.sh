@@ -22,6 +22,7 @@ set -u
 . "${FIPC_LIB:-$(dirname "$0")/../../lib}/fipc-scenario.sh"
 fipc_scenario_begin "$@"
 . "$common/fipc-lib.sh"
+. "$here/stacks.sh"
 export FIPC_DOMU_LOAD="fipc xen-fipc-front"
 
 prepare() {
@@ -100,6 +101,130 @@ teardown() {
 	return $rc
 }
 
+# stacks: the stacks of stacks.sh (-o STACKS, default all five), each
+# device given to the guest "stacks" twice: as phy1: (the grant path,
+# with the default staging pages) and as classic phy: on the same device.
+# The guest measures each (4 KiB random writes at QD 32, reads at QD 1)
+# while dom0 counts its own CPU time around each job, then verifies each
+# phy1: disk while the guest "neighbour" runs verified I/O on null_blk
+# through the same poller.  Wanted: every fio clean, recycled_held 0 on
+# every phy1: disk, every stack down cleanly.  The figures (emulated) go
+# to stacks.json and stacks.txt.
+stacks() {
+	local s e dev n=1 d1 d0 map='' disks='' p j t0 t1 id v max=0 rc=0
+	echo Y > /sys/module/xen_fipc_back/parameters/grant_staging
+	: > "$FIPC_WORK/stacks.up"
+	: > "$FIPC_WORK/stacks-cpu.txt"
+	for s in $(fipc_opt STACKS "thin crypt md nbd iscsi"); do
+		dev=$(stack_up "$s") ||
+			{ fipc_fail "storage stack $s did not come up"; rc=1; break; }
+		echo "$s" >> "$FIPC_WORK/stacks.up"
+		fipc_log "stack $s: $dev"
+		d1=xvd$(stack_letter $n) d0=xvd$(stack_letter $((n + 1)))
+		n=$((n + 2))
+		map="$map $s:$d1:$d0"
+		disks="$disks'phy1:$dev,$d1,w', 'phy:$dev,$d0,w', "
+	done
+	[ $rc = 0 ] || return 1
+	export FIPC_OPT_STACK_DISKS="$map"
+	fipc_domu_start stacks "$here/domU-stacks.cfg" "$common/guest-stacks.sh" \
+		"DISKS=$disks" || return 1
+	fipc_domu_start neighbour "$here/domU.cfg" "$common/guest-stacks.sh" \
+		BACKING=/dev/nullb0 || { xl destroy stacks; return 1; }
+	for e in $map; do
+		for p in phy1 phy; do
+			for j in w32 r1; do
+				fipc_domu_wait_marker stacks "@@FIPC-STACK start ${e%%:*}-$p-$j" 300 ||
+					return 1
+				t0=$(dom0_busy)
+				fipc_domu_wait_marker stacks "@@FIPC-STACK end ${e%%:*}-$p-$j" 300 ||
+					return 1
+				t1=$(dom0_busy)
+				echo "${e%%:*} $p $j $((t1 - t0))" >> "$FIPC_WORK/stacks-cpu.txt"
+			done
+		done
+		fipc_log "stack ${e%%:*}: figures taken on phy1: and phy:"
+	done
+	fipc_domu_wait_marker stacks "@@FIPC-STACK verify" 120 || return 1
+	fipc_mailbox_put /dev/nullb0 go || return 1
+	id=$(xl domid stacks) || return 1
+	while [ -n "$(fipc_domu_state stacks)" ]; do
+		n=1
+		for e in $map; do
+			v=$(fipc_be_stat "$id" $((51712 + 16 * n)) recycled_held)
+			[ "$v" -gt "$max" ] && max=$v
+			# Requests that waited for their pages below (last seen).
+			v=$(fipc_be_stat "$id" $((51712 + 16 * n)) held_unmaps)
+			[ "$v" -ge 0 ] && echo "$v" > "$FIPC_WORK/held-${e%%:*}"
+			n=$((n + 2))
+		done
+		sleep 2
+	done
+	fipc_domu_wait stacks 900 || rc=1
+	fipc_mailbox_put /dev/nullb0 stop || rc=1
+	fipc_domu_wait neighbour 120 || rc=1
+	stacks_table || rc=1
+	[ "$max" = 0 ] ||
+		{ fipc_fail "stacks: the backend put $max pages back in its cache while a stack below still held them"; rc=1; }
+	return $rc
+}
+
+# stack_letter N: the N-th letter (1: b): the guest's disk names.
+stack_letter() { echo abcdefghijklmnopqrstuvwxy | cut -c$(($1 + 1)); }
+
+# dom0_busy: dom0's CPU time so far (all vCPUs, not idle), in clock ticks.
+dom0_busy() { awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 }' /proc/stat; }
+
+# stacks_table: the figures of every stack and path from the guest's fio
+# results and dom0's CPU counts: stacks.json, stacks.txt.
+stacks_table() {
+	local s p f w r1 iops lat ios t h sep='' rc=0 hz line
+	# /proc/stat counts in USER_HZ, 100 on x86 (dom0 has no getconf).
+	hz=100
+	printf '%-6s %-5s %10s %12s %14s %14s %11s\n' stack path "IOPS_w32" "lat_r1_us" \
+		"dom0_us/io_w32" "dom0_us/io_r1" "held_unmaps" > "$FIPC_RESULTS/stacks.txt"
+	echo '{"emulated": true, "stacks": [' > "$FIPC_RESULTS/stacks.json"
+	while read -r s; do
+		for p in phy1 phy; do
+			f=$FIPC_RESULTS/stacks/$s-$p
+			# fio's JSON: read's section comes first, then write's.
+			iops=$(fipc_json_value "$f-w32.json" iops 2)
+			ios=$(fipc_json_value "$f-w32.json" total_ios 2)
+			t=$(awk -v s="$s" -v p="$p" '$1 == s && $2 == p && $3 == "w32" { print $4 }' "$FIPC_WORK/stacks-cpu.txt")
+			w=$(awk -v t="$t" -v n="$ios" -v hz="$hz" 'BEGIN { printf "%.0f", (n > 0 ? t * 1e6 / hz / n : -1) }')
+			# lat_ns's mean: the third "mean" of read's section.
+			lat=$(awk -v v="$(fipc_json_value "$f-r1.json" mean 3)" 'BEGIN { printf "%.1f", v / 1000 }')
+			ios=$(fipc_json_value "$f-r1.json" total_ios 1)
+			t=$(awk -v s="$s" -v p="$p" '$1 == s && $2 == p && $3 == "r1" { print $4 }' "$FIPC_WORK/stacks-cpu.txt")
+			r1=$(awk -v t="$t" -v n="$ios" -v hz="$hz" 'BEGIN { printf "%.0f", (n > 0 ? t * 1e6 / hz / n : -1) }')
+			[ -n "$iops" ] && [ "$w" -ge 0 ] && [ "$r1" -ge 0 ] ||
+				{ fipc_fail "stacks: no figures for $s on $p"; rc=1; continue; }
+			h=-
+			[ $p = phy1 ] && h=$(cat "$FIPC_WORK/held-$s" 2>/dev/null || echo -1)
+			printf '%-6s %-5s %10.1f %12s %14s %14s %11s\n' "$s" "$p" "$iops" "$lat" "$w" "$r1" "$h" \
+				>> "$FIPC_RESULTS/stacks.txt"
+			[ "$h" = - ] && h=null
+			printf '%s  {"stack": "%s", "path": "%s", "iops_randwrite_qd32": %s, "lat_randread_qd1_us": %s, "dom0_cpu_us_per_io_qd32": %s, "dom0_cpu_us_per_io_qd1": %s, "held_unmaps": %s}' \
+				"$sep" "$s" "$p" "$iops" "$lat" "$w" "$r1" "$h" >> "$FIPC_RESULTS/stacks.json"
+			sep=$',\n'
+		done
+	done < "$FIPC_WORK/stacks.up"
+	printf '\n]}\n' >> "$FIPC_RESULTS/stacks.json"
+	fipc_log "storage stacks (EMULATED timings; 4 KiB, $(fipc_opt FIG_S 5) s a job):"
+	while read -r line; do fipc_log "  $line"; done < "$FIPC_RESULTS/stacks.txt"
+	return $rc
+}
+
+# stacks_down: every stack that came up goes down again, last first.
+stacks_down() {
+	local s rc=0
+	[ -f "$FIPC_WORK/stacks.up" ] || return 0
+	for s in $(tac "$FIPC_WORK/stacks.up"); do
+		stack_down "$s" || rc=1
+	done
+	return $rc
+}
+
 finish() {
 	local rc=0
 	rmmod xen-fipc-back || { fipc_fail "rmmod xen-fipc-back failed"; rc=1; }
@@ -111,7 +236,12 @@ finish() {
 
 fipc_step stacks-prepare 120 prepare || exit 1
 rc=0
-fipc_step holdref 600 holdref || rc=1
-fipc_step teardown 300 teardown || rc=1
+phases=" $(fipc_opt PHASES "holdref teardown stacks") "
+[[ $phases == *" holdref "* ]] && { fipc_step holdref 600 holdref || rc=1; }
+[[ $phases == *" teardown "* ]] && { fipc_step teardown 300 teardown || rc=1; }
+if [[ $phases == *" stacks "* ]]; then
+	fipc_step stacks 1500 stacks || rc=1
+	fipc_step stacks-down 120 stacks_down || rc=1
+fi
 fipc_step stacks-finish 120 finish || rc=1
 exit $rc
