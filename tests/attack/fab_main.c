@@ -27,6 +27,12 @@
  * requests after arming, then serves honestly again, so the guest can
  * check that its disk reconnects and works once the attack is over.
  *
+ * storm_ms=N (default 3000, 0: off): after answering a WRITE whose
+ * data starts with FAB_STORM_MAGIC (served honestly), the device's thread
+ * notifies the frontend as fast as it can for N ms, with no response
+ * behind any notification (issue 45, finding 7): the frontend's handler
+ * must flag them spurious, so that Xen's late EOI throttles them.
+ *
  * linger_sector=S (0: off), on a disk whose toolstack allowed memshare
  * (fipc-memshare-allowed): we offer the memshare data path.  When the
  * frontend takes it, we map FAB_LINGER_REFS of the guest pages its table
@@ -94,6 +100,11 @@ MODULE_PARM_DESC(linger_sector,
 unsigned long long sectors = 2097152;
 module_param(sectors, ullong, 0444);
 MODULE_PARM_DESC(sectors, "Disk size offered, in 512-byte sectors (default 1 GiB)");
+
+unsigned int storm_ms = 3000;
+module_param(storm_ms, uint, 0444);
+MODULE_PARM_DESC(storm_ms,
+		 "After a WRITE starting FIPC-ATTACKB-STORM, notify the frontend for this many ms (default 3000; 0: never)");
 
 /* The frontend notifies only while we sleep, which we never say we do. */
 static irqreturn_t fab_interrupt(int irq, void *arg)

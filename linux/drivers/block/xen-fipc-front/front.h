@@ -159,6 +159,10 @@ struct xff_staging {
  * @rxbuf: responses being taken, under @rx_claim
  * @stg: staging pages (memshare, or grant_staging_pages)
  * @notify_recv: event-channel notifications received
+ * @notify_spurious: ... of them with no response behind them, flagged
+ *	spurious to Xen (xff_chan_interrupt())
+ * @irq_seen_done: responses taken (@st[XFF_COMPLETIONS]) when the last
+ *	notification came; the event handler's alone
  * @st: counters
  */
 struct xff_chan {
@@ -184,6 +188,8 @@ struct xff_chan {
 	struct fipc_msg rxbuf[XFF_RSP_BURST];
 	struct xff_staging stg;
 	atomic64_t notify_recv;
+	atomic64_t notify_spurious;
+	u64 irq_seen_done;
 	u64 st[XFF_NR_STATS];
 };
 
@@ -394,6 +400,7 @@ struct xff_info {
 	struct xff_inject inject;
 	u64 retired[XFF_NR_STATS];
 	u64 retired_notify_recv;
+	u64 retired_notify_spurious;
 	unsigned int resumes;
 };
 

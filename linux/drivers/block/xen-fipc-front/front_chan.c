@@ -17,15 +17,35 @@
  * The backend answered while our poller slept: the library has the
  * answers taken here if that is all there is (xff_irq_take()), else
  * wakes the poller.
+ *
+ * An honest backend notifies only after publishing a response, so since
+ * the last notification a response was taken (by the poller or here) or
+ * one is waiting.  A notification with neither, or on a broken channel,
+ * is flagged spurious: the kernel's late EOI then holds the next event
+ * back (from the second such one in a row on, a jiffy or more), so a
+ * backend storming events gets about one a jiffy handled instead of as
+ * many as it sends (blkfront flags an event with no response the same
+ * way).  A notification that raced
+ * with the poller taking its response is still one that had a response.
  */
 static irqreturn_t xff_chan_interrupt(int irq, void *arg)
 {
 	struct xff_chan *chan = arg;
 	unsigned int eoi = 0;
+	u64 done;
 
 	atomic64_inc(&chan->notify_recv);
-	if (!fipc_poll_entry_irq(&chan->poll))
+	if (!fipc_poll_entry_irq(&chan->poll)) {
 		eoi = XEN_EOI_FLAG_SPURIOUS;
+	} else {
+		done = READ_ONCE(chan->st[XFF_COMPLETIONS]);
+		if (READ_ONCE(chan->broken) ||
+		    (done == chan->irq_seen_done && !xff_ring_pending(chan)))
+			eoi = XEN_EOI_FLAG_SPURIOUS;
+		chan->irq_seen_done = done;
+	}
+	if (eoi)
+		atomic64_inc(&chan->notify_spurious);
 	xen_irq_lateeoi(irq, eoi);
 	return IRQ_HANDLED;
 }
@@ -152,6 +172,7 @@ int xff_chans_setup(struct xff_info *info, unsigned int nr_chans,
 		/* A duplex ring is waited on by xff_poll_ops.wait. */
 		fipc_poll_entry_init(&chan->poll, &chan->fc.rx);
 		atomic64_set(&chan->notify_recv, 0);
+		atomic64_set(&chan->notify_spurious, 0);
 		err = xff_chan_alloc(info, chan);
 		if (err)
 			break;

@@ -39,8 +39,11 @@ void xff_stats_retire(struct xff_info *info)
 		for (k = 0; k < XFF_NR_STATS; k++)
 			info->retired[k] += c->st[k];
 		info->retired_notify_recv += atomic64_read(&c->notify_recv);
+		info->retired_notify_spurious +=
+			atomic64_read(&c->notify_spurious);
 		memset(c->st, 0, sizeof(c->st));
 		atomic64_set(&c->notify_recv, 0);
+		atomic64_set(&c->notify_spurious, 0);
 	}
 }
 
@@ -84,6 +87,24 @@ static ssize_t notify_recv_show(struct device *d,
 	return sysfs_emit(buf, "%llu\n", sum);
 }
 static DEVICE_ATTR_RO(notify_recv);
+
+static ssize_t notify_spurious_show(struct device *d,
+				    struct device_attribute *attr, char *buf)
+{
+	struct xff_info *info = dev_get_drvdata(d);
+	unsigned int i;
+	u64 sum;
+
+	if (!info)
+		return -ENODEV;
+	mutex_lock(&info->mutex);
+	sum = info->retired_notify_spurious;
+	for (i = 0; i < info->nr_chans; i++)
+		sum += atomic64_read(&info->chans[i].notify_spurious);
+	mutex_unlock(&info->mutex);
+	return sysfs_emit(buf, "%llu\n", sum);
+}
+static DEVICE_ATTR_RO(notify_spurious);
 
 static ssize_t queues_show(struct device *d, struct device_attribute *attr,
 			   char *buf)
@@ -212,7 +233,7 @@ static ssize_t resumes_show(struct device *d, struct device_attribute *attr,
 static DEVICE_ATTR_RO(resumes);
 
 static struct xff_stat_attr xff_stat_attrs[XFF_NR_STATS];
-static struct attribute *xff_attrs[XFF_NR_STATS + 11];
+static struct attribute *xff_attrs[XFF_NR_STATS + 12];
 
 static const struct attribute_group xff_stat_group = {
 	.name = "statistics",
@@ -242,6 +263,7 @@ void xff_sysfs_init(void)
 		xff_attrs[i] = &a->da.attr;
 	}
 	xff_attrs[i++] = &dev_attr_notify_recv.attr;
+	xff_attrs[i++] = &dev_attr_notify_spurious.attr;
 	xff_attrs[i++] = &dev_attr_queues.attr;
 	xff_attrs[i++] = &dev_attr_ring_order.attr;
 	xff_attrs[i++] = &dev_attr_data_path.attr;
