@@ -70,39 +70,39 @@ static ssize_t xff_stat_show(struct device *d, struct device_attribute *da,
 	return sysfs_emit(buf, "%llu\n", sum);
 }
 
-static ssize_t notify_recv_show(struct device *d,
-				struct device_attribute *attr, char *buf)
+/* notify_recv, or with @spurious notify_spurious: all channels, retired too. */
+static ssize_t xff_notify_show(struct device *d, char *buf, bool spurious)
 {
 	struct xff_info *info = dev_get_drvdata(d);
+	struct xff_chan *c;
 	unsigned int i;
 	u64 sum;
 
 	if (!info)
 		return -ENODEV;
 	mutex_lock(&info->mutex);
-	sum = info->retired_notify_recv;
-	for (i = 0; i < info->nr_chans; i++)
-		sum += atomic64_read(&info->chans[i].notify_recv);
+	sum = spurious ? info->retired_notify_spurious :
+			 info->retired_notify_recv;
+	for (i = 0; i < info->nr_chans; i++) {
+		c = &info->chans[i];
+		sum += atomic64_read(spurious ? &c->notify_spurious :
+					       &c->notify_recv);
+	}
 	mutex_unlock(&info->mutex);
 	return sysfs_emit(buf, "%llu\n", sum);
+}
+
+static ssize_t notify_recv_show(struct device *d,
+				struct device_attribute *attr, char *buf)
+{
+	return xff_notify_show(d, buf, false);
 }
 static DEVICE_ATTR_RO(notify_recv);
 
 static ssize_t notify_spurious_show(struct device *d,
 				    struct device_attribute *attr, char *buf)
 {
-	struct xff_info *info = dev_get_drvdata(d);
-	unsigned int i;
-	u64 sum;
-
-	if (!info)
-		return -ENODEV;
-	mutex_lock(&info->mutex);
-	sum = info->retired_notify_spurious;
-	for (i = 0; i < info->nr_chans; i++)
-		sum += atomic64_read(&info->chans[i].notify_spurious);
-	mutex_unlock(&info->mutex);
-	return sysfs_emit(buf, "%llu\n", sum);
+	return xff_notify_show(d, buf, true);
 }
 static DEVICE_ATTR_RO(notify_spurious);
 
