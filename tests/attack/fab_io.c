@@ -176,8 +176,8 @@ static void fab_check_storm(struct fab_dev *fb, struct fab_held *h,
 /*
  * The event storm (issue 45, finding 7): notify the frontend as fast as
  * we can for storm_ms, with no response behind any of the notifications.
- * Its handler must flag them spurious, so that Xen's late EOI throttles
- * them (the guest counts how many it handled).
+ * Its handler must flag them spurious, so that the guest kernel's late
+ * EOI throttles them (the guest counts how many it handled).
  */
 static void fab_storm(struct fab_dev *fb)
 {

@@ -31,7 +31,7 @@
  * data starts with FAB_STORM_MAGIC (served honestly), the device's thread
  * notifies the frontend as fast as it can for N ms, with no response
  * behind any notification (issue 45, finding 7): the frontend's handler
- * must flag them spurious, so that Xen's late EOI throttles them.
+ * must flag them spurious, so that its kernel's late EOI throttles them.
  *
  * linger_sector=S (0: off), on a disk whose toolstack allowed memshare
  * (fipc-memshare-allowed): we offer the memshare data path.  When the

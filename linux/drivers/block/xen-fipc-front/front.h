@@ -160,7 +160,7 @@ struct xff_staging {
  * @stg: staging pages (memshare, or grant_staging_pages)
  * @notify_recv: event-channel notifications received
  * @notify_spurious: ... of them with no response behind them, flagged
- *	spurious to Xen (xff_chan_interrupt())
+ *	spurious to the kernel's late EOI (xff_chan_interrupt())
  * @irq_seen_done: responses taken (@st[XFF_COMPLETIONS]) when the last
  *	notification came; the event handler's alone
  * @st: counters

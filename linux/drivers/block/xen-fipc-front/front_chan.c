@@ -25,8 +25,8 @@
  * back (from the second such one in a row on, a jiffy or more), so a
  * backend storming events gets about one a jiffy handled instead of as
  * many as it sends (blkfront flags an event with no response the same
- * way).  A notification that raced
- * with the poller taking its response is still one that had a response.
+ * way).  A notification that raced with the poller taking its response
+ * is still one that had a response.
  */
 static irqreturn_t xff_chan_interrupt(int irq, void *arg)
 {
