@@ -77,19 +77,28 @@ fi
 
 rm -rf "$tree" "$tree.old"
 cp -al "$src" "$tree" || { bad "copy of $src"; finish; }
+# checkpatch of every patch on the pristine tree, $(nproc) at a time (a
+# single-threaded perl run each), its output kept for the loop below.
+# In the tree (not --no-tree), so it also checks what only a tree shows
+# (an <asm/*.h> with a <linux/*.h> wrapper).  Left to make checkpatch,
+# which checks every file: CamelCase (it seeds the kernel's XenbusState*
+# names, which checkpatch's own seed misses, being enum constants) and,
+# for the OS-neutral public header, C99 integer types.  FILE_PATH_CHANGES
+# asks whether MAINTAINERS needs updating; the series does not touch it.
+cpout=$work/checkpatch
+rm -rf "$cpout"
+mkdir -p "$cpout"
+export cpout
+# shellcheck disable=SC2016,SC2086
+(cd "$tree" && printf '%s\n' $series | xargs -r -P "$(nproc)" -n 1 sh -c '
+	ignore=FILE_PATH_CHANGES,CAMELCASE
+	case $1 in *-xen-add-the-fipcblk-*) ignore=$ignore,PREFER_KERNEL_TYPES ;; esac
+	scripts/checkpatch.pl --strict --quiet --ignore "$ignore" "$1" \
+		> "$cpout/${1##*/}" 2>&1
+	exit 0' sh)
 for p in $series; do
 	name=${p##*/}
-	# In the tree (not --no-tree), so it also checks what only a tree
-	# shows (an <asm/*.h> with a <linux/*.h> wrapper).  Left to make
-	# checkpatch, which checks every file: CamelCase (it seeds the
-	# kernel's XenbusState* names, which checkpatch's own seed misses,
-	# being enum constants) and, for the OS-neutral public header, C99
-	# integer types.  FILE_PATH_CHANGES asks whether MAINTAINERS needs
-	# updating; the series does not touch it.
-	ignore=FILE_PATH_CHANGES,CAMELCASE
-	case $name in *-xen-add-the-fipcblk-*) ignore=$ignore,PREFER_KERNEL_TYPES ;; esac
-	out=$(cd "$tree" && scripts/checkpatch.pl --strict --quiet \
-		--ignore "$ignore" "$p" 2>&1)
+	out=$(cat "$cpout/$name" 2>/dev/null) || out="no checkpatch output"
 	if [ -z "$out" ]; then
 		ok "checkpatch --strict $name"
 	else

@@ -4,14 +4,36 @@
 # one "N passed, N failed" line summing their own last such lines
 # (scripts/test-all.sh counts a suite by its last such line).  Used by
 # check-user-unit (the ring test programs) and check-fuzz (the fuzzers).
-# usage: run-summed.sh COMMAND...
+# With -j, all COMMANDs run at once (the fuzzers: one single-threaded
+# process each); their outputs are still printed one after the other.
+# usage: run-summed.sh [-j] COMMAND...
+together=0
+if [ "${1:-}" = -j ]; then
+	together=1
+	shift
+fi
+outs=$(mktemp -d)
+trap 'rm -rf "$outs"' EXIT
+i=0
+for t in "$@"; do
+	i=$((i + 1))
+	if [ $together = 1 ]; then
+		{ sh -c "$t" > "$outs/$i" 2>&1; echo $? > "$outs/$i.rc"; } &
+	else
+		sh -c "$t" > "$outs/$i" 2>&1
+		echo $? > "$outs/$i.rc"
+	fi
+done
+wait
 pass=0
 fail=0
 rc=0
+i=0
 for t in "$@"; do
-	out=$(sh -c "$t" 2>&1) || rc=1
-	printf '%s\n' "$out"
-	line=$(printf '%s\n' "$out" | grep -E '^[0-9]+ passed, [0-9]+ failed' | tail -n 1)
+	i=$((i + 1))
+	[ "$(cat "$outs/$i.rc")" = 0 ] || rc=1
+	cat "$outs/$i"
+	line=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$outs/$i" | tail -n 1)
 	if [ -z "$line" ]; then
 		echo "run-summed: '$t' printed no summary"
 		fail=$((fail + 1))
