@@ -45,3 +45,36 @@ def test_split_check_reader_must_read():
 
 def test_perf_job_has_no_verdict():
     assert verdict({"rw": "randread"}, 4096, 0) is None
+
+
+def shared_boot_results(tmp_path, rcs):
+    """Results of a shared boot (fipc-testbed run A+B): a directory per
+    scenario, each with its scenario.rc and one fio job of a guest."""
+    import json
+    for name, rc in rcs.items():
+        g = tmp_path / name / "guest1"
+        g.mkdir(parents=True)
+        (tmp_path / name / "scenario.rc").write_text("%d\n" % rc)
+        doc = {"fio version": "fio-3.33", "global options": {},
+               "jobs": [job({"rw": "randread"}, 4096, 0)]}
+        (g / "perf.json").write_text(json.dumps(doc))
+        (g / "perf.rc").write_text("0\n")
+    (tmp_path / "scenario.rc").write_text("%d\n" % max(rcs.values()))
+
+
+def test_shared_boot_scenario_rc_is_not_a_fio_job(tmp_path):
+    shared_boot_results(tmp_path, {"a": 0, "b": 0})
+    r = summarize.summarize(str(tmp_path), "a+b", {})
+    assert r["pass"], r["failures"]
+    assert len(r["jobs"]) == 2
+
+
+def test_shared_boot_names_the_scenario_that_failed(tmp_path):
+    shared_boot_results(tmp_path, {"a": 0, "b": 3})
+    r = summarize.summarize(str(tmp_path), "a+b", {})
+    assert not r["pass"]
+    assert "scenario b exited 3" in r["failures"]
+    assert not any("no JSON output" in f for f in r["failures"])
+    # Each scenario on its own, as fipc-testbed writes its result.json.
+    assert summarize.summarize(str(tmp_path / "a"), "a", {})["pass"]
+    assert not summarize.summarize(str(tmp_path / "b"), "b", {})["pass"]

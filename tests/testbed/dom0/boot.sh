@@ -33,6 +33,7 @@ power_off() {
 }
 
 tb_setup() {
+    local t0
     set -e
     # /var/run is a symlink to /run: the tmpfs must be there before libxl's
     # lock and pid files are created.
@@ -57,11 +58,13 @@ tb_setup() {
     # Packages from build/dom0-packages/ (make dom0-overlay: fipc-xen-tools,
     # the patched toolstack), installed with dpkg as on a real host.
     if ls "$S"/packages/*.deb >/dev/null 2>&1; then
+        t0=$SECONDS
         dpkg -i "$S"/packages/*.deb > /tmp/fipc-dpkg.log 2>&1 ||
             { cat /tmp/fipc-dpkg.log; echo "dpkg -i of $(ls "$S"/packages) failed"; return 1; }
         for d in "$S"/packages/*.deb; do
             echo "package installed: $(dpkg-query -W -f='${Package} ${Version}' "$(dpkg-deb -f "$d" Package)")"
         done
+        echo "packages installed in $((SECONDS - t0)) s"
     fi
     # Files from build/dom0-overlay/, if any, replace the image's.
     if [ -d "$S/overlay" ]; then cp -a "$S/overlay/." /; ldconfig; fi
@@ -75,7 +78,7 @@ tb_setup() {
     # small round trip each (minutes for 150 MB under TCG), a plain copy
     # into tmpfs takes a second.
     mkdir -p /run/fipc/boot
-    local t0=$SECONDS
+    t0=$SECONDS
     cp "$FIPC_DOMU_KERNEL" /run/fipc/boot/vmlinux
     cp "$FIPC_DOMU_RAMDISK" /run/fipc/boot/domU.cpio
     echo "domU kernel and ramdisk copied in $((SECONDS - t0)) s ($(du -cm /run/fipc/boot | tail -n 1 | cut -f1) MiB)"
@@ -109,18 +112,84 @@ tb_daemons() {
     xl list
 }
 
-run_scenario() {
-    local dir=$S/testbed/scenarios/$FIPC_SCENARIO rc
-    local script=$dir/run.sh
-    [ -x "$script" ] || { fipc_fail "scenario $FIPC_SCENARIO has no executable run.sh"; return 1; }
-    echo "@@FIPC-PHASE start scenario $FIPC_SCENARIO_TIMEOUT"
+# run_one NAME RESULTS LIMIT PHASE [ARG...]: scenario NAME's run.sh, its
+# results in RESULTS, at most LIMIT seconds, timed as phase PHASE; ARGs
+# after the run's own.  An option of the run "-o SCENARIO:KEY=VALUE"
+# reaches only that scenario, as "-o KEY=VALUE".
+run_one() {
+    local name=$1 res=$2 limit=$3 phase=$4 rc args=() i
+    shift 4
+    local script=$S/testbed/scenarios/$name/run.sh
+    [ -x "$script" ] || { fipc_fail "scenario $name has no executable run.sh"; return 1; }
+    for ((i = 0; i < ${#FIPC_SCENARIO_ARGS[@]}; i++)); do
+        local arg=${FIPC_SCENARIO_ARGS[i]} next=${FIPC_SCENARIO_ARGS[i + 1]:-}
+        if [ "$arg" = -o ] && [[ ${next%%=*} == *:* ]]; then
+            [ "${next%%:*}" != "$name" ] || args+=(-o "${next#*:}")
+            i=$((i + 1))
+        else
+            args+=("$arg")
+        fi
+    done
+    mkdir -p "$res"
+    echo "@@FIPC-PHASE start $phase $limit"
     set -o pipefail
-    timeout -k 10 "$FIPC_SCENARIO_TIMEOUT" "$script" --results "$R" "${FIPC_SCENARIO_ARGS[@]}" \
-        --domu-kernel /run/fipc/boot/vmlinux --domu-ramdisk /run/fipc/boot/domU.cpio \
-        </dev/null 2>&1 | tee "$R/scenario.log"
+    timeout -k 10 "$limit" "$script" --results "$res" "${args[@]}" \
+        --domu-kernel /run/fipc/boot/vmlinux --domu-ramdisk /run/fipc/boot/domU.cpio "$@" \
+        </dev/null 2>&1 | tee "$res/scenario.log"
     rc=$?
     set +o pipefail
-    [ $rc -eq 124 ] && fipc_fail "scenario $FIPC_SCENARIO timed out after ${FIPC_SCENARIO_TIMEOUT}s"
+    [ $rc -eq 124 ] && fipc_fail "scenario $name timed out after ${limit}s"
+    echo $rc > "$res/scenario.rc"
+    echo "@@FIPC-PHASE end $phase $rc"
+    return $rc
+}
+
+# between_scenarios PREV: in a shared boot, what scenario PREV left behind
+# is taken away before the next one starts as on a fresh dom0: guests
+# still running, its kernel log (kept in its results: the next scenario
+# reads the log from its own start), our modules and null_blk (a module
+# already loaded keeps its parameters), loop devices, /run/fipc.
+between_scenarios() {
+    local d m
+    for d in $(xl list | awk 'NR > 2 { print $2 }'); do
+        echo "between scenarios: domain $d left by $1: destroyed"
+        xl destroy "$d" || return 1
+    done
+    dmesg > "$R/$1/dom0-kernel-log.txt"
+    dmesg -C
+    for m in fipc_attack_back fipc_attack xen_fipc_back xen_fipc_front fipc null_blk; do
+        [ -d "/sys/module/$m" ] || continue
+        [ $m != null_blk ] || rmdir /sys/kernel/config/nullb/* 2>/dev/null
+        rmmod "$m" || { fipc_fail "$m, left loaded by $1, does not unload"; return 1; }
+    done
+    losetup -D
+    find /run/fipc -mindepth 1 -maxdepth 1 ! -name boot -exec rm -rf {} +
+}
+
+# run_scenarios: the scenario, its results in the share's root; or several
+# one after the other in this boot (fipc-testbed run A+B), each with its
+# results in a directory of its name, its own time limit, vCPUs a guest
+# and number of guests (FIPC_SCENARIO_OWN: VCPUS:DOMUS each).
+run_scenarios() {
+    # shellcheck disable=SC2086
+    set -- $FIPC_SCENARIO
+    if [ $# -eq 1 ]; then
+        run_one "$1" "$R" "$FIPC_SCENARIO_TIMEOUT" scenario
+        return
+    fi
+    local limits=($FIPC_SCENARIO_TIMEOUTS) own=($FIPC_SCENARIO_OWN) i=0 rc=0 prev= name
+    echo "@@FIPC-PHASE start scenario $FIPC_SCENARIO_TIMEOUT"
+    for name; do
+        if [ -n "$prev" ]; then
+            echo "@@FIPC-PHASE start between-scenarios 120"
+            between_scenarios "$prev" || rc=1
+            echo "@@FIPC-PHASE end between-scenarios $rc"
+        fi
+        run_one "$name" "$R/$name" "${limits[$i]}" "$name" \
+            --domu-vcpus "${own[$i]%%:*}" --domus "${own[$i]#*:}" || rc=1
+        prev=$name
+        i=$((i + 1))
+    done
     echo $rc > "$R/scenario.rc"
     echo "@@FIPC-PHASE end scenario $rc"
     return $rc
@@ -165,7 +234,7 @@ else
     [ -z "${FIPC_KASAN_KERNEL:-}" ] ||
         export FIPC_KASAN_KERNEL=/run/fipc/boot/vmlinux-kasan \
             FIPC_KASAN_RAMDISK=/run/fipc/boot/domU-kasan.cpio
-    run_scenario
+    run_scenarios
     rc=$?
     if [ "$FIPC_KERNEL_CHECKS" = 1 ] && ! fipc_step kernel-checks 120 kernel_checks; then
         rc=1

@@ -128,6 +128,14 @@ def summarize(results, scenario=None, meta=None, emulated=False):
         for fn in sorted(filenames):
             path = os.path.join(dirpath, fn)
             rel = os.path.relpath(path, results)
+            # A scenario's own exit status (a scenario of a shared boot,
+            # fipc-testbed run A+B, has its results in a directory of
+            # its name) is judged below, not as a fio job's.
+            if fn == "scenario.rc":
+                rc = read_int(path)
+                if rc != 0:
+                    failures.append("scenario %s exited %s" % (where, rc))
+                continue
             if fn.endswith(".rc") and fn != "guest.rc":
                 rc = read_int(path)
                 if not os.path.exists(path[:-3] + ".json"):
