@@ -34,6 +34,11 @@ case $target in
 	;;
 esac
 dir="$cache/linux-source-$ver"
+# One extraction at a time (the test command runs some suites side by
+# side: scripts/test-all.sh).
+mkdir -p "$cache"
+exec 8>"$dir.lock"
+flock -w 3600 8 || { echo "linux-src: $dir.lock is held by another run" >&2; exit 1; }
 if [ ! -f "$dir/.extracted" ]; then
 	if [ -n "$deb" ] && [ ! -s "$deb" ]; then
 		echo "linux-src: downloading $pkg $ver" >&2
