@@ -27,6 +27,7 @@ judge() {
 	local name=$1 rc=$2 dt=$3 log="$logs/$1.log" line pyline counts p f s
 	line=$(grep -E '^([A-Za-z0-9_-]+: )?[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' "$log" | tail -n 1)
 	if [ -z "$line" ]; then
+		# pytest's summary, e.g. "3 failed, 40 passed, 2 skipped in 1.2s"
 		pyline=$(grep -E '^=* ?[0-9]+ (passed|failed|skipped|error).* in [0-9.]+s' "$log" | tail -n 1)
 		if [ -n "$pyline" ]; then
 			num() { echo "$pyline" | grep -oE "[0-9]+ $1" | grep -oE '^[0-9]+' || echo 0; }
@@ -39,6 +40,7 @@ judge() {
 		f=$(echo "$counts" | sed -E 's/.* ([0-9]+) failed.*/\1/')
 		s=0
 		case "$counts" in *skipped*) s=$(echo "$counts" | sed -E 's/.* ([0-9]+) skipped.*/\1/');; esac
+		# Exit 77: the suite could not run here and said why (skipped).
 		if [ "$rc" -ne 0 ] && [ "$rc" -ne 77 ] && [ "$f" -eq 0 ]; then f=1; fi
 	else
 		s=0
