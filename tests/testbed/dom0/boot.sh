@@ -177,13 +177,15 @@ run_scenarios() {
         run_one "$1" "$R" "$FIPC_SCENARIO_TIMEOUT" scenario
         return
     fi
-    local limits=($FIPC_SCENARIO_TIMEOUTS) own=($FIPC_SCENARIO_OWN) i=0 rc=0 prev= name
+    local limits=($FIPC_SCENARIO_TIMEOUTS) own=($FIPC_SCENARIO_OWN) i=0 rc=0 b prev= name
     echo "@@FIPC-PHASE start scenario $FIPC_SCENARIO_TIMEOUT"
     for name; do
         if [ -n "$prev" ]; then
             echo "@@FIPC-PHASE start between-scenarios 120"
-            between_scenarios "$prev" || rc=1
-            echo "@@FIPC-PHASE end between-scenarios $rc"
+            between_scenarios "$prev"
+            b=$?
+            [ $b = 0 ] || rc=1
+            echo "@@FIPC-PHASE end between-scenarios $b"
         fi
         run_one "$name" "$R/$name" "${limits[$i]}" "$name" \
             --domu-vcpus "${own[$i]%%:*}" --domus "${own[$i]#*:}" || rc=1
