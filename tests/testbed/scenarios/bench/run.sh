@@ -162,7 +162,8 @@ be_data_path() {
 # reports a domain shut down, crashed or gone (@releaseDomain, whose
 # first event is the watch's own registration, hence -n 2), or after
 # 120 s without one: a look every 20 s still cost the QD 1 jobs most of
-# the poller's remaining sleeps (runs AR and AS in docs/benchmarks.md).
+# the poller's remaining sleeps (runs AR and AS, 2026-11-27, 090a5c9:
+# docs/benchmarks.md, "Driver and poller decisions").
 # Without xenstore-watch, or once it fails, xl looks every 20 s.
 bench_quiet_wait() {
 	local name=$1 watcher=$2 deadline=$3 nap state rc

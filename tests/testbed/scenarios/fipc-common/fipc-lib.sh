@@ -194,7 +194,8 @@ fipc_mailbox_put() {
 # domain is looked at every $FIPC_MARKER_LOOK_S seconds (default 2): under
 # TCG every command a polling loop runs takes milliseconds of dom0's only
 # vCPU, and the backend poller sleeps whenever another task wants it
-# (docs/benchmarks.md, runs R and AG; timed phases look every 20 s).
+# (runs R, 2026-11-26, and AG, 2026-11-27: docs/benchmarks.md, "Driver
+# and poller decisions"; timed phases look every 20 s).
 fipc_domu_wait_marker() {
     local con=/var/log/xen/console/guest-$1.log deadline=$((SECONDS + $3))
     local every=${FIPC_MARKER_LOOK_S:-2}
