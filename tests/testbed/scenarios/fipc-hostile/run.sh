@@ -35,11 +35,12 @@
 #                     mapping left (vmallocinfo), dom0 MemFree within
 #                     8 MiB, every grant ended by the attacker at once
 #   closebusy         Closing with a full request ring reaches Closed
-#   forge             5 forged request flags, each on a fresh connection
-#                     (not READY, a stamp one lap ago, length 0, length
-#                     past any message, a two-slot message with its second
-#                     slot free): the backend closes each channel within
-#                     10 s, statistics/proto_errors +5, and takes the
+#   forge             10 forged request flags, each on a fresh connection,
+#                     5 on two rings (not READY, a stamp one lap ago,
+#                     length 0, length past any message, a two-slot
+#                     message with its second slot free) and 5 on a
+#                     duplex ring: the backend closes each channel within
+#                     10 s, statistics/proto_errors +1 each, and takes the
 #                     attacker back every time
 #   rebind            dom0 unbinds and binds the attacker's backend device
 #                     at random moments while it connects, fills its ring
