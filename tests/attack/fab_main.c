@@ -280,7 +280,12 @@ static void fab_connect(struct fab_dev *fb)
 		fb->held_total);
 }
 
-static void fab_closed(struct fab_dev *fb, const char *why)
+/*
+ * Unmap and say Closed.  Not where the toolstack already took the
+ * device's directory away (gone): a plain write of its state would
+ * create that directory again, a node no toolstack removes.
+ */
+static void fab_closed(struct fab_dev *fb, const char *why, bool gone)
 {
 	struct xenbus_device *dev = fb->dev;
 
@@ -290,7 +295,9 @@ static void fab_closed(struct fab_dev *fb, const char *why)
 		fb->ms_closed = true;
 		fb->ms->since = jiffies;
 	}
-	if (dev->state == XenbusStateClosed)
+	if (gone)
+		dev->state = XenbusStateClosed;
+	else if (dev->state == XenbusStateClosed)
 		/* The toolstack wrote Closing over our Closed: say it again. */
 		xenbus_printf(XBT_NIL, dev->nodename, "state", "%d", XenbusStateClosed);
 	else
@@ -310,6 +317,7 @@ static bool fab_step(struct fab_dev *fb)
 {
 	struct xenbus_device *dev = fb->dev;
 	enum xenbus_state fe = READ_ONCE(fb->fe_state);
+	enum xenbus_state be;
 
 	fab_release(fb, false);
 	fab_ms_release(fb, false);
@@ -318,13 +326,15 @@ static bool fab_step(struct fab_dev *fb)
 	 * The toolstack takes the device away (online 0, it wrote Closing
 	 * and waits for Closed): nobody is left to protect, let go now.
 	 * Checked once a second: a xenstore read costs dom0 a round trip.
+	 * A state that reads Unknown is gone: the toolstack removed the
+	 * directory (it stopped waiting for Closed).
 	 */
 	if (time_after_eq(jiffies, fb->next_online_check)) {
 		fb->next_online_check = jiffies + HZ;
-		if (!xenbus_dev_is_online(dev) &&
-		    xenbus_read_driver_state(dev, dev->nodename) != XenbusStateClosed) {
+		be = xenbus_read_driver_state(dev, dev->nodename);
+		if (!xenbus_dev_is_online(dev) && be != XenbusStateClosed) {
 			fab_release(fb, true);
-			fab_closed(fb, "offline");
+			fab_closed(fb, "offline", be == XenbusStateUnknown);
 			return false;
 		}
 	}
@@ -349,7 +359,7 @@ static bool fab_step(struct fab_dev *fb)
 	case XenbusStateClosing:
 		/* Closed only once no page of the frontend is mapped. */
 		if (!fb->nheld)
-			fab_closed(fb, "frontend");
+			fab_closed(fb, "frontend", false);
 		break;
 	case XenbusStateClosed:
 		if ((fe == XenbusStateClosed || fe == XenbusStateInitialising) &&
