@@ -40,32 +40,29 @@ suites+=(
 	"linux-patches-mainline&|FIPC_KTARGET=mainline tests/linux-patches/check.sh"
 	"pkg-dkms-trixie|tests/pkg/trixie-dkms.sh"
 	# Time: the whole command must stay under 60 min cold on 2 cores.
-	# The newer-kernel suites above (kunit-6.12, kunit-mainline, the two
-	# series, kbuild, pkg-dkms-trixie) took 7.9 min warm on 2026-11-28;
-	# cold they add about 30 min (two UML builds of about 7 min, two
-	# in-tree builds, the trixie userland of 3-5 min).  Before them:
-	# CI's run of 2026-11-26 took 48.6 min, and a clean-clone run here
-	# without the two below 43.4 min warm (a slow host), so these run in
-	# make e2e only: the classic scenario (make testbed-smoke; every
-	# scenario below boots the same testbed, the demo runs classic phy:
-	# beside phy1:), fipc-loopback (dom0 alone: the duplex rings, the
-	# backend reload under I/O) and phy1-driver-domain (a driver domain
-	# serving phy1:; fipc-hostile-dd, its hostile version, was e2e-only
-	# already).  Shorter runs below: 8 attach/detach cycles instead of
-	# 20, 10 hostile connect cycles instead of 50, a 10 s hold instead of
-	# 20 s (a leak per cycle or a request completed before the unmap still
-	# shows), fipc-basic's verify on 512 KiB and 2 MiB regions, not 2 and 16 MiB.
+	# Warm, on the 2-core development VM: 3721 s at 9d5df21 (3975 s in
+	# CI), 3509 s at 0641950 with the pairs above and the shared boots
+	# below (docs/testbed.md, "Timings"); cold adds about 30 min of UML,
+	# in-tree and trixie userland builds, not measured end to end.  For
+	# time these run in make e2e only: the classic scenario (make
+	# testbed-smoke; every scenario below boots the same testbed, the
+	# demo runs classic phy: beside phy1:), fipc-loopback (dom0 alone:
+	# the backend reload under I/O) and phy1-driver-domain (a driver
+	# domain serving phy1:; fipc-hostile-dd, its hostile version, too).
+	# Shorter runs below: 8 attach/detach cycles instead of 20, 10
+	# hostile connect cycles instead of 50, a 10 s hold instead of 20 s
+	# (a leak per cycle or a request completed before the unmap still
+	# shows), fipc-basic's verify on 512 KiB and 2 MiB regions, not 2 and
+	# 16 MiB.
 	# The patched xl (phy1:) dom0 boots with; make testbed-smoke built it
 	# before it left the list.
 	"dom0-overlay|make -s dom0-overlay"
 	# fipc-basic and phy1-xl run on the trixie flavour (Xen 4.20, Debian
 	# 13's 6.12 in dom0 and the guest, our fipc-modules and
 	# fipc-xen-tools packages for them installed by dpkg in dom0):
-	# they took 288 s and 285 s on Debian 12, about the same there, so
-	# they moved rather than doubled; on Debian 12 they run in make e2e.
-	# A clean-clone run here with them (2026-11-28, 39e83a0): 3008 s warm,
-	# trixie-fipc-basic 185 s, trixie-phy1-xl 259 s; cold adds the Xen
-	# 4.20 toolstack (about 2 min) and the trixie images (about 1.5 min).
+	# they took about as long on Debian 12, so they moved rather than
+	# doubled; on Debian 12 they run in make e2e.  Cold adds the Xen 4.20
+	# toolstack (about 2 min) and the trixie images (about 1.5 min).
 	# The other scenarios below keep Debian 12's 6.1 and Xen 4.17 (and
 	# its phy1: xl, which every one of them creates its disks with) in
 	# the test command; every scenario runs on trixie in make e2e.
