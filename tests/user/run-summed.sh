@@ -14,14 +14,18 @@ if [ "${1:-}" = -j ]; then
 fi
 outs=$(mktemp -d)
 trap 'rm -rf "$outs"' EXIT
+# run_to N COMMAND: run COMMAND, its output to $outs/N, its status to N.rc.
+run_to() {
+	sh -c "$2" > "$outs/$1" 2>&1
+	echo $? > "$outs/$1.rc"
+}
 i=0
 for t in "$@"; do
 	i=$((i + 1))
 	if [ $together = 1 ]; then
-		{ sh -c "$t" > "$outs/$i" 2>&1; echo $? > "$outs/$i.rc"; } &
+		run_to $i "$t" &
 	else
-		sh -c "$t" > "$outs/$i" 2>&1
-		echo $? > "$outs/$i.rc"
+		run_to $i "$t"
 	fi
 done
 wait
