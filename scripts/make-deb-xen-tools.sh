@@ -2,8 +2,10 @@
 # make deb (second package): build/deb/fipc-xen-tools_<version>_amd64.deb
 # from the patched toolstack of tools/build-xl-phy1.sh (cached by its
 # inputs): xl, libxenlight, libxlutil (phy1: disks), libxenstat and xentop
-# (xentop shows them), the block-fipc hotplug script and the
-# xl-disk-configuration man page.  Files Debian's Xen packages own are
+# (xentop shows them), the block-fipc hotplug script, the
+# xl-disk-configuration man page, the admin command fipc
+# (tools/admin/fipc.py as /usr/sbin/fipc: status, diagnose) and a
+# modules-load.d entry that loads xen-fipc-back at boot.  Files Debian's Xen packages own are
 # diverted (packaging/xen-tools/preinst, postrm); the package depends on
 # exactly the Debian Xen version the build was made for (BUILD-INFO's
 # xen_source_wanted; FIPC_XEN_DEPENDS_VERSION overrides it, for tests).
@@ -57,6 +59,10 @@ mkdir -p "$stage/DEBIAN"
 # Every file but our own hotplug script replaces one of Debian's.
 diverted=$(grep -v '^/etc/xen/scripts/block-fipc$' "$out/.xen-tools-files" | tr '\n' ' ')
 rm -f "$out/.xen-tools-files"
+# Ours alone: the admin command and the backend's load at boot.
+install -D -m 0755 "$top/tools/admin/fipc.py" "$stage/usr/sbin/fipc"
+install -D -m 0644 "$top/packaging/xen-tools/modules-load.conf" \
+	"$stage/usr/lib/modules-load.d/fipc-xen-tools.conf"
 for f in control preinst postinst postrm; do
 	in=$top/packaging/xen-tools/$f
 	[ -f "$in" ] || in=$in.in

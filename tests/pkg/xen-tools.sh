@@ -116,7 +116,11 @@ files=("/usr/lib/x86_64-linux-gnu/libxenlight.so.$S.0"
 	/usr/share/man/man5/xl-disk-configuration.5.gz)
 check "the package holds exactly those files and block-fipc" bash -c \
 	'[ "$(dpkg-deb -c "$1" | awk "/^-/ { print substr(\$6, 2) }" | sort)" = \
-	   "$(printf "%s\n" /etc/xen/scripts/block-fipc "${@:2}" | sort)" ]' _ "$deb" "${files[@]}"
+	   "$(printf "%s\n" /etc/xen/scripts/block-fipc /usr/sbin/fipc \
+	      /usr/lib/modules-load.d/fipc-xen-tools.conf "${@:2}" | sort)" ]' _ "$deb" "${files[@]}"
+check "it loads xen-fipc-back at boot (modules-load.d) and installs fipc executable" bash -c \
+	'list=$(dpkg-deb -c "$1") && grep -q "^-rwxr-xr-x .* \./usr/sbin/fipc$" <<< "$list" &&
+	 [ "$(dpkg-deb --fsys-tarfile "$1" | tar xO ./usr/lib/modules-load.d/fipc-xen-tools.conf | grep -v "^#")" = xen-fipc-back ]' _ "$deb"
 # digest FILE: its sha256, or "absent" (the image leaves out man pages).
 digest() {
 	if [ -f "$1" ]; then sha256sum < "$1" | cut -d' ' -f1; else echo absent; fi
@@ -138,6 +142,12 @@ for f in "${files[@]}"; do
 		_ "$root" "$f" "$(ours "$f")" "${debian[$f]}"
 done
 check "installed: block-fipc" test -x "$root/etc/xen/scripts/block-fipc"
+# The admin command runs with the image's own python3 (nothing to read:
+# it says the backend is not loaded).
+check "installed: fipc status runs in $where" bash -c \
+	'out=$(chroot "$1" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin FIPC_ADMIN_XENSTORE=/dev/null \
+	       FIPC_ADMIN_SYSFS=/nonexistent fipc status 2>&1) &&
+	 grep -q "xen-fipc-back is not loaded" <<< "$out" || { echo "$out"; exit 1; }' _ "$root"
 # links SONAME...: each soname link (after ldconfig) names FILE.
 links() {
 	local l
@@ -168,8 +178,9 @@ for f in "${files[@]}"; do
 		 [ -z "$(dpkg-divert --admindir="$1/var/lib/dpkg" --listpackage "$2")" ]' \
 		_ "$root" "$f" "${debian[$f]}"
 done
-check "removed: no block-fipc, no /usr/lib/fipc-xen-tools" bash -c \
-	'[ ! -e "$1/etc/xen/scripts/block-fipc" ] && [ ! -e "$1/usr/lib/fipc-xen-tools" ]' _ "$root"
+check "removed: no block-fipc, fipc, modules-load entry or /usr/lib/fipc-xen-tools" bash -c \
+	'[ ! -e "$1/etc/xen/scripts/block-fipc" ] && [ ! -e "$1/usr/lib/fipc-xen-tools" ] &&
+	 [ ! -e "$1/usr/sbin/fipc" ] && [ ! -e "$1/usr/lib/modules-load.d/fipc-xen-tools.conf" ]' _ "$root"
 check "removed: the soname links name Debian's libraries" links
 
 other=$(FIPC_DEB_VERSION=0.0.2+test FIPC_XEN_DEPENDS_VERSION=$S.0-1 "$top/scripts/make-deb-xen-tools.sh" | tail -n 1)
