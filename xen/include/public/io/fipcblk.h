@@ -139,6 +139,11 @@
  * docs/xl-phy1.md) before the backend probes:
  *   params, mode, type, frontend, frontend-id, online, removable, bootable,
  *   dev, device-type                 as for vbd
+ *   script                the hotplug script, e.g. /etc/xen/scripts/
+ *                                    block-fipc (libxl writes one for every
+ *                                    disk): the backend connects once the
+ *                                    script wrote physical-device; without
+ *                                    it, it opens the device in params
  *   physical-device       "major:minor" in hex, by the hotplug script
  *   fipc-memshare-allowed u 0/1 [0]  the backend may map the guest's memory
  *   fipc-max-queues       u 1..256 [absent: the backend's own cap]
@@ -186,7 +191,6 @@
  *   feature-discard         u 0/1    FIPCBLK_OP_DISCARD is supported, and
  *   discard-granularity, discard-alignment (u, bytes), discard-secure
  *                           (u 0/1: FIPCBLK_F_SECURE is supported)
- *   error                   text     why the backend refused or closed
  *
  * Frontend directory, written by the frontend before Initialised (all in
  * one transaction):
@@ -213,8 +217,13 @@
  *                                    fipc-grant-staging; optional: the
  *                                    channel's staging list page
  *   queue-<q>/fipc-staging-pages u 1..fipc-staging-max-pages  its entries
- *   error                   text     why the frontend refused or closed
  * The queue-<q>/ directories are used even for a single queue (q = 0).
+ *
+ * The "error" node (text: why that end refused or closed) is in neither
+ * directory: xenbus_dev_error() and xenbus_dev_fatal() write it under the
+ * writer's domain at error/<its directory>/error, that is
+ * /local/domain/<backend domid>/error/backend/fipcblk/<domid>/<devid>/error
+ * and /local/domain/<domid>/error/device/fipcblk/<devid>/error.
  *
  * ---------------------------------------------------------------------
  * States (XenbusState*)
