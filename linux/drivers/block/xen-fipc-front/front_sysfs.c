@@ -129,7 +129,7 @@ static DEVICE_ATTR_RO(ring_order);
 /*
  * A word about the connection, read under the mutex: its data path
  * (grant, memshare) or, if @rings, its rings (duplex: protocol version
- * 2; two-rings); "none" while it has no channels.
+ * 3; two-rings: version 1); "none" while it has no channels.
  */
 static ssize_t xff_show_conn(struct device *d, char *buf, bool rings)
 {
