@@ -4,12 +4,17 @@
 suites+=(
 	"sysfs-abi-doc|tests/docs/check-sysfs-abi.sh"
 	"support-doc|tests/docs/check-support.sh"
+	"xenstore-doc|tests/docs/check-xenstore-keys.sh"
 	"user-unit|make -s check-user-unit"
 	"user-stress|make -s check-user-stress"
 	"user-tsan|make -s check-user-tsan"
 	"fuzz|make -s check-fuzz"
 	"bench-ring-selftest|make -s check-bench-ring"
 	"fio-report|python3 -m pytest -q tests/bench"
+	# The admin command (tools/admin/fipc.py) on made-up backend domains;
+	# the testbed runs it on real disks (phy1-xl, fipc-hostile,
+	# fipc-memshare).
+	"admin-tool|python3 -m pytest -q tests/admin"
 	"xl-parser|make -s check-xl"
 	"xl-patch-drift|tests/xl/patch-drift.sh"
 	"pkg-xen-tools|tests/pkg/xen-tools.sh"
@@ -71,21 +76,24 @@ suites+=(
 	# next; each has its own results, verdict, guests' vCPUs and time
 	# limit; -o A:KEY=VALUE is scenario A's option): a boot and dom0's
 	# set-up take about 45 s under TCG.
-	"trixie-basic-phy1-xl|tests/testbed/run-trixie.sh fipc-basic+phy1-xl -o fipc-basic:SZ_SMALL=512k -o fipc-basic:SZ_BIG=2m -o phy1-xl:CYCLES=8 -o phy1-xl:FRONT_PARAMS=duplex=N"
-	# Debian 12's, in two boots.  fipc-migrate and fipc-memshare: the
-	# PVH guest's save/restore only in make e2e (about 1 min): its
-	# migration takes the same resume path; see the scenario's run.sh.
-	# fipc-memshare's PVH guest only in make e2e, for time (about 460 s
-	# on a slow host); fipc-migrate runs the hostile pfn kinds on a PVH
+	# boot-autostart between them (phy1-xl upgrades the packages: last):
+	# the host's boot chain with our packages installed, an autostarted
+	# guest's phy1: disks, fipc status and diagnose.
+	"trixie-basic-boot-phy1-xl|tests/testbed/run-trixie.sh fipc-basic+boot-autostart+phy1-xl -o fipc-basic:SZ_SMALL=512k -o fipc-basic:SZ_BIG=2m -o phy1-xl:CYCLES=8 -o phy1-xl:FRONT_PARAMS=duplex=N"
+	# Debian 12's, in one boot: fipc-migrate, fipc-memshare,
+	# fipc-destroy, fipc-hostile, fipc-hostile-backend, storage-stacks
+	# (the PVH guests of fipc-migrate and fipc-destroy need AMD-V, which
+	# the others' PV guests run on as well; two boots cost about a
+	# minute more).
+	# fipc-migrate: the PVH guest's save/restore only in make e2e (about
+	# 1 min): its migration takes the same resume path; see its run.sh.
+	# fipc-memshare: its PVH guest only in make e2e, for time (about 460
+	# s on a slow host); fipc-migrate runs the hostile pfn kinds on a PVH
 	# guest's writable memshare here.  Its one crash (2026-11-26) came
 	# before the fix of front_inject.c's test page (design.md, issue 14).
-	# Shorter rounds for memshare: verify's regions at 512 KiB and 2 MiB
-	# (1 and 4 MiB by default), a 5 s timed run instead of 10 (its checks
-	# are counts of kinds of request, none a rate).
-	"e2e-migrate-memshare|tests/testbed/fipc-testbed run fipc-migrate+fipc-memshare -o fipc-migrate:PVH_SAVE=0 -o fipc-memshare:PVH=0 -o fipc-memshare:SZ_SMALL=512k -o fipc-memshare:SZ_BIG=2m -o fipc-memshare:TIMED_RUNTIME=5"
-	# fipc-destroy, fipc-hostile, fipc-hostile-backend and storage-stacks
-	# (the PVH guests of fipc-destroy need AMD-V, which the others' PV
-	# guests run on as well).  Shorter rounds: 10 hostile connect cycles
+	# Shorter rounds: memshare's verify regions at 512 KiB and 2 MiB (1
+	# and 4 MiB by default), a 5 s timed run instead of 10 (its checks are
+	# counts of kinds of request, none a rate); 10 hostile connect cycles
 	# instead of 50, 10 s for each timed attack instead of 20, a 10 s
 	# hold instead of 20 s (a leak per cycle or a request completed
 	# before the unmap still shows).  storage-stacks: phy1: on storage
@@ -94,7 +102,6 @@ suites+=(
 	# RAID1, NBD and iSCSI, each as phy1: and phy: in one guest; verify's
 	# regions at 512 KiB and 2 MiB (1 and 4 MiB by default), the five
 	# stacks' at 128 KiB and 2 MiB (256 KiB and 4 MiB), 1 s a figure job
-	# instead of 5 (the figures are emulated, and no check reads them).  The stacks phase took 433 s with 256 KiB and 3 s
-	# (2026-11-28, emulated).
-	"e2e-destroy-hostile-stacks|tests/testbed/fipc-testbed run fipc-destroy+fipc-hostile+fipc-hostile-backend+storage-stacks -o fipc-hostile:ATTACK_CYCLES=10 -o fipc-hostile:ATTACK_SECONDS=10 -o fipc-hostile-backend:HOLD_S=10 -o storage-stacks:SZ_SMALL=512k -o storage-stacks:SZ_BIG=2m -o storage-stacks:STACK_SZ_SMALL=128k -o storage-stacks:FIG_S=1"
+	# instead of 5 (the figures are emulated, and no check reads them).
+	"e2e-debian12|tests/testbed/fipc-testbed run fipc-migrate+fipc-memshare+fipc-destroy+fipc-hostile+fipc-hostile-backend+storage-stacks -o fipc-migrate:PVH_SAVE=0 -o fipc-memshare:PVH=0 -o fipc-memshare:SZ_SMALL=512k -o fipc-memshare:SZ_BIG=2m -o fipc-memshare:TIMED_RUNTIME=5 -o fipc-hostile:ATTACK_CYCLES=10 -o fipc-hostile:ATTACK_SECONDS=10 -o fipc-hostile-backend:HOLD_S=10 -o storage-stacks:SZ_SMALL=512k -o storage-stacks:SZ_BIG=2m -o storage-stacks:STACK_SZ_SMALL=128k -o storage-stacks:FIG_S=1"
 )

@@ -225,6 +225,7 @@ fipc_fio() {
 }
 
 # fipc_domu_start NAME CFG GUEST [KEY=VALUE...]
+# fipc_domu_config NAME CFG GUEST [KEY=VALUE...]
 #   Start a PV domU running the guest script GUEST (busybox sh, see
 #   lib/guest-lib.sh).  CFG is an xl config template; these placeholders are
 #   filled in:  @NAME@ @KERNEL@ @RAMDISK@ @MEMORY@ @VCPUS@ @CPUS@ @EXTRA@
@@ -239,7 +240,9 @@ fipc_fio() {
 #   say type = "pvh") the guest boots the KASAN kernel and its image, and
 #   gets our modules built for it ($FIPC_KASAN_*).  FIPC_DOMU_MEMORY=MIB
 #   gives this guest another memory size than --domu-mem.
-fipc_domu_start() {
+#   fipc_domu_config prepares all of it and writes the xl config
+#   $FIPC_WORK/NAME/NAME.cfg without creating the guest.
+fipc_domu_config() {
     local name=$1 cfg=$2 guest=$3 w x kv k v m f loop size
     local kernel=$FIPC_DOMU_KERNEL ramdisk=$FIPC_DOMU_RAMDISK mods=$FIPC_MODULES
     local cmdline=${FIPC_DOMU_CMDLINE_EXTRA:-}
@@ -307,9 +310,16 @@ fipc_domu_start() {
         fipc_fail "unfilled placeholders in $w/$name.cfg: $(grep -o '@[A-Z_]*@' "$w/$name.cfg" | sort -u | xargs)"
         return 1
     fi
+}
+
+# fipc_domu_start NAME CFG GUEST [KEY=VALUE...]: fipc_domu_config, then
+# xl create.
+fipc_domu_start() {
+    local name=$1
+    fipc_domu_config "$@" || return 1
     modprobe xen-blkback 2>/dev/null
-    fipc_log "xl create $w/$name.cfg"
-    xl ${FIPC_OPT_XL_VERBOSE:+-vvv} create "$w/$name.cfg" || { fipc_fail "xl create $name failed"; return 1; }
+    fipc_log "xl create $FIPC_WORK/$name/$name.cfg"
+    xl ${FIPC_OPT_XL_VERBOSE:+-vvv} create "$FIPC_WORK/$name/$name.cfg" || { fipc_fail "xl create $name failed"; return 1; }
 }
 
 # fipc_domu_console_tail NAME [LINES]: last lines of the guest's console log

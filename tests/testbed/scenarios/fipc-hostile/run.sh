@@ -41,7 +41,9 @@
 #                     message with its second slot free) and 5 on a
 #                     duplex ring: the backend closes each channel within
 #                     10 s, statistics/proto_errors +1 each, and takes the
-#                     attacker back every time
+#                     attacker back every time; fipc diagnose (the admin
+#                     command) names the broken protocol, the honest
+#                     guest's disk healthy
 #   rebind            dom0 unbinds and binds the attacker's backend device
 #                     at random moments while it connects, fills its ring
 #                     and closes: every unbind and bind works, it still
@@ -394,6 +396,11 @@ forge() {
     fipc_log "$line"
     n=$(field "$line" cases)
     check_forge "$line" || rc=1
+    # The admin command names the attacker's fault, the honest guest's
+    # disk beside it healthy.
+    fipc_admin_expect hostile-closed 1 "verdict: error: the guest broke the ring protocol" \
+        diagnose "attacker:$VDEV" || rc=1
+    fipc_admin_expect honest-healthy 0 "verdict: connected, healthy" diagnose honest || rc=1
     mode_end forge || rc=1
     v=$(sd forge-before forge-removed proto_errors)
     figure forge.proto_errors "$v"

@@ -24,7 +24,9 @@
 # guest's memshare I/O, loads it again (the guest must reconnect and its
 # verified I/O go on), then with too small a staging budget, first the
 # guest's (max_guest_staging_pages=0), then the backend's (memshare_max_mib
-# just above the guest's memory table), and destroys that guest.  Modules
+# just above the guest's memory table), then below it (the disks fall
+# back to grants), with fipc diagnose (the admin command) asked about the
+# unloaded backend and the fallback, and destroys that guest.  Modules
 # unload, dom0's health is checked.
 set -u
 . "${FIPC_LIB:-$(dirname "$0")/../../lib}/fipc-scenario.sh"
@@ -247,6 +249,8 @@ unload_round() {
     [ "$(fipc_dmesg_since_mark | grep -c 'memshare: unmapped')" -ge 1 ] ||
         { fipc_fail "unload: no 'memshare: unmapped' in the kernel log"; return 1; }
     fipc_log "unload: $n devices unbound under I/O, xen-fipc-back unloaded, the guest's memory unmapped"
+    fipc_admin_expect backend-unloaded 1 "verdict: error: the fipcblk backend driver \(xen-fipc-back\) is not loaded" \
+        diagnose domU3:xvdb || { xl destroy domU3; return 1; }
     fipc_health after-unload || return 1
     fipc_dmesg_mark
     fipc_load_module xen-fipc-back memshare_max_mib=1536 max_guest_staging_pages=0 || return 1
@@ -269,6 +273,7 @@ unload_round() {
     fipc_domu_kernel_clean domU3 unload || { xl destroy domU3; return 1; }
     fipc_log "unload: the guest reconnected after the reload, verified I/O goes on, its kernel log clean"
     backend_budget_round domU3 "$id" || { xl destroy domU3; return 1; }
+    fallback_round domU3 "$id" || { xl destroy domU3; return 1; }
     xl destroy domU3 || { fipc_fail "xl destroy failed"; return 1; }
     fipc_destroyed_wait "unload" "$id" 51728 || return 1
     [ -f "$FIPC_WORK/domU3/loop" ] && losetup -d "$(cat "$FIPC_WORK/domU3/loop")"
@@ -310,6 +315,36 @@ backend_budget_round() {
     grep -q 'fio ended' /var/log/xen/console/guest-"$1".log &&
         { fipc_fail "backend budget: the guest's verified I/O stopped (fio ended)"; fipc_domu_console_tail "$1"; return 1; }
     echo 1536 > $par/memshare_max_mib
+}
+
+# fallback_round NAME ID: the backend's budget below the guest's memory
+# table (memshare_max_mib 1), the devices bound again: the guest's disks
+# fall back to grants (an error node names the budget) and its verified
+# I/O goes on; fipc diagnose calls xvdb's path a fallback.
+fallback_round() {
+    local drv=/sys/bus/xen-backend/drivers/fipcblk par=/sys/module/xen_fipc_back/parameters
+    local id=$2 d
+    for d in "$drv"/fipcblk-"$id"-*; do
+        echo "${d##*/}" > "$drv/unbind" || { fipc_fail "fallback: cannot unbind ${d##*/}"; return 1; }
+    done
+    echo 1 > $par/memshare_max_mib
+    for d in $(xenstore-list "/local/domain/0/backend/fipcblk/$id"); do
+        echo "fipcblk-$id-$d" > "$drv/bind" || { fipc_fail "fallback: cannot bind fipcblk-$id-$d"; return 1; }
+    done
+    fipc_blk_wait_connected "$id" 51728 120 || return 1
+    fipc_until 120 grant_writes "$id" ||
+        { fipc_fail "fallback: xvdb of domain $id on the '$(fipc_be_stat "$id" 51728 data_path)' path, wr_req $(fipc_be_stat "$id" 51728 wr_req) (want grant, > 0)"; return 1; }
+    fipc_log "fallback: memshare_max_mib 1, xvdb of domain $id serves on grants (wr_req $(fipc_be_stat "$id" 51728 wr_req))"
+    fipc_admin_expect memshare-fallback 1 "verdict: warning: fell back to grants from memshare: .*budget of 1 MiB" \
+        diagnose "$1:xvdb" || return 1
+    grep -q 'fio ended' /var/log/xen/console/guest-"$1".log &&
+        { fipc_fail "fallback: the guest's verified I/O stopped (fio ended)"; fipc_domu_console_tail "$1"; return 1; }
+    echo 1536 > $par/memshare_max_mib
+}
+
+# grant_writes ID: xvdb of domain ID is on grants and has served writes.
+grant_writes() {
+    [ "$(fipc_be_stat "$1" 51728 data_path)" = grant ] && [ "$(fipc_be_stat "$1" 51728 wr_req)" -gt 0 ]
 }
 
 finish() {

@@ -10,7 +10,9 @@
 #      xenstore node behind;
 #   4. a last attach of xvdc with weight=512 (xl writes fipc-weight, the
 #      backend's channels take it; the guest's service totals count both
-#      disks and the cycles' devices) that the guest verifies, then the guest powers
+#      disks and the cycles' devices) that the guest verifies, and that
+#      the admin command (fipc status, fipc diagnose) shows connected and
+#      healthy; then the guest powers
 #      off and libxl must remove every fipcblk node and backend device;
 #   5. the modules unload, dom0's health is checked.
 # Between 1 and 2, xentop (libxenstat with tools/xenstat-fipcblk.patch)
@@ -155,7 +157,24 @@ last_attach() {
         { fipc_fail "xl weight=512: fipc-weight '$w', backend statistics/weight '$ws' (want 512, 512)"; return 1; }
     fipc_log "xl weight=512: fipc-weight 512 in xenstore, the backend's channels weigh 512"
     guest_service "$id" || return 1
+    admin_check "$id" || return 1
     fipc_mailbox_put /dev/nullb0 done
+}
+
+# admin_check ID: the admin command (fipc status, fipc diagnose) sees
+# domain ID's two disks connected and healthy, xvdc weighing 512.
+admin_check() {
+    local out
+    fipc_admin_expect status 0 "^domU1 \($1\) +xvdc +/dev/nullb1 +connected " status || return 1
+    fipc_admin_expect diagnose-healthy 0 "verdict: connected, healthy" diagnose domU1:xvdc || return 1
+    out=$(fipc status --json | python3 -c '
+import json, sys
+d = [x for x in json.load(sys.stdin)["disks"] if x["domid"] == int(sys.argv[1])]
+ok = sorted(x["disk"] for x in d if x["state"] == "connected" and not x["problems"]) == ["xvdb", "xvdc"]
+w = [x["statistics"]["weight"] for x in d if x["disk"] == "xvdc"]
+print("ok" if ok and w == [512] else "bad %s" % json.dumps(d)[:600])' "$1")
+    [ "$out" = ok ] || { fipc_fail "fipc status --json: $out"; return 1; }
+    fipc_log "fipc status --json: xvdb and xvdc of domain $1 connected, no problem, xvdc weight 512"
 }
 
 check() {
