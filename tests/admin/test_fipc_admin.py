@@ -100,6 +100,15 @@ def only_disk(dom0):
     return disks[0]
 
 
+def one_disk(tmp_path, domid, name, **disk):
+    """A backend domain with one guest of one disk: the domain and the
+    disk as fipc status --json shows it."""
+    d0 = Dom0(tmp_path)
+    d0.guest(domid, name)
+    d0.disk(domid, **disk)
+    return d0, only_disk(d0)
+
+
 def texts(disk, level=None):
     return " | ".join(p["what"] for p in disk["problems"] if level in (None, p["level"]))
 
@@ -125,10 +134,7 @@ def test_healthy_memshare_disk(tmp_path):
 
 
 def test_guest_without_frontend_is_waiting(tmp_path):
-    d0 = Dom0(tmp_path)
-    d0.guest(6, "nofront")
-    d0.disk(6, bstate=2, fstate=1)
-    d = only_disk(d0)
+    d0, d = one_disk(tmp_path, 6, "nofront", bstate=2, fstate=1)
     assert d["state"] == "waiting"
     assert "has not started its fipcblk frontend" in texts(d, "error")
     r = d0.run("diagnose", "6:xvdb")
@@ -138,21 +144,15 @@ def test_guest_without_frontend_is_waiting(tmp_path):
 
 
 def test_refused_values_name_the_error_node(tmp_path):
-    d0 = Dom0(tmp_path)
-    d0.guest(6, "g")
-    d0.disk(6, bstate=2, fstate=1, berr='-22 bad fipc-ring-order "9" (want 0 to 4)')
-    d = only_disk(d0)
+    d0, d = one_disk(tmp_path, 6, "g", bstate=2, fstate=1, berr='-22 bad fipc-ring-order "9" (want 0 to 4)')
     assert d["state"] == "waiting"
     assert 'refused the frontend\'s values: -22 bad fipc-ring-order "9"' in texts(d, "error")
 
 
 def test_memshare_fallback_is_degraded(tmp_path):
-    d0 = Dom0(tmp_path)
-    d0.guest(7, "big")
-    d0.disk(7, path="grant", memshare=True,
-            berr="-28 memshare: 262144 pages would pass the backend's budget of 512 MiB "
-                 "(131072 pages mapped for all guests; memshare_max_mib); using grants")
-    d = only_disk(d0)
+    d0, d = one_disk(tmp_path, 7, "big", path="grant", memshare=True,
+                     berr="-28 memshare: 262144 pages would pass the backend's budget of 512 MiB "
+                          "(131072 pages mapped for all guests; memshare_max_mib); using grants")
     assert d["state"] == "degraded"
     w = texts(d, "warning")
     assert "fell back to grants from memshare" in w and "budget of 512 MiB" in w
@@ -160,10 +160,7 @@ def test_memshare_fallback_is_degraded(tmp_path):
 
 
 def test_grant_disk_without_consent_is_not_a_fallback(tmp_path):
-    d0 = Dom0(tmp_path)
-    d0.guest(7, "plain")
-    d0.disk(7, path="grant", memshare=False)
-    d = only_disk(d0)
+    d0, d = one_disk(tmp_path, 7, "plain", path="grant", memshare=False)
     assert d["state"] == "connected" and d["problems"] == []
 
 
@@ -187,20 +184,14 @@ def test_protocol_error_then_back_in_initwait(tmp_path):
     """After the backend closed a hostile channel and the guest closed its
     end, the backend waits in InitWait: still the guest's fault, not a
     refused value."""
-    d0 = Dom0(tmp_path)
-    d0.guest(8, "attacker")
-    d0.disk(8, bstate=2, fstate=6, berr="-71 frontend broke the ring protocol",
-            stats={"proto_errors": 10})
-    d = only_disk(d0)
+    d0, d = one_disk(tmp_path, 8, "attacker", bstate=2, fstate=6, berr="-71 frontend broke the ring protocol",
+                     stats={"proto_errors": 10})
     assert d["state"] == "closed"
     assert "broke the ring protocol" in texts(d, "error") and "refused" not in texts(d)
 
 
 def test_reconnected_after_protocol_error_is_noted(tmp_path):
-    d0 = Dom0(tmp_path)
-    d0.guest(8, "flaky")
-    d0.disk(8, berr="-71 frontend broke the ring protocol", stats={"proto_errors": 2})
-    d = only_disk(d0)
+    d0, d = one_disk(tmp_path, 8, "flaky", berr="-71 frontend broke the ring protocol", stats={"proto_errors": 2})
     assert d["state"] == "connected"
     assert "broke the ring protocol 2 time(s) before and reconnected" in texts(d, "note")
 
@@ -218,10 +209,7 @@ def test_backend_not_loaded(tmp_path):
 
 
 def test_guest_let_go_of_its_disk(tmp_path):
-    d0 = Dom0(tmp_path)
-    d0.guest(5, "g")
-    d0.disk(5, bstate=2, fstate=6)
-    d = only_disk(d0)
+    d0, d = one_disk(tmp_path, 5, "g", bstate=2, fstate=6)
     assert d["state"] == "closed"
     assert "the guest closed its end of the disk (frontend Closed)" in texts(d, "error")
     assert "g (5) xvdb: error: the guest closed its end" in d0.run("status").stdout
@@ -236,10 +224,7 @@ def test_guest_gone_nodes_left(tmp_path):
 
 
 def test_counters_that_must_stay_zero(tmp_path):
-    d0 = Dom0(tmp_path)
-    d0.guest(5, "g")
-    d0.disk(5, stats={"io_errors": 3, "recycled_held": 1})
-    d = only_disk(d0)
+    d0, d = one_disk(tmp_path, 5, "g", stats={"io_errors": 3, "recycled_held": 1})
     assert d["state"] == "degraded"
     assert "io_errors: 3" in texts(d, "warning")
     assert "recycled_held: 1" in texts(d, "error")
