@@ -244,6 +244,22 @@ def test_diagnose_selects_and_refuses(tmp_path):
     assert d0.run("diagnose").returncode == 2
 
 
+def test_xenstore_unreachable(tmp_path):
+    """Without a test dump it asks xenstore-read; one that fails (no
+    xenstored, not root) is an error, not an empty list."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fake = bin_dir / "xenstore-read"
+    fake.write_text("#!/bin/sh\necho 'could not connect to xenstored' >&2\nexit 1\n")
+    fake.chmod(0o755)
+    env = dict(os.environ, PATH="%s:%s" % (bin_dir, os.environ["PATH"]))
+    env.pop("FIPC_ADMIN_XENSTORE", None)
+    r = subprocess.run([sys.executable, TOOL, "status"], env=env, capture_output=True,
+                       text=True, check=False)
+    assert r.returncode == 2
+    assert "cannot read xenstore: could not connect to xenstored" in r.stderr
+
+
 def test_no_disks(tmp_path):
     d0 = Dom0(tmp_path)
     assert d0.status()["disks"] == []

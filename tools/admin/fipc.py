@@ -46,7 +46,7 @@ class Host:
         self.cache = {}
 
     def tree(self, path):
-        """Every node under PATH (PATH included), as {full path: value}."""
+        """Every node below PATH, as {full path: value}."""
         if path in self.cache:
             return self.cache[path]
         if self.dump:
@@ -58,7 +58,7 @@ class Host:
                                      capture_output=True, text=True,
                                      errors="replace", check=False)
             except FileNotFoundError:
-                raise SystemExit("fipc: xenstore-ls not found (package xenstore-utils)")
+                die("xenstore-ls not found (package xenstore-utils)")
             # A missing path is an empty tree, not an error.
             text = run.stdout if run.returncode == 0 else ""
         nodes = {}
@@ -80,7 +80,7 @@ class Host:
             run = subprocess.run(["xenstore-read", path], capture_output=True,
                                  text=True, errors="replace", check=False)
         except FileNotFoundError:
-            raise SystemExit("fipc: xenstore-read not found (package xenstore-utils)")
+            die("xenstore-read not found (package xenstore-utils)")
         return run.stdout.rstrip("\n") if run.returncode == 0 else None
 
     def sys(self, rel):
@@ -97,6 +97,12 @@ class Host:
             return sorted(os.listdir(os.path.join(self.sysfs, rel)))
         except OSError:
             return []
+
+
+def die(msg):
+    """Cannot read what it needs: say why, exit 2."""
+    sys.stderr.write("fipc: %s\n" % msg)
+    sys.exit(2)
 
 
 ESCAPES = {"n": "\n", "t": "\t", "r": "\r"}
@@ -312,10 +318,14 @@ def own_domid(host):
     own = os.environ.get("FIPC_ADMIN_DOMID")
     if own is None and not host.dump:
         try:
-            own = subprocess.run(["xenstore-read", "domid"], capture_output=True,
-                                 text=True, check=False).stdout.strip()
+            run = subprocess.run(["xenstore-read", "domid"], capture_output=True,
+                                 text=True, check=False)
         except FileNotFoundError:
-            own = None
+            die("xenstore-read not found (package xenstore-utils)")
+        if run.returncode != 0:
+            die("cannot read xenstore: %s (run as root in dom0 or a driver domain,"
+                " with xenstored running)" % run.stderr.strip())
+        own = run.stdout.strip()
     return to_int(own) or 0
 
 
