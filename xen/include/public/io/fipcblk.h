@@ -298,16 +298,17 @@
 /*
  * READ/WRITE on a "memshare" channel only: refs[] are grant references
  * (granted for this request, as on the grant path), not guest frame
- * numbers.  Set on every READ, and on a WRITE whose pages the frontend
- * cannot name by pfn (a page outside the shared table, or whose frame
- * changed since connect, e.g. after ballooning).  Refused on a grant
- * channel.
+ * numbers.  Set on a request the frontend can neither name by pfn (a
+ * READ where the memory is shared read-only; a page outside the shared
+ * table, or whose frame changed since connect, e.g. after ballooning)
+ * nor fit in free staging pages.  Refused on a grant channel.
  */
 #define FIPCBLK_F_GRANTREFS	0x04
 /*
- * READ/WRITE on a "memshare" channel with staging pages only: refs[] are
- * indices into the channel's staging pages (see below), not pfns.  Not
- * together with FIPCBLK_F_GRANTREFS.
+ * READ/WRITE on a channel with staging pages only (memshare, or grant
+ * where the backend offered fipc-grant-staging): refs[] are indices into
+ * the channel's staging pages (see below), not pfns or grant references.
+ * Not together with FIPCBLK_F_GRANTREFS.
  */
 #define FIPCBLK_F_STAGED	0x08
 
