@@ -116,13 +116,19 @@ def texts(disk, level=None):
 def test_healthy_memshare_disk(tmp_path):
     d0 = Dom0(tmp_path)
     d0.guest(5, "web")
-    d0.disk(5, path="memshare", memshare=True, stats={"memshare_pages": 131072})
+    d0.disk(5, path="memshare", memshare=True,
+            stats={"memshare_pages": 65536, "staging_pages": 256})
+    d0.disk(5, vdev=51744, path="memshare", memshare=True,
+            stats={"memshare_pages": 65536, "staging_pages": 128})
     s = d0.status()
     d = s["disks"][0]
+    assert len(s["disks"]) == 2
     assert (d["guest"], d["domid"], d["disk"], d["vdev"]) == ("web", 5, "xvdb", 51728)
     assert d["state"] == "connected" and d["problems"] == []
     assert (d["protocol"], d["data_path"]) == ("duplex", "memshare")
-    assert s["backend"]["memshare_mapped_pages"] == 131072
+    # The guest's memory once for its two disks, each disk's staging pages.
+    assert s["backend"]["memshare_mapped_pages"] == 65536
+    assert s["backend"]["staging_mapped_pages"] == 384
     assert s["backend"]["memshare_budget_pages"] == 512 * 256
     assert s["backend"]["pollers"][0]["load_pct"] == 7
     r = d0.run("diagnose", "web")
@@ -131,6 +137,7 @@ def test_healthy_memshare_disk(tmp_path):
     text = d0.run("status").stdout
     assert "web (5)  xvdb  /dev/nullb0  connected  duplex  memshare" in text
     assert "poller 0: cpu 1, 2 channel(s), load 7 %" in text
+    assert "memshare budget: 65920 of 131072 pages in use (guest memory 65536, staging 384;" in text
 
 
 def test_guest_without_frontend_is_waiting(tmp_path):

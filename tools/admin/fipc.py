@@ -43,6 +43,7 @@ class Host:
     def __init__(self):
         self.sysfs = os.environ.get("FIPC_ADMIN_SYSFS", "/sys")
         self.dump = os.environ.get("FIPC_ADMIN_XENSTORE")
+        self.dump_text = None
         self.cache = {}
 
     def tree(self, path):
@@ -50,8 +51,10 @@ class Host:
         if path in self.cache:
             return self.cache[path]
         if self.dump:
-            with open(self.dump, encoding="utf-8", errors="replace") as f:
-                text = f.read()
+            if self.dump_text is None:
+                with open(self.dump, encoding="utf-8", errors="replace") as f:
+                    self.dump_text = f.read()
+            text = self.dump_text
         else:
             try:
                 run = subprocess.run(["xenstore-ls", "-f", path],
@@ -346,11 +349,15 @@ def gather(host):
     disks = []
     for domid, vdev in sorted(keys):
         disks.append(disk_facts(host, be, domid, vdev, info["loaded"]))
+    # memshare_max_mib counts each guest's mapped memory (the same figure
+    # on all its disks) and the staging pages channels keep mapped.
     pages = {}
     for d in disks:
         mp = (d["statistics"] or {}).get("memshare_pages") or 0
         pages[d["domid"]] = max(pages.get(d["domid"], 0), mp)
     info["memshare_mapped_pages"] = sum(pages.values())
+    info["staging_mapped_pages"] = sum((d["statistics"] or {}).get("staging_pages") or 0
+                                       for d in disks)
     if isinstance(info.get("memshare_max_mib"), int):
         info["memshare_budget_pages"] = info["memshare_max_mib"] * 256
     return {"backend": info, "disks": disks}
@@ -374,9 +381,11 @@ def print_backend(info):
           % (info.get("version") or "?", info["domid"], num(info.get("memshare")),
              num(info.get("duplex"))))
     if "memshare_budget_pages" in info:
-        print("memshare budget: %d of %d pages mapped (memshare_max_mib %d)"
-              % (info["memshare_mapped_pages"], info["memshare_budget_pages"],
-                 info["memshare_max_mib"]))
+        print("memshare budget: %d of %d pages in use (guest memory %d, staging %d;"
+              " memshare_max_mib %d)"
+              % (info["memshare_mapped_pages"] + info["staging_mapped_pages"],
+                 info["memshare_budget_pages"], info["memshare_mapped_pages"],
+                 info["staging_mapped_pages"], info["memshare_max_mib"]))
     for p in info["pollers"]:
         print("poller %s: cpu %s, %s channel(s), load %s %%, %s sleeps (%s contended, %s stolen)"
               % (num(p.get("poller")), num(p.get("cpu")), num(p.get("channels")),
