@@ -45,10 +45,11 @@ suites+=(
 	"linux-patches-mainline&|FIPC_KTARGET=mainline tests/linux-patches/check.sh"
 	"pkg-dkms-trixie|tests/pkg/trixie-dkms.sh"
 	# Time: the whole command must stay under 60 min cold on 2 cores.
-	# Warm, on the 2-core development VM: 3721 s at 9d5df21 (3975 s in
-	# CI), 3509 s at 0641950 with the pairs above and the shared boots
-	# below (docs/testbed.md, "Timings"); cold adds about 30 min of UML,
-	# in-tree and trixie userland builds, not measured end to end.  For
+	# Warm, on the 2-core development VM: 2915 s at 999beed with the
+	# pairs above and the two shared boots below (3294 s in CI at
+	# ad49218, three boots; docs/testbed.md, "Timings"); an empty cache
+	# adds about 30-40 min of UML, in-tree, trixie userland, toolstack
+	# and image builds, not measured end to end.  For
 	# time these run in make e2e only: the classic scenario (make
 	# testbed-smoke; every scenario below boots the same testbed, the
 	# demo runs classic phy: beside phy1:), fipc-loopback (dom0 alone:
