@@ -163,7 +163,16 @@ def test_memshare_fallback_is_degraded(tmp_path):
     assert d["state"] == "degraded"
     w = texts(d, "warning")
     assert "fell back to grants from memshare" in w and "budget of 512 MiB" in w
+    assert any("raise memshare_max_mib" in x["fix"] for x in d["problems"])
     assert d0.run("diagnose", "big").returncode == 1
+
+
+def test_memshare_fallback_the_guest_chose_asks_nothing_of_dom0(tmp_path):
+    d0, d = one_disk(tmp_path, 7, "picky", path="grant", memshare=True)
+    assert d["state"] == "degraded"
+    assert "the guest chose grants" in texts(d, "warning")
+    fixes = " ".join(x["fix"] for x in d["problems"])
+    assert "nothing to change in dom0" in fixes and "memshare_max_mib" not in fixes
 
 
 def test_grant_disk_without_consent_is_not_a_fallback(tmp_path):
@@ -281,3 +290,59 @@ def test_vdev_names(vdev, name):
 
 def test_unescape():
     assert fipc.unescape(r'a\\b\"c\x41\nZ') == 'a\\b"cA\nZ'
+
+
+FAKE_XS = r'''#!/usr/bin/env python3
+"""xenstore-ls -f PATH / xenstore-read PATH from a dump; logs each call."""
+import os, re, sys
+with open(os.environ["FAKE_XS_LOG"], "a") as log:
+    log.write(" ".join([os.path.basename(sys.argv[0])] + sys.argv[1:]) + "\n")
+path = sys.argv[-1]
+nodes = {}
+for line in open(os.environ["FAKE_XS_DUMP"]):
+    m = re.match(r'^(/\S*) = "(.*)"$', line.rstrip("\n"))
+    if m:
+        nodes[m.group(1)] = m.group(2)
+if os.path.basename(sys.argv[0]) == "xenstore-read":
+    if path == "domid":
+        print("0")
+        sys.exit(0)
+    sys.exit(0 if path in nodes and print(nodes[path]) is None else 1)
+out = [p for p in sorted(nodes) if p == path or p.startswith(path.rstrip("/") + "/")]
+for p in out:
+    print('%s = "%s"' % (p, nodes[p]))
+sys.exit(0 if out else 1)
+'''
+
+
+def test_status_reads_xenstore_once_per_guest(tmp_path):
+    """Through the real commands (faked here): one xenstore-ls for the
+    backend directory, one for the backend's error nodes, one per guest,
+    whatever the number of disks (it was five calls per disk)."""
+    d0 = Dom0(tmp_path)
+    for domid, name in ((5, "web"), (6, "db")):
+        d0.guest(domid, name)
+        d0.disk(domid, vdev=51728, berr="-22 bad fipc-ring-order" if domid == 6 else None)
+        d0.disk(domid, vdev=51744, ferr="-19 no disk" if domid == 5 else None)
+    dump = tmp_path / "xenstore.txt"
+    dump.write_text("".join('%s = "%s"\n' % (p, v) for p, v in sorted(d0.nodes.items())))
+    bindir = tmp_path / "bin"
+    bindir.mkdir()
+    for cmd in ("xenstore-ls", "xenstore-read"):
+        (bindir / cmd).write_text(FAKE_XS)
+        (bindir / cmd).chmod(0o755)
+    log = tmp_path / "calls.txt"
+    env = dict(os.environ, FIPC_ADMIN_SYSFS=str(d0.sys), FAKE_XS_DUMP=str(dump),
+               FAKE_XS_LOG=str(log), PATH="%s:%s" % (bindir, os.environ["PATH"]))
+    env.pop("FIPC_ADMIN_XENSTORE", None)
+    r = subprocess.run([sys.executable, TOOL, "status", "--json"], env=env,
+                       capture_output=True, text=True, check=False)
+    assert r.returncode == 0, r.stderr
+    disks = {(x["guest"], x["disk"], x["vdev"]): x for x in json.loads(r.stdout)["disks"]}
+    assert len(disks) == 4
+    assert disks[("db", "xvdb", 51728)]["backend_error"] == "-22 bad fipc-ring-order"
+    assert disks[("web", "xvdb", 51744)]["frontend_error"] == "-19 no disk"
+    calls = log.read_text().splitlines()
+    ls = [c for c in calls if c.startswith("xenstore-ls")]
+    assert len(ls) == 4, calls
+    assert len(calls) - len(ls) <= 1, calls

@@ -47,9 +47,15 @@ class Host:
         self.cache = {}
 
     def tree(self, path):
-        """Every node below PATH, as {full path: value}."""
+        """Every node below PATH, as {full path: value}: one xenstore-ls,
+        unless a tree read before holds PATH."""
         if path in self.cache:
             return self.cache[path]
+        for top, nodes in list(self.cache.items()):
+            if path.startswith(top.rstrip("/") + "/"):
+                self.cache[path] = {p: v for p, v in nodes.items()
+                                    if p == path or p.startswith(path.rstrip("/") + "/")}
+                return self.cache[path]
         if self.dump:
             if self.dump_text is None:
                 with open(self.dump, encoding="utf-8", errors="replace") as f:
@@ -74,17 +80,6 @@ class Host:
                 nodes[p] = unescape(m.group(2))
         self.cache[path] = nodes
         return nodes
-
-    def read(self, path):
-        """One xenstore node's value, or None."""
-        if self.dump:
-            return self.tree("/").get(path)
-        try:
-            run = subprocess.run(["xenstore-read", path], capture_output=True,
-                                 text=True, errors="replace", check=False)
-        except FileNotFoundError:
-            die("xenstore-read not found (package xenstore-utils)")
-        return run.stdout.rstrip("\n") if run.returncode == 0 else None
 
     def sys(self, rel):
         """A sysfs file's content (stripped), or None."""
@@ -192,10 +187,15 @@ def disk_facts(host, be, domid, vdev, loaded):
     """Everything known of one disk, from xenstore and sysfs."""
     bpath = "/local/domain/%d/backend/fipcblk/%s/%s" % (be, domid, vdev)
     b = sub(host.tree(bpath), bpath)
-    fpath = b.get("frontend") or "/local/domain/%s/device/fipcblk/%s" % (domid, vdev)
+    # The guest's directory once (its name, frontends and error nodes)
+    # and the backend domain's error nodes once, for all disks.
+    gpath = "/local/domain/%s" % domid
+    guest = host.tree(gpath)
+    fpath = b.get("frontend") or gpath + "/device/fipcblk/%s" % vdev
     f = sub(host.tree(fpath), fpath)
-    berr = host.read("/local/domain/%d/error/backend/fipcblk/%s/%s/error" % (be, domid, vdev))
-    ferr = host.read("/local/domain/%s/error/device/fipcblk/%s/error" % (domid, vdev))
+    berr = host.tree("/local/domain/%d/error" % be).get(
+        "/local/domain/%d/error/backend/fipcblk/%s/%s/error" % (be, domid, vdev))
+    ferr = guest.get(gpath + "/error/device/fipcblk/%s/error" % vdev)
     sdir = "bus/xen-backend/devices/fipcblk-%s-%s" % (domid, vdev)
     stats = None
     if host.sys_ls(sdir + "/statistics"):
@@ -206,7 +206,7 @@ def disk_facts(host, be, domid, vdev, loaded):
             stats[k] = host.sys(sdir + "/statistics/" + k)
     d = {
         "domid": to_int(domid),
-        "guest": host.read("/local/domain/%s/name" % domid),
+        "guest": guest.get(gpath + "/name"),
         "vdev": to_int(vdev),
         "disk": b.get("dev") or vdev_name(vdev),
         "target": b.get("params"),
@@ -257,12 +257,15 @@ def judge(d, loaded):
     if bs == "Connected" and fs == "Connected":
         state = "connected"
         if d["memshare_wanted"] and d["memshare_offered"] and d["data_path"] == "grant":
-            why = berr if berr and "memshare" in berr else ferr
+            refused = bool(berr and "memshare" in berr)
+            why = berr if refused else ferr
             p.append(problem("warning", "fell back to grants from memshare" +
                              (": %s" % why if why else
                               " (the guest chose grants: its memshare parameter or its own limits; see its kernel log)"),
                              "raise memshare_max_mib within Xen's maptrack room, then attach the disk again"
-                             " (docs/admin-guide.md, section 6)"))
+                             " (docs/admin-guide.md, section 6)" if refused else
+                             "nothing to change in dom0: the guest's kernel log says why ('memshare:' lines),"
+                             " and its xen-fipc-front memshare parameter turns it on or off"))
             state = "degraded"
         elif berr:
             p.append(problem("note", "an earlier error, since recovered: %s" % berr))
