@@ -32,6 +32,8 @@
 
 #define XFB_NAME		"xen-fipc-back"
 #define XFB_MAX_RING_PAGES	BIT(FIPC_MAX_ORDER)
+/* The longest a guest's connect waits for its earlier ones' cost. */
+#define XFB_CONNECT_DELAY_MAX	(10 * HZ)
 
 /* Module parameters (back_main.c). */
 extern unsigned int xfb_max_queues;
@@ -213,6 +215,7 @@ struct xfb_guest {
 	atomic_t grants;
 	atomic_t grants_peak;
 	unsigned int staging;
+	unsigned long connect_after;	/* jiffies; xfb_guest_connect_*() */
 	struct mutex devs_lock;		/* protects devs, retired */
 	struct list_head devs;
 	u64 retired[XFB_NR_STATS];
@@ -420,6 +423,10 @@ struct xfb_be {
 	unsigned int max_refs;
 	struct work_struct proto_work;
 	struct work_struct drain_work;
+	struct delayed_work connect_work;
+	bool connecting;
+	enum xenbus_state fe_last;	/* the frontend's state last seen */
+	unsigned int fe_changes;	/* times it was seen to change */
 	bool draining;
 	bool removing;
 	bool handed_off;
@@ -439,11 +446,22 @@ struct xfb_be {
 };
 
 /* back_chan.c */
-int xfb_chans_connect(struct xfb_be *be, unsigned int nr, unsigned int order);
+int xfb_chans_map(struct xfb_be *be, unsigned int nr, unsigned int order);
+void xfb_chans_start(struct xfb_be *be);
 void xfb_chans_stop(struct xfb_be *be);
 void xfb_chans_drain(struct xfb_be *be);
 void xfb_chans_free(struct xfb_be *be);
-void xfb_chans_disconnect(struct xfb_be *be);
+
+/* back_connect.c */
+extern struct workqueue_struct *xfb_wq;
+void xfb_connect(struct xfb_be *be, enum xenbus_state fe);
+void xfb_connect_init(struct xfb_be *be);
+void xfb_connect_cancel(struct xfb_be *be);
+
+/* back_xenbus.c */
+bool xfb_follow_frontend(struct xfb_be *be, enum xenbus_state fe);
+unsigned int xfb_queues_offered(struct xfb_be *be);
+void xfb_open_from_params(struct xfb_be *be);
 
 /* back_io.c */
 extern const struct fipc_poll_ops xfb_poll_ops;
@@ -490,6 +508,8 @@ bool xfb_guest_grants_room(const struct xfb_guest *g, unsigned int nrefs);
 void xfb_guest_grants_charge(struct xfb_guest *g, unsigned int nrefs);
 bool xfb_guest_staging_charge(struct xfb_guest *g, unsigned int n);
 void xfb_guest_staging_uncharge(struct xfb_guest *g, unsigned int n);
+unsigned long xfb_guest_connect_delay(struct xfb_guest *g);
+void xfb_guest_connect_cost(struct xfb_guest *g, unsigned long cost);
 void xfb_guest_add_dev(struct xfb_be *be);
 void xfb_guest_del_dev(struct xfb_be *be);
 u64 xfb_guest_stat(struct xfb_guest *g, const enum xfb_stat *idx,

@@ -202,24 +202,30 @@ static int xfb_chan_map(struct xfb_be *be, struct xfb_chan *chan,
 }
 
 /**
- * xfb_chans_connect() - map every channel and start polling them
- * @be: the device, with its block device open and no channels
+ * xfb_chans_map() - map every channel, then publish them in be->chans
+ * @be: the device, with its block device open and no channels, connecting
+ *	(be->connecting) with be->mutex not held
  * @nr: number of channels the frontend set up
  * @order: their ring order
  *
+ * The channels are built aside, without be->mutex (mapping them takes
+ * tens of milliseconds: xenwatch would wait that long for the mutex),
+ * and only a complete set is published, under be->mutex, for the readers
+ * of be->chans (sysfs).  Nobody polls them yet: xfb_chans_start().
+ *
  * Return: 0 or a negative errno (reported, nothing left mapped).
  */
-int xfb_chans_connect(struct xfb_be *be, unsigned int nr, unsigned int order)
+int xfb_chans_map(struct xfb_be *be, unsigned int nr, unsigned int order)
 {
-	unsigned int i;
+	struct xfb_chan *chans;
+	unsigned int i, n = 0;
 	int err = 0;
 
-	be->chans = kcalloc(nr, sizeof(*be->chans), GFP_KERNEL);
-	if (!be->chans)
+	chans = kcalloc(nr, sizeof(*chans), GFP_KERNEL);
+	if (!chans)
 		return -ENOMEM;
-	be->ring_order = order;
 	for (i = 0; i < nr; i++) {
-		struct xfb_chan *chan = &be->chans[i];
+		struct xfb_chan *chan = &chans[i];
 
 		chan->be = be;
 		chan->index = i;
@@ -234,23 +240,36 @@ int xfb_chans_connect(struct xfb_be *be, unsigned int nr, unsigned int order)
 		gnttab_page_cache_init(&chan->page_cache);
 		xfb_nowait_chan_init(chan);
 		xfb_held_chan_init(chan);
-		be->nr_chans = i + 1;
+		n = i + 1;
 		err = xfb_chan_map(be, chan, order);
 		if (err)
 			break;
 	}
 	if (err) {
-		for (i = 0; i < be->nr_chans; i++)
-			xfb_chan_free(be, &be->chans[i]);
-		kfree(be->chans);
-		be->chans = NULL;
-		be->nr_chans = 0;
+		for (i = 0; i < n; i++)
+			xfb_chan_free(be, &chans[i]);
+		kfree(chans);
 		return err;
 	}
-	for (i = 0; i < nr; i++)
+	mutex_lock(&be->mutex);
+	be->ring_order = order;
+	be->chans = chans;
+	be->nr_chans = nr;
+	mutex_unlock(&be->mutex);
+	return 0;
+}
+
+/**
+ * xfb_chans_start() - hand every mapped channel to a poller
+ * @be: the device, its channels mapped (xfb_chans_map())
+ */
+void xfb_chans_start(struct xfb_be *be)
+{
+	unsigned int i;
+
+	for (i = 0; i < be->nr_chans; i++)
 		fipc_poller_attach(&xfb_pollers, &be->chans[i].poll,
 				   be->poller_cpus);
-	return 0;
 }
 
 /**
@@ -284,36 +303,27 @@ void xfb_chans_drain(struct xfb_be *be)
 
 /**
  * xfb_chans_free() - unmap and free drained channels
- * @be: the device, its channels drained (xfb_chans_drain()), with
- *	be->mutex held
+ * @be: the device, its channels drained (xfb_chans_drain()) or never
+ *	started, be->mutex not held
  *
- * On return nothing of the frontend's rings is mapped.
+ * The channels leave be->chans under be->mutex, their counters kept, and
+ * are unmapped without it: their staging pages take long to unmap, and
+ * xenwatch would wait that long for the mutex.  On return nothing of the
+ * frontend's rings is mapped.
  */
 void xfb_chans_free(struct xfb_be *be)
 {
-	unsigned int i;
+	struct xfb_chan *chans;
+	unsigned int i, nr;
 
-	if (!be->chans)
-		return;
+	mutex_lock(&be->mutex);
 	xfb_stats_retire(be);
-	for (i = 0; i < be->nr_chans; i++)
-		xfb_chan_free(be, &be->chans[i]);
-	kfree(be->chans);
+	chans = be->chans;
+	nr = be->nr_chans;
 	be->chans = NULL;
 	be->nr_chans = 0;
-}
-
-/**
- * xfb_chans_disconnect() - stop, drain and unmap every channel, waiting
- * @be: the device
- *
- * For a connect that failed half-way (no bio can be in flight yet).
- */
-void xfb_chans_disconnect(struct xfb_be *be)
-{
-	if (!be->chans)
-		return;
-	xfb_chans_stop(be);
-	xfb_chans_drain(be);
-	xfb_chans_free(be);
+	mutex_unlock(&be->mutex);
+	for (i = 0; i < nr; i++)
+		xfb_chan_free(be, &chans[i]);
+	kfree(chans);
 }

@@ -18,6 +18,15 @@
  * they are connected: they are counted here against
  * max_guest_staging_pages.
  *
+ * Connecting and disconnecting cost the backend domain work (mapping and
+ * unmapping rings, staging pages and, on the memshare path, all of the
+ * guest's memory: seconds for a large guest), and a guest decides how
+ * often it reconnects.  So the time each took is kept here, and the
+ * guest's next connect, on any of its devices, waits as long as the
+ * last connect or disconnect took (XFB_CONNECT_DELAY_MAX at most): a
+ * guest that cycles its connections keeps the backend busy half of the
+ * time at most.
+ *
  * The service a guest gets, all its devices together (requests and
  * sectors, statistics/guest_*), is summed here when read: each device
  * keeps its own counters, and a device that goes leaves them to its
@@ -53,6 +62,7 @@ struct xfb_guest *xfb_guest_get(domid_t domid)
 	if (g) {
 		g->domid = domid;
 		g->users = 1;
+		g->connect_after = jiffies;
 		atomic_set(&g->grants, 0);
 		atomic_set(&g->grants_peak, 0);
 		mutex_init(&g->devs_lock);
@@ -152,6 +162,40 @@ void xfb_guest_staging_uncharge(struct xfb_guest *g, unsigned int n)
 {
 	mutex_lock(&xfb_guests_mutex);
 	g->staging -= min(n, g->staging);
+	mutex_unlock(&xfb_guests_mutex);
+}
+
+/**
+ * xfb_guest_connect_delay() - how long a guest's next connect must wait
+ * @g: the guest's accounting
+ *
+ * Return: jiffies until the time xfb_guest_connect_cost() set, or 0.
+ */
+unsigned long xfb_guest_connect_delay(struct xfb_guest *g)
+{
+	unsigned long now = jiffies, after;
+
+	mutex_lock(&xfb_guests_mutex);
+	after = g->connect_after;
+	mutex_unlock(&xfb_guests_mutex);
+	return time_after(after, now) ? after - now : 0;
+}
+
+/**
+ * xfb_guest_connect_cost() - a connect or disconnect of the guest's ended
+ * @g: the guest's accounting
+ * @cost: jiffies it took
+ *
+ * The guest's next connect waits at least @cost from now; connects of
+ * several devices at once wait for the most costly.
+ */
+void xfb_guest_connect_cost(struct xfb_guest *g, unsigned long cost)
+{
+	unsigned long after = jiffies + min(cost, XFB_CONNECT_DELAY_MAX);
+
+	mutex_lock(&xfb_guests_mutex);
+	if (time_after(after, g->connect_after))
+		g->connect_after = after;
 	mutex_unlock(&xfb_guests_mutex);
 }
 

@@ -337,6 +337,11 @@ static int xfb_ms_map_all(struct xfb_be *be, struct xfb_memshare *ms,
 				pfns[n++] = pfn;
 		if (!n)
 			break;
+		/* Removed while connecting: nobody else waits for this one. */
+		if (READ_ONCE(be->removing) && READ_ONCE(ms->users) == 1) {
+			err = -ESHUTDOWN;
+			break;
+		}
 		err = xfb_ms_map_batch(be, ms, grefs, pfns, n, ops, pages);
 		if (err)
 			break;
@@ -464,7 +469,9 @@ static int xfb_ms_fill(struct xfb_be *be, struct xfb_memshare *ms,
 	}
 	err = xfb_ms_map_all(be, ms, grefs);
 	if (err) {
-		xenbus_dev_error(be->dev, err, "mapping the guest's memory");
+		if (err != -ESHUTDOWN)
+			xenbus_dev_error(be->dev, err,
+					 "mapping the guest's memory");
 		goto out;
 	}
 	ms->map_ns = ktime_get_ns() - t0;
@@ -507,14 +514,18 @@ static void xfb_ms_put(struct xfb_be *be, struct xfb_memshare *ms)
 
 /**
  * xfb_memshare_map() - map all of the frontend's shared memory
- * @be: the device, connecting on the memshare path, with no channels
+ * @be: the device, connecting on the memshare path, with no channels,
+ *	be->mutex not held (this takes seconds for a large guest)
  *
  * A guest shares its memory once with us for all its disks (the same
  * directory reference): a mapping of that table made for another device
  * of the same guest is shared (refcounted), else the table is mapped.
+ * A device removed meanwhile stops mapping between two batches, unless
+ * another device waits for the same mapping.
  *
- * Return: 0 (be->ms set; pfns whose reference could not be mapped stay
- * unmapped) or a negative errno, reported in xenstore.
+ * Return: 0 (be->ms set, under be->mutex; pfns whose reference could not
+ * be mapped stay unmapped), -ESHUTDOWN (removed) or a negative errno,
+ * reported in xenstore.
  */
 int xfb_memshare_map(struct xfb_be *be)
 {
@@ -546,7 +557,9 @@ int xfb_memshare_map(struct xfb_be *be)
 			xfb_ms_put(be, found);
 			return err;
 		}
+		mutex_lock(&be->mutex);
 		be->ms = found;
+		mutex_unlock(&be->mutex);
 		dev_info(&be->dev->dev, "memshare: using the %lu pages of domain %u already mapped for another disk\n",
 			 found->mapped, domid);
 		return 0;
@@ -572,24 +585,29 @@ int xfb_memshare_map(struct xfb_be *be)
 		xfb_ms_put(be, ms);
 		return err;
 	}
+	mutex_lock(&be->mutex);
 	be->ms = ms;
+	mutex_unlock(&be->mutex);
 	return 0;
 }
 
 /**
  * xfb_memshare_unmap() - let go of the mapping of xfb_memshare_map()
- * @be: the device, its channels already drained (no bio uses the pages)
+ * @be: the device, its channels already freed (no bio uses the pages),
+ *	be->mutex not held (unmapping a large guest takes seconds)
  *
  * The last device using a mapping unmaps and frees it.
  */
 void xfb_memshare_unmap(struct xfb_be *be)
 {
-	struct xfb_memshare *ms = be->ms;
+	struct xfb_memshare *ms;
 
-	if (!ms)
-		return;
+	mutex_lock(&be->mutex);
+	ms = be->ms;
 	be->ms = NULL;
-	xfb_ms_put(be, ms);
+	mutex_unlock(&be->mutex);
+	if (ms)
+		xfb_ms_put(be, ms);
 }
 
 /**

@@ -5,7 +5,8 @@
  *   probe               -> advertise versions and limits, go InitWait
  *   physical-device     -> open the block device
  *   frontend Initialised-> check its choices, map its channels, write the
- *                          geometry, go Connected
+ *                          geometry, go Connected (in connect_work,
+ *                          back_connect.c)
  *   frontend Closing    -> go Closing, stop the channels; once their
  *                          bios ended, unmap everything, go Closed (the
  *                          frontend may then free its pages)
@@ -15,11 +16,12 @@
  *   ring protocol error -> go Closing (the frontend closes, and may come
  *                          back)
  *
- * Waiting for the bios runs in a work item (drain_work), never in the
- * xenwatch thread: a guest that fills its channels with slow I/O and
- * closes must not stall every other device's xenstore watches for as
- * long as its device takes.  When the drain ends, the frontend's state
- * of that moment is followed.  Removal is the one exception, bounded:
+ * Mapping (back_connect.c) and waiting for the bios run in work items
+ * (connect_work, drain_work), never in the xenwatch thread: a guest with
+ * much memory to map, or that fills its channels with slow I/O and
+ * closes, must not stall every other device's xenstore watches for as
+ * long as that takes.  When the work ends, the frontend's state of that
+ * moment is followed.  Removal is the one exception, bounded:
  * the bus writes Closed as soon as it returns, so it waits up to
  * XFB_REMOVE_DRAIN_WAIT for the drain before handing the device over.
  *
@@ -30,9 +32,6 @@
 #include <linux/slab.h>
 #include <xen/xenbus.h>
 #include "back.h"
-
-/* Where disconnects wait for their bios (drain_work); flushed at unload. */
-static struct workqueue_struct *xfb_wq;
 
 /*
  * How long removal waits for a drain before handing it over.  The bus
@@ -79,7 +78,7 @@ static u32 xfb_request_bytes(void)
  * thread here, the pollers serve any number of them, and the guest's
  * parallelism is what a channel per guest vCPU is for.
  */
-static unsigned int xfb_queues_offered(struct xfb_be *be)
+unsigned int xfb_queues_offered(struct xfb_be *be)
 {
 	unsigned int n = xfb_max_queues;
 	unsigned int cap = xenbus_read_unsigned(be->dev->nodename,
@@ -152,12 +151,9 @@ static bool xfb_disconnect(struct xfb_be *be)
 	return true;
 }
 
-/* The end of a drain: with be->mutex held, every bio ended. */
+/* The end of a drain: with be->mutex held, nothing mapped any more. */
 static void xfb_disconnected(struct xfb_be *be)
 {
-	xfb_chans_free(be);
-	/* Every bio has ended: nothing uses the guest's pages any more. */
-	xfb_memshare_unmap(be);
 	be->lim.memshare = false;
 	be->lim.staging = false;
 	be->draining = false;
@@ -172,7 +168,7 @@ static void xfb_disconnected(struct xfb_be *be)
  * the device down.  Without a script (disks made by hand) open the path
  * in params.
  */
-static void xfb_open_from_params(struct xfb_be *be)
+void xfb_open_from_params(struct xfb_be *be)
 {
 	char *params, *path;
 	dev_t devt;
@@ -191,132 +187,6 @@ static void xfb_open_from_params(struct xfb_be *be)
 		xfb_vbd_open(be, devt);
 	kfree(path);
 	kfree(params);
-}
-
-static int xfb_read_choices(struct xfb_be *be, u32 *nr, u32 *order,
-			    bool *memshare)
-{
-	struct xenbus_device *dev = be->dev;
-	const char *fe = dev->otherend;
-	u32 version;
-	char *path;
-	int ok;
-
-	if (xfb_read_fe_uint(be, "fipc-protocol", FIPCBLK_PROTOCOL_VERSION,
-			     be->duplex_offered ? FIPCBLK_PROTOCOL_DUPLEX :
-			     FIPCBLK_PROTOCOL_VERSION, XFB_REQUIRED, &version))
-		return -EPROTONOSUPPORT;
-	/* 2 is in the range but names no protocol (any more): refused. */
-	if (version != FIPCBLK_PROTOCOL_VERSION &&
-	    version != FIPCBLK_PROTOCOL_DUPLEX) {
-		xenbus_dev_error(dev, -EPROTONOSUPPORT,
-				 "fipc-protocol %u names no protocol (want %u or %u)",
-				 version, FIPCBLK_PROTOCOL_VERSION,
-				 FIPCBLK_PROTOCOL_DUPLEX);
-		return -EPROTONOSUPPORT;
-	}
-	be->duplex = version == FIPCBLK_PROTOCOL_DUPLEX;
-	if (xfb_read_fe_uint(be, "multi-queue-num-queues", 1,
-			     xfb_queues_offered(be), 1, nr) ||
-	    xfb_read_fe_uint(be, "fipc-ring-order", 0,
-			     min_t(u32, xfb_max_ring_order, FIPC_MAX_ORDER), 0,
-			     order))
-		return -EINVAL;
-	*memshare = false;
-	path = xenbus_read(XBT_NIL, fe, "fipc-data-path", NULL);
-	if (IS_ERR(path))
-		return 0;	/* grant is the default */
-	ok = !strcmp(path, "grant");
-	if (!strcmp(path, "memshare") && be->ms_offered)
-		ok = *memshare = true;
-	if (!ok)
-		xenbus_dev_error(dev, -EOPNOTSUPP,
-				 "data path \"%s\" not offered", path);
-	kfree(path);
-	return ok ? 0 : -EOPNOTSUPP;
-}
-
-/*
- * The toolstack's fipc-weight (our own directory, which the guest cannot
- * write), read at each connect: absent keeps the current weight; a bad
- * value is logged and ignored.
- */
-static void xfb_read_weight(struct xfb_be *be)
-{
-	char *s;
-	u32 w;
-
-	s = xenbus_read(XBT_NIL, be->dev->nodename, "fipc-weight", NULL);
-	if (IS_ERR(s))
-		return;
-	if (xfb_parse_uint(s, 1, FIPC_POLL_WEIGHT_MAX, &w))
-		dev_warn(&be->dev->dev, "ignoring fipc-weight \"%*pE\" (want 1 to %u)\n",
-			 (int)min_t(size_t, strlen(s), 24), s,
-			 FIPC_POLL_WEIGHT_MAX);
-	else
-		be->weight = w;
-	kfree(s);
-}
-
-static void xfb_connect(struct xfb_be *be, enum xenbus_state fe)
-{
-	struct xenbus_device *dev = be->dev;
-	u32 nr, order;
-	bool memshare;
-	int err;
-
-	if (be->chans || dev->state != XenbusStateInitWait)
-		return;
-	/*
-	 * A frontend already Connected is connected to a backend before us
-	 * (this device was bound again, or the module reloaded, while the
-	 * guest did not look: paused, or its xenwatch thread busy).  Its
-	 * rings are in use and we would start reading them at slot 0, past
-	 * requests the old backend took and never answered.  Have it close
-	 * and set up new ones; it puts those requests back.
-	 */
-	if (fe == XenbusStateConnected) {
-		dev_warn(&dev->dev, "frontend still connected to an earlier backend: asking it to reconnect\n");
-		xenbus_switch_state(dev, XenbusStateClosing);
-		return;
-	}
-	if (!be->bdev)
-		xfb_open_from_params(be);
-	if (!be->bdev)
-		return;	/* physical-device will call us again */
-	if (xfb_read_choices(be, &nr, &order, &memshare))
-		return;
-	/*
-	 * The guest's memory first: the pollers only ever read be->ms.  If
-	 * it cannot be mapped, close: the frontend comes back on grant.
-	 */
-	if (memshare && xfb_memshare_map(be)) {
-		xenbus_switch_state(dev, XenbusStateClosing);
-		return;
-	}
-	be->lim.memshare = memshare;
-	be->lim.staging = memshare || be->gs_offered;
-	xfb_read_weight(be);
-	err = xfb_chans_connect(be, nr, order);
-	if (err) {
-		xenbus_dev_error(dev, err, "connecting %u channels", nr);
-		goto fail;
-	}
-	if (xfb_vbd_write_info(be)) {
-		xfb_chans_disconnect(be);
-		goto fail;
-	}
-	xenbus_switch_state(dev, XenbusStateConnected);
-	schedule_delayed_work(&be->resize_work, HZ);
-	dev_info(&dev->dev, "connected: %u queue(s), %s, ring order %u, %s data path, weight %u\n",
-		 nr, be->duplex ? "duplex rings" : "two rings per queue",
-		 order, memshare ? "memshare" : "grant", be->weight);
-	return;
-
-fail:
-	xfb_memshare_unmap(be);
-	be->lim.memshare = false;
-	be->lim.staging = false;
 }
 
 static void xfb_physdev_changed(struct xenbus_watch *watch, const char *path,
@@ -346,18 +216,29 @@ out:
 	mutex_unlock(&be->mutex);
 }
 
-/*
- * Do what the frontend's state asks, with be->mutex held.  Nothing while
- * a drain is under way (drain_work calls us again when it is done) or the
- * device is being removed.  Returns true if the device must now be
- * unregistered (by the caller, after unlocking).
+/**
+ * xfb_follow_frontend() - do what the frontend's state asks
+ * @be: the device, be->mutex held
+ * @fe: the frontend's state
+ *
+ * Nothing while a connect or a drain is under way (their work calls us
+ * again when it is done) or the device is being removed.
+ *
+ * Return: true if the device must now be unregistered (by the caller,
+ * after unlocking, in the xenwatch thread).
  */
-static bool xfb_follow_frontend(struct xfb_be *be, enum xenbus_state fe)
+bool xfb_follow_frontend(struct xfb_be *be, enum xenbus_state fe)
 {
 	struct xenbus_device *dev = be->dev;
 
 	if (be->removing || be->draining)
 		return false;
+	if (be->connecting) {
+		/* Not Initialised any more: no need to wait for the pacing. */
+		if (fe != XenbusStateInitialised)
+			mod_delayed_work(xfb_wq, &be->connect_work, 0);
+		return false;
+	}
 	switch (fe) {
 	case XenbusStateInitialising:
 		if (dev->state == XenbusStateClosed) {
@@ -406,6 +287,10 @@ static void xfb_frontend_changed(struct xenbus_device *dev,
 	dev_dbg(&dev->dev, "frontend %s, we are %s\n", xenbus_strstate(fe),
 		xenbus_strstate(dev->state));
 	mutex_lock(&be->mutex);
+	if (fe != be->fe_last) {
+		be->fe_last = fe;
+		be->fe_changes++;
+	}
 	gone = xfb_follow_frontend(be, fe);
 	mutex_unlock(&be->mutex);
 	if (gone)
@@ -430,9 +315,19 @@ static void xfb_drain_work(struct work_struct *work)
 {
 	struct xfb_be *be = container_of(work, struct xfb_be, drain_work);
 	struct xenbus_device *dev = be->dev;
+	unsigned long t0 = jiffies;
 	enum xenbus_state fe;
 
 	xfb_chans_drain(be);
+	/*
+	 * Every bio has ended: nothing uses the guest's pages any more.
+	 * Unmapping them (on memshare all of the guest's memory, seconds)
+	 * holds be->mutex only to take them out of be: xenwatch never
+	 * waits for it.  It paces the guest's next connect.
+	 */
+	xfb_chans_free(be);
+	xfb_memshare_unmap(be);
+	xfb_guest_connect_cost(be->guest, jiffies - t0);
 	mutex_lock(&be->mutex);
 	xfb_disconnected(be);
 	if (be->removing && !be->handed_off) {
@@ -569,6 +464,7 @@ static int xfb_probe(struct xenbus_device *dev,
 	xfb_guest_add_dev(be);
 	INIT_WORK(&be->proto_work, xfb_proto_work);
 	INIT_WORK(&be->drain_work, xfb_drain_work);
+	xfb_connect_init(be);
 	INIT_DELAYED_WORK(&be->resize_work, xfb_vbd_resize_work);
 	dev_set_drvdata(&dev->dev, be);
 	xfb_read_poller_cpus(be);
@@ -617,8 +513,12 @@ static void xfb_remove(struct xenbus_device *dev)
 		be->watching = false;
 	}
 	mutex_lock(&be->mutex);
-	be->removing = true;
+	WRITE_ONCE(be->removing, true);
 	dev_set_drvdata(&dev->dev, NULL);
+	mutex_unlock(&be->mutex);
+	/* A connect under way stops mapping and undoes what it mapped. */
+	xfb_connect_cancel(be);
+	mutex_lock(&be->mutex);
 	if (xfb_disconnect(be)) {
 		mutex_unlock(&be->mutex);
 		/* Usually quick: then the guest finds nothing mapped. */
@@ -704,7 +604,7 @@ int xfb_xenbus_register(void)
 {
 	int err;
 
-	xfb_wq = alloc_workqueue("xfb-drain", WQ_UNBOUND, 0);
+	xfb_wq = alloc_workqueue("xfb", WQ_UNBOUND, 0);
 	if (!xfb_wq)
 		return -ENOMEM;
 	xfb_sysfs_init();

@@ -499,7 +499,11 @@ static int xff_probe(struct xenbus_device *dev,
 	return 0;
 }
 
-/* Ask the backend to let go, and wait a while for it. */
+/*
+ * Ask the backend to let go, and wait a while for it.  A backend still in
+ * InitWait may be mapping what we published (it maps off its xenwatch
+ * thread): wait for it too, until it answers our Closing with Closed.
+ */
 static void xff_close_and_wait(struct xff_info *info)
 {
 	struct xenbus_device *dev = info->xbdev;
@@ -510,7 +514,8 @@ static void xff_close_and_wait(struct xff_info *info)
 	for (i = 0; i < 250; i++) {
 		state = xenbus_read_driver_state(dev, dev->otherend);
 		if (state != XenbusStateConnected &&
-		    state != XenbusStateClosing)
+		    state != XenbusStateClosing &&
+		    state != XenbusStateInitWait)
 			return;
 		msleep(20);
 	}
