@@ -23,9 +23,9 @@
  * state when it ends, as a drain does.  A frontend seen to change state
  * while we mapped may have closed and set up new channels and memory
  * tables (and read Initialised again): what we mapped may be its old
- * ones, so the connect is undone and starts again.  Removal sets be->removing, which
- * stops the mapping of the guest's memory between two batches, and waits
- * for the work.
+ * ones, so the connect is undone and starts again.  Removal sets
+ * be->removing, which stops the mapping of the guest's memory between two
+ * batches, and waits for the work.
  *
  * The work starts when the guest's earlier connects and disconnects allow
  * (xfb_guest_connect_delay(): the guest's next connect waits as long as
