@@ -11,6 +11,8 @@ suites+=(
 	"fuzz|make -s check-fuzz"
 	"bench-ring-selftest|make -s check-bench-ring"
 	"fio-report|python3 -m pytest -q tests/bench"
+	# The testbed's xenwatch timing check on made-up kernel traces.
+	"xenwatch-timing-check|tests/testbed/unit/xenwatch-timing.sh"
 	# The admin command (tools/admin/fipc.py) on made-up backend domains;
 	# the testbed runs it on real disks (phy1-xl, fipc-hostile,
 	# fipc-memshare).

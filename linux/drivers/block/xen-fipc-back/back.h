@@ -367,6 +367,13 @@ struct xfb_chan {
  * struct xfb_be - one backend device
  * @dev: our xenbus device
  * @mutex: serialises state changes
+ * @busy_lock: taken by xenwatch instead of @mutex while a connect, a drain
+ *	or a removal is under way, or a work follows the frontend
+ *	(xfb_be_set_busy()); guards @fe_last and @fe_changes, and
+ *	@connecting, @draining, @removing and @following change under it
+ *	too (and under @mutex)
+ * @following: a connect or a drain that ended follows the frontend's
+ *	state (xfb_work_follow())
  * @devt: the physical device, once known
  * @bdev_file: the opened block device
  * @bdev: its block device
@@ -407,6 +414,7 @@ struct xfb_chan {
 struct xfb_be {
 	struct xenbus_device *dev;
 	struct mutex mutex;		/* serialises state changes */
+	spinlock_t busy_lock;
 	dev_t devt;
 	struct file *bdev_file;
 	struct block_device *bdev;
@@ -429,6 +437,7 @@ struct xfb_be {
 	unsigned int fe_changes;	/* times it was seen to change */
 	bool draining;
 	bool removing;
+	bool following;
 	bool handed_off;
 	struct list_head released;
 	struct delayed_work resize_work;
@@ -460,6 +469,26 @@ void xfb_connect_cancel(struct xfb_be *be);
 
 /* back_xenbus.c */
 bool xfb_follow_frontend(struct xfb_be *be, enum xenbus_state fe);
+void xfb_work_follow(struct xfb_be *be, bool *flag, unsigned int changes,
+		     bool always);
+unsigned int xfb_fe_changes(struct xfb_be *be);
+
+/**
+ * xfb_be_set_busy() - set or clear be->connecting, draining or removing
+ * @be: the device, be->mutex held
+ * @flag: &be->connecting, &be->draining or &be->removing
+ * @on: its new value
+ *
+ * Under be->busy_lock too: xenwatch reads them under that lock alone
+ * (xfb_frontend_changed()).
+ */
+static inline void xfb_be_set_busy(struct xfb_be *be, bool *flag, bool on)
+{
+	spin_lock(&be->busy_lock);
+	WRITE_ONCE(*flag, on);
+	spin_unlock(&be->busy_lock);
+}
+
 unsigned int xfb_queues_offered(struct xfb_be *be);
 void xfb_open_from_params(struct xfb_be *be);
 

@@ -17,10 +17,11 @@
  *                 Connected (or undo all), then follow the frontend's
  *                 state of that moment
  *
- * be->mutex is never held while mapping, so xenwatch never waits on a
- * mapping.  While be->connecting, state changes wait
- * (xfb_follow_frontend() does nothing) and the work follows the latest
- * state when it ends, as a drain does.  A frontend seen to change state
+ * be->mutex is never held while mapping, and xenwatch does not even take
+ * it while be->connecting: state changes are only counted (be->busy_lock)
+ * and the work follows the latest state when it ends, as a drain does
+ * (xfb_work_follow()), so xenwatch never waits for the work's xenstore
+ * reads and writes either.  A frontend seen to change state
  * while we mapped may have closed and set up new channels and memory
  * tables (and read Initialised again): what we mapped may be its old
  * ones, so the connect is undone and starts again.  Removal sets
@@ -139,7 +140,7 @@ void xfb_connect(struct xfb_be *be, enum xenbus_state fe)
 	if (delay)
 		dev_info_ratelimited(&dev->dev, "connecting in %u ms: the guest's last connect or disconnect took as long\n",
 				     jiffies_to_msecs(delay));
-	be->connecting = true;
+	xfb_be_set_busy(be, &be->connecting, true);
 	queue_delayed_work(xfb_wq, &be->connect_work, delay);
 }
 
@@ -220,7 +221,7 @@ static void xfb_connect_work(struct work_struct *work)
 		mutex_unlock(&be->mutex);
 		return;
 	}
-	changes = be->fe_changes;
+	changes = xfb_fe_changes(be);
 	err = xfb_connect_prepare(be, &nr, &order, &memshare);
 	mutex_unlock(&be->mutex);
 	/*
@@ -242,7 +243,7 @@ static void xfb_connect_work(struct work_struct *work)
 
 	mutex_lock(&be->mutex);
 	fe = xenbus_read_driver_state(dev, dev->otherend);
-	moved = be->fe_changes != changes;
+	moved = xfb_fe_changes(be) != changes;
 	if (!err && (be->removing || moved || fe != XenbusStateInitialised))
 		err = -EAGAIN;	/* not wanted any more, or not as mapped */
 	started = !err;
@@ -256,16 +257,13 @@ static void xfb_connect_work(struct work_struct *work)
 		xfb_connect_undo(be);
 	}
 
-	mutex_lock(&be->mutex);
-	be->connecting = false;
 	/*
 	 * A state that came while we mapped is followed now, Initialised
 	 * too (a connect again, with what the frontend offers now).  A
 	 * connect refused with no change waits for the frontend's next move.
 	 */
-	if (!be->removing && (moved || fe != XenbusStateInitialised) &&
-	    xfb_follow_frontend(be, fe))
-		dev_info(&dev->dev, "closed; the toolstack removes the device\n");
+	mutex_lock(&be->mutex);
+	xfb_work_follow(be, &be->connecting, changes, false);
 	mutex_unlock(&be->mutex);
 	xfb_guest_connect_cost(be->guest, jiffies - t0);
 }
@@ -289,6 +287,6 @@ void xfb_connect_cancel(struct xfb_be *be)
 {
 	cancel_delayed_work_sync(&be->connect_work);
 	mutex_lock(&be->mutex);
-	be->connecting = false;
+	xfb_be_set_busy(be, &be->connecting, false);
 	mutex_unlock(&be->mutex);
 }

@@ -146,17 +146,19 @@ static bool xfb_disconnect(struct xfb_be *be)
 	cancel_delayed_work_sync(&be->resize_work);
 	xenbus_switch_state(be->dev, XenbusStateClosing);
 	xfb_chans_stop(be);
-	be->draining = true;
+	xfb_be_set_busy(be, &be->draining, true);
 	queue_work(xfb_wq, &be->drain_work);
 	return true;
 }
 
-/* The end of a drain: with be->mutex held, nothing mapped any more. */
+/*
+ * The end of a drain: with be->mutex held, nothing mapped any more.
+ * be->draining stays set: the caller clears it.
+ */
 static void xfb_disconnected(struct xfb_be *be)
 {
 	be->lim.memshare = false;
 	be->lim.staging = false;
-	be->draining = false;
 	dev_info(&be->dev->dev, "disconnected\n");
 }
 
@@ -189,6 +191,23 @@ void xfb_open_from_params(struct xfb_be *be)
 	kfree(params);
 }
 
+/* Under be->busy_lock: does a work follow the frontend for xenwatch? */
+static bool xfb_be_busy_locked(struct xfb_be *be)
+{
+	return be->connecting || be->draining || be->removing ||
+	       be->following;
+}
+
+static bool xfb_be_busy(struct xfb_be *be)
+{
+	bool busy;
+
+	spin_lock(&be->busy_lock);
+	busy = xfb_be_busy_locked(be);
+	spin_unlock(&be->busy_lock);
+	return busy;
+}
+
 static void xfb_physdev_changed(struct xenbus_watch *watch, const char *path,
 				const char *token)
 {
@@ -199,6 +218,9 @@ static void xfb_physdev_changed(struct xenbus_watch *watch, const char *path,
 
 	if (xenbus_scanf(XBT_NIL, dev->nodename, "physical-device", "%x:%x",
 			 &major, &minor) != 2)
+		return;
+	/* A connect or a drain under way has its device: no waiting. */
+	if (xfb_be_busy(be))
 		return;
 	mutex_lock(&be->mutex);
 	if (be->bdev) {
@@ -278,19 +300,96 @@ bool xfb_follow_frontend(struct xfb_be *be, enum xenbus_state fe)
 	return false;
 }
 
+/**
+ * xfb_fe_changes() - how many times xenwatch saw the frontend change state
+ * @be: the device
+ *
+ * Return: the count; a work that saw it move knows of a change it must
+ * follow.
+ */
+unsigned int xfb_fe_changes(struct xfb_be *be)
+{
+	unsigned int n;
+
+	spin_lock(&be->busy_lock);
+	n = be->fe_changes;
+	spin_unlock(&be->busy_lock);
+	return n;
+}
+
+/**
+ * xfb_work_follow() - follow the frontend at the end of a connect or drain
+ * @be: the device, be->mutex held
+ * @flag: &be->connecting or &be->draining, set: cleared here
+ * @changes: xfb_fe_changes() when the work began
+ * @always: follow the frontend's state even if it is still Initialised
+ *	and did not change (else a connect refused waits for its next move)
+ *
+ * Until the state followed is the latest, xenwatch leaves the following
+ * to us (be->following) and never waits for be->mutex, which we hold
+ * for xenstore reads and writes: a state that comes meanwhile is
+ * followed here, unless what we did started a connect or a drain (which
+ * then follows it).  Following a state twice does nothing.
+ */
+void xfb_work_follow(struct xfb_be *be, bool *flag, unsigned int changes,
+		     bool always)
+{
+	struct xenbus_device *dev = be->dev;
+	enum xenbus_state fe;
+	unsigned int seen;
+	bool moved, again;
+
+	spin_lock(&be->busy_lock);
+	WRITE_ONCE(*flag, false);
+	be->following = true;
+	seen = be->fe_changes;
+	moved = seen != changes;
+	spin_unlock(&be->busy_lock);
+	do {
+		fe = xenbus_read_driver_state(dev, dev->otherend);
+		if (!be->removing &&
+		    (always || moved || fe != XenbusStateInitialised) &&
+		    xfb_follow_frontend(be, fe))
+			dev_info(&dev->dev, "closed; the toolstack removes the device\n");
+		spin_lock(&be->busy_lock);
+		again = be->fe_changes != seen && !be->connecting &&
+			!be->draining && !be->removing;
+		seen = be->fe_changes;
+		moved = true;
+		if (!again)
+			be->following = false;
+		spin_unlock(&be->busy_lock);
+	} while (again);
+}
+
 static void xfb_frontend_changed(struct xenbus_device *dev,
 				 enum xenbus_state fe)
 {
 	struct xfb_be *be = dev_get_drvdata(&dev->dev);
-	bool gone;
+	bool busy, gone;
 
 	dev_dbg(&dev->dev, "frontend %s, we are %s\n", xenbus_strstate(fe),
 		xenbus_strstate(dev->state));
-	mutex_lock(&be->mutex);
+	/*
+	 * While a connect, a drain or a removal is under way, its work
+	 * follows the frontend's state when it ends (xfb_work_follow(),
+	 * seeing fe_changes move): note the change and return, without
+	 * waiting for be->mutex, which the work holds for its xenstore
+	 * reads and writes.  Not Initialised any more: no need to wait for
+	 * the pacing of a connect.
+	 */
+	spin_lock(&be->busy_lock);
 	if (fe != be->fe_last) {
 		be->fe_last = fe;
 		be->fe_changes++;
 	}
+	busy = xfb_be_busy_locked(be);
+	if (be->connecting && !be->removing && fe != XenbusStateInitialised)
+		mod_delayed_work(xfb_wq, &be->connect_work, 0);
+	spin_unlock(&be->busy_lock);
+	if (busy)
+		return;
+	mutex_lock(&be->mutex);
 	gone = xfb_follow_frontend(be, fe);
 	mutex_unlock(&be->mutex);
 	if (gone)
@@ -316,7 +415,6 @@ static void xfb_drain_work(struct work_struct *work)
 	struct xfb_be *be = container_of(work, struct xfb_be, drain_work);
 	struct xenbus_device *dev = be->dev;
 	unsigned long t0 = jiffies;
-	enum xenbus_state fe;
 
 	xfb_chans_drain(be);
 	/*
@@ -330,27 +428,27 @@ static void xfb_drain_work(struct work_struct *work)
 	xfb_guest_connect_cost(be->guest, jiffies - t0);
 	mutex_lock(&be->mutex);
 	xfb_disconnected(be);
-	if (be->removing && !be->handed_off) {
+	if (!be->removing) {
+		/* As it is now, even if it did not change since we began. */
+		xfb_work_follow(be, &be->draining, 0, true);
+		mutex_unlock(&be->mutex);
+		return;
+	}
+	xfb_be_set_busy(be, &be->draining, false);
+	if (!be->handed_off) {
 		/* xfb_remove() waits for us and releases the device. */
 		mutex_unlock(&be->mutex);
 		wake_up_all(&xfb_released_wq);
 		return;
 	}
-	if (be->removing) {
-		mutex_unlock(&be->mutex);
-		xfb_release(be);
-		mutex_lock(&xfb_released_mutex);
-		list_del(&be->released);
-		mutex_unlock(&xfb_released_mutex);
-		wake_up_all(&xfb_released_wq);
-		xfb_free(be);
-		put_device(&dev->dev);
-		return;
-	}
-	fe = xenbus_read_driver_state(dev, dev->otherend);
-	if (xfb_follow_frontend(be, fe))
-		dev_info(&dev->dev, "closed; the toolstack removes the device\n");
 	mutex_unlock(&be->mutex);
+	xfb_release(be);
+	mutex_lock(&xfb_released_mutex);
+	list_del(&be->released);
+	mutex_unlock(&xfb_released_mutex);
+	wake_up_all(&xfb_released_wq);
+	xfb_free(be);
+	put_device(&dev->dev);
 }
 
 /* Has a channel of the current connection seen a protocol error? */
@@ -461,6 +559,7 @@ static int xfb_probe(struct xenbus_device *dev,
 		return -ENOMEM;
 	}
 	mutex_init(&be->mutex);
+	spin_lock_init(&be->busy_lock);
 	xfb_guest_add_dev(be);
 	INIT_WORK(&be->proto_work, xfb_proto_work);
 	INIT_WORK(&be->drain_work, xfb_drain_work);
@@ -513,7 +612,7 @@ static void xfb_remove(struct xenbus_device *dev)
 		be->watching = false;
 	}
 	mutex_lock(&be->mutex);
-	WRITE_ONCE(be->removing, true);
+	xfb_be_set_busy(be, &be->removing, true);
 	dev_set_drvdata(&dev->dev, NULL);
 	mutex_unlock(&be->mutex);
 	/* A connect under way stops mapping and undoes what it mapped. */

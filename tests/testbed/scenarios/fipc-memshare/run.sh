@@ -378,9 +378,11 @@ grant_writes() {
 finish() {
     local rc=0
     # Every connect of the run mapped the guest's memory (131072 pages
-    # and more), which once took xenwatch 0.8 to 2.3 s: now none may hold
-    # it over 100 ms (issue 45, finding 3).
-    fipc_xenwatch_timing_check memshare 100 20 || rc=1
+    # and more), which once took xenwatch 0.8 to 2.3 s: now no call on
+    # the way to a connection may hold it over 100 ms (issue 45, finding
+    # 3), nor a disconnect's over 1 s (its drain and unmapping, which
+    # took 1841 ms there, run in a work item).
+    fipc_xenwatch_timing_check memshare 100 20 1000 || rc=1
     rmmod xen-fipc-back || { fipc_fail "rmmod xen-fipc-back failed"; rc=1; }
     rmmod fipc || rc=1
     meminfo MemFree > "$FIPC_RESULTS/dom0/memfree-after-unload.txt"
