@@ -10,6 +10,7 @@
  * new request), kicks it awake.
  */
 #include <linux/cpumask.h>
+#include <linux/freezer.h>
 #include <linux/kernel_stat.h>
 #include <linux/kstrtox.h>
 #include <linux/kthread.h>
@@ -225,6 +226,42 @@ static bool fipc_poller_take_kicks(struct fipc_poller *pl)
 	return true;
 }
 
+/* Why a sleeping poller wakes up (the freezer aside). */
+static bool fipc_poller_wake_cond(struct fipc_poller *pl)
+{
+	return atomic_read(&pl->kicked) || kthread_should_stop();
+}
+
+/*
+ * Sleep until a kick, or @retry_us (if not 0).  A freezable set's
+ * thread sleeps interruptible, so that the freezer's wake-up ends the
+ * sleep and the thread freezes at the top of its loop (fipc_poller_fn());
+ * the others sleep as idle tasks, outside the load average (an
+ * interruptible sleep is too).
+ */
+static void fipc_poller_wait(struct fipc_poller *pl, unsigned int retry_us)
+{
+	unsigned long timeout = usecs_to_jiffies(retry_us);
+
+	if (pl->set->freezable) {
+		if (retry_us)
+			wait_event_interruptible_timeout(pl->wq,
+							 fipc_poller_wake_cond(pl) ||
+							 freezing(current),
+							 timeout);
+		else
+			wait_event_interruptible(pl->wq,
+						 fipc_poller_wake_cond(pl) ||
+						 freezing(current));
+		return;
+	}
+	if (retry_us)
+		wait_event_idle_timeout(pl->wq, fipc_poller_wake_cond(pl),
+					timeout);
+	else
+		wait_event_idle(pl->wq, fipc_poller_wake_cond(pl));
+}
+
 /*
  * Sleep unless a last look finds work or a kick; return whether it
  * slept.  Kicks are not cleared here before the last look: one that came
@@ -267,16 +304,9 @@ static bool fipc_poller_sleep(struct fipc_poller *pl,
 			pl->contended_sleeps++;
 		else if (why == FIPC_POLL_STOLEN)
 			pl->steal_sleeps++;
-		if (retry_us) {
+		if (retry_us)
 			pl->timed_sleeps++;
-			wait_event_idle_timeout(pl->wq,
-						atomic_read(&pl->kicked) ||
-						kthread_should_stop(),
-						usecs_to_jiffies(retry_us));
-		} else {
-			wait_event_idle(pl->wq, atomic_read(&pl->kicked) ||
-					kthread_should_stop());
-		}
+		fipc_poller_wait(pl, retry_us);
 		dt = ktime_get_ns() - t0;
 		if (atomic_read(&pl->kicked)) {
 			u64 kick = atomic64_read(&pl->kick_ns);
@@ -435,10 +465,18 @@ static int fipc_poller_fn(void *arg)
 	pl->period_start = now;
 	pl->steal_seen_ns = fipc_poller_steal_ns(pl);
 	pl->steal_seen_at = now;
+	if (pl->set->freezable)
+		set_freezable();
 	while (!kthread_should_stop()) {
-		u64 prev = now;
 		int work, peer_work;
+		u64 prev;
 
+		/* Between rounds: no channel claimed, no lock held. */
+		if (pl->set->freezable && try_to_freeze()) {
+			pl->freezes++;
+			now = ktime_get_ns();
+		}
+		prev = now;
 		pl->loops++;
 		work = fipc_poll_round(pl, &peer_work);
 		now = ktime_get_ns();
@@ -636,7 +674,7 @@ int fipc_poller_set_show(struct fipc_poller_set *set, char *buf)
 		struct fipc_poller *pl = &set->pollers[i];
 
 		n += scnprintf(buf + n, PAGE_SIZE - n,
-			       "poller %u cpu %d channels %u loops %llu empty %llu sleeps %llu timed_sleeps %llu contended_sleeps %llu steal_sleeps %llu steal_pct %u short_sleeps %llu wait %s wakeups %llu slept_us %llu sleep_max_us %llu irqs %lld irqs_awake %lld rx_waits %llu gap_us %llu gap_dev_us %llu gap_tail_us %llu window_us %llu wake_us %llu load_pct %u moved_in %llu moved_out %llu\n",
+			       "poller %u cpu %d channels %u loops %llu empty %llu sleeps %llu timed_sleeps %llu contended_sleeps %llu steal_sleeps %llu steal_pct %u short_sleeps %llu wait %s wakeups %llu slept_us %llu sleep_max_us %llu irqs %lld irqs_awake %lld rx_waits %llu gap_us %llu gap_dev_us %llu gap_tail_us %llu window_us %llu wake_us %llu load_pct %u moved_in %llu moved_out %llu freezes %llu\n",
 			       i, pl->cpu, READ_ONCE(pl->nr_entries),
 			       READ_ONCE(pl->loops), READ_ONCE(pl->empty),
 			       READ_ONCE(pl->sleeps), READ_ONCE(pl->timed_sleeps),
@@ -658,7 +696,7 @@ int fipc_poller_set_show(struct fipc_poller_set *set, char *buf)
 			       div_u64(fipc_poller_window_ns(pl), NSEC_PER_USEC),
 			       div_u64(fipc_poller_wake_ns(pl), NSEC_PER_USEC),
 			       READ_ONCE(pl->load_pct), READ_ONCE(pl->moved_in),
-			       READ_ONCE(pl->moved_out));
+			       READ_ONCE(pl->moved_out), READ_ONCE(pl->freezes));
 		if (set->ops->show)
 			n += set->ops->show(pl, buf + n, PAGE_SIZE - n);
 	}

@@ -315,9 +315,10 @@ static bool fipc_poll_test_got3(void *arg)
  * set before its last look; an interrupt wakes it and it takes what the
  * peer sent; detached, the word is withdrawn and interrupts are
  * spurious.  Failures after the start are EXPECTs, so that the set is
- * always stopped.
+ * always stopped.  A freezable set (the frontend's) sleeps interruptible:
+ * the same, never frozen here.
  */
-static void fipc_test_poller_sleep(struct kunit *test)
+static void fipc_poll_test_sleep(struct kunit *test, bool freezable)
 {
 	struct fipc_poller_set *set = fipc_poll_test_set(test, 1);
 	struct fipc_poll_test_chan *c = fipc_poll_test_chans(test, 1);
@@ -327,6 +328,7 @@ static void fipc_test_poller_sleep(struct kunit *test)
 	unsigned int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, buf);
+	set->freezable = freezable;
 	KUNIT_ASSERT_EQ(test, fipc_poller_set_start(set), 0);
 	/* Attached to a sleeping poller, so its kick is over once we look. */
 	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_idle, pl));
@@ -363,6 +365,7 @@ static void fipc_test_poller_sleep(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, strncmp(buf, "poller 0 cpu ", 13), 0);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, " channels 1 loops "));
 	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, " wake_us "));
+	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, " freezes 0\n"));
 	KUNIT_EXPECT_NOT_NULL(test,
 			      strstr(buf, "\n  test_us<100,<1k,<4k,<16k,<64k,more 3 0 0 0 0 0\n"));
 
@@ -378,6 +381,16 @@ static void fipc_test_poller_sleep(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, fipc_poller_set_show(set, buf), 0);
 }
 
+static void fipc_test_poller_sleep(struct kunit *test)
+{
+	fipc_poll_test_sleep(test, false);
+}
+
+static void fipc_test_poller_sleep_freezable(struct kunit *test)
+{
+	fipc_poll_test_sleep(test, true);
+}
+
 static bool fipc_poll_test_timed3(void *arg)
 {
 	struct fipc_poll_test_chan *c = arg;
@@ -390,15 +403,16 @@ static bool fipc_poll_test_timed3(void *arg)
  * A channel that asks for a timed retry (fipc_poll_entry_retry()) gets
  * looked at again by a sleeping poller with nobody kicking it; without
  * one, a sleeping poller stays asleep.  The poller sleeps between the
- * retries: it does not spin.
+ * retries: it does not spin.  The same for a freezable set.
  */
-static void fipc_test_poller_retry(struct kunit *test)
+static void fipc_poll_test_retry(struct kunit *test, bool freezable)
 {
 	struct fipc_poller_set *set = fipc_poll_test_set(test, 1);
 	struct fipc_poll_test_chan *c = fipc_poll_test_chans(test, 1);
 	struct fipc_poller *pl = &set->pollers[0];
 	u64 sleeps, wakeups, timed;
 
+	set->freezable = freezable;
 	KUNIT_ASSERT_EQ(test, fipc_poller_set_start(set), 0);
 	fipc_poller_attach(set, &c->poll, NULL);
 	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_asleep, c));
@@ -430,6 +444,16 @@ static void fipc_test_poller_retry(struct kunit *test)
 
 	fipc_poller_detach(&c->poll);
 	fipc_poller_set_stop(set);
+}
+
+static void fipc_test_poller_retry(struct kunit *test)
+{
+	fipc_poll_test_retry(test, false);
+}
+
+static void fipc_test_poller_retry_freezable(struct kunit *test)
+{
+	fipc_poll_test_retry(test, true);
 }
 
 /*
@@ -1834,7 +1858,9 @@ static void fipc_test_poller_duplex(struct kunit *test)
 
 static struct kunit_case fipc_test_cases[] = {
 	KUNIT_CASE(fipc_test_poller_sleep),
+	KUNIT_CASE(fipc_test_poller_sleep_freezable),
 	KUNIT_CASE(fipc_test_poller_retry),
+	KUNIT_CASE(fipc_test_poller_retry_freezable),
 	KUNIT_CASE(fipc_test_poller_window_learn),
 	KUNIT_CASE(fipc_test_poller_window_deviation),
 	KUNIT_CASE(fipc_test_poller_window_tail),

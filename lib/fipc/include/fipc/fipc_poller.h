@@ -239,6 +239,8 @@ struct fipc_poll_entry {
  * @moved_in_seen: auto-scaling: @moved_in at the last period's end (channels
  *	moved in since then restart @hot and @cold)
  * @moved_out: statistics: channels it moved away from this poller
+ * @freezes: statistics: times the thread was frozen (a freezable set's,
+ *	for a suspend: fipc_poller_set.freezable)
  * @priv: the driver's per-poller data, @set->priv_size zeroed bytes
  */
 struct fipc_poller {
@@ -283,6 +285,7 @@ struct fipc_poller {
 	u64 moved_in;
 	u64 moved_in_seen;
 	u64 moved_out;
+	u64 freezes;
 	void *priv;
 };
 
@@ -298,6 +301,11 @@ struct fipc_poller {
  *	at or below @idle_us the window is fixed at @idle_us
  * @budget: setting: messages taken from one channel at a time (live)
  * @fifo: setting: threads run at SCHED_FIFO
+ * @freezable: setting: the threads stop at the system's freezing of
+ *	kernel threads, before a suspend, and go on at the thaw (a guest's
+ *	frontend: nothing takes responses from rings that a save or a
+ *	migration left behind before the driver's resume puts their
+ *	requests back)
  * @steal_sleep: setting: a poller without work sleeps, even within
  *	@idle_us, when its CPU's stolen time (time a hypervisor ran another
  *	virtual CPU while this one wanted to run) grew lately by
@@ -338,6 +346,7 @@ struct fipc_poller_set {
 	unsigned int idle_max_us;
 	unsigned int budget;
 	bool fifo;
+	bool freezable;
 	bool steal_sleep;
 	u64 (*steal_clock)(int cpu);
 	bool autoscale;

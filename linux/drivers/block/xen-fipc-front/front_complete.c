@@ -193,7 +193,10 @@ void xff_complete_rq(struct request *rq)
  * response and copying its data out of staging pages or touching the
  * pages of a READ by pfn (xff_memshare_dirty()), which the backend wrote
  * through mappings Xen's log-dirty mode does not see.  A response not yet
- * taken is the request's, sent again after the resume.
+ * taken is the request's, sent again after the resume.  Nothing takes
+ * one after the suspend and before xff_resume(): the pollers are frozen
+ * first (xff_pollers.freezable, awake, so the event handler leaves the
+ * responses to them), and a restore voids the event channels.
  */
 static int xff_take_burst(struct xff_chan *chan, unsigned int max,
 			  bool in_irq)

@@ -66,6 +66,8 @@ struct fipc_poller_set xff_pollers = {
 	.nr_pollers = FIPC_POLLERS_DEFAULT,
 	.idle_us = FIPC_POLL_IDLE_US_DEFAULT,
 	.idle_max_us = FIPC_POLL_IDLE_MAX_US_DEFAULT,
+	/* Stopped for a save or a migration: see xff_resume(). */
+	.freezable = true,
 	.steal_sleep = true,
 	.autoscale = true,
 	.scale_up_pct = FIPC_POLL_SCALE_UP_PCT,

@@ -427,7 +427,11 @@ static void xff_backend_changed(struct xenbus_device *dev,
  * back on the queue: the new backend's InitWait connects us again
  * (queues, ring order and data path negotiated anew) and the requests
  * go out once more, each once.  Runs in the xenwatch thread, which
- * delivers no watch event until every device is resumed.
+ * delivers no watch event until every device is resumed, and before the
+ * pollers, frozen since before the suspend, run again: none of them
+ * took a response from rings whose copy may be older than the pages its
+ * data is in.  A suspend that was undone (a failed migration) has no
+ * resume: the pollers thaw and go on with the rings they had.
  */
 static int xff_resume(struct xenbus_device *dev)
 {

@@ -1,6 +1,7 @@
 #!/bin/sh
-# fipc-migrate, domU side: rounds of verified random writes on three fipc
-# disks at once (xvdb: grant, xvdc: memshare, xvdd: memshare on a disk
+# fipc-migrate, domU side: on xvdb (grant) and xvdc (memshare) a loop
+# that reads back each write at once (raw_check, below), and rounds of
+# verified random writes on three fipc disks at once (xvdb: grant, xvdc: memshare, xvdd: memshare on a disk
 # that takes 1.5 s a request, which background reads keep busy, so that
 # requests are in flight whenever the guest is suspended) while dom0
 # saves, restores and migrates the guest.  Each round writes new data (randrepeat=0) and reads all of it
@@ -30,6 +31,47 @@ fio --output-format=json --output=/fipc/out/background.json \
     --rw=randread --bs=4k --iodepth=6 --ioengine=libaio --direct=1 \
     --time_based --runtime=100000 > /dev/null 2>&1 &
 bgpid=$!
+# raw_check DISK VDEV MIB: read after write until /tmp/stop-raw, on 64
+# blocks of 4 KiB at MIB MiB of DISK: each write new (the disk and a
+# sequence number), read back at once, both O_DIRECT.  Every read must
+# return what was just written, never an older write of the same block
+# (a stale READ: issue 45, finding 2): across each suspend, the write
+# before it is read after the resume.  The loop notes each resume of the
+# disk it sees (statistics/resumes) and ends with "WRITES MISMATCHES
+# RESUMES_SEEN" in /fipc/out/raw-DISK.
+raw_check() {
+    d=$1 st=/sys/bus/xen/devices/fipcblk-$2/statistics/resumes
+    base=$(($3 * 256)) seq=0 bad=0 seen=0 r0=$(cat "$st")
+    while [ ! -e /tmp/stop-raw ]; do
+        seq=$((seq + 1))
+        b=$((base + seq % 64))
+        printf 'fipc-raw %s %010d\n' "$d" "$seq" |
+            dd of=/tmp/raw-$d-w bs=4096 conv=sync 2>/dev/null
+        if dd if=/tmp/raw-$d-w of=/dev/$d bs=4096 seek=$b oflag=direct conv=notrunc 2>/dev/null &&
+            dd if=/dev/$d of=/tmp/raw-$d-r bs=4096 skip=$b count=1 iflag=direct 2>/dev/null; then
+            if ! cmp -s /tmp/raw-$d-w /tmp/raw-$d-r; then
+                bad=$((bad + 1))
+                echo "@@FIPC-MIGRATE raw $d: write $seq read back as '$(head -c 32 /tmp/raw-$d-r | tr -d '\0\n')'"
+            fi
+        else
+            bad=$((bad + 1))
+            echo "@@FIPC-MIGRATE raw $d: I/O error at write $seq"
+            sleep 1
+        fi
+        r=$(cat "$st")
+        if [ "$r" != "$r0" ]; then
+            seen=$((seen + r - r0))
+            r0=$r
+            echo "@@FIPC-MIGRATE raw $d: resume seen at write $seq"
+        fi
+    done
+    echo "$seq $bad $seen" > /fipc/out/raw-$d
+}
+rm -f /tmp/stop-raw
+raw_check xvdb 51728 512 &
+rawb=$!
+raw_check xvdc 51744 640 &
+rawc=$!
 echo "@@FIPC-MIGRATE running"
 n=0
 bad=0
@@ -80,6 +122,11 @@ done
 # dom0 says stop once it has saved, restored and migrated us: one more
 # whole round on the connections we have now.
 round
+touch /tmp/stop-raw
+wait $rawb $rawc
+for d in xvdb xvdc; do
+    echo "@@FIPC-MIGRATE raw $d: $(cat /fipc/out/raw-$d 2>/dev/null) (writes, mismatches, resumes seen)"
+done
 touch /tmp/stop-background
 wait $bgpid
 bgrc=$?
@@ -90,6 +137,8 @@ echo "$n $bad" > /fipc/out/rounds
 for v in 51728 51744 51760 51776; do
     fipc_front_stats $v "/fipc/out/front-$v.json"
 done
+# The frontend's pollers, each frozen once per suspend (freezes).
+cp /sys/module/xen_fipc_front/parameters/poller_cpus /fipc/out/front-pollers.txt
 dmesg | grep -E 'fipcblk|xen-fipc' > /fipc/out/dmesg.txt
 echo "@@FIPC-MIGRATE done: $n rounds, $bad failed"
 # Hostile requests on xvdc's memshare connection as the last resume left
