@@ -47,11 +47,9 @@ suites+=(
 	"linux-patches-mainline&|FIPC_KTARGET=mainline tests/linux-patches/check.sh"
 	"pkg-dkms-trixie|tests/pkg/trixie-dkms.sh"
 	# Time: the whole command must stay under 60 min cold on 2 cores.
-	# Warm, on the 2-core development VM: 2915 s at 999beed with the
-	# pairs above and the two shared boots below (3294 s in CI at
-	# ad49218, three boots; docs/testbed.md, "Timings"); an empty cache
-	# adds about 30-40 min of UML, in-tree, trixie userland, toolstack
-	# and image builds, not measured end to end.  For
+	# Cold (no cache at all) on a new 2-core VM: 2447 s at 6dcf455;
+	# warm on the slower VM before it: 2915-3134 s (3294-3336 s in CI;
+	# docs/testbed.md, "Timings").  For
 	# time these run in make e2e only: the classic scenario (make
 	# testbed-smoke; every scenario below boots the same testbed, the
 	# demo runs classic phy: beside phy1:), fipc-loopback (dom0 alone:
