@@ -50,11 +50,15 @@ check() {
                 '[  583.3] xen-fipc-back vbd-1-51728: disconnected' \
                 '[  600.0] too late'
         }
-        FIPC_RESULTS=$tmp/res
+        export FIPC_RESULTS=$tmp/res
         # shellcheck source=../scenarios/fipc-common/xenwatch-timing.sh
         . "$lib"
         XW_TRACING=$t
-        fipc_xenwatch_timing_check memshare "$1" "$2" "$4"
+        # As fipc_step runs a phase: the functions in a new shell, which
+        # gets only exported variables.
+        declare -f > "$tmp/functions"
+        FNS=$tmp/functions bash -c '. "$FNS" && "$@"' check \
+            fipc_xenwatch_timing_check memshare "$1" "$2" "$4"
     ) > "$tmp/out" 2>&1
 }
 

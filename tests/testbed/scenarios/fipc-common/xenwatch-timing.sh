@@ -14,7 +14,10 @@
 
 XW_TRACING=/sys/kernel/tracing
 XW_FUNCS="xfb_frontend_changed xfb_physdev_changed"
-export XW_TRACING XW_FUNCS
+# A disconnect's callbacks, by the state they saw.
+XW_DISCONNECT='\((Closing|Closed|Unknown)\)'
+# Exported: each phase (fipc_step) runs in a shell of its own.
+export XW_TRACING XW_FUNCS XW_DISCONNECT
 
 xw_undefine() {
     local f
@@ -63,8 +66,6 @@ xw_log_around() {
                 }'
         done
 }
-
-XW_DISCONNECT='\((Closing|Closed|Unknown)\)'
 
 # fipc_xenwatch_timing_check LABEL MAX_MS MIN_CALLS DISCONNECT_MS:
 # every callback on the way to a connection (the frontend's Initialising,
