@@ -6,13 +6,16 @@
 . /fipc/lib.sh
 . /fipc/scenario/guest-lib.sh
 fipc_wait_disk xvdb 120 || exit 1
-# "gone": 4 MiB of direct writes, then power off at once (storage-stacks'
-# teardown: its staging pages are still held below the backend).
-if [ "$FIPC_GUEST_NAME" = gone ]; then
+# "gone" (grant) and "gone-ms" (memshare): 4 MiB of direct writes, then
+# power off at once (storage-stacks' teardown: the pages the backend
+# keeps mapped are still held below it).
+case $FIPC_GUEST_NAME in
+gone*)
 	fipc_fio gone-write --name=gone --filename=/dev/xvdb --ioengine=libaio \
 		--direct=1 --rw=write --bs=64k --iodepth=8 --size=4m
 	exit $?
-fi
+	;;
+esac
 # neighbour_round NAME: 8 MiB of random 4 KiB writes at QD 16 on xvdb,
 # each block once, then all of it read back and verified.
 neighbour_round() {
@@ -21,33 +24,58 @@ neighbour_round() {
 		--verify=crc32c --verify_fatal=1
 }
 
-# stack_verify NAME DISK: verify.fio (-o STACK_SZ_SMALL, default 256k:
-# five of them run at once, and the 512-byte jobs take most of the time;
-# -o SZ_BIG as for "stack"), then a verified write with a flush every 4
-# writes, on DISK (stack NAME's phy1: disk).
+# stack_verify NAME DISK PATH: verify.fio (-o STACK_SZ_SMALL, default
+# 256k: five of them run at once, and the 512-byte jobs take most of the
+# time; -o SZ_BIG as for "stack"), then a verified write with a flush
+# every 4 writes, on DISK (stack NAME's phy1: disk on data path PATH).
 stack_verify() {
 	FIPC_DEV=/dev/$2 FIPC_BS_MIN=512 FIPC_SZ_SMALL=$(fipc_opt STACK_SZ_SMALL 256k) \
 		FIPC_SZ_BIG=$(fipc_opt SZ_BIG 4m) \
-		fipc_fio "$1-phy1-verify" /fipc/scenario/verify.fio || return 1
-	fipc_fio "$1-phy1-flush" --name=flush --filename="/dev/$2" \
+		fipc_fio "$1-phy1-$3-verify" /fipc/scenario/verify.fio || return 1
+	fipc_fio "$1-phy1-$3-flush" --name=flush --filename="/dev/$2" \
 		--ioengine=libaio --direct=1 --rw=randwrite --bs=4k \
 		--iodepth=4 --fsync=4 --offset=120m --size=1m \
 		--verify=crc32c --verify_fatal=1
 }
 
-# "stacks": each storage stack's device as phy1: and as phy: (-o
-# STACK_DISKS, "NAME:PHY1DISK:PHYDISK ..."; run.sh sets it).  First the
-# figures, one stack and path at a time, each job between markers that
-# dom0 reads its CPU time at: 4 KiB random writes at QD 32 and random
-# reads at QD 1 for -o FIG_S (5) seconds each on the first 32 MiB.  Then
-# stack_verify on every phy1: disk at once, while the neighbour runs its
-# I/O on the same backend poller.
+# stack_discard NAME DISK: where the stack takes discards (DISK's
+# discard_max_bytes above 0), 1 MiB of new data at 124 MiB, a discard of
+# the MiB on each side of it, and the data read back unchanged.  Says
+# "discard NAME: ok", "none" or "FAILED" for dom0.
+stack_discard() {
+	max=$(cat "/sys/block/$2/queue/discard_max_bytes")
+	if [ "$max" = 0 ]; then
+		echo "@@FIPC-STACK discard $1: none (discard_max_bytes 0)"
+		return 0
+	fi
+	if dd if=/dev/urandom of="/tmp/discard-$1" bs=1M count=1 2>/dev/null &&
+		dd if="/tmp/discard-$1" of="/dev/$2" bs=1M seek=124 oflag=direct conv=notrunc 2>/dev/null &&
+		blkdiscard -o $((123 << 20)) -l $((1 << 20)) "/dev/$2" &&
+		blkdiscard -o $((125 << 20)) -l $((1 << 20)) "/dev/$2" &&
+		dd if="/dev/$2" of="/tmp/discard-$1-back" bs=1M skip=124 count=1 iflag=direct 2>/dev/null &&
+		cmp -s "/tmp/discard-$1" "/tmp/discard-$1-back"; then
+		echo "@@FIPC-STACK discard $1: ok (discard_max_bytes $max)"
+		return 0
+	fi
+	echo "@@FIPC-STACK discard $1: FAILED (discard_max_bytes $max)"
+	return 1
+}
+
+# "stacks": each storage stack's device as phy1: (grant), as phy: and as
+# phy1: on memshare (-o STACK_DISKS, "NAME:PHY1DISK:PHYDISK:MSDISK ...";
+# run.sh sets it).  First the figures, one stack and path at a time, each
+# job between markers that dom0 reads its CPU time at: 4 KiB random
+# writes at QD 32 and random reads at QD 1 for -o FIG_S (5) seconds each
+# on the first 32 MiB.  Then, all stacks at once while the neighbour runs
+# its I/O on the same backend poller, each stack's stack_verify on its
+# grant disk, then on its memshare disk (the same regions, in turn), and
+# its stack_discard.
 if [ "$FIPC_GUEST_NAME" = stacks ]; then
 	rc=0
 	fig=$(fipc_opt FIG_S 5)
 	for e in $(fipc_opt STACK_DISKS ""); do
-		s=${e%%:*} d1=${e#*:} d0=${e##*:}
-		d1=${d1%%:*}
+		s=${e%%:*}
+		d1=$(echo "$e" | cut -d: -f2) d0=$(echo "$e" | cut -d: -f3)
 		for pd in "phy1:$d1" "phy:$d0"; do
 			p=${pd%%:*} d=${pd#*:}
 			fipc_wait_disk "$d" 120 || exit 1
@@ -66,7 +94,11 @@ if [ "$FIPC_GUEST_NAME" = stacks ]; then
 	echo "@@FIPC-STACK verify"
 	pids=''
 	for e in $(fipc_opt STACK_DISKS ""); do
-		stack_verify "${e%%:*}" "$(echo "$e" | cut -d: -f2)" &
+		s=${e%%:*}
+		d1=$(echo "$e" | cut -d: -f2) dm=$(echo "$e" | cut -d: -f4)
+		fipc_wait_disk "$dm" 120 || exit 1
+		{ stack_verify "$s" "$d1" grant && stack_verify "$s" "$dm" memshare &&
+			stack_discard "$s" "$d1"; } &
 		pids="$pids $!"
 	done
 	for p in $pids; do wait "$p" || rc=1; done

@@ -18,6 +18,12 @@
 # held_unmaps above 0 (requests that waited for their pages).  Before the
 # backend waited (2026-11-28, emulated): 18454 pages recycled while held,
 # 2893 held pages changed and 15448 unreadable.
+#
+# teardown, teardown-memshare: a guest powers off while pages the
+# backend keeps mapped for its connection are held below (staging pages;
+# on memshare, its memory).  stacks: five real stacks, each as phy1: on
+# both data paths and as phy:, with figures, verify and discards.
+# -o PHASES ("holdref teardown stacks") picks phases.
 set -u
 . "${FIPC_LIB:-$(dirname "$0")/../../lib}/fipc-scenario.sh"
 fipc_scenario_begin "$@"
@@ -33,6 +39,9 @@ prepare() {
 	fipc_wait_blockdev /dev/fipc_holdref || return 1
 	fipc_modules_load 0 || return 1
 	echo N > /sys/module/xen_fipc_back/parameters/grant_staging
+	# Room for a 512 MiB guest's memory on memshare (its table and
+	# staging pages), with another guest's beside.
+	echo 1536 > /sys/module/xen_fipc_back/parameters/memshare_max_mib
 }
 
 # holdref_param NAME: a counter of fipc_holdref.
@@ -71,47 +80,61 @@ holdref() {
 	return $rc
 }
 
-# teardown: pages mapped for the connection (the grant path's staging
-# pages, grant_staging=Y, the default) still held below the backend when
-# the guest goes away.  The guest "gone" writes 4 MiB on fipc_holdref,
+# teardown PATH CFG NAME: pages mapped for the connection still held below
+# the backend when the guest goes away: on the grant path its staging
+# pages (grant_staging=Y, the default), on memshare the guest's memory
+# the backend keeps mapped (the writes name its pages) and its staging
+# pages.  The guest NAME (xl config CFG) writes 4 MiB on fipc_holdref,
 # holding each page -o TEARDOWN_HOLD_MS (3000) ms, and powers off at
 # once: the backend's teardown must wait for the holds before it unmaps
-# the staging pages.  Wanted: pages held, none unreadable when its hold
-# ended.  ("changed" may grow here: the guest itself reuses its staging
-# pages once a write is answered, as with blkback's persistent grants.)
+# those pages.  Wanted: pages held, none unreadable when its hold ended,
+# and the disk on the data path PATH.  ("changed" may grow here: the
+# guest itself reuses its pages once a write is answered, as with
+# blkback's persistent grants.)
 teardown() {
-	local hold f0 h0 c0 f h c rc=0
+	local path=$1 name=$3 hold f0 h0 c0 f h c id p='' rc=0
 	hold=$(fipc_opt TEARDOWN_HOLD_MS 3000)
 	echo Y > /sys/module/xen_fipc_back/parameters/grant_staging
 	echo "$hold" > /sys/module/fipc_holdref/parameters/hold_ms
 	f0=$(holdref_param faulted) h0=$(holdref_param held) c0=$(holdref_param changed)
-	fipc_domu_start gone "$here/domU.cfg" "$common/guest-stacks.sh" \
+	fipc_domu_start "$name" "$here/$2" "$common/guest-stacks.sh" \
 		BACKING=/dev/fipc_holdref || return 1
-	fipc_domu_wait gone 300 || rc=1
+	id=$(xl domid "$name") || return 1
+	# Its data path, read while it is connected.
+	while [ -n "$(fipc_domu_state "$name")" ] && [ -z "$p" ]; do
+		p=$(cat "$FIPC_BE_SYSFS/fipcblk-$id-51728/statistics/data_path" 2>/dev/null)
+		[ "$p" = none ] && p=''
+		sleep 0.2
+	done
+	fipc_domu_wait "$name" 300 || rc=1
 	# Every hold ends within hold_ms of the guest's last write.
 	sleep $((hold / 1000 + 2))
 	f=$(($(holdref_param faulted) - f0)) h=$(($(holdref_param held) - h0))
 	c=$(($(holdref_param changed) - c0))
-	fipc_log "teardown: pages held $h, unreadable $f, changed $c (hold $hold ms)"
-	echo "{\"held\": $h, \"faulted\": $f, \"changed\": $c, \"hold_ms\": $hold}" \
-		> "$FIPC_RESULTS/teardown.json"
-	[ "$h" -gt 0 ] || { fipc_fail "teardown: fipc_holdref held no page"; rc=1; }
+	fipc_log "teardown ($path): disk on ${p:-no} data path, pages held $h, unreadable $f, changed $c (hold $hold ms)"
+	echo "{\"path\": \"$path\", \"data_path\": \"$p\", \"held\": $h, \"faulted\": $f, \"changed\": $c, \"hold_ms\": $hold}" \
+		> "$FIPC_RESULTS/teardown-$path.json"
+	[ "$p" = "$path" ] || { fipc_fail "teardown ($path): the disk connected on the '$p' data path"; rc=1; }
+	[ "$h" -gt 0 ] || { fipc_fail "teardown ($path): fipc_holdref held no page"; rc=1; }
 	[ "$f" = 0 ] ||
-		{ fipc_fail "teardown: $f held pages unmapped by the backend's teardown before their hold ended"; rc=1; }
+		{ fipc_fail "teardown ($path): $f held pages unmapped by the backend's teardown before their hold ended"; rc=1; }
 	return $rc
 }
 
 # stacks: the stacks of stacks.sh (-o STACKS, default all five), each
-# device given to the guest "stacks" twice: as phy1: (the grant path,
-# with the default staging pages) and as classic phy: on the same device.
-# The guest measures each (4 KiB random writes at QD 32, reads at QD 1)
-# while dom0 counts its own CPU time around each job, then verifies each
-# phy1: disk while the guest "neighbour" runs verified I/O on null_blk
-# through the same poller.  Wanted: every fio clean, recycled_held 0 on
-# every phy1: disk, every stack down cleanly.  The figures (emulated) go
-# to stacks.json and stacks.txt.
+# device given to the guest "stacks" three times: as phy1: on the grant
+# path (with the default staging pages), as classic phy:, and as phy1:
+# on memshare.  The guest measures phy1: (grant) and phy: (4 KiB random
+# writes at QD 32, reads at QD 1) while dom0 counts its own CPU time
+# around each job, then verifies each phy1: disk, grant then memshare,
+# and, where the stack takes discards, discards beside data that must
+# read back unchanged, while the guest "neighbour" runs verified I/O on
+# null_blk through the same poller.  Wanted: every fio clean, the
+# memshare disks on memshare, recycled_held 0 on every phy1: disk, every
+# discard the guest made counted by the backend, every stack down
+# cleanly.  The figures (emulated) go to stacks.json and stacks.txt.
 stacks() {
-	local s e dev n=1 d1 d0 map='' disks='' p j t0 t1 id v max=0 rc=0
+	local s e dev n=1 d1 d0 dm map='' disks='' p j t0 t1 id v max=0 rc=0 k
 	echo Y > /sys/module/xen_fipc_back/parameters/grant_staging
 	: > "$FIPC_WORK/stacks.up"
 	: > "$FIPC_WORK/stacks-cpu.txt"
@@ -121,9 +144,10 @@ stacks() {
 		echo "$s" >> "$FIPC_WORK/stacks.up"
 		fipc_log "stack $s: $dev"
 		d1=xvd$(stack_letter $n) d0=xvd$(stack_letter $((n + 1)))
-		n=$((n + 2))
-		map="$map $s:$d1:$d0"
-		disks="$disks'phy1:$dev,$d1,w', 'phy:$dev,$d0,w', "
+		dm=xvd$(stack_letter $((n + 2)))
+		n=$((n + 3))
+		map="$map $s:$d1:$d0:$dm"
+		disks="$disks'phy1:$dev,$d1,w', 'phy:$dev,$d0,w', 'phy1:$dev,$dm,w,memshare=on', "
 	done
 	[ $rc = 0 ] || return 1
 	export FIPC_OPT_STACK_DISKS="$map"
@@ -151,12 +175,20 @@ stacks() {
 	while [ -n "$(fipc_domu_state stacks)" ]; do
 		n=1
 		for e in $map; do
-			v=$(fipc_be_stat "$id" $((51712 + 16 * n)) recycled_held)
-			[ "$v" -gt "$max" ] && max=$v
-			# Requests that waited for their pages below (last seen).
+			# The phy1: disks: grant (vdev n), memshare (n + 2).
+			for k in 0 2; do
+				v=$(fipc_be_stat "$id" $((51712 + 16 * (n + k))) recycled_held)
+				[ "$v" -gt "$max" ] && max=$v
+			done
+			# Requests that waited for their pages below, discards
+			# served, the memshare disk's data path (last seen).
 			v=$(fipc_be_stat "$id" $((51712 + 16 * n)) held_unmaps)
 			[ "$v" -ge 0 ] && echo "$v" > "$FIPC_WORK/held-${e%%:*}"
-			n=$((n + 2))
+			v=$(fipc_be_stat "$id" $((51712 + 16 * n)) ds_req)
+			[ "$v" -ge 0 ] && echo "$v" > "$FIPC_WORK/discards-${e%%:*}"
+			v=$(fipc_be_stat "$id" $((51712 + 16 * (n + 2))) data_path)
+			[ "$v" = memshare ] && echo "$v" > "$FIPC_WORK/path-${e%%:*}"
+			n=$((n + 3))
 		done
 		sleep 2
 	done
@@ -164,8 +196,32 @@ stacks() {
 	fipc_mailbox_put /dev/nullb0 stop || rc=1
 	fipc_domu_wait neighbour 120 || rc=1
 	stacks_table || rc=1
+	stacks_paths_and_discards || rc=1
 	[ "$max" = 0 ] ||
 		{ fipc_fail "stacks: the backend put $max pages back in its cache while a stack below still held them"; rc=1; }
+	return $rc
+}
+
+# stacks_paths_and_discards: each stack's memshare disk was seen on
+# memshare, and where the guest discarded (its log says "discard NAME:
+# ok"), the backend of the grant disk served discards.
+stacks_paths_and_discards() {
+	local s log=$FIPC_RESULTS/stacks/guest.log rc=0 d
+	while read -r s; do
+		[ "$(cat "$FIPC_WORK/path-$s" 2>/dev/null)" = memshare ] ||
+			{ fipc_fail "stacks: the memshare disk of $s was never seen on memshare"; rc=1; }
+		d=$(cat "$FIPC_WORK/discards-$s" 2>/dev/null || echo 0)
+		if grep -q "@@FIPC-STACK discard $s: ok" "$log" 2>/dev/null; then
+			[ "$d" -gt 0 ] ||
+				{ fipc_fail "stacks: the guest discarded on $s, the backend served no discard"; rc=1; }
+			fipc_log "stack $s: discards through phy1: ($d served), the data beside them unchanged"
+		elif grep -q "@@FIPC-STACK discard $s: none" "$log" 2>/dev/null; then
+			fipc_log "stack $s: takes no discard ($(grep -o "discard $s: none.*" "$log" | head -1))"
+		else
+			fipc_fail "stacks: no discard result from the guest for $s"
+			rc=1
+		fi
+	done < "$FIPC_WORK/stacks.up"
 	return $rc
 }
 
@@ -238,7 +294,10 @@ fipc_step stacks-prepare 120 prepare || exit 1
 rc=0
 phases=" $(fipc_opt PHASES "holdref teardown stacks") "
 [[ $phases == *" holdref "* ]] && { fipc_step holdref 600 holdref || rc=1; }
-[[ $phases == *" teardown "* ]] && { fipc_step teardown 300 teardown || rc=1; }
+if [[ $phases == *" teardown "* ]]; then
+	fipc_step teardown 300 teardown grant domU.cfg gone || rc=1
+	fipc_step teardown-memshare 300 teardown memshare domU-memshare.cfg gone-ms || rc=1
+fi
 if [[ $phases == *" stacks "* ]]; then
 	fipc_step stacks 1500 stacks || rc=1
 	fipc_step stacks-down 120 stacks_down || rc=1
