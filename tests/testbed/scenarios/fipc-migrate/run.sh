@@ -108,7 +108,7 @@ serving() {
     # Flushes and discards reach the backend of this connection.
     fipc_blk_wait_connected "$id" "$FD_VDEV" 120 || { diagnose "$id"; return 1; }
     fipc_until 120 flushed_and_discarded "$id" ||
-        { fipc_fail "$what: in 120 s xvde of domain $id had $(fipc_be_stat "$id" "$FD_VDEV" f_req) flushes and $(fipc_be_stat "$id" "$FD_VDEV" ds_req) discards, want at least 1 of each"; diagnose "$id"; return 1; }
+        { fipc_fail "$what: in 120 s xvde of domain $id had $(fipc_be_stat "$id" "$FD_VDEV" f_req) flushes and $(fipc_be_stat "$id" "$FD_VDEV" ds_req) discards, want at least 1 of each"; fipc_domu_console_tail "$GUEST" 80; diagnose "$id"; return 1; }
     fipc_log "$what: domain $id, every disk connected and serving (requests $(for v in $VDEVS; do printf '%s ' "$(reqs "$id" "$v")"; done); inflight $(for v in $VDEVS; do printf '%s ' "$(fipc_be_stat "$id" "$v" inflight)"; done))"
 }
 
@@ -206,9 +206,10 @@ migrate() {
     serving migrated "$id2" 100
 }
 
+# stop_guest SECONDS: tell the guest to stop and wait for it.
 stop_guest() {
     fipc_mailbox_put /dev/nullb0 stop || return 1
-    fipc_domu_wait "$GUEST" 900
+    fipc_domu_wait "$GUEST" "$1"
 }
 
 # check RESUMES CHECKPOINTS: the guest's results (see the top).
@@ -349,7 +350,14 @@ guest_run() {
             resumes=$((resumes + 1))
         done
     fi
-    fipc_step "$kind-finish" 960 stop_guest || rc=1
+    if [ $rc = 0 ]; then
+        fipc_step "$kind-finish" 960 stop_guest 900 || rc=1
+    else
+        # A step failed, and the guest may hang: its console says where;
+        # it gets 2 minutes, not 15, to stop.
+        fipc_domu_console_tail "$GUEST" 200
+        fipc_step "$kind-finish" 180 stop_guest 120 || rc=1
+    fi
     fipc_step "$kind-check" 60 check "$resumes" "$checkpoints" || rc=1
     return $rc
 }
