@@ -90,7 +90,7 @@ suites+=(
 	# 1 min): its migration takes the same resume path; see its run.sh.
 	# Each save/restore and migration once (REPEAT=1), not twice as in
 	# make e2e: a second PVH migration in a row once left a grant-path
-	# disk with no I/O after the resume (1 of 14 PVH migrations,
+	# disk with no I/O after the resume (1 of 17 PVH migrations,
 	# 2026-11-29, not understood yet; issue 45's note), and the test
 	# command must pass on the code as it is.
 	# fipc-memshare: its PVH guest only in make e2e, for time (about 460
