@@ -253,14 +253,13 @@ bool xfb_follow_frontend(struct xfb_be *be, enum xenbus_state fe)
 {
 	struct xenbus_device *dev = be->dev;
 
-	if (be->removing || be->draining)
+	/*
+	 * A guard: the callers never get here busy.  xenwatch returns
+	 * early while a work is under way (and expedites a paced connect
+	 * there), and xfb_work_follow() clears its own flag first.
+	 */
+	if (be->removing || be->draining || be->connecting)
 		return false;
-	if (be->connecting) {
-		/* Not Initialised any more: no need to wait for the pacing. */
-		if (fe != XenbusStateInitialised)
-			mod_delayed_work(xfb_wq, &be->connect_work, 0);
-		return false;
-	}
 	switch (fe) {
 	case XenbusStateInitialising:
 		if (dev->state == XenbusStateClosed) {
