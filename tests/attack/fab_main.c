@@ -44,7 +44,11 @@
  * guest reads on purpose, not a count: the partition scan at disk
  * creation runs in the guest's xenwatch, which a close in its middle
  * would deadlock.  Once per device; the disk reconnects and is served
- * honestly afterwards.
+ * honestly afterwards.  We offer fipc-memshare-writable too: a PVH guest
+ * then shares writable and its READs name pfns, looked up in our copy
+ * of its table (read at each memshare connect).  Its READ of sector S
+ * is the one we keep mapped, writable and never answered, and write
+ * just before we let go (issue 45, finding 5, fab_linger.c).
  *
  * On every request it maps, it counts the bytes of the mapped pages
  * outside the request's data that are not zero (exposed_pages,
@@ -69,6 +73,7 @@
 #include <linux/moduleparam.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/vmalloc.h>
 #include <xen/events.h>
 #include <xen/xen.h>
 #include "fab.h"
@@ -253,6 +258,8 @@ static int fab_write_offer(struct fab_dev *fb)
 			     FAB_MAX_REQ_BYTES) ?:
 	       xenbus_printf(XBT_NIL, node, "fipc-data-paths", "%s",
 			     fb->ms_offered ? "grant memshare" : "grant") ?:
+	       xenbus_printf(XBT_NIL, node, "fipc-memshare-writable", "%d",
+			     fb->ms_offered) ?:
 	       xenbus_printf(XBT_NIL, node, "fipc-staging-max-pages", "%u", 0);
 }
 
@@ -270,8 +277,14 @@ static void fab_connect(struct fab_dev *fb)
 		xenbus_dev_fatal(dev, err, "connecting");
 		return;
 	}
-	if (fb->ms_chan && !fb->ms_done && !fb->ms)
-		fab_ms_map(fb);
+	if (fb->ms_chan) {
+		fb->ms_writable = xenbus_read_unsigned(dev->otherend,
+						       "fipc-memshare-writable",
+						       0) == 1;
+		/* Without a table, READs by pfn get errors. */
+		if (!fab_ms_read_table(fb) && !fb->ms_done && !fb->ms)
+			fab_ms_map(fb);
+	}
 	xenbus_switch_state(dev, XenbusStateConnected);
 	fb->connects++;
 	pr_info("@@FIPC-ATTACKB connected dom=%u ms=%d path=%s connects=%llu armed=%d held_total=%llu\n",
@@ -302,11 +315,12 @@ static void fab_closed(struct fab_dev *fb, const char *why, bool gone)
 		xenbus_printf(XBT_NIL, dev->nodename, "state", "%d", XenbusStateClosed);
 	else
 		xenbus_switch_state(dev, XenbusStateClosed);
-	pr_info("@@FIPC-ATTACKB closed dom=%u ms=%d why=%s held_total=%llu unmapped=%llu unmapped_early=%llu honest=%llu flushes=%llu refused=%llu map_errors=%llu grants_max=%u ms_mapped=%u\n",
+	pr_info("@@FIPC-ATTACKB closed dom=%u ms=%d why=%s held_total=%llu unmapped=%llu unmapped_early=%llu honest=%llu flushes=%llu refused=%llu map_errors=%llu grants_max=%u ms_mapped=%u ms_read_mapped=%u\n",
 		dev->otherend_id, fb->ms_offered, why, fb->held_total,
 		fb->unmapped, fb->unmapped_early, fb->honest, fb->flushes,
 		fb->refused, fb->map_errors, fb->grants_max,
-		fb->ms ? fb->ms->nrefs : 0);
+		fb->ms ? fb->ms->nrefs : 0,
+		fb->ms_read ? fb->ms_read->nrefs : 0);
 }
 
 /*
@@ -445,6 +459,7 @@ static void fab_remove(struct xenbus_device *dev)
 	left = fb->nheld + (fb->ms ? 1 : 0);
 	fab_release(fb, true);
 	fab_ms_release(fb, true);
+	vfree(fb->ms_table);
 	fab_chan_unmap(fb);
 	pr_info("@@FIPC-ATTACKB removed dom=%u ms=%d vdev=%s held_left=%u held_total=%llu unmapped=%llu unmapped_early=%llu honest=%llu flushes=%llu refused=%llu map_errors=%llu grants_max=%u connects=%llu ms_writes=%llu checked_pages=%llu exposed_pages=%llu exposed_bytes=%llu\n",
 		dev->otherend_id, fb->ms_offered, kbasename(dev->nodename),

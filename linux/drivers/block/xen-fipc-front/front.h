@@ -85,6 +85,8 @@ struct xff_poll_lat {
  *	poller sleeping (included in @XFF_COMPLETIONS)
  * @XFF_GRANT_STAGED: requests of a grant channel sent through staging
  *	pages (no grant operation)
+ * @XFF_MS_HELD: pages of READs by pfn put back unanswered that we hold
+ *	until the backend can no longer write them (front_linger.c)
  * @XFF_NR_STATS: number of counters
  */
 enum xff_stat {
@@ -102,6 +104,7 @@ enum xff_stat {
 	XFF_IRQ_COMPLETIONS,
 	XFF_GRANT_STAGED,
 	XFF_MS_READ_PFNS,
+	XFF_MS_HELD,
 	XFF_NR_STATS,
 };
 
@@ -273,6 +276,8 @@ struct xff_inject {
  *	(front_gfn_watch.c), never named by pfn again; NULL in PV guests
  *	(@frames is compared with the p2m there)
  * @nr_gone: bits set in @gone
+ * @held: writable sets: a bit per pfn whose page we hold, a page of a
+ *	READ by pfn the backend never answered (xff_memshare_hold())
  *
  * On the list of sets under xff_ms_mutex, read under RCU by the gfn
  * watch.
@@ -293,6 +298,7 @@ struct xff_memshare {
 	bool writable;
 	unsigned long *gone;
 	atomic_long_t nr_gone;
+	unsigned long *held;
 };
 
 enum xff_link {
@@ -520,6 +526,7 @@ int xff_memshare_refs(struct xff_info *info, struct request *rq,
 long xff_memshare_unshared_pfn(const struct xff_memshare *ms);
 void xff_memshare_gfns_gone(const xen_pfn_t *gfns, int count);
 void xff_memshare_dirty(struct request *rq);
+void xff_memshare_hold(struct xff_info *info, struct request *rq);
 
 /* front_gfn_watch.c */
 int xff_gfn_watch_get(void);
@@ -527,8 +534,10 @@ void xff_gfn_watch_put(void);
 
 /* front_linger.c */
 struct xff_linger;
-struct xff_linger *xff_linger_new(unsigned long max);
+struct xff_linger *xff_linger_new(unsigned long max, unsigned long max_held);
 void xff_linger_end_ref(struct xff_linger *l, grant_ref_t ref);
+bool xff_linger_end_held(struct xff_linger *l, grant_ref_t ref,
+			 struct page *page);
 void xff_linger_commit(struct xff_linger *l);
 void xff_linger_exit(void);
 

@@ -379,6 +379,7 @@ static bool xff_requeue_one(struct request *rq, void *data)
 	WRITE_ONCE(p->inflight, false);
 	atomic_dec(&p->chan->inflight);
 	p->chan->st[XFF_REQUEUED]++;
+	xff_memshare_hold(info, rq);
 	if (!xff_end_data(info, p, NULL))
 		xff_stuck_add(info, rq);
 	else if (info->removing)

@@ -27,7 +27,8 @@
  * behind a pfn); otherwise the request goes through staging pages or
  * with grants (counted in memshare_fallbacks).  The grants are
  * revoked at disconnect, after the backend has unmapped them: one still
- * mapped is ended later by front_linger.c.
+ * mapped is ended later by front_linger.c.  With memory shared writable,
+ * the pages of READs the backend never answered are held until then.
  */
 #include <linux/bitmap.h>
 #include <linux/blk-mq.h>
@@ -127,6 +128,7 @@ static void xff_ms_free(struct xff_memshare *ms)
 	kvfree(ms->frames);
 	kvfree(ms->refs);
 	bitmap_free(ms->gone);
+	bitmap_free(ms->held);
 	kfree(ms);
 }
 
@@ -345,6 +347,14 @@ static struct xff_memshare *xff_ms_create(struct xff_info *info)
 	ms->writable = autoxlat &&
 		       xenbus_read_unsigned(info->xbdev->otherend,
 					    "fipc-memshare-writable", 0) == 1;
+	if (ms->writable) {
+		ms->held = bitmap_zalloc(npfns, GFP_KERNEL);
+		if (!ms->held) {
+			xff_gfn_watch_put();
+			xff_ms_free(ms);
+			return ERR_PTR(-ENOMEM);
+		}
+	}
 	list_add_rcu(&ms->node, &xff_ms_sets);
 	err = xff_ms_grant(info, ms);
 	if (err) {
@@ -404,16 +414,18 @@ int xff_memshare_setup(struct xff_info *info)
  * @info: the disk; its backend has closed (it unmapped everything)
  *
  * The last disk of a backend domain revokes the grants.  A grant a
- * backend still maps cannot be revoked now: it is ended later by the
- * grant table's deferred work (and the table pages freed then).
+ * backend still maps cannot be revoked now: it is ended later
+ * (front_linger.c; the table pages by the grant table's deferred work).
+ * A page we hold (xff_memshare_hold()) is let go with its grant.
  */
 void xff_memshare_teardown(struct xff_info *info)
 {
 	struct xff_memshare *ms = info->ms;
+	unsigned long pfn, leaked = 0, held = 0, kept = 0;
 	struct xff_linger *linger;
-	unsigned long pfn, leaked = 0;
 	grant_ref_t ref;
 	unsigned int t;
+	bool hold;
 
 	if (!ms)
 		return;
@@ -439,12 +451,21 @@ void xff_memshare_teardown(struct xff_info *info)
 	 * memory for that, is leaked (never reused): never a page reference
 	 * on a frame we may not own.
 	 */
-	linger = xff_linger_new(ms->shared);
+	if (ms->held)
+		held = bitmap_weight(ms->held, ms->npfns);
+	linger = xff_linger_new(ms->shared, held);
 	for (pfn = 0; pfn < ms->npfns; pfn++) {
-		if (ms->frames[pfn] == INVALID_P2M_ENTRY)
+		hold = ms->held && test_bit(pfn, ms->held);
+		if (ms->frames[pfn] == INVALID_P2M_ENTRY) {
+			if (hold)
+				put_page(pfn_to_page(pfn));
 			continue;
+		}
 		ref = ms->refs[pfn];
-		if (linger)
+		if (hold)
+			kept += !xff_linger_end_held(linger, ref,
+						     pfn_to_page(pfn));
+		else if (linger)
 			xff_linger_end_ref(linger, ref);
 		else if (!gnttab_try_end_foreign_access(ref))
 			leaked++;
@@ -453,6 +474,9 @@ void xff_memshare_teardown(struct xff_info *info)
 	}
 	if (linger)
 		xff_linger_commit(linger);
+	if (held)
+		dev_info(&info->xbdev->dev, "memshare: %lu page(s) of READs put back unanswered were held: %lu let go, %lu wait until the backend unmaps them\n",
+			 held, held - kept, kept);
 	if (leaked)
 		dev_warn(&info->xbdev->dev, "memshare: %lu grant references still mapped by the backend and no memory to retry them: leaked\n",
 			 leaked);
@@ -465,6 +489,43 @@ void xff_memshare_teardown(struct xff_info *info)
 	gnttab_end_foreign_access(ms->dir_ref, ms->dir);
 	ms->dir = NULL;
 	xff_ms_free(ms);
+}
+
+/**
+ * xff_memshare_hold() - keep the pages of a READ by pfn put back unanswered
+ * @info: the disk, its channels quiesced, its backend closed or gone
+ * @rq: the request
+ *
+ * On memory shared writable, a backend that closed may still map the
+ * pages of a READ it never answered and write them late (a lower layer
+ * finishing, or a hostile backend).  The request is sent again or
+ * failed, and its pages may then be freed: each gets a reference of ours,
+ * dropped only once the grant of its pfn is ended (the set's teardown,
+ * front_linger.c), so that none is reused while the backend can write
+ * it.  Once per pfn: at most every page of the guest, and those only
+ * until the last disk of that backend domain lets go of the set (a
+ * backend that may write all of our memory can do worse than make us
+ * hold it).  Other requests need nothing.
+ */
+void xff_memshare_hold(struct xff_info *info, struct request *rq)
+{
+	struct xff_rq *p = blk_mq_rq_to_pdu(rq);
+	struct xff_memshare *ms = info->ms;
+	unsigned int i, n = 0;
+	unsigned long pfn;
+
+	if (!ms || !ms->held || p->data != XFF_DATA_PFNS ||
+	    req_op(rq) != REQ_OP_READ)
+		return;
+	for (i = 0; i < p->nrefs; i++) {
+		pfn = p->refs[i];
+		if (pfn >= ms->npfns || test_and_set_bit(pfn, ms->held))
+			continue;
+		/* The request holds the page: ours is one more. */
+		get_page(pfn_to_page(pfn));
+		n++;
+	}
+	p->chan->st[XFF_MS_HELD] += n;
 }
 
 /**

@@ -23,6 +23,7 @@ static const char * const xff_stat_names[XFF_NR_STATS] = {
 	[XFF_IRQ_COMPLETIONS] = "irq_completions",
 	[XFF_GRANT_STAGED] = "grant_staged",
 	[XFF_MS_READ_PFNS] = "memshare_read_pfns",
+	[XFF_MS_HELD] = "memshare_held",
 };
 
 /**

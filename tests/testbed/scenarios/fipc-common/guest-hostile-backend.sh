@@ -23,7 +23,7 @@
 #   recover  once the backend serves honestly again, the disk
 #            (reconnected) reads and writes again: dd, then fio
 #            (hostile-backend.fio, -o RECOVER_RUNTIME=3 s, no errors)
-#   linger   (unless -o LINGER=0: memshare is for PV guests)
+#   linger   (unless -o LINGER=0)
 #            xvdc (memshare=on) is on the memshare path; the backend maps
 #            some of the pages our memshare table grants, answers our
 #            4 KiB read of sector -o LINGER_SECTOR (1000000), then closes
@@ -31,7 +31,13 @@
 #            references (front_linger.c: "the backend still maps N of our
 #            pages") and end them only once the backend let go ("0
 #            grant(s) still mapped ... (was N)", not before HOLD_S), and
-#            the disk reconnects (memshare again) and works
+#            the disk reconnects (memshare again) and works.  In a PVH
+#            guest (memory shared writable, READs by pfn) the backend
+#            never answers that read: its pages must be held ("N held",
+#            statistics/memshare_held) until the backend, having written
+#            them, lets go; the read is sent again and succeeds.  With
+#            -o ROUNDS=linger (dom0 sets it for its PVH guest) this round
+#            is the only one.
 #   expose   512-byte O_DIRECT random writes from fio buffers that share
 #            pages (3 s each, QD 8) to xvdd (untrusted: statistics/trusted
 #            0, bounced grows) and then xvdb (trusted, the control); dom0
@@ -86,6 +92,103 @@ io() {
 	*) dd if=/dev/zero of=$dev bs=$bs count=1 seek=$at oflag=direct conv=notrunc ;;
 	esac
 }
+
+# The linger round on xvdc.
+linger() {
+linger_sector=$(fipc_opt LINGER_SECTOR 1000000)
+stc=/sys/bus/xen/devices/fipcblk-51744/statistics
+fipc_wait_disk xvdc 120 || exit 1
+p=$(cat $stc/data_path 2>/dev/null)
+check linger-memshare "$([ "$p" = memshare ] && echo 1)" "xvdc is on the $p data path"
+# PVH: our memory is shared writable (the attacker offers it), READs
+# go by pfn.
+writable=0
+[ "$(cat /sys/hypervisor/guest_type 2>/dev/null)" = PVH ] && writable=1
+# klog PATTERN: the kernel log time (centiseconds) of the first line with
+# PATTERN, or nothing.
+klog() {
+	dmesg | grep -m 1 -F "$1" | sed -n 's/^\[ *\([0-9]*\)\.\([0-9][0-9]\).*/\1\2/p'
+}
+dd if=/dev/xvdc of=/dev/null bs=4096 count=1 skip=$((linger_sector / 8)) iflag=direct \
+	>> $out/linger-io.log 2>&1
+r=$?
+check linger-trigger-read "$([ $r = 0 ] && echo 1)" "4 KiB read of sector $linger_sector rc=$r"
+# The backend closes after its last answer: we tear down, then reconnect.
+i=0
+while [ -z "$(klog 'of our pages after closing')" ] && [ $i -lt 300 ]; do
+	i=$((i + 1))
+	sleep 0.2
+done
+t1=$(klog 'of our pages after closing')
+kept=$(dmesg | sed -n 's/.*memshare: the backend still maps \([0-9]*\) of our pages after closing.*/\1/p' | head -n 1)
+figure linger.kept "${kept:-0}"
+check linger-kept "$([ "${kept:-0}" -gt 0 ] && echo 1)" \
+	"at teardown the backend still mapped ${kept:-0} of our pages; their grants were kept"
+i=0
+while [ -z "$(klog 'grant(s) still mapped by a closed backend')" ] && [ $i -lt $(((hold + 30) * 5)) ]; do
+	i=$((i + 1))
+	sleep 0.2
+done
+line=$(dmesg | grep -m 1 'grant(s) still mapped by a closed backend')
+t2=$(klog 'grant(s) still mapped by a closed backend')
+left=$(echo "$line" | sed -n 's/.*memshare: \([0-9]*\) grant(s) still mapped.*(was \([0-9]*\)).*/\1/p')
+was=$(echo "$line" | sed -n 's/.*(was \([0-9]*\)).*/\1/p')
+el=$(( ${t2:-0} - ${t1:-0} ))
+figure linger.ended_after_cs "$el"
+check linger-ended "$([ -n "$t2" ] && [ "$left" = 0 ] && [ "$was" = "$kept" ] && echo 1)" \
+	"${left:-?} grant(s) left of ${was:-?} once the backend let go"
+check linger-waited "$([ -n "$t1" ] && [ -n "$t2" ] && [ $el -ge $(((hold - 2) * 100)) ] && echo 1)" \
+	"ended $((el / 100)).$((el % 100 / 10)) s after the teardown; the backend let go $hold s after closing"
+# Reconnected (memshare again) and working.
+i=0
+while [ "$(cat $stc/data_path 2>/dev/null)" != memshare ] && [ $i -lt 300 ]; do
+	i=$((i + 1))
+	sleep 0.2
+done
+dd if=/dev/xvdc of=/dev/null bs=4096 count=1 skip=400 iflag=direct >> $out/linger-io.log 2>&1
+r1=$?
+dd if=/dev/zero of=/dev/xvdc bs=4096 count=1 seek=401 oflag=direct conv=notrunc >> $out/linger-io.log 2>&1
+r2=$?
+p=$(cat $stc/data_path 2>/dev/null)
+check linger-reconnected "$([ $r1 = 0 ] && [ $r2 = 0 ] && [ "$p" = memshare ] && echo 1)" \
+	"after the round: $p data path, 4 KiB O_DIRECT read rc=$r1, write rc=$r2"
+if [ "$writable" = 1 ]; then
+	# Memory shared writable (issue 45, finding 5): the READ above came
+	# by pfn and was never answered; its pages were held until the
+	# attacker, having written them, let go.
+	held=$(dmesg | sed -n 's/.*of our pages after closing (\([0-9]*\) held.*/\1/p' | head -n 1)
+	line=$(dmesg | grep -m 1 'page(s) of READs put back unanswered were held')
+	waited=$(echo "$line" | sed -n 's/.* \([0-9]*\) wait until the backend unmaps them.*/\1/p')
+	h=$(cat $stc/memshare_held 2>/dev/null || echo -1)
+	figure linger.held "${held:-0}"
+	figure linger.memshare_held "$h"
+	check linger-held "$([ "${held:-0}" -gt 0 ] && [ "${waited:-0}" = "$held" ] && [ "$h" -ge "$held" ] && echo 1)" \
+		"pages of the unanswered READ held at teardown: ${held:-0} (waiting for the unmap: ${waited:-?}; statistics/memshare_held $h)"
+fi
+dmesg | grep -E 'memshare' | tail -n 8
+}
+
+# The end of every run: our kernel log clean.
+finish() {
+dmesg > $out/dmesg.txt
+nb=$(grep -cE '(BUG|WARNING|Oops)[: ]' $out/dmesg.txt)
+na=$(grep -c 'still maps a page of request' $out/dmesg.txt)
+figure kernel_bug_lines "$nb"
+figure stuck_alert_lines "$na"
+# (Not the words themselves: dom0 looks for them on our console.)
+check kernel-clean "$([ "$nb" = 0 ] && echo 1)" \
+	"$nb kernel bug/warning/oops line(s) in our log; $na 'still maps a page' alert(s)"
+grep -E '(BUG|WARNING|Oops)[: ]' $out/dmesg.txt | head -n 5
+echo "@@FIPC-HBACK done rc=$rc"
+exit $rc
+}
+
+# The PVH guest of the writable linger round (ROUNDS=linger): that round
+# only.
+if [ "$(fipc_opt ROUNDS all)" = linger ]; then
+	linger
+	finish
+fi
 
 fipc_wait_disk xvdb 120 || exit 1
 size=$(cat /sys/block/xvdb/size)
@@ -216,63 +319,6 @@ cat $out/front-final.json
 b=$(sval bad_responses)
 check no-bad-response "$([ "$b" = 0 ] && echo 1)" "statistics/bad_responses $b"
 
-# The linger round on xvdc.
-linger() {
-linger_sector=$(fipc_opt LINGER_SECTOR 1000000)
-stc=/sys/bus/xen/devices/fipcblk-51744/statistics
-fipc_wait_disk xvdc 120 || exit 1
-p=$(cat $stc/data_path 2>/dev/null)
-check linger-memshare "$([ "$p" = memshare ] && echo 1)" "xvdc is on the $p data path"
-# klog PATTERN: the kernel log time (centiseconds) of the first line with
-# PATTERN, or nothing.
-klog() {
-	dmesg | grep -m 1 -F "$1" | sed -n 's/^\[ *\([0-9]*\)\.\([0-9][0-9]\).*/\1\2/p'
-}
-dd if=/dev/xvdc of=/dev/null bs=4096 count=1 skip=$((linger_sector / 8)) iflag=direct \
-	>> $out/linger-io.log 2>&1
-r=$?
-check linger-trigger-read "$([ $r = 0 ] && echo 1)" "4 KiB read of sector $linger_sector rc=$r"
-# The backend closes after its last answer: we tear down, then reconnect.
-i=0
-while [ -z "$(klog 'of our pages after closing')" ] && [ $i -lt 300 ]; do
-	i=$((i + 1))
-	sleep 0.2
-done
-t1=$(klog 'of our pages after closing')
-kept=$(dmesg | sed -n 's/.*memshare: the backend still maps \([0-9]*\) of our pages after closing.*/\1/p' | head -n 1)
-figure linger.kept "${kept:-0}"
-check linger-kept "$([ "${kept:-0}" -gt 0 ] && echo 1)" \
-	"at teardown the backend still mapped ${kept:-0} of our pages; their grants were kept"
-i=0
-while [ -z "$(klog 'grant(s) still mapped by a closed backend')" ] && [ $i -lt $(((hold + 30) * 5)) ]; do
-	i=$((i + 1))
-	sleep 0.2
-done
-line=$(dmesg | grep -m 1 'grant(s) still mapped by a closed backend')
-t2=$(klog 'grant(s) still mapped by a closed backend')
-left=$(echo "$line" | sed -n 's/.*memshare: \([0-9]*\) grant(s) still mapped.*(was \([0-9]*\)).*/\1/p')
-was=$(echo "$line" | sed -n 's/.*(was \([0-9]*\)).*/\1/p')
-el=$(( ${t2:-0} - ${t1:-0} ))
-figure linger.ended_after_cs "$el"
-check linger-ended "$([ -n "$t2" ] && [ "$left" = 0 ] && [ "$was" = "$kept" ] && echo 1)" \
-	"${left:-?} grant(s) left of ${was:-?} once the backend let go"
-check linger-waited "$([ -n "$t1" ] && [ -n "$t2" ] && [ $el -ge $(((hold - 2) * 100)) ] && echo 1)" \
-	"ended $((el / 100)).$((el % 100 / 10)) s after the teardown; the backend let go $hold s after closing"
-# Reconnected (memshare again) and working.
-i=0
-while [ "$(cat $stc/data_path 2>/dev/null)" != memshare ] && [ $i -lt 300 ]; do
-	i=$((i + 1))
-	sleep 0.2
-done
-dd if=/dev/xvdc of=/dev/null bs=4096 count=1 skip=400 iflag=direct >> $out/linger-io.log 2>&1
-r1=$?
-dd if=/dev/zero of=/dev/xvdc bs=4096 count=1 seek=401 oflag=direct conv=notrunc >> $out/linger-io.log 2>&1
-r2=$?
-p=$(cat $stc/data_path 2>/dev/null)
-check linger-reconnected "$([ $r1 = 0 ] && [ $r2 = 0 ] && [ "$p" = memshare ] && echo 1)" \
-	"after the round: $p data path, 4 KiB O_DIRECT read rc=$r1, write rc=$r2"
-dmesg | grep -E 'memshare' | tail -n 8
-}
 [ "$(fipc_opt LINGER 1)" = 0 ] || linger
 
 # The exposure round: fio's buffers for QD 8 of 512 bytes share a page.
@@ -292,14 +338,4 @@ figure expose.bounced "$((b1 - b0))"
 check expose-bounced "$([ "$t" = 0 ] && [ "$b1" -gt "$b0" ] && echo 1)" \
 	"xvdd: trusted $t, bounced $b0 -> $b1"
 
-dmesg > $out/dmesg.txt
-nb=$(grep -cE '(BUG|WARNING|Oops)[: ]' $out/dmesg.txt)
-na=$(grep -c 'still maps a page of request' $out/dmesg.txt)
-figure kernel_bug_lines "$nb"
-figure stuck_alert_lines "$na"
-# (Not the words themselves: dom0 looks for them on our console.)
-check kernel-clean "$([ "$nb" = 0 ] && echo 1)" \
-	"$nb kernel bug/warning/oops line(s) in our log; $na 'still maps a page' alert(s)"
-grep -E '(BUG|WARNING|Oops)[: ]' $out/dmesg.txt | head -n 5
-echo "@@FIPC-HBACK done rc=$rc"
-exit $rc
+finish

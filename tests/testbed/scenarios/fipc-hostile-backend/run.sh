@@ -31,14 +31,21 @@
 # KASAN kernel (fipc-testbed --kasan), so xen-fipc-front runs under KASAN;
 # it needs -o LINGER=0.
 #
-# The linger round (front_linger.c; -o LINGER=0 leaves it out, as memshare
-# is for PV guests): the guest's second disk, xvdc, has
-# memshare=on; the attacker (linger_sector = -o LINGER_SECTOR, 1000000)
-# maps some of the guest pages the memshare table grants, serves
-# honestly until it answered the guest's READ of that sector, closes
-# with them still mapped and lets go HOLD_S later.  The
-# guest must keep those grant references at its teardown and end them
-# only after the unmap (its checks), then reconnect on memshare.
+# The linger round (front_linger.c; -o LINGER=0 leaves it out): the
+# guest's second disk, xvdc, has memshare=on; the attacker
+# (linger_sector = -o LINGER_SECTOR, 1000000) maps some of the guest
+# pages the memshare table grants, serves honestly until it answered the
+# guest's READ of that sector, closes with them still mapped and lets go
+# HOLD_S later.  The guest must keep those grant references at its
+# teardown and end them only after the unmap (its checks), then
+# reconnect on memshare.  A second guest, domU2 (PVH, domU-pvh-linger.cfg,
+# fipc-common/guest-hostile-backend.sh with ROUNDS=linger), runs the same
+# round at the same time on memory shared writable (issue 45, finding 5):
+# its READ of the sector comes by pfn, and the attacker keeps its pages
+# mapped writable, never answers it, closes, and writes them just before
+# it lets go HOLD_S later.  The frontend must hold those pages (a
+# reference of its own, memshare_held) until their grants end, send the
+# READ again once reconnected, and let the pages go after the unmap.
 #
 # dom0 checks the attacker's own account ("@@FIPC-ATTACKB" lines in its
 # kernel log, results/dom0/attackb.log): armed, every op answered with
@@ -64,6 +71,10 @@ NOPS=$(echo $FIPC_OPT_OPS | wc -w)
 export R NOPS GUEST_TYPE
 
 did() { cat "$FIPC_WORK/domU1.id"; }
+did2() { cat "$FIPC_WORK/domU2.id"; }
+# The PVH guest of the writable linger round (not with pvh-kasan, whose
+# only guest is PVH without memshare).
+pvh_linger() { [ "$FIPC_OPT_LINGER" != 0 ] && [ "$GUEST_TYPE" = pv ]; }
 
 # attackb: the attacker's lines about our guest, from dom0's kernel log;
 # attackb.log for xvdb (keepmap, "ms=0" or no ms field), linger.log for
@@ -72,6 +83,9 @@ attackb() {
     dmesg | sed -n 's/.*\(@@FIPC-ATTACKB .*\)/\1/p' | grep " dom=$(did) " > "$R/attackb-all.log"
     grep -v -E ' ms=1 |^@@FIPC-ATTACKB ms-' "$R/attackb-all.log" > "$R/attackb.log"
     grep -E ' ms=1 |^@@FIPC-ATTACKB ms-' "$R/attackb-all.log" > "$R/linger.log"
+    if pvh_linger; then
+        dmesg | sed -n 's/.*\(@@FIPC-ATTACKB .*\)/\1/p' | grep " dom=$(did2) " > "$R/linger-pvh.log"
+    fi
 }
 
 start() {
@@ -101,6 +115,13 @@ start() {
         "$common/guest-hostile-backend.sh" || return 1
     xl domid domU1 > "$FIPC_WORK/domU1.id"
     fipc_log "guest is domain $(did); hold_s $FIPC_OPT_HOLD_S, ops: $FIPC_OPT_OPS"
+    if pvh_linger; then
+        FIPC_OPT_ROUNDS=linger FIPC_DOMU_LOAD="fipc xen-fipc-front" \
+            fipc_domu_start domU2 "$here/domU-pvh-linger.cfg" \
+            "$common/guest-hostile-backend.sh" || return 1
+        xl domid domU2 > "$FIPC_WORK/domU2.id"
+        fipc_log "PVH guest (linger round, memory shared writable) is domain $(did2)"
+    fi
 }
 
 # The guest runs its checks and powers off; libxl removes the disk.
@@ -109,6 +130,10 @@ guest() {
     fipc_domu_wait_marker domU1 '@@FIPC-HBACK armed' 600 || rc=1
     fipc_domu_wait domU1 $((700 + (NOPS + 1) * (FIPC_OPT_HOLD_S + 60))) || rc=1
     fipc_blk_wait_gone "$(did)" || rc=1
+    if pvh_linger; then
+        fipc_domu_wait domU2 $((600 + FIPC_OPT_HOLD_S + 60)) || rc=1
+        fipc_blk_wait_gone "$(did2)" || rc=1
+    fi
     return $rc
 }
 
@@ -157,39 +182,58 @@ check() {
     figure storm_sent "$(field "$line" sent)"
     verdict storm-sent "$([ -n "$line" ] && [ "$(field "$line" sent)" -ge 2000 ] && echo 1)" \
         "the attacker sent $(field "$line" sent) notifications in $(field "$line" ms) ms with nothing behind them (at least 2000 wanted, for the guest's bound to mean something)" || rc=1
-    [ "$FIPC_OPT_LINGER" = 0 ] || linger_checks || rc=1
-    # The guest's own checks, each with its figure.
-    if [ ! -s "$FIPC_RESULTS/domU1/checks.txt" ]; then
-        verdict guest-checks 0 "no checks.txt from the guest"
-        rc=1
-    fi
-    while read -r v name text; do
-        verdict "guest-${name%:}" "$([ "$v" = pass ] && echo 1)" "$text" || rc=1
-    done < "$FIPC_RESULTS/domU1/checks.txt"
-    fipc_domu_kernel_clean domU1 "guest console"
-    kc=$?
-    verdict guest-console-clean "$([ $kc = 0 ] && echo 1)" "no BUG/WARNING/Oops on domU1's console" || rc=1
+    [ "$FIPC_OPT_LINGER" = 0 ] || linger_checks "$R/linger.log" linger || rc=1
+    pvh_linger && { linger_checks "$R/linger-pvh.log" pvh-linger || rc=1; }
+    guest_checks domU1 guest || rc=1
+    pvh_linger && { guest_checks domU2 pvh-guest || rc=1; }
     return $rc
 }
 
-# The linger round, the attacker's side.
+# guest_checks DOMU PREFIX: the guest's own checks, each with its figure,
+# and its console clean.
+guest_checks() {
+    local rc=0 v name text kc
+    if [ ! -s "$FIPC_RESULTS/$1/checks.txt" ]; then
+        verdict "$2-checks" 0 "no checks.txt from $1"
+        rc=1
+    fi
+    while read -r v name text; do
+        verdict "$2-${name%:}" "$([ "$v" = pass ] && echo 1)" "$text" || rc=1
+    done < "$FIPC_RESULTS/$1/checks.txt"
+    fipc_domu_kernel_clean "$1" "$1 console"
+    kc=$?
+    verdict "$2-console-clean" "$([ $kc = 0 ] && echo 1)" "no BUG/WARNING/Oops on $1's console" || rc=1
+    return $rc
+}
+
+# linger_checks LOG NAME: a linger round, the attacker's side (NAME
+# pvh-linger: the PVH guest's, on memory shared writable).
 linger_checks() {
-    local rc=0 line c
-    line=$(grep '^@@FIPC-ATTACKB ms-mapped ' "$R/linger.log" | head -n 1)
-    figure linger_mapped "$(field "$line" refs)"
-    verdict linger-mapped "$([ -n "$line" ] && [ "$(field "$line" err)" = 0 ] &&
-        [ "$(field "$line" refs)" -gt 0 ] && echo 1)" \
-        "xvdc connected on memshare; the attacker mapped $(field "$line" refs) of its table's pages (err $(field "$line" err))" || rc=1
-    line=$(grep '^@@FIPC-ATTACKB closed ' "$R/linger.log" | head -n 1)
-    verdict linger-closed-mapped "$([ -n "$line" ] && [ "$(field "$line" ms_mapped)" -gt 0 ] && echo 1)" \
-        "it wrote Closed with $(field "$line" ms_mapped) of them still mapped" || rc=1
-    line=$(grep '^@@FIPC-ATTACKB ms-unmapped ' "$R/linger.log" | head -n 1)
-    figure linger_held_ms "$(field "$line" held_ms)"
-    verdict linger-unmapped-late "$([ -n "$line" ] && [ "$(field "$line" early)" = 0 ] &&
-        [ "$(field "$line" held_ms)" -ge $((FIPC_OPT_HOLD_S * 1000)) ] && echo 1)" \
-        "let go $(field "$line" held_ms) ms after closing (hold $FIPC_OPT_HOLD_S s), early $(field "$line" early)" || rc=1
-    c=$(grep -c '^@@FIPC-ATTACKB connected .* path=memshare ' "$R/linger.log")
-    verdict linger-reconnected "$([ "$c" -ge 2 ] && echo 1)" \
+    local rc=0 line c log=$1 n=$2 w=0
+    [ "$n" = pvh-linger ] && w=1
+    line=$(grep '^@@FIPC-ATTACKB ms-mapped ' "$log" | head -n 1)
+    figure "${n}_mapped" "$(field "$line" refs)"
+    verdict "$n-mapped" "$([ -n "$line" ] && [ "$(field "$line" err)" = 0 ] &&
+        [ "$(field "$line" refs)" -gt 0 ] && [ "$(field "$line" writable)" = $w ] && echo 1)" \
+        "xvdc connected on memshare (writable $(field "$line" writable), want $w); the attacker mapped $(field "$line" refs) of its table's pages (err $(field "$line" err))" || rc=1
+    if [ $w = 1 ]; then
+        line=$(grep '^@@FIPC-ATTACKB ms-read-kept ' "$log" | head -n 1)
+        figure "${n}_read_refs" "$(field "$line" refs)"
+        verdict "$n-read-kept" "$([ -n "$line" ] && [ "$(field "$line" refs)" -gt 0 ] && echo 1)" \
+            "the guest's READ of sector $(field "$line" sector) came by pfn; the attacker mapped its $(field "$line" refs) page(s) writable and never answered it" || rc=1
+    fi
+    line=$(grep '^@@FIPC-ATTACKB closed ' "$log" | head -n 1)
+    verdict "$n-closed-mapped" "$([ -n "$line" ] && [ "$(field "$line" ms_mapped)" -gt 0 ] &&
+        { [ $w = 0 ] || [ "$(field "$line" ms_read_mapped)" -gt 0 ]; } && echo 1)" \
+        "it wrote Closed with $(field "$line" ms_mapped) of them still mapped, and $(field "$line" ms_read_mapped) page(s) of the unanswered READ" || rc=1
+    line=$(grep '^@@FIPC-ATTACKB ms-unmapped ' "$log" | head -n 1)
+    figure "${n}_held_ms" "$(field "$line" held_ms)"
+    verdict "$n-unmapped-late" "$([ -n "$line" ] && [ "$(field "$line" early)" = 0 ] &&
+        [ "$(field "$line" held_ms)" -ge $((FIPC_OPT_HOLD_S * 1000)) ] &&
+        [ "$(field "$line" late_write)" = $w ] && echo 1)" \
+        "let go $(field "$line" held_ms) ms after closing (hold $FIPC_OPT_HOLD_S s), early $(field "$line" early), having written the READ's pages first: $(field "$line" late_write) (want $w)" || rc=1
+    c=$(grep -c '^@@FIPC-ATTACKB connected .* path=memshare ' "$log")
+    verdict "$n-reconnected" "$([ "$c" -ge 2 ] && echo 1)" \
         "xvdc connected on memshare $c times" || rc=1
     return $rc
 }

@@ -17,8 +17,10 @@
 # I/O error, each disk must count one resume per save or migration, the
 # requests it sent again must be exactly those put back (requests -
 # completions = requeued), xvdd must have had some, the guest's kernel
-# log must be clean, and every poller of the frontend must have been
-# frozen once per suspend.  Last, the guest sends hostile requests on xvdc's
+# log must be clean, every poller of the frontend must have been
+# frozen once per suspend, and in the PVH guest (memory shared writable)
+# the pages of the READs by pfn put back must have been held, each let go
+# at the teardown (issue 45, finding 5; memshare_held, "0 wait").  Last, the guest sends hostile requests on xvdc's
 # memshare connection (front_inject.c): a READ by pfn served in the PVH
 # guest, refused in the PV guest, bad pfns and staging indices refused.  First a PV guest (save/restore only: see
 # scenario.conf), then a PVH guest.  The modules unload, dom0 is healthy.
@@ -245,10 +247,11 @@ check() {
         }
     done
     out=$(python3 - "$r" "$1" "$PATHS" "$KIND" "$2" <<'PY'
-import json, sys
+import json, re, sys
 r, resumes, paths, kind = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4]
 checkpoints = int(sys.argv[5])
 bad = []
+held = 0
 for v, name in (("51728", "xvdb"), ("51744", "xvdc"), ("51760", "xvdd"), ("51776", "xvde")):
     s = json.load(open("%s/front-%s.json" % (r, v)))
     print("%s: resumes %s requeued %s errors %s requests %s completions %s data_path %s"
@@ -274,6 +277,20 @@ for v, name in (("51728", "xvdb"), ("51744", "xvdc"), ("51760", "xvdd"), ("51776
         bad.append("%s: %s READs by pfn in a PV guest" % (name, s["memshare_read_pfns"]))
     if name == "xvdd" and s["requeued"] < 1:
         bad.append("xvdd: no request was in flight at a suspend (requeued 0)")
+    held += s.get("memshare_held", 0)
+# A READ by pfn put back at a resume (the PVH guest's memory is shared
+# writable; xvdd always has some) keeps its pages held until the grants
+# of their pfns are ended (issue 45, finding 5); this backend let go of
+# every page before the resume, so each is let go at the teardown at once.
+print("memshare pages held at resumes: %d" % held)
+if kind == "pvh" and held < 1:
+    bad.append("no page of a READ by pfn put back was held (memshare_held 0)")
+if kind == "pv" and held != 0:
+    bad.append("%d pages held in a PV guest (read-only memory: no READ by pfn)" % held)
+for line in open("%s/dmesg.txt" % r, errors="replace"):
+    m = re.search(r"held: (\d+) let go, (\d+) wait", line)
+    if m and m.group(2) != "0":
+        bad.append("held pages left waiting for an honest backend: " + line.strip())
 # Each suspend froze every poller of the frontend before the guest's
 # devices were suspended, so none took a response from the rings left
 # behind before the resume put their requests back (issue 45, finding 2);
