@@ -16,9 +16,11 @@ run() {
         if [ -f "/fipc/modules/$m.ko" ]; then
             deps=$(modinfo -F depends "/fipc/modules/$m.ko" 2>/dev/null | tr ',' ' ')
             for d in $deps; do [ -f "/fipc/modules/$d.ko" ] || modprobe "$d"; done
-            # -o FRONT_PARAMS="duplex=N ...": the frontend's parameters.
+            # -o FRONT_PARAMS="duplex=N ...": the frontend's parameters;
+            # -o BACK_PARAMS: a driver domain's backend's.
             p=
             [ "$m" = xen-fipc-front ] && p=${FIPC_OPT_FRONT_PARAMS:-}
+            [ "$m" = xen-fipc-back ] && p=${FIPC_OPT_BACK_PARAMS:-}
             echo "insmod /fipc/modules/$m.ko $p"
             # shellcheck disable=SC2086 # $p: several parameters
             insmod "/fipc/modules/$m.ko" $p || { echo "@@FIPC-GUEST insmod $m failed"; return 1; }

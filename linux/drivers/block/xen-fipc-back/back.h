@@ -48,6 +48,8 @@ extern bool xfb_grant_staging;
 extern bool xfb_duplex;
 extern unsigned int xfb_memshare_max_mib;
 extern unsigned int xfb_max_guest_grants;
+extern unsigned int xfb_memshare_guest_max_mib;
+extern unsigned long xfb_max_grant_mappings;
 extern unsigned int xfb_max_guest_staging_pages;
 extern struct fipc_poller_set xfb_pollers;
 
@@ -301,6 +303,8 @@ struct xfb_memshare {
  *	that would pass a budget: then each request maps the ones it names
  * @stg_handles: their grant handles
  * @stg_nr: number of staging pages (0: none)
+ * @ring_maps: ring and control pages counted in max_grant_mappings
+ *	(back_maptrack.c) while the channel maps them
  * @msgbuf: private copy of the request being handled
  * @answered: responses sent since the last notification check
  * @park_us: while parked (responses wait for room in the response ring,
@@ -326,6 +330,7 @@ struct xfb_chan {
 	void *req_ring;
 	void *rsp_ring;
 	struct fipcblk_ctrl *ctrl;
+	unsigned int ring_maps;
 	int irq;
 	struct fipc_poll_entry poll;
 	unsigned long claim;
@@ -543,6 +548,14 @@ void xfb_guest_add_dev(struct xfb_be *be);
 void xfb_guest_del_dev(struct xfb_be *be);
 u64 xfb_guest_stat(struct xfb_guest *g, const enum xfb_stat *idx,
 		   unsigned int n, unsigned int *devs);
+
+/* back_maptrack.c */
+void xfb_maptrack_init(void);
+unsigned long xfb_maptrack_used(void);
+bool xfb_maptrack_take(unsigned long n);
+void xfb_maptrack_give(unsigned long n);
+bool xfb_maptrack_room(int guest_grants, unsigned int nrefs);
+void xfb_maptrack_charge(unsigned int nrefs);
 
 /* back_staging.c */
 int xfb_staging_map(struct xfb_be *be, struct xfb_chan *chan);

@@ -76,6 +76,8 @@ static void xfb_chan_free(struct xfb_be *be, struct xfb_chan *chan)
 	chan->req_ring = NULL;
 	chan->rsp_ring = NULL;
 	chan->ctrl = NULL;
+	xfb_maptrack_give(chan->ring_maps);
+	chan->ring_maps = 0;
 	xfb_staging_unmap(be, chan);
 	xfb_nowait_chan_stop(chan);
 	xfb_held_chan_stop(chan);
@@ -136,7 +138,7 @@ static int xfb_chan_map(struct xfb_be *be, struct xfb_chan *chan,
 			unsigned int order)
 {
 	struct xenbus_device *dev = be->dev;
-	unsigned int pages = 1u << order;
+	unsigned int pages = 1u << order, maps;
 	u32 evtchn;
 	grant_ref_t refs[XFB_MAX_RING_PAGES];
 	void *addr;
@@ -146,6 +148,16 @@ static int xfb_chan_map(struct xfb_be *be, struct xfb_chan *chan,
 	err = xfb_read_refs(be, chan->index, "req-ring-ref", pages, true, refs);
 	if (err)
 		return err;
+	/* The rings and the control page, counted before they are mapped. */
+	maps = (be->duplex ? pages : 2 * pages) + 1;
+	if (!xfb_maptrack_take(maps)) {
+		xenbus_dev_fatal(dev, -ENOSPC,
+				 "queue %u: mapping %u ring pages would pass the backend's max_grant_mappings (%lu of %lu mapped)",
+				 chan->index, maps, xfb_maptrack_used(),
+				 READ_ONCE(xfb_max_grant_mappings));
+		return -ENOSPC;
+	}
+	chan->ring_maps = maps;
 	err = xenbus_map_ring_valloc(dev, refs, pages, &chan->req_ring);
 	if (err)
 		return err;

@@ -367,6 +367,7 @@ unsigned int xfb_unmap_pages(struct xfb_chan *chan, struct xfb_req *req,
 		}
 	}
 	atomic_sub(req->nrefs, &chan->be->guest->grants);
+	xfb_maptrack_give(req->nrefs);
 	gnttab_page_cache_put(&chan->page_cache, req->pages, req->nrefs);
 	req->nrefs = 0;
 	return n;
@@ -589,6 +590,7 @@ static bool xfb_map(struct xfb_chan *chan, struct xfb_req *req,
 	}
 	req->nrefs = nrefs;
 	xfb_guest_grants_charge(chan->be->guest, nrefs);
+	xfb_maptrack_charge(nrefs);
 	err = gnttab_map_refs(chan->map_ops, NULL, req->pages, nrefs);
 	chan->st[XFB_GRANT_OPS] += nrefs;
 	chan->st[XFB_HYPERCALLS]++;
@@ -840,7 +842,10 @@ static int xfb_poll(struct fipc_poll_entry *entry, unsigned int budget)
 			}
 			break;
 		}
-		if (!xfb_guest_grants_room(chan->be->guest, chan->be->max_refs)) {
+		if (!xfb_guest_grants_room(chan->be->guest, chan->be->max_refs) ||
+		    (!chan->be->ms &&
+		     !xfb_maptrack_room(atomic_read(&chan->be->guest->grants),
+					chan->be->max_refs))) {
 			/* Resumed by the guest's own completions or a retry. */
 			if (xfb_rx_ready(chan)) {
 				chan->grant_wait = true;

@@ -63,6 +63,16 @@ module_param_named(memshare_max_mib, xfb_memshare_max_mib, uint, 0644);
 MODULE_PARM_DESC(memshare_max_mib,
 		 "memshare: guest memory mapped at once for all guests together, in MiB; a guest that would pass it connects on grant. Each page is one of the backend domain's grant mappings (Xen's gnttab_max_maptrack_frames x 256; default 1024 x 256 = 1 GiB), which blkback and netback need too (default 512)");
 
+unsigned int xfb_memshare_guest_max_mib;
+module_param_named(memshare_guest_max_mib, xfb_memshare_guest_max_mib, uint, 0644);
+MODULE_PARM_DESC(memshare_guest_max_mib,
+		 "memshare: one guest's share of memshare_max_mib, all its disks together, in MiB; a guest whose memory would pass it connects on grant (0: half of memshare_max_mib; default 0)");
+
+unsigned long xfb_max_grant_mappings;
+module_param_named(max_grant_mappings, xfb_max_grant_mappings, ulong, 0644);
+MODULE_PARM_DESC(max_grant_mappings,
+		 "Grant mappings the backend keeps at once, all guests together: rings, staging pages, memshare tables and requests' grants. Past it a connect is refused (rings) or falls back to per-request grants, and requests wait. 0 at load: 3/4 of the domain's maptrack (gnttab_max_maptrack_frames on Xen's command line, else 1024, x 256 entries; default 0)");
+
 unsigned int xfb_max_guest_grants = 8192;
 module_param_named(max_guest_grants, xfb_max_guest_grants, uint, 0644);
 MODULE_PARM_DESC(max_guest_grants,
@@ -106,6 +116,7 @@ static int __init xfb_init(void)
 
 	if (!xen_domain())
 		return -ENODEV;
+	xfb_maptrack_init();
 	err = xfb_nowait_init();
 	if (err)
 		return err;

@@ -32,12 +32,15 @@
  * array_index_nospec) before use.  What a guest can make us map is
  * bounded before anything is mapped: a table may not repeat a reference,
  * its references may not outnumber the guest's own maximum memory (Xen's
- * max_pages for the domain, where we may ask), and all the guests'
- * tables together, with the staging pages the channels keep mapped
- * (back_staging.c), stay within memshare_max_mib, so that one guest cannot
- * use up the backend domain's grant mappings (maptrack), which every
- * other guest's blkback, netback and fipc channels need too.  The list's
- * lock is never held while a table is read or mapped.
+ * max_pages for the domain, where we may ask: dom0 may, a driver domain
+ * usually not) nor the guest's share of memshare_max_mib
+ * (memshare_guest_max_mib, by default half), and all the guests' tables
+ * together, with the staging pages the channels keep mapped
+ * (back_staging.c), stay within memshare_max_mib and, with every other
+ * mapping of the backend, within max_grant_mappings (back_maptrack.c):
+ * no guest can use up the backend domain's grant mappings (maptrack),
+ * which every other guest's blkback, netback and fipc channels need too.
+ * The list's lock is never held while a table is read or mapped.
  */
 #include <linux/ktime.h>
 #include <linux/mm.h>
@@ -176,15 +179,28 @@ static unsigned long xfb_ms_budget_pages(void)
 	       (20 - XEN_PAGE_SHIFT);
 }
 
+/* One guest's share of the budget: memshare_guest_max_mib, or half. */
+static unsigned long xfb_ms_share_pages(void)
+{
+	unsigned int mib = READ_ONCE(xfb_memshare_guest_max_mib);
+
+	if (!mib)
+		return xfb_ms_budget_pages() / 2;
+	return (unsigned long)mib << (20 - XEN_PAGE_SHIFT);
+}
+
 /*
- * Charge @ms->reserved to the guest's bound and the backend's budget, or
- * refuse: all the guest's tables together may not reference more pages
- * than it may own, nor all guests' more than memshare_max_mib.
+ * Charge @ms->reserved to the guest's bounds, the backend's budget and
+ * its grant mappings, or refuse: all the guest's tables together may not
+ * reference more pages than it may own (where we may read that) nor
+ * more than its share, all guests' not more than memshare_max_mib, and
+ * every mapping of the backend stays within max_grant_mappings.
  */
 static int xfb_ms_reserve(struct xfb_be *be, struct xfb_memshare *ms,
 			  unsigned long nrefs, unsigned long max_pages)
 {
 	unsigned long budget = xfb_ms_budget_pages();
+	unsigned long share = xfb_ms_share_pages();
 	unsigned long guest = 0;
 	struct xfb_memshare *o;
 	int err = 0;
@@ -198,11 +214,22 @@ static int xfb_ms_reserve(struct xfb_be *be, struct xfb_memshare *ms,
 				 "memshare table lists %lu pages (%lu already mapped for this guest), the guest may own %lu",
 				 nrefs, guest, max_pages);
 		err = -E2BIG;
+	} else if (guest + nrefs > share) {
+		xenbus_dev_error(be->dev, -E2BIG,
+				 "memshare: %lu pages (%lu already mapped for this guest) would pass its share of %lu MiB (memshare_guest_max_mib, 0: half of memshare_max_mib); using grants",
+				 nrefs, guest, share >> (20 - XEN_PAGE_SHIFT));
+		err = -E2BIG;
 	} else if (xfb_ms_reserved + nrefs > budget) {
 		xenbus_dev_error(be->dev, -ENOSPC,
 				 "memshare: %lu pages would pass the backend's budget of %lu MiB (%lu pages mapped for all guests; memshare_max_mib); using grants",
 				 nrefs, budget >> (20 - XEN_PAGE_SHIFT),
 				 xfb_ms_reserved);
+		err = -ENOSPC;
+	} else if (!xfb_maptrack_take(nrefs)) {
+		xenbus_dev_error(be->dev, -ENOSPC,
+				 "memshare: %lu pages would pass the backend's max_grant_mappings (%lu of %lu mapped for all guests); using grants",
+				 nrefs, xfb_maptrack_used(),
+				 READ_ONCE(xfb_max_grant_mappings));
 		err = -ENOSPC;
 	} else {
 		ms->reserved = nrefs;
@@ -509,6 +536,7 @@ static void xfb_ms_put(struct xfb_be *be, struct xfb_memshare *ms)
 	mutex_lock(&xfb_ms_mutex);
 	xfb_ms_reserved -= ms->reserved - min(leaked, ms->reserved);
 	mutex_unlock(&xfb_ms_mutex);
+	xfb_maptrack_give(ms->reserved - min(leaked, ms->reserved));
 	xfb_ms_free(ms);
 }
 

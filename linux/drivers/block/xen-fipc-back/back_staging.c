@@ -112,19 +112,28 @@ static void xfb_staging_uncharge(struct xfb_be *be, unsigned int n)
 {
 	xfb_guest_staging_uncharge(be->guest, n);
 	xfb_memshare_budget_give(n);
+	xfb_maptrack_give(n);
 }
 
-/* Count @n pages to keep mapped for the guest and for the backend. */
+/*
+ * Count @n pages to keep mapped for the guest, for the backend's
+ * memshare budget and for its grant mappings.
+ */
 static bool xfb_staging_charge(struct xfb_be *be, struct xfb_chan *chan,
 			       unsigned int n)
 {
 	const char *which = "the guest's max_guest_staging_pages";
 
 	if (xfb_guest_staging_charge(be->guest, n)) {
-		if (xfb_memshare_budget_take(n))
-			return true;
+		if (xfb_memshare_budget_take(n)) {
+			if (xfb_maptrack_take(n))
+				return true;
+			xfb_memshare_budget_give(n);
+			which = "the backend's max_grant_mappings";
+		} else {
+			which = "the backend's memshare_max_mib";
+		}
 		xfb_guest_staging_uncharge(be->guest, n);
-		which = "the backend's memshare_max_mib";
 	}
 	dev_notice(&be->dev->dev, "queue %u: keeping %u staging pages mapped would pass %s; requests map the pages they name\n",
 		   chan->index, n, which);

@@ -349,7 +349,7 @@ enum xff_link {
  * @stuck_total: requests ever put on @stuck
  * @ms: the guest's memory shared with the backend (memshare path), or NULL
  * @ms_refused: the backend closed before connecting us on memshare: use
- *	the grant path from now on
+ *	the grant path for the next connection (cleared once connected)
  * @duplex: the channels are duplex rings (protocol version 3)
  * @grant_staging: on the grant path, the channels get staging pages
  *	(grant_staging_pages, the backend offers fipc-grant-staging; chosen

@@ -313,6 +313,11 @@ static void xff_connect(struct xff_info *info)
 	if (xff_read_geometry(info))
 		return;
 	info->link = XFF_UP;
+	/*
+	 * A refusal of memshare holds for this connection only: the next
+	 * one tries it again (the backend's limits may have changed).
+	 */
+	info->ms_refused = false;
 	if (!info->disk) {
 		err = xff_disk_alloc(info);
 		add = !err;
@@ -400,7 +405,7 @@ static void xff_backend_changed(struct xenbus_device *dev,
 	case XenbusStateClosing:
 		if (info->link == XFF_SETUP && info->ms) {
 			/* It could not take our memory: grant next time. */
-			dev_warn(&dev->dev, "memshare: the backend closed while connecting; the grant data path from now on\n");
+			dev_warn(&dev->dev, "memshare: the backend closed while connecting; the grant data path for the next connection\n");
 			info->ms_refused = true;
 		}
 		xff_link_close(info);

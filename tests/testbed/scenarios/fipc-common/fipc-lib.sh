@@ -8,7 +8,9 @@ export FIPC_BE_SYSFS=/sys/bus/xen-backend/devices
 
 # fipc_modules_load [FRONT]: load fipc.ko and the backend (and the frontend
 # if FRONT=1, for dom0 loopback disks) from --modules.  Poller parameters
-# come from scenario options (-o POLL_IDLE_US=..., -o POLLERS=...).
+# come from scenario options (-o POLL_IDLE_US=..., -o POLLERS=...).  The
+# memshare budget is the tests' (memshare_max_mib=1536, docs/admin-guide.md
+# section 6), so that a 512 MiB guest fits its share (half of it).
 fipc_modules_load() {
     local idle pollers fifo
     idle=$(fipc_opt POLL_IDLE_US 100)
@@ -23,7 +25,8 @@ fipc_modules_load() {
         fcpus="poller_cpus=0" bcpus="poller_cpus=$(($(nproc) - 1))"
     fi
     fipc_load_module fipc || return 1
-    fipc_load_module xen-fipc-back poll_idle_us="$idle" pollers="$pollers" poll_fifo="$fifo" $bcpus || return 1
+    fipc_load_module xen-fipc-back poll_idle_us="$idle" pollers="$pollers" poll_fifo="$fifo" \
+        memshare_max_mib=1536 $bcpus || return 1
     if [ "${1:-0}" = 1 ]; then
         # shellcheck disable=SC2086 # FIPC_FRONT_PARAMS: more parameters
         fipc_load_module xen-fipc-front poll_idle_us="$idle" pollers="$pollers" poll_fifo="$fifo" $fcpus ${FIPC_FRONT_PARAMS:-} || return 1
@@ -174,6 +177,15 @@ fipc_health() {
     if [ ! -d /sys/module/xen_fipc_back ] && [ ! -d /sys/module/xen_fipc_front ] &&
        ps -e -o comm= | grep -qE '^xf[bf]-poll'; then
         fipc_fail "dom0 health ($name): poller threads left after unload"
+        return 1
+    fi
+    # Every grant mapping xen-fipc-back counts (back_maptrack.c) ends with
+    # its device: none is left once no device is bound (a drain handed
+    # off at removal may still be unmapping: it gets 60 s).
+    local gm=/sys/module/xen_fipc_back/parameters/grant_mappings
+    if [ -r "$gm" ] && ! ls /sys/bus/xen-backend/drivers/fipcblk 2>/dev/null | grep -q '^fipcblk-' &&
+       ! fipc_until 60 test "$(cat "$gm")" = 0; then
+        fipc_fail "dom0 health ($name): xen-fipc-back still counts $(cat "$gm") grant mappings with no device bound"
         return 1
     fi
     fipc_log "dom0 health ($name): ok"

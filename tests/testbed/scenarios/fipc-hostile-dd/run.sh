@@ -51,6 +51,10 @@ MODES=$(fipc_opt ATTACK_MODES "noreap prestamp storm xsbad cycle closebusy forge
 # bounds, times this (a slow backend domain: the KASAN kernel).
 TSCALE=$(fipc_opt ATTACK_TIME_SCALE 1)
 export FIPC_OPT_ATTACK_MODES=$MODES FIPC_OPT_DD_NULLB=2
+# The driver domain's backend: the tests' memshare budget, so that the
+# honest guest's memory fits its share (half of it; docs/admin-guide.md
+# section 6).
+export FIPC_OPT_BACK_PARAMS=${FIPC_OPT_BACK_PARAMS:-memshare_max_mib=1536}
 export R VDEV DD DD_TYPE XSBAD_CASES TSCALE
 
 dd_id() { cat "$FIPC_WORK/$DD.id"; }

@@ -26,7 +26,12 @@
 # guest's (max_guest_staging_pages=0), then the backend's (memshare_max_mib
 # just above the guest's memory table), then below it (the disks fall
 # back to grants), with fipc diagnose (the admin command) asked about the
-# unloaded backend and the fallback, and destroys that guest.  Each guest
+# unloaded backend and the fallback; then the guest's share of the budget
+# below its table (memshare_guest_max_mib: grants again) and the
+# backend's cap on all its grant mappings (max_grant_mappings) below the
+# table (grants, the mappings counted stay near the cap) and below the
+# rings (the connect refused), then back: memshare again (issue 45,
+# finding 10); and destroys that guest.  Each guest
 # also reconnects its disks 3 times at once: the backend must hold the
 # connects back as long as the last one took.  Over the
 # whole run no call of the backend's xenwatch callbacks may take over
@@ -299,6 +304,8 @@ unload_round() {
     fipc_log "unload: the guest reconnected after the reload, verified I/O goes on, its kernel log clean"
     backend_budget_round domU3 "$id" || { xl destroy domU3; return 1; }
     fallback_round domU3 "$id" || { xl destroy domU3; return 1; }
+    share_round domU3 "$id" || { xl destroy domU3; return 1; }
+    maptrack_round domU3 "$id" || { xl destroy domU3; return 1; }
     xl destroy domU3 || { fipc_fail "xl destroy failed"; return 1; }
     fipc_destroyed_wait "unload" "$id" 51728 || return 1
     [ -f "$FIPC_WORK/domU3/loop" ] && losetup -d "$(cat "$FIPC_WORK/domU3/loop")"
@@ -326,9 +333,9 @@ rebind() {
 # backend_budget_round NAME ID: the staging refusal again, now by the
 # backend's budget (memshare_max_mib, shared by every guest's tables and
 # staging pages) with the guest's own bound back at its default: the
-# budget is set to the guest's memory table rounded up to a MiB, so the
-# table fits and the staging pages (a channel's list, several hundred
-# pages) do not.  The devices are unbound and bound again (the guest
+# budget (and the guest's share of it) is set to the guest's memory table
+# rounded up to a MiB, so the table fits and the staging pages (a
+# channel's list, several hundred pages) do not.  The devices are unbound and bound again (the guest
 # reconnects): memshare is kept, no staging page is kept mapped, a notice
 # names memshare_max_mib, READs map their staging pages, no I/O error.
 backend_budget_round() {
@@ -336,8 +343,10 @@ backend_budget_round() {
     mp=$(fipc_be_stat "$id" 51728 memshare_pages)
     [ "${mp:-0}" -gt 0 ] || { fipc_fail "backend budget: xvdb maps no guest memory (memshare_pages '$mp')"; return 1; }
     mib=$(((mp + 255) / 256))
+    echo "$mib" > "$FIPC_WORK/ms-table-mib"
     fipc_dmesg_mark
-    rebind "backend budget" "$id" max_guest_staging_pages=16384 memshare_max_mib="$mib" || return 1
+    rebind "backend budget" "$id" max_guest_staging_pages=16384 memshare_max_mib="$mib" \
+        memshare_guest_max_mib="$mib" || return 1
     load_wait backend-budget "$1" "$id" || return 1
     sp=$(fipc_be_stat "$id" 51728 staging_pages)
     sg=$(fipc_be_stat "$id" 51728 staged_grant_req)
@@ -371,6 +380,78 @@ fallback_round() {
 }
 
 # grant_writes ID: xvdb of domain ID is on grants and has served writes.
+# share_round NAME ID: the guest's share of the budget (memshare_guest_max_mib)
+# a MiB below its memory table, the budget itself back at 1536 MiB, the
+# devices bound again: its disks fall back to grants, the kernel log names
+# memshare_guest_max_mib, its verified I/O goes on.
+share_round() {
+    local id=$2 mib
+    mib=$(cat "$FIPC_WORK/ms-table-mib")
+    fipc_dmesg_mark
+    rebind share "$id" memshare_max_mib=1536 memshare_guest_max_mib=$((mib - 1)) || return 1
+    fipc_blk_wait_connected "$id" 51728 120 || return 1
+    fipc_until 120 grant_writes "$id" ||
+        { fipc_fail "share: xvdb of domain $id on the '$(fipc_be_stat "$id" 51728 data_path)' path with memshare_guest_max_mib $((mib - 1)) for a table of $mib MiB (want grant)"; return 1; }
+    fipc_dmesg_since_mark | grep -q "would pass its share of $((mib - 1)) MiB (memshare_guest_max_mib" ||
+        { fipc_fail "share: no kernel log line naming memshare_guest_max_mib"; return 1; }
+    fipc_log "share: memshare_guest_max_mib $((mib - 1)) for a table of $mib MiB: xvdb on grants (wr_req $(fipc_be_stat "$id" 51728 wr_req)), the refusal logged"
+    grep -q 'fio ended' /var/log/xen/console/guest-"$1".log &&
+        { fipc_fail "share: the guest's verified I/O stopped (fio ended)"; fipc_domu_console_tail "$1"; return 1; }
+    echo 0 > /sys/module/xen_fipc_back/parameters/memshare_guest_max_mib
+}
+
+# maptrack_round NAME ID: the backend's cap on all its grant mappings
+# (max_grant_mappings) set to 256, below the guest's memory table and its
+# grant path's demand: the devices bound again fall back to grants (the
+# log names the cap), staging pages too, requests wait for room
+# (grant_waits grows) and the mappings counted (grant_mappings) stay
+# within the cap and one largest request per poller, the verified I/O
+# going on; then set to 1: the rings do not fit, the connect is refused
+# with an error node; then back to what it was: connected, and memshare
+# again at the next rebind.
+maptrack_round() {
+    local id=$2 par=/sys/module/xen_fipc_back/parameters cap0 gm max=0 i w0 w1 r0 r1
+    cap0=$(cat $par/max_grant_mappings)
+    fipc_dmesg_mark
+    rebind maptrack "$id" max_grant_mappings=256 || return 1
+    fipc_blk_wait_connected "$id" 51728 120 || return 1
+    fipc_until 120 grant_writes "$id" ||
+        { fipc_fail "maptrack: xvdb of domain $id on the '$(fipc_be_stat "$id" 51728 data_path)' path with max_grant_mappings 256 (want grant)"; return 1; }
+    fipc_dmesg_since_mark | grep -q "would pass the backend's max_grant_mappings" ||
+        { fipc_fail "maptrack: no kernel log line naming max_grant_mappings"; return 1; }
+    w0=$(fipc_be_stat "$id" 51728 grant_waits)
+    r0=$(fipc_be_stat "$id" 51728 wr_req)
+    for i in $(seq 20); do
+        gm=$(cat $par/grant_mappings)
+        [ "$gm" -gt "$max" ] && max=$gm
+        sleep 0.5
+    done
+    w1=$(fipc_be_stat "$id" 51728 grant_waits)
+    r1=$(fipc_be_stat "$id" 51728 wr_req)
+    fipc_log "maptrack: max_grant_mappings 256: xvdb on grants, $((r1 - r0)) writes and $((w1 - w0)) waits for room in 10 s, grant_mappings at most $max"
+    [ "$max" -gt 0 ] && [ "$max" -le $((256 + 2 * 257)) ] && [ $((w1 - w0)) -gt 0 ] && [ $((r1 - r0)) -gt 0 ] ||
+        { fipc_fail "maptrack: with max_grant_mappings 256, grant_mappings reached $max (want 1 to $((256 + 2 * 257))), $((w1 - w0)) waits (want some), $((r1 - r0)) writes (want some)"; return 1; }
+    fipc_dmesg_mark
+    rebind maptrack-rings "$id" max_grant_mappings=1 || return 1
+    fipc_until 60 sh -c 'dmesg | tail -n 200 | grep -q "ring pages would pass the backend.s max_grant_mappings"' ||
+        { fipc_fail "maptrack: with max_grant_mappings 1 no refusal of the rings in the kernel log"; return 1; }
+    for i in $(seq 6); do
+        [ "$(xenstore-read "/local/domain/0/backend/fipcblk/$id/51728/state")" != 4 ] ||
+            { fipc_fail "maptrack: xvdb of domain $id connected with max_grant_mappings 1"; return 1; }
+        sleep 0.5
+    done
+    fipc_log "maptrack: max_grant_mappings 1: the connect refused, not connected for 3 s ($(fipc_dmesg_since_mark | grep -m 1 -o 'queue [0-9]*: mapping [0-9]* ring pages would pass[^(]*'))"
+    # Back: the next connect succeeds (on grants, right after memshare's
+    # refusal), and the one after, a rebind, is on memshare again.
+    echo "$cap0" > $par/max_grant_mappings
+    fipc_blk_wait_connected "$id" 51728 120 || return 1
+    rebind maptrack-back "$id" || return 1
+    load_wait maptrack-back "$1" "$id" || return 1
+    grep -q 'fio ended' /var/log/xen/console/guest-"$1".log &&
+        { fipc_fail "maptrack: the guest's verified I/O stopped (fio ended)"; fipc_domu_console_tail "$1"; return 1; }
+    fipc_log "maptrack: max_grant_mappings back at $cap0: xvdb on memshare again"
+}
+
 grant_writes() {
     [ "$(fipc_be_stat "$1" 51728 data_path)" = grant ] && [ "$(fipc_be_stat "$1" 51728 wr_req)" -gt 0 ]
 }
