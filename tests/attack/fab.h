@@ -2,7 +2,8 @@
 /*
  * fipc_attack_back: what its parts share (fab_main.c: the xenbus device
  * and its state machine; fab_io.c: the requests; fab_linger.c: the linger
- * attack).  The module is described in fab_main.c.
+ * attack; fab_duplex.c: protocol version 3 and its attacks).  The module
+ * is described in fab_main.c.
  */
 #ifndef _FIPC_ATTACK_BACK_H
 #define _FIPC_ATTACK_BACK_H
@@ -12,6 +13,7 @@
 #include <xen/grant_table.h>
 #include <xen/xenbus.h>
 #include <fipc/fipc.h>
+#include <fipc/fipc_duplex.h>
 #include <xen/interface/io/fipcblk.h>
 
 /* What we offer: one queue, one-page rings, requests of up to 128 KiB. */
@@ -35,6 +37,33 @@
 #define FAB_STORM_MAGIC		"FIPC-ATTACKB-STORM"
 #define FAB_STORM_LEN		(sizeof(FAB_STORM_MAGIC) - 1)
 
+/* The first bytes of the WRITE that arms one protocol 3 attack. */
+#define FAB_DX_MAGIC		"FIPC-ATTACKB-DX "
+#define FAB_DX_LEN		(sizeof(FAB_DX_MAGIC) - 1)
+
+/* The protocol 3 attacks (fab_duplex.c), one armed at a time. */
+enum fab_dx_kind {
+	FAB_DX_NONE,
+	FAB_DX_KIND,		/* protocol 1's flag kind */
+	FAB_DX_KIND_CALL,	/* a client's kind, with a length none has */
+	FAB_DX_LAP,		/* a reply stamped one lap ago */
+	FAB_DX_LAP_NEXT,	/* ... one lap ahead */
+	FAB_DX_SPAN0,		/* a reply retiring nothing */
+	FAB_DX_SPAN_OVER,	/* ... more than is outstanding */
+	FAB_DX_ACK_RESERVED,	/* an ack taking the waiting call's position */
+	FAB_DX_ID_GEN,		/* a reply for the tag's earlier request */
+	FAB_DX_ID_TAG,		/* ... for a tag not in flight */
+	FAB_DX_TWICE,		/* an honest reply, then another for it */
+	FAB_DX_WITHHOLD,	/* no reply; we close FAB_DX_WITHHOLD_MS later */
+	FAB_DX_SILENT,		/* no reply, ever: until the disk is detached */
+	FAB_DX_NR
+};
+
+/* A withheld reply: we close this long after taking its request. */
+#define FAB_DX_WITHHOLD_MS	3000
+/* A frontend that has not closed this long after an attack missed it. */
+#define FAB_DX_CATCH_MS		10000
+
 static_assert(sizeof(struct fipcblk_request) == FIPC_SLOT_PAYLOAD);
 static_assert(sizeof(struct fipcblk_response) == FIPC_SLOT_PAYLOAD);
 static_assert(FAB_MAX_SLOTS <= FIPC_MSG_MAX_SLOTS);
@@ -47,6 +76,7 @@ extern bool wait_arm;
 extern unsigned long long linger_sector;
 extern unsigned long long sectors;
 extern unsigned int storm_ms;
+extern char *duplex_vdevs;
 
 /* An answered request whose grants we keep mapped. */
 struct fab_held {
@@ -72,6 +102,22 @@ struct fab_dev {
 	int irq;
 	struct fipc_chan fc;
 	bool broken;
+
+	/*
+	 * Protocol version 3 (fab_duplex.c): offered where duplex_vdevs
+	 * names the device; dx while the connection uses it (fc unused).
+	 */
+	bool dx_offered;
+	bool dx;
+	struct fipc_duplex_server ds;
+	enum fab_dx_kind dx_next;	/* armed: the next READ/WRITE's attack */
+	enum fab_dx_kind dx_sent;	/* done: waiting for the frontend */
+	bool dx_dead;		/* our ring state is void: serve nothing */
+	unsigned long dx_at;	/* jiffies of dx_sent's attack */
+	u64 dx_attacks;
+	u64 dx_caught;		/* the frontend closed after the attack */
+	u64 dx_uncaught;	/* ... it did not within FAB_DX_CATCH_MS */
+	u64 dx_leak_pages;	/* READ pages we filled with FAB_DX_LEAK */
 
 	struct list_head held;
 	unsigned int nheld;
@@ -126,6 +172,11 @@ int fab_read_uint(struct fab_dev *fb, const char *key, u32 min, u32 max,
 		  u32 *val);
 
 /* fab_io.c */
+bool fab_valid(const struct fipcblk_request *r, unsigned int nslots,
+	       const struct fipc_msg *msgs, unsigned int *nrefs);
+grant_ref_t fab_ref(const struct fipc_msg *msgs, unsigned int i);
+void fab_handle(struct fab_dev *fb, unsigned int nslots);
+void fab_storm(struct fab_dev *fb);
 struct fab_held *fab_map(struct fab_dev *fb, const grant_ref_t *refs,
 			 unsigned int nrefs, bool readonly);
 void fab_unmap(struct fab_dev *fb, struct fab_held *h);
@@ -136,5 +187,13 @@ void fab_serve(struct fab_dev *fb);
 void fab_ms_map(struct fab_dev *fb);
 int fab_ms_read_table(struct fab_dev *fb);
 void fab_ms_release(struct fab_dev *fb, bool now);
+
+/* fab_duplex.c */
+bool fab_dx_wanted(struct xenbus_device *dev);
+int fab_dx_init(struct fab_dev *fb);
+void fab_dx_check_arm(struct fab_dev *fb, struct fab_held *h,
+		      const struct fipcblk_request *r);
+void fab_dx_serve(struct fab_dev *fb);
+void fab_dx_closing(struct fab_dev *fb);
 
 #endif

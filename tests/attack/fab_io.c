@@ -32,8 +32,14 @@ static const char *fab_op(u8 op)
 	}
 }
 
-/* Reference i of a request of nslots slots (i < its nrefs). */
-static grant_ref_t fab_ref(const struct fipc_msg *msgs, unsigned int i)
+/**
+ * fab_ref() - reference i of a request, from our private copy
+ * @msgs: the request's slots, copied out of the ring
+ * @i: the reference's index, below the request's number of references
+ *
+ * Return: the reference as the frontend wrote it (checked by the caller).
+ */
+grant_ref_t fab_ref(const struct fipc_msg *msgs, unsigned int i)
 {
 	u32 ref;
 
@@ -42,12 +48,20 @@ static grant_ref_t fab_ref(const struct fipc_msg *msgs, unsigned int i)
 	return ref;
 }
 
-/*
- * A READ or WRITE we can map: its length, offset, slot count, range and
- * references within what we offered.  Sets *nrefs.
+/**
+ * fab_valid() - is this a READ or WRITE we can map
+ * @r: the request's head, our private copy
+ * @nslots: its length in slots
+ * @msgs: its slots, our private copy
+ * @nrefs: set to its number of references if it is
+ *
+ * Its length, offset, slot count, range and references must be within
+ * what we offered.
+ *
+ * Return: true if it is.
  */
-static bool fab_valid(const struct fipcblk_request *r, unsigned int nslots,
-		      const struct fipc_msg *msgs, unsigned int *nrefs)
+bool fab_valid(const struct fipcblk_request *r, unsigned int nslots,
+	       const struct fipc_msg *msgs, unsigned int *nrefs)
 {
 	unsigned int n, i;
 
@@ -173,13 +187,16 @@ static void fab_check_storm(struct fab_dev *fb, struct fab_held *h,
 		fb->storm_pending = true;
 }
 
-/*
- * The event storm (issue 45, finding 7): notify the frontend as fast as
- * we can for storm_ms, with no response behind any of the notifications.
- * Its handler must flag them spurious, so that the guest kernel's late
- * EOI throttles them (the guest counts how many it handled).
+/**
+ * fab_storm() - the event storm (issue 45, finding 7)
+ * @fb: the device, its channel mapped
+ *
+ * Notify the frontend as fast as we can for storm_ms, with no response
+ * behind any of the notifications.  Its handler must flag them spurious,
+ * so that the guest kernel's late EOI throttles them (the guest counts
+ * how many it handled).
  */
-static void fab_storm(struct fab_dev *fb)
+void fab_storm(struct fab_dev *fb)
 {
 	unsigned long end = jiffies + msecs_to_jiffies(storm_ms);
 	u64 sent = 0;
@@ -190,8 +207,8 @@ static void fab_storm(struct fab_dev *fb)
 		if (!(++sent & 63))
 			cond_resched();
 	}
-	pr_info("@@FIPC-ATTACKB storm dom=%u sent=%llu ms=%u\n",
-		fb->dev->otherend_id, sent, storm_ms);
+	pr_info("@@FIPC-ATTACKB storm dom=%u sent=%llu ms=%u proto=%u\n",
+		fb->dev->otherend_id, sent, storm_ms, fb->dx ? 3 : 1);
 }
 
 /* Do we keep the next READ/WRITE mapped? */
@@ -278,6 +295,8 @@ static s16 fab_rw(struct fab_dev *fb, const struct fipcblk_request *r,
 			fab_check_arm(fb, h, r);
 		if (r->op == FIPCBLK_OP_WRITE)
 			fab_check_storm(fb, h, r);
+		if (r->op == FIPCBLK_OP_WRITE && fb->dx)
+			fab_dx_check_arm(fb, h, r);
 		fab_unmap(fb, h);
 		fb->honest++;
 		return FIPCBLK_RSP_OKAY;
@@ -381,8 +400,14 @@ static void fab_answer(struct fab_dev *fb, u64 id, u8 op, s16 status)
 	rsp.status = status;
 	rsp.op = op;
 	memcpy(msg.data, &rsp, sizeof(rsp));
-	/* Room was checked before the request was taken. */
-	err = fipc_send(&fb->fc.tx, &msg, 1);
+	/*
+	 * Room was checked before the request was taken; a duplex reply
+	 * goes over its request's position and needs none.
+	 */
+	if (fb->dx)
+		err = fipc_duplex_reply(&fb->ds, &msg);
+	else
+		err = fipc_send(&fb->fc.tx, &msg, 1);
 	if (err) {
 		fb->broken = true;
 		pr_info("@@FIPC-ATTACKB ring-error dom=%u where=response err=%d\n",
@@ -390,7 +415,12 @@ static void fab_answer(struct fab_dev *fb, u64 id, u8 op, s16 status)
 	}
 }
 
-static void fab_handle(struct fab_dev *fb, unsigned int nslots)
+/**
+ * fab_handle() - serve the request copied into fb->msgs and answer it
+ * @fb: the device
+ * @nslots: the request's length in slots
+ */
+void fab_handle(struct fab_dev *fb, unsigned int nslots)
 {
 	struct fipcblk_request r;
 	unsigned int nrefs;

@@ -33,6 +33,14 @@
  * behind any notification (issue 45, finding 7): the frontend's handler
  * must flag them spurious, so that its kernel's late EOI throttles them.
  *
+ * duplex_vdevs=LIST (default empty): the devices named (their vdev
+ * numbers, e.g. "51776" for xvde, comma-separated) offer protocol
+ * versions 1 and 3; a frontend that takes 3 is served on one duplex ring
+ * through lib/fipc's server API, honestly, until the guest arms one of
+ * the protocol 3 attacks with a WRITE that starts with FAB_DX_MAGIC and
+ * the attack's name: its next READ or WRITE gets it (fab_duplex.c;
+ * issue 45, finding 11).  Every other device offers version 1 only.
+ *
  * linger_sector=S (0: off), on a disk whose toolstack allowed memshare
  * (fipc-memshare-allowed): we offer the memshare data path.  When the
  * frontend takes it, we map FAB_LINGER_REFS of the guest pages its table
@@ -106,6 +114,11 @@ unsigned long long sectors = 2097152;
 module_param(sectors, ullong, 0444);
 MODULE_PARM_DESC(sectors, "Disk size offered, in 512-byte sectors (default 1 GiB)");
 
+char *duplex_vdevs = "";
+module_param(duplex_vdevs, charp, 0444);
+MODULE_PARM_DESC(duplex_vdevs,
+		 "vdev numbers (comma-separated) that offer protocol 3, the duplex ring, with its attacks (default none)");
+
 unsigned int storm_ms = 3000;
 module_param(storm_ms, uint, 0444);
 MODULE_PARM_DESC(storm_ms,
@@ -150,8 +163,17 @@ static int fab_check_choices(struct fab_dev *fb)
 	int err;
 
 	err = fab_read_uint(fb, "fipc-protocol", FIPCBLK_PROTOCOL_VERSION,
-			    FIPCBLK_PROTOCOL_VERSION, &v) ?:
-	      fab_read_uint(fb, "multi-queue-num-queues", 1, 1, &v) ?:
+			    fb->dx_offered ? FIPCBLK_PROTOCOL_DUPLEX :
+			    FIPCBLK_PROTOCOL_VERSION, &v);
+	if (!err && v != FIPCBLK_PROTOCOL_VERSION &&
+	    v != FIPCBLK_PROTOCOL_DUPLEX) {
+		err = -EPROTONOSUPPORT;
+		xenbus_dev_error(fb->dev, err, "fipc-protocol %u", v);
+	}
+	if (err)
+		return err;
+	fb->dx = v == FIPCBLK_PROTOCOL_DUPLEX;
+	err = fab_read_uint(fb, "multi-queue-num-queues", 1, 1, &v) ?:
 	      fab_read_uint(fb, "fipc-ring-order", FAB_RING_ORDER,
 			    FAB_RING_ORDER, &v);
 	if (err)
@@ -185,6 +207,7 @@ static void fab_chan_unmap(struct fab_dev *fb)
 	fb->rsp_ring = NULL;
 	fb->ctrl = NULL;
 	fb->broken = false;
+	fb->dx = false;
 }
 
 static int fab_map_ring(struct fab_dev *fb, const char *key, void **addr)
@@ -207,14 +230,17 @@ static int fab_chan_map(struct fab_dev *fb)
 	u32 evtchn;
 	int err;
 
+	/* Protocol 3: one duplex ring, in the request ring's pages. */
 	err = fab_map_ring(fb, "queue-0/req-ring-ref0", &fb->req_ring) ?:
-	      fab_map_ring(fb, "queue-0/rsp-ring-ref0", &fb->rsp_ring) ?:
+	      (fb->dx ? 0 : fab_map_ring(fb, "queue-0/rsp-ring-ref0",
+					 &fb->rsp_ring)) ?:
 	      fab_map_ring(fb, "queue-0/ctrl-ring-ref", &ctrl);
 	fb->ctrl = ctrl;
 	if (err)
 		return err;
 	/* We receive on the request ring and send on the response ring. */
-	err = fipc_chan_init(&fb->fc, fb->rsp_ring, fb->req_ring,
+	err = fb->dx ? fab_dx_init(fb) :
+	      fipc_chan_init(&fb->fc, fb->rsp_ring, fb->req_ring,
 			     FAB_RING_ORDER);
 	if (err)
 		return err;
@@ -249,8 +275,12 @@ static int fab_write_offer(struct fab_dev *fb)
 {
 	const char *node = fb->dev->nodename;
 
-	return xenbus_printf(XBT_NIL, node, "fipc-protocol-versions", "%u",
-			     FIPCBLK_PROTOCOL_VERSION) ?:
+	return (fb->dx_offered ?
+		xenbus_printf(XBT_NIL, node, "fipc-protocol-versions", "%u %u",
+			      FIPCBLK_PROTOCOL_VERSION,
+			      FIPCBLK_PROTOCOL_DUPLEX) :
+		xenbus_printf(XBT_NIL, node, "fipc-protocol-versions", "%u",
+			      FIPCBLK_PROTOCOL_VERSION)) ?:
 	       xenbus_printf(XBT_NIL, node, "multi-queue-max-queues", "%u", 1) ?:
 	       xenbus_printf(XBT_NIL, node, "fipc-max-ring-order", "%u",
 			     FAB_RING_ORDER) ?:
@@ -287,10 +317,10 @@ static void fab_connect(struct fab_dev *fb)
 	}
 	xenbus_switch_state(dev, XenbusStateConnected);
 	fb->connects++;
-	pr_info("@@FIPC-ATTACKB connected dom=%u ms=%d path=%s connects=%llu armed=%d held_total=%llu\n",
+	pr_info("@@FIPC-ATTACKB connected dom=%u ms=%d path=%s connects=%llu armed=%d held_total=%llu proto=%u\n",
 		dev->otherend_id, fb->ms_offered,
 		fb->ms_chan ? "memshare" : "grant", fb->connects, fb->armed,
-		fb->held_total);
+		fb->held_total, fb->dx ? 3 : 1);
 }
 
 /*
@@ -301,7 +331,9 @@ static void fab_connect(struct fab_dev *fb)
 static void fab_closed(struct fab_dev *fb, const char *why, bool gone)
 {
 	struct xenbus_device *dev = fb->dev;
+	unsigned int proto = fb->dx ? 3 : 1;
 
+	fab_dx_closing(fb);
 	fab_chan_unmap(fb);
 	if (fb->ms && !fb->ms_closed) {
 		/* The frontend sees Closed with these still mapped. */
@@ -315,12 +347,12 @@ static void fab_closed(struct fab_dev *fb, const char *why, bool gone)
 		xenbus_printf(XBT_NIL, dev->nodename, "state", "%d", XenbusStateClosed);
 	else
 		xenbus_switch_state(dev, XenbusStateClosed);
-	pr_info("@@FIPC-ATTACKB closed dom=%u ms=%d why=%s held_total=%llu unmapped=%llu unmapped_early=%llu honest=%llu flushes=%llu refused=%llu map_errors=%llu grants_max=%u ms_mapped=%u ms_read_mapped=%u\n",
+	pr_info("@@FIPC-ATTACKB closed dom=%u ms=%d why=%s held_total=%llu unmapped=%llu unmapped_early=%llu honest=%llu flushes=%llu refused=%llu map_errors=%llu grants_max=%u ms_mapped=%u ms_read_mapped=%u proto=%u\n",
 		dev->otherend_id, fb->ms_offered, why, fb->held_total,
 		fb->unmapped, fb->unmapped_early, fb->honest, fb->flushes,
 		fb->refused, fb->map_errors, fb->grants_max,
 		fb->ms ? fb->ms->nrefs : 0,
-		fb->ms_read ? fb->ms_read->nrefs : 0);
+		fb->ms_read ? fb->ms_read->nrefs : 0, proto);
 }
 
 /*
@@ -361,14 +393,18 @@ static bool fab_step(struct fab_dev *fb)
 		break;
 	case XenbusStateConnected:
 		if (fe == XenbusStateConnected || fe == XenbusStateInitialised) {
-			fab_serve(fb);
+			if (fb->dx)
+				fab_dx_serve(fb);
+			else
+				fab_serve(fb);
 			return dev->state == XenbusStateConnected;
 		}
 		/* The frontend closes (or is gone): serve nothing more. */
 		xenbus_switch_state(dev, XenbusStateClosing);
-		pr_info("@@FIPC-ATTACKB closing dom=%u frontend=%s held_now=%u grants_now=%u\n",
+		pr_info("@@FIPC-ATTACKB closing dom=%u frontend=%s held_now=%u grants_now=%u proto=%u\n",
 			dev->otherend_id, xenbus_strstate(fe), fb->nheld,
-			fb->grants_now);
+			fb->grants_now, fb->dx ? 3 : 1);
+		fab_dx_closing(fb);
 		break;
 	case XenbusStateClosing:
 		/* Closed only once no page of the frontend is mapped. */
@@ -426,6 +462,7 @@ static int fab_probe(struct xenbus_device *dev,
 	fb->ms_offered = linger_sector &&
 			 xenbus_read_unsigned(dev->nodename,
 					      "fipc-memshare-allowed", 0) == 1;
+	fb->dx_offered = fab_dx_wanted(dev);
 	fb->fe_state = xenbus_read_driver_state(dev, dev->otherend);
 	err = fab_write_offer(fb);
 	if (err) {
@@ -443,9 +480,10 @@ static int fab_probe(struct xenbus_device *dev,
 	dev_set_drvdata(&dev->dev, fb);
 	/* libxl waits for InitWait before it runs the hotplug script. */
 	xenbus_switch_state(dev, XenbusStateInitWait);
-	pr_info("@@FIPC-ATTACKB bound dom=%u ms=%d dev=%s mode=%s hold_s=%u hold_count=%u wait_arm=%d linger_sector=%llu\n",
+	pr_info("@@FIPC-ATTACKB bound dom=%u ms=%d dev=%s mode=%s hold_s=%u hold_count=%u wait_arm=%d linger_sector=%llu proto=%s\n",
 		dev->otherend_id, fb->ms_offered, dev->nodename, mode, hold_s,
-		hold_count, wait_arm, linger_sector);
+		hold_count, wait_arm, linger_sector,
+		fb->dx_offered ? "1,3" : "1");
 	wake_up_process(fb->task);
 	return 0;
 }
@@ -461,12 +499,14 @@ static void fab_remove(struct xenbus_device *dev)
 	fab_ms_release(fb, true);
 	vfree(fb->ms_table);
 	fab_chan_unmap(fb);
-	pr_info("@@FIPC-ATTACKB removed dom=%u ms=%d vdev=%s held_left=%u held_total=%llu unmapped=%llu unmapped_early=%llu honest=%llu flushes=%llu refused=%llu map_errors=%llu grants_max=%u connects=%llu ms_writes=%llu checked_pages=%llu exposed_pages=%llu exposed_bytes=%llu\n",
+	pr_info("@@FIPC-ATTACKB removed dom=%u ms=%d vdev=%s held_left=%u held_total=%llu unmapped=%llu unmapped_early=%llu honest=%llu flushes=%llu refused=%llu map_errors=%llu grants_max=%u connects=%llu ms_writes=%llu checked_pages=%llu exposed_pages=%llu exposed_bytes=%llu proto=%s dx_attacks=%llu dx_caught=%llu dx_uncaught=%llu dx_leak_pages=%llu\n",
 		dev->otherend_id, fb->ms_offered, kbasename(dev->nodename),
 		left, fb->held_total, fb->unmapped, fb->unmapped_early,
 		fb->honest, fb->flushes, fb->refused, fb->map_errors,
 		fb->grants_max, fb->connects, fb->ms_writes, fb->checked_pages,
-		fb->exposed_pages, fb->exposed_bytes);
+		fb->exposed_pages, fb->exposed_bytes,
+		fb->dx_offered ? "1,3" : "1", fb->dx_attacks, fb->dx_caught,
+		fb->dx_uncaught, fb->dx_leak_pages);
 	dev_set_drvdata(&dev->dev, NULL);
 	kfree(fb);
 }
