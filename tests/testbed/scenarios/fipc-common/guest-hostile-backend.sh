@@ -19,6 +19,13 @@
 #            before the backend let go of its pages (HOLD_S after the
 #            answer), and while it waits statistics/stuck_waiting shows
 #            it; stuck_requests grows by one per op
+#   duplex   (unless -o DUPLEX=0; beside attack and recover) xvde, on
+#            protocol 3 (the duplex ring): one attack at a time, each
+#            armed by a block we write, on a fresh O_DIRECT dd: forged
+#            reply flags, a withheld reply, an event storm, a reply never
+#            sent; each forged one caught, no byte of the attacker's
+#            READ pattern ever read, the disk back on the duplex ring
+#            and working after each (guest-hostile-duplex.sh)
 #   drained  stuck_waiting back to 0
 #   recover  once the backend serves honestly again, the disk
 #            (reconnected) reads and writes again: dd, then fio
@@ -49,6 +56,7 @@
 # /fipc/out/checks.txt for dom0); exit 1 if any failed.
 . /fipc/lib.sh
 . /fipc/scenario/guest-lib.sh
+. /fipc/scenario/guest-hostile-duplex.sh
 hold=$(fipc_opt HOLD_S 20)
 ops=$(fipc_opt OPS "read4k write4k read64k write64k")
 dev=/dev/xvdb
@@ -243,6 +251,13 @@ r=$?
 check arm-written "$([ $r = 0 ] && echo 1)" "arm block written rc=$r"
 echo "@@FIPC-HBACK armed"
 
+# The duplex round (xvde) beside the keepmap ops, which mostly wait.
+dxpid=
+if [ "$(fipc_opt DUPLEX 1)" != 0 ]; then
+	(rc=0; duplex || rc=1; exit $rc) &
+	dxpid=$!
+fi
+
 n=0
 blk=1000
 for op in $ops; do
@@ -318,6 +333,8 @@ fipc_front_stats 51728 $out/front-final.json
 cat $out/front-final.json
 b=$(sval bad_responses)
 check no-bad-response "$([ "$b" = 0 ] && echo 1)" "statistics/bad_responses $b"
+
+[ -z "$dxpid" ] || wait $dxpid || rc=1
 
 [ "$(fipc_opt LINGER 1)" = 0 ] || linger
 

@@ -27,6 +27,22 @@
 # (untrusted: bounce pages) and to xvdb (trusted, the control): xvdd must
 # expose nothing, xvdb shows that the count sees what is there.
 #
+# The duplex round (issue 45, finding 11; -o DUPLEX=0 leaves it out):
+# xvde offers protocol 3 (the attacker's duplex_vdevs) and the guest
+# takes it.  Each attack of -o DX_ATTACKS (NAME:OP) is armed by the guest
+# and hits its next dd (tests/attack/fab_duplex.c): forged flag kinds,
+# lap-ago and lap-ahead stamps, spans of 0 and past what is outstanding,
+# an acknowledgment taking the waiting call's position, replies for
+# requests never sent (ids, a second reply), a withheld reply (the
+# attacker closes 3 s later), the storm; for a READ the attacker first
+# fills its data with a pattern.  The attacker's account (results/dom0/
+# dx.log): each forged reply caught (the frontend closed, in how many
+# ms), none missed, a reconnect on protocol 3 after each; the guest's:
+# each caught in its log, the pattern never read, the disk working
+# after each.  The last attack, silent, never answers: on the guest's
+# "@@FIPC-HBACK dx-silent" dom0 detaches xvde (xl block-detach) and the
+# guest's read fails instead of hanging.
+#
 # -o GUEST_TYPE=pvh-kasan (make e2e-kasan): the guest is PVH and boots the
 # KASAN kernel (fipc-testbed --kasan), so xen-fipc-front runs under KASAN;
 # it needs -o LINGER=0.
@@ -67,8 +83,13 @@ export FIPC_OPT_OPS=$(fipc_opt OPS "read4k write4k read64k write64k")
 export FIPC_OPT_LINGER_SECTOR=$(fipc_opt LINGER_SECTOR 1000000)
 export FIPC_OPT_LINGER=$(fipc_opt LINGER 1)
 GUEST_TYPE=$(fipc_opt GUEST_TYPE pv)
+# The duplex round, on the PV guest's xvde (domU.cfg).
+DUPLEX=$(fipc_opt DUPLEX 1)
+[ "$GUEST_TYPE" = pv ] || DUPLEX=0
+export FIPC_OPT_DUPLEX=$DUPLEX
+export FIPC_OPT_DX_ATTACKS=$(fipc_opt DX_ATTACKS "kind:read4k kind-call:write4k lap:read4k lap-next:read64k span0:read4k span-over:read64k ack-reserved:read64k id-gen:read4k id-tag:write64k twice:read4k withhold:read4k")
 NOPS=$(echo $FIPC_OPT_OPS | wc -w)
-export R NOPS GUEST_TYPE
+export R NOPS GUEST_TYPE DUPLEX
 
 did() { cat "$FIPC_WORK/domU1.id"; }
 did2() { cat "$FIPC_WORK/domU2.id"; }
@@ -78,10 +99,13 @@ pvh_linger() { [ "$FIPC_OPT_LINGER" != 0 ] && [ "$GUEST_TYPE" = pv ]; }
 
 # attackb: the attacker's lines about our guest, from dom0's kernel log;
 # attackb.log for xvdb (keepmap, "ms=0" or no ms field), linger.log for
-# xvdc (memshare, "ms=1" and the ms-* events).
+# xvdc (memshare, "ms=1" and the ms-* events), dx.log for xvde (protocol
+# 3: "proto=3" or "proto=1,3", and the dx-* events).
 attackb() {
+    local dxre=' proto=(3|1,3)( |$)|^@@FIPC-ATTACKB dx-'
     dmesg | sed -n 's/.*\(@@FIPC-ATTACKB .*\)/\1/p' | grep " dom=$(did) " > "$R/attackb-all.log"
-    grep -v -E ' ms=1 |^@@FIPC-ATTACKB ms-' "$R/attackb-all.log" > "$R/attackb.log"
+    grep -E "$dxre" "$R/attackb-all.log" > "$R/dx.log"
+    grep -v -E ' ms=1 |^@@FIPC-ATTACKB ms-' "$R/attackb-all.log" | grep -v -E "$dxre" > "$R/attackb.log"
     grep -E ' ms=1 |^@@FIPC-ATTACKB ms-' "$R/attackb-all.log" > "$R/linger.log"
     if pvh_linger; then
         dmesg | sed -n 's/.*\(@@FIPC-ATTACKB .*\)/\1/p' | grep " dom=$(did2) " > "$R/linger-pvh.log"
@@ -100,7 +124,8 @@ start() {
     fi
     fipc_load_module fipc || return 1
     fipc_load_module fipc_attack_back mode=keepmap hold_s="$FIPC_OPT_HOLD_S" \
-        hold_count="$NOPS" linger_sector="$FIPC_OPT_LINGER_SECTOR" || return 1
+        hold_count="$NOPS" linger_sector="$FIPC_OPT_LINGER_SECTOR" \
+        duplex_vdevs="$([ "$DUPLEX" = 1 ] && echo 51776)" || return 1
     case $GUEST_TYPE in
     pv) cfg=$here/domU.cfg ;;
     pvh-kasan)
@@ -128,6 +153,16 @@ start() {
 guest() {
     local rc=0
     fipc_domu_wait_marker domU1 '@@FIPC-HBACK armed' 600 || rc=1
+    if [ "$DUPLEX" = 1 ]; then
+        # The silent attack: the guest's read waits for an answer that
+        # never comes; the toolstack takes the disk away.
+        if fipc_domu_wait_marker domU1 '@@FIPC-HBACK dx-silent' 600; then
+            fipc_log "xl block-detach domU1 xvde (the silent attack)"
+            xl block-detach domU1 xvde || { fipc_fail "xl block-detach domU1 xvde failed"; rc=1; }
+        else
+            rc=1
+        fi
+    fi
     fipc_domu_wait domU1 $((700 + (NOPS + 1) * (FIPC_OPT_HOLD_S + 60))) || rc=1
     fipc_blk_wait_gone "$(did)" || rc=1
     if pvh_linger; then
@@ -182,6 +217,7 @@ check() {
     figure storm_sent "$(field "$line" sent)"
     verdict storm-sent "$([ -n "$line" ] && [ "$(field "$line" sent)" -ge 2000 ] && echo 1)" \
         "the attacker sent $(field "$line" sent) notifications in $(field "$line" ms) ms with nothing behind them (at least 2000 wanted, for the guest's bound to mean something)" || rc=1
+    [ "$DUPLEX" = 0 ] || dx_checks "$R/dx.log" || rc=1
     [ "$FIPC_OPT_LINGER" = 0 ] || linger_checks "$R/linger.log" linger || rc=1
     pvh_linger && { linger_checks "$R/linger-pvh.log" pvh-linger || rc=1; }
     guest_checks domU1 guest || rc=1
@@ -203,6 +239,58 @@ guest_checks() {
     fipc_domu_kernel_clean "$1" "$1 console"
     kc=$?
     verdict "$2-console-clean" "$([ $kc = 0 ] && echo 1)" "no BUG/WARNING/Oops on $1's console" || rc=1
+    return $rc
+}
+
+# dx_checks LOG: the duplex round, the attacker's side.  Each attack's
+# outcome is the next dx-caught, dx-uncaught, dx-withheld or
+# dx-silent-end line after its dx-attack line.
+dx_checks() {
+    local rc=0 log=$1 line kind op pos slots held flag leak ev ms online fe out n=0 nc c want v
+    line=$(grep '^@@FIPC-ATTACKB bound .*/51776 ' "$log" | head -n 1)
+    verdict dx-offered "$([ "$(field "$line" proto)" = 1,3 ] && echo 1)" \
+        "xvde offered protocol versions $(field "$line" proto)" || rc=1
+    # One line per attack: kind op pos slots held flag leak, then its
+    # outcome: event ms online frontend ("-" where none).
+    awk '
+        function f(k,   i) { for (i = 3; i <= NF; i++) if (index($i, k "=") == 1) return substr($i, length(k) + 2); return "-" }
+        $2 == "dx-attack" { if (a != "") print a, "none - - -"; a = f("kind") " " f("op") " " f("pos") " " f("slots") " " f("held") " " f("flag") " " f("leak_pages") }
+        $2 ~ /^dx-(caught|uncaught|withheld|silent-end)$/ && a != "" { print a, $2, f("ms"), f("online"), f("frontend"); a = "" }
+        END { if (a != "") print a, "none - - -" }' "$log" > "$R/dx-outcomes.txt"
+    while read -r kind op pos slots held flag leak ev ms online fe; do
+        n=$((n + 1))
+        figure "dx_${kind//-/_}_ms" "$ms"
+        case $kind:$ev in
+        withhold:dx-withheld) v=1 out="no reply; the attacker closed after $ms ms" ;;
+        silent:dx-silent-end) v=$([ "$online" = 0 ] && echo 1)
+            out="no reply; the toolstack took the disk away after $ms ms (online $online)" ;;
+        withhold:*|silent:*) v=0 out="$ev after $ms ms" ;;
+        lap*:dx-caught) v=$([ "$pos" -ge 64 ] && echo 1)
+            out="the frontend closed $ms ms after the forged reply (it is $fe), at position $pos (64 wanted at least: the ring's second lap)" ;;
+        *:dx-caught) v=1 out="the frontend closed $ms ms after the forged reply (it is $fe)" ;;
+        *) v=0 out="$ev: the frontend did not close (after $ms ms)" ;;
+        esac
+        verdict "dx-$kind-attacker" "$v" "$op, $slots slot(s), $held held, flag $flag, $leak page(s) of pattern: $out" || rc=1
+    done < "$R/dx-outcomes.txt"
+    want=$(($(echo $FIPC_OPT_DX_ATTACKS | wc -w) + 1))
+    nc=$(grep -c '^@@FIPC-ATTACKB dx-caught ' "$log")
+    c=$(grep -c '^@@FIPC-ATTACKB connected .* proto=3' "$log")
+    figure dx_attacks "$n"
+    figure dx_connects "$c"
+    verdict dx-attacks "$([ "$n" = "$want" ] && echo 1)" "$n attacks made, $want wanted" || rc=1
+    verdict dx-reconnected "$([ "$c" -ge "$nc" ] && [ "$c" -gt 1 ] && echo 1)" \
+        "the frontend connected on protocol 3 $c times ($nc closes after an attack)" || rc=1
+    line=$(grep '^@@FIPC-ATTACKB storm .* proto=3' "$log" | head -n 1)
+    figure dx_storm_sent "$(field "$line" sent)"
+    verdict dx-storm-sent "$([ -n "$line" ] && [ "$(field "$line" sent)" -ge 2000 ] && echo 1)" \
+        "the attacker sent $(field "$line" sent) notifications in $(field "$line" ms) ms on the duplex ring" || rc=1
+    line=$(grep '^@@FIPC-ATTACKB removed .* vdev=51776 ' "$log" | tail -n 1)
+    figure dx_leak_pages "$(field "$line" dx_leak_pages)"
+    verdict dx-removed-clean "$([ -n "$line" ] && [ "$(field "$line" held_left)" = 0 ] &&
+        [ "$(field "$line" map_errors)" = 0 ] && [ "$(field "$line" refused)" = 0 ] &&
+        [ "$(field "$line" dx_uncaught)" = 0 ] && [ "$(field "$line" dx_attacks)" = "$want" ] &&
+        [ "$(field "$line" dx_leak_pages)" -gt 0 ] && echo 1)" \
+        "xvde at removal: dx_attacks $(field "$line" dx_attacks), dx_caught $(field "$line" dx_caught), dx_uncaught $(field "$line" dx_uncaught), pattern pages $(field "$line" dx_leak_pages), held_left $(field "$line" held_left), map_errors $(field "$line" map_errors), refused $(field "$line" refused), honest $(field "$line" honest)" || rc=1
     return $rc
 }
 
