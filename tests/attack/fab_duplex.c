@@ -16,14 +16,18 @@
  *
  *   kind          a reply flag of protocol 1's kind (0xa5)
  *   kind-call     a flag of the client's kind CALL, length 33
- *   lap           a reply stamped with the lap before its position's
+ *   lap           a reply stamped with the lap before its position's: in
+ *                 the ring's second lap, the slot's value of one lap back,
+ *                 which is also what a flag torn between that and the new
+ *                 reply reads (the guest reads 70 blocks first)
  *   lap-next      ... with the lap after it
  *   span0         a reply retiring no position (a count of 0)
  *   span-over     a reply retiring one position more than is outstanding
  *   ack-reserved  an acknowledgment retiring every position outstanding,
  *                 the one the waiting call needs included
  *   id-gen        a well-formed reply whose id is the same tag's earlier
- *                 request (its generation less one)
+ *                 request (its generation less one: an id torn between
+ *                 an old reply and this one)
  *   id-tag        ... whose id names a tag not in flight
  *   twice         an honest reply, then a second one for the same id,
  *                 when no call waits

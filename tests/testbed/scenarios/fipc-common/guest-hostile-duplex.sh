@@ -105,8 +105,9 @@ dx_attack() {
 	pe=$(($(dx_perr) - p0))
 	b=$(($(dxval bad_responses) - b0))
 	q=$(($(dxval requeued) - q0))
-	why=$(dmesg | grep 'fipcblk-51776: queue [0-9]*: backend protocol error' | tail -n 1 |
-		sed -n 's/.*backend protocol error: \(.*\); disconnecting.*/\1/p')
+	why=none
+	[ $pe = 0 ] || why=$(dmesg | grep 'fipcblk-51776: queue [0-9]*: backend protocol error' |
+		tail -n 1 | sed -n 's/.*backend protocol error: \(.*\); disconnecting.*/\1/p')
 	set -- $(dx_data /tmp/dx.bin)
 	figure "dx.$dxn.rc" "$r"
 	figure "dx.$dxn.elapsed_cs" "$el"
