@@ -203,8 +203,10 @@ stacks() {
 }
 
 # stacks_paths_and_discards: each stack's memshare disk was seen on
-# memshare, and where the guest discarded (its log says "discard NAME:
-# ok"), the backend of the grant disk served discards.
+# memshare, and the guest discarded (its log says "discard NAME: ok"),
+# the backend of the grant disk serving the discards: every stack here is
+# set up to take them (stacks.sh).  -o DISCARD_NONE_OK=1 accepts a stack
+# that takes none ("none": discard_max_bytes 0 through phy1:).
 stacks_paths_and_discards() {
 	local s log=$FIPC_RESULTS/stacks/guest.log rc=0 d
 	while read -r s; do
@@ -217,6 +219,8 @@ stacks_paths_and_discards() {
 			fipc_log "stack $s: discards through phy1: ($d served), the data beside them unchanged"
 		elif grep -q "@@FIPC-STACK discard $s: none" "$log" 2>/dev/null; then
 			fipc_log "stack $s: takes no discard ($(grep -o "discard $s: none.*" "$log" | head -1))"
+			[ "$(fipc_opt DISCARD_NONE_OK 0)" = 1 ] ||
+				{ fipc_fail "stacks: $s, set up to take discards, takes none through phy1:"; rc=1; }
 		else
 			fipc_fail "stacks: no discard result from the guest for $s"
 			rc=1

@@ -12,12 +12,16 @@
 # Stacks (each -o STACK_MIB, default 160, MiB):
 #   thin   an LVM thin volume in a thin pool (lvm2, thin-provisioning-tools)
 #   crypt  dm-crypt, aes-xts-plain64 with a random key, over a loop device
+#          (allow_discards: discards go down to the loop file)
 #   md     md RAID1 of two loop devices (mdadm; --assume-clean: no resync)
-#   nbd    NBD from nbd-server over loopback TCP (nbd-client)
+#   nbd    NBD from nbd-server over loopback TCP (nbd-client; the export
+#          with trim, so that it takes discards)
 #   iscsi  an iSCSI LUN: the kernel's LIO target (a fileio backstore, set
 #          up through configfs) logged into by open-iscsi over loopback:
 #          iscsi_tcp sends the pages of a write from the socket, so it
-#          holds page references after the write ends (issue 45)
+#          holds page references after the write ends (issue 45); the
+#          backstore with emulate_tpu and emulate_tpws, so that the LUN
+#          takes discards
 
 STACK_DIR=/tmp/stacks
 STACK_LVM='activation { udev_sync = 0 udev_rules = 0 monitoring = 0 }'
@@ -56,7 +60,7 @@ stack_up() {
 	crypt)
 		l=$(stack_loop crypt) || return 1
 		echo "$l" > "$STACK_DIR/crypt.loop"
-		dmsetup create fipc-crypt --table "0 $((mib * 2048)) crypt aes-xts-plain64 $(od -An -N64 -tx1 /dev/urandom | tr -d ' \n') 0 $l 0" >&2 ||
+		dmsetup create fipc-crypt --table "0 $((mib * 2048)) crypt aes-xts-plain64 $(od -An -N64 -tx1 /dev/urandom | tr -d ' \n') 0 $l 0 1 allow_discards" >&2 ||
 			return 1
 		echo /dev/mapper/fipc-crypt
 		;;
@@ -69,7 +73,7 @@ stack_up() {
 		;;
 	nbd)
 		truncate -s "${mib}M" "$STACK_DIR/nbd.img" || return 1
-		printf '[generic]\nuser = root\ngroup = root\nlistenaddr = 127.0.0.1\nport = 10809\n[fipc]\nexportname = %s\n' \
+		printf '[generic]\nuser = root\ngroup = root\nlistenaddr = 127.0.0.1\nport = 10809\n[fipc]\nexportname = %s\ntrim = true\n' \
 			"$STACK_DIR/nbd.img" > "$STACK_DIR/nbd.conf"
 		ip link set lo up
 		nbd-server -C "$STACK_DIR/nbd.conf" >&2 || return 1
@@ -88,6 +92,12 @@ stack_up() {
 		echo "fd_dev_name=$STACK_DIR/iscsi.img,fd_dev_size=$((mib << 20))" \
 			> $t/core/fileio_0/fipc/control || return 1
 		echo 1 > $t/core/fileio_0/fipc/enable || return 1
+		# UNMAP and WRITE SAME with UNMAP (the file's holes punched):
+		# the LUN takes discards, which the initiator's sd sends as the
+		# latter (its WRITE SAME refused, 2026-11-29: "critical target
+		# error" with emulate_tpu alone).
+		echo 1 > $t/core/fileio_0/fipc/attrib/emulate_tpu || return 1
+		echo 1 > $t/core/fileio_0/fipc/attrib/emulate_tpws || return 1
 		t=$t/iscsi/$STACK_IQN/tpgt_1
 		mkdir -p $t/lun/lun_0 "$t/np/127.0.0.1:3260" || return 1
 		ln -s /sys/kernel/config/target/core/fileio_0/fipc $t/lun/lun_0/fipc || return 1
