@@ -176,12 +176,12 @@ bool fab_valid(const struct fipcblk_request *r, unsigned int nslots,
 	       const struct fipc_msg *msgs, unsigned int *nrefs);
 grant_ref_t fab_ref(const struct fipc_msg *msgs, unsigned int i);
 void fab_handle(struct fab_dev *fb, unsigned int nslots);
-void fab_storm(struct fab_dev *fb);
 struct fab_held *fab_map(struct fab_dev *fb, const grant_ref_t *refs,
 			 unsigned int nrefs, bool readonly);
 void fab_unmap(struct fab_dev *fb, struct fab_held *h);
 void fab_release(struct fab_dev *fb, bool all);
 void fab_serve(struct fab_dev *fb);
+void fab_serve_end(struct fab_dev *fb, bool sent);
 
 /* fab_linger.c */
 void fab_ms_map(struct fab_dev *fb);

@@ -401,13 +401,5 @@ void fab_dx_serve(struct fab_dev *fb)
 	if (!fb->broken && !fb->dx_dead)
 		/* What no reply retires goes back now: we never sleep. */
 		fipc_duplex_server_flush(&fb->ds);
-	if (sent) {
-		virt_mb();	/* our replies before the front_sleeping load */
-		if (READ_ONCE(fb->ctrl->front_sleeping))
-			notify_remote_via_irq(fb->irq);
-	}
-	if (fb->storm_pending && !fb->broken)
-		fab_storm(fb);
-	if (fb->broken)
-		xenbus_switch_state(fb->dev, XenbusStateClosing);
+	fab_serve_end(fb, sent);
 }

@@ -196,7 +196,7 @@ static void fab_check_storm(struct fab_dev *fb, struct fab_held *h,
  * so that the guest kernel's late EOI throttles them (the guest counts
  * how many it handled).
  */
-void fab_storm(struct fab_dev *fb)
+static void fab_storm(struct fab_dev *fb)
 {
 	unsigned long end = jiffies + msecs_to_jiffies(storm_ms);
 	u64 sent = 0;
@@ -466,6 +466,27 @@ void fab_handle(struct fab_dev *fb, unsigned int nslots)
 		fb->ms_trigger = true;
 }
 
+/**
+ * fab_serve_end() - after a round of serving, on either protocol
+ * @fb: the device
+ * @sent: responses or replies were written this round
+ *
+ * Notifies a frontend that sleeps, runs a storm the round asked for, and
+ * closes a channel found broken.
+ */
+void fab_serve_end(struct fab_dev *fb, bool sent)
+{
+	if (sent) {
+		virt_mb();	/* our answers before the front_sleeping load */
+		if (READ_ONCE(fb->ctrl->front_sleeping))
+			notify_remote_via_irq(fb->irq);
+	}
+	if (fb->storm_pending && !fb->broken)
+		fab_storm(fb);
+	if (fb->broken)
+		xenbus_switch_state(fb->dev, XenbusStateClosing);
+}
+
 /* Take and answer the requests waiting, while there is room to answer. */
 void fab_serve(struct fab_dev *fb)
 {
@@ -498,13 +519,5 @@ void fab_serve(struct fab_dev *fb)
 			break;
 		}
 	}
-	if (sent) {
-		virt_mb();	/* our responses before the front_sleeping load */
-		if (READ_ONCE(fb->ctrl->front_sleeping))
-			notify_remote_via_irq(fb->irq);
-	}
-	if (fb->storm_pending && !fb->broken)
-		fab_storm(fb);
-	if (fb->broken)
-		xenbus_switch_state(fb->dev, XenbusStateClosing);
+	fab_serve_end(fb, sent);
 }
