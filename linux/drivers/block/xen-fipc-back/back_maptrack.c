@@ -53,7 +53,7 @@ static unsigned int xfb_maptrack_frames(void)
 	struct xen_commandline *cmd;
 	char *p, *end;
 
-	cmd = kzalloc(sizeof(*cmd), GFP_KERNEL);
+	cmd = kzalloc_obj(*cmd, GFP_KERNEL);
 	if (!cmd)
 		return frames;
 	if (HYPERVISOR_xen_version(XENVER_commandline, cmd) >= 0) {
