@@ -517,7 +517,7 @@ out:
 /* Drop a device's use of a mapping; the last one unmaps and frees it. */
 static void xfb_ms_put(struct xfb_be *be, struct xfb_memshare *ms)
 {
-	unsigned long mapped = ms->mapped, leaked = 0;
+	unsigned long mapped = ms->mapped, leaked = 0, unmapped;
 
 	mutex_lock(&xfb_ms_mutex);
 	if (--ms->users) {
@@ -532,11 +532,12 @@ static void xfb_ms_put(struct xfb_be *be, struct xfb_memshare *ms)
 			dev_info(&be->dev->dev, "memshare: unmapped %lu pages\n",
 				 mapped - leaked);
 	}
-	/* Pages whose unmap failed stay mapped: they stay in the budget. */
+	/* Pages whose unmap failed stay mapped: they stay in the budgets. */
+	unmapped = ms->reserved - min(leaked, ms->reserved);
 	mutex_lock(&xfb_ms_mutex);
-	xfb_ms_reserved -= ms->reserved - min(leaked, ms->reserved);
+	xfb_ms_reserved -= unmapped;
 	mutex_unlock(&xfb_ms_mutex);
-	xfb_maptrack_give(ms->reserved - min(leaked, ms->reserved));
+	xfb_maptrack_give(unmapped);
 	xfb_ms_free(ms);
 }
 

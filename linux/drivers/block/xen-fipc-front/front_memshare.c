@@ -132,7 +132,12 @@ static void xff_ms_free(struct xff_memshare *ms)
 	kfree(ms);
 }
 
-static struct xff_memshare *xff_ms_alloc(unsigned long npfns, bool autoxlat)
+/*
+ * A new set's arrays: @autoxlat, the gfn bitmap; @writable (memory
+ * shared writable), the bitmap of held pages too.
+ */
+static struct xff_memshare *xff_ms_alloc(unsigned long npfns, bool autoxlat,
+					 bool writable)
 {
 	struct xff_memshare *ms;
 	unsigned int t;
@@ -141,6 +146,7 @@ static struct xff_memshare *xff_ms_alloc(unsigned long npfns, bool autoxlat)
 	if (!ms)
 		return NULL;
 	ms->npfns = npfns;
+	ms->writable = writable;
 	ms->nr_tables = DIV_ROUND_UP(npfns, XFF_MS_PER_PAGE);
 	ms->frames = kvcalloc(npfns, sizeof(*ms->frames), GFP_KERNEL);
 	ms->refs = kvcalloc(npfns + ms->nr_tables, sizeof(*ms->refs),
@@ -149,8 +155,10 @@ static struct xff_memshare *xff_ms_alloc(unsigned long npfns, bool autoxlat)
 	ms->dir = alloc_page(GFP_KERNEL | __GFP_ZERO);
 	if (autoxlat)
 		ms->gone = bitmap_zalloc(npfns, GFP_KERNEL);
+	if (writable)
+		ms->held = bitmap_zalloc(npfns, GFP_KERNEL);
 	if (!ms->frames || !ms->refs || !ms->tables || !ms->dir ||
-	    (autoxlat && !ms->gone))
+	    (autoxlat && !ms->gone) || (writable && !ms->held))
 		goto fail;
 	for (t = 0; t < ms->nr_tables; t++) {
 		ms->tables[t] = alloc_page(GFP_KERNEL | __GFP_ZERO);
@@ -324,6 +332,7 @@ static struct xff_memshare *xff_ms_create(struct xff_info *info)
 	bool autoxlat = xen_feature(XENFEAT_auto_translated_physmap);
 	struct xff_memshare *ms;
 	unsigned long npfns;
+	bool writable;
 	int err;
 
 	npfns = xff_ms_npfns();
@@ -337,24 +346,16 @@ static struct xff_memshare *xff_ms_create(struct xff_info *info)
 		if (err)
 			return ERR_PTR(-EOPNOTSUPP);
 	}
-	ms = xff_ms_alloc(npfns, autoxlat);
+	writable = autoxlat &&
+		   xenbus_read_unsigned(info->xbdev->otherend,
+					"fipc-memshare-writable", 0) == 1;
+	ms = xff_ms_alloc(npfns, autoxlat, writable);
 	if (!ms) {
 		if (autoxlat)
 			xff_gfn_watch_put();
 		return ERR_PTR(-ENOMEM);
 	}
 	ms->domid = info->xbdev->otherend_id;
-	ms->writable = autoxlat &&
-		       xenbus_read_unsigned(info->xbdev->otherend,
-					    "fipc-memshare-writable", 0) == 1;
-	if (ms->writable) {
-		ms->held = bitmap_zalloc(npfns, GFP_KERNEL);
-		if (!ms->held) {
-			xff_gfn_watch_put();
-			xff_ms_free(ms);
-			return ERR_PTR(-ENOMEM);
-		}
-	}
 	list_add_rcu(&ms->node, &xff_ms_sets);
 	err = xff_ms_grant(info, ms);
 	if (err) {
