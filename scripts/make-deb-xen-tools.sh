@@ -4,7 +4,8 @@
 # inputs): xl, libxenlight, libxlutil (phy1: disks), libxenstat and xentop
 # (xentop shows them), the block-fipc hotplug script, the
 # xl-disk-configuration man page, the admin command fipc
-# (tools/admin/fipc.py as /usr/sbin/fipc: status, diagnose) and a
+# (tools/admin/fipc.py as /usr/sbin/fipc: status, diagnose; bench from
+# /usr/share/fipc: fipc_bench.py, run-fio.sh, report.py) and a
 # modules-load.d entry that loads xen-fipc-back at boot.  Files Debian's Xen packages own are
 # diverted (packaging/xen-tools/preinst, postrm); the package depends on
 # exactly the Debian Xen version the build was made for (BUILD-INFO's
@@ -42,7 +43,7 @@ xenversion=${FIPC_XEN_DEPENDS_VERSION:-$(sed -n 's/^xen_source_wanted=//p' "$bui
 xensource=$(sed -n 's/^xen_source_used=//p' "$build/BUILD-INFO")
 case $xensource in [0-9]*) xensource="Debian's source $xensource" ;; esac
 
-version=$("$top/scripts/fipc-version.sh" tools packaging)
+version=$("$top/scripts/fipc-version.sh" tools packaging bench/fio tests/testbed/lib/summarize.py)
 # The 4.20 package's version says so (once: the testbed's +next upgrade
 # passes a version that has it already).
 case $series:$version in
@@ -61,6 +62,10 @@ diverted=$(grep -v '^/etc/xen/scripts/block-fipc$' "$out/.xen-tools-files" | tr 
 rm -f "$out/.xen-tools-files"
 # Ours alone: the admin command and the backend's load at boot.
 install -D -m 0755 "$top/tools/admin/fipc.py" "$stage/usr/sbin/fipc"
+install -D -m 0644 "$top/tools/admin/fipc_bench.py" "$stage/usr/share/fipc/fipc_bench.py"
+install -D -m 0644 "$top/bench/fio/run-fio.sh" "$stage/usr/share/fipc/bench/run-fio.sh"
+install -D -m 0755 "$top/bench/fio/report.py" "$stage/usr/share/fipc/bench/report.py"
+install -D -m 0644 "$top/tests/testbed/lib/summarize.py" "$stage/usr/share/fipc/bench/summarize.py"
 install -D -m 0644 "$top/packaging/xen-tools/modules-load.conf" \
 	"$stage/usr/lib/modules-load.d/fipc-xen-tools.conf"
 for f in control preinst postinst postrm; do

@@ -35,9 +35,11 @@ import os
 import statistics
 import sys
 
-# fio output parsing is shared with the testbed's result summarizer.
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                "..", "..", "tests", "testbed", "lib"))
+# fio output parsing is shared with the testbed's result summarizer (in
+# the repository; installed beside this file by fipc-xen-tools).
+sys.path[:0] = [os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                             "..", "..", "tests", "testbed", "lib"),
+                os.path.dirname(os.path.abspath(__file__))]
 from summarize import load_fio_json  # noqa: E402
 
 CONFIGS = ["dom0", "phy", "phy1-grant", "phy1-memshare", "phy-pvh",
@@ -255,7 +257,9 @@ def tables(res, emulated, skipped=(), backing=None):
     out += cost_table(res, cfgs, label)
     out += idle_table(res, cfgs, label)
     for kind, title in (("iops", "IOPS (libaio, iodepth 64, batches of 64)"),
-                        ("lat", "Latency, us (sync engine, QD1, one pinned job)")):
+                        ("lat", "Latency, us (sync engine, QD1, one pinned job)"),
+                        ("desk", "Desktop profiles: IOPS, MB/s and mean latency "
+                         "(libaio, one job; sequential 1 MiB, random 4 KiB)")):
         sel = [j for j in jobs if j.startswith(kind + "-")]
         if not sel:
             continue
@@ -270,6 +274,9 @@ def tables(res, emulated, skipped=(), backing=None):
                     row.append("-")
                 elif kind == "iops":
                     row.append(f"{fmt(r['iops'])} ({fmt(r['bw_MBps'], 1)} MB/s)")
+                elif kind == "desk":
+                    row.append(f"{fmt(r['iops'])} ({fmt(r['bw_MBps'], 1)} MB/s, "
+                               f"{fmt(r['lat_us']['mean'], 1)} us)")
                 else:
                     lu = r["lat_us"]
                     row.append(f"{fmt(lu['mean'], 2)} (p50 {fmt(lu['p50'], 2)}, p99 {fmt(lu['p99'], 2)})")
@@ -278,7 +285,7 @@ def tables(res, emulated, skipped=(), backing=None):
         # Relative tables, as the report's 14 to 17.
         others = [c for c in cfgs if c not in (HOST,)]
         if HOST in res and others:
-            what = "IOPS" if kind == "iops" else "mean latency"
+            what = "mean latency" if kind == "lat" else "IOPS"
             out.append(f"#### {what}: percent of host ({HOST}) and versus classic ({CLASSIC}){label}\n")
             out.append("| job | " + " | ".join(
                 f"{c} % of host" + (f" | {c} vs {CLASSIC}" if c != CLASSIC and CLASSIC in res else "")
@@ -291,7 +298,7 @@ def tables(res, emulated, skipped=(), backing=None):
                 cl = res.get(CLASSIC, {}).get("jobs", {}).get(j)
                 for c in others:
                     r = res[c]["jobs"].get(j)
-                    if kind == "iops":
+                    if kind != "lat":
                         a = r["iops"] if r else None
                         row.append(pct(a, h["iops"] if h else None))
                         if c != CLASSIC and CLASSIC in res:

@@ -9,7 +9,7 @@
 #   FIO_RAMP        ramp-up seconds per job (default 2)
 #   FIO_NUMJOBS     IOPS jobs, one per vCPU (default: number of CPUs)
 #   FIO_LAT_CPU     CPU the latency job is pinned to (default 0)
-#   FIO_JOBS        job names to run (default: all, see below)
+#   FIO_JOBS        job names to run (default: the report's eight, below)
 #   FIO_VERIFY      1: instead of timed jobs, write+verify crc32c passes
 #   FIO_VERIFY_SIZE area verified per job (default 16m);
 #                   FIO_VERIFY_SIZE_512 for the 512 B jobs (default the same)
@@ -19,6 +19,9 @@
 # IOPS jobs (report tables 8, 10, 12): libaio, iodepth 64, submit and
 # complete in batches of 64, direct I/O, one job per vCPU, sequential.
 # Latency jobs (tables 9, 11, 13): sync engine, one job pinned to a CPU.
+# Desktop profiles (only when named, as fipc bench does): libaio, one
+# job, desk-seq1m-q8-read (sequential 1 MiB at QD 8), desk-seq1m-q1-*,
+# desk-rand4k-q32-* and desk-rand4k-q1-*, each -read and -write.
 set -u
 
 dev=${1:?usage: run-fio.sh DEVICE OUTDIR}
@@ -92,6 +95,12 @@ for job in $jobs; do
 		bs=${job#lat-}; bs=${bs%-*}; rw=${job##*-}
 		set -- --ioengine=sync --iodepth=1 --numjobs=1 \
 			--cpus_allowed="$latcpu"
+		;;
+	desk-seq1m-q*-read | desk-seq1m-q*-write | desk-rand4k-q*-read | desk-rand4k-q*-write)
+		p=${job#desk-}; rw=${p##*-}; p=${p%-*}; qd=${p##*-q}; p=${p%-q*}
+		bs=4k
+		if [ "$p" = seq1m ]; then bs=1m; else rw=rand$rw; fi
+		set -- --ioengine=libaio --iodepth="$qd" --numjobs=1
 		;;
 	*)
 		echo "run-fio: unknown job $job" >&2

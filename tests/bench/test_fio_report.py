@@ -360,3 +360,19 @@ def test_pvh_configs_beside_pv_ones(tmp_path):
     assert head == ("| per I/O | dom0 | phy | phy1-grant | phy1-memshare | phy-pvh"
                     " | phy1-grant-pvh | phy1-memshare-pvh |")
     assert "| back_grant_ops | - | - | 0.000 | 0.000 | - | 3.000 | 0.000 |" in lines
+
+
+def test_desktop_profiles_table(tmp_path):
+    """fipc bench's desktop profiles: IOPS, MB/s and mean latency, and
+    their IOPS as a share of the host's and against classic."""
+    write(tmp_path, "dom0", "desk-rand4k-q1-write",
+          fio_json(4000.0, 250000, 1, 2, rw="write"))
+    write(tmp_path, "phy", "desk-rand4k-q1-write",
+          fio_json(1000.0, 1000000, 1, 2, rw="write"))
+    write(tmp_path, "phy1-grant", "desk-rand4k-q1-write",
+          fio_json(3000.0, 333000, 1, 2, rw="write"))
+    md = report.tables(report.collect(str(tmp_path)), emulated=False)
+    assert "### Desktop profiles" in md
+    rows = [ln for ln in md.splitlines() if ln.startswith("| desk-rand4k-q1-write |")]
+    assert "4,000 (16.4 MB/s, 250.0 us)" in rows[0]
+    assert "25.0%" in rows[1] and "75.0%" in rows[1] and "3.00x" in rows[1]

@@ -117,7 +117,9 @@ files=("/usr/lib/x86_64-linux-gnu/libxenlight.so.$S.0"
 check "the package holds exactly those files and block-fipc" bash -c \
 	'[ "$(dpkg-deb -c "$1" | awk "/^-/ { print substr(\$6, 2) }" | sort)" = \
 	   "$(printf "%s\n" /etc/xen/scripts/block-fipc /usr/sbin/fipc \
-	      /usr/lib/modules-load.d/fipc-xen-tools.conf "${@:2}" | sort)" ]' _ "$deb" "${files[@]}"
+	      /usr/lib/modules-load.d/fipc-xen-tools.conf /usr/share/fipc/fipc_bench.py \
+	      /usr/share/fipc/bench/run-fio.sh /usr/share/fipc/bench/report.py \
+	      /usr/share/fipc/bench/summarize.py "${@:2}" | sort)" ]' _ "$deb" "${files[@]}"
 check "it loads xen-fipc-back at boot (modules-load.d) and installs fipc executable" bash -c \
 	'list=$(dpkg-deb -c "$1") && grep -q "^-rwxr-xr-x .* \./usr/sbin/fipc$" <<< "$list" &&
 	 [ "$(dpkg-deb --fsys-tarfile "$1" | tar xO ./usr/lib/modules-load.d/fipc-xen-tools.conf | grep -v "^#")" = xen-fipc-back ]' _ "$deb"
@@ -178,8 +180,9 @@ for f in "${files[@]}"; do
 		 [ -z "$(dpkg-divert --admindir="$1/var/lib/dpkg" --listpackage "$2")" ]' \
 		_ "$root" "$f" "${debian[$f]}"
 done
-check "removed: no block-fipc, fipc, modules-load entry or /usr/lib/fipc-xen-tools" bash -c \
+check "removed: no block-fipc, fipc, modules-load entry, /usr/share/fipc or /usr/lib/fipc-xen-tools" bash -c \
 	'[ ! -e "$1/etc/xen/scripts/block-fipc" ] && [ ! -e "$1/usr/lib/fipc-xen-tools" ] &&
+	 [ ! -e "$1/usr/share/fipc" ] &&
 	 [ ! -e "$1/usr/sbin/fipc" ] && [ ! -e "$1/usr/lib/modules-load.d/fipc-xen-tools.conf" ]' _ "$root"
 check "removed: the soname links name Debian's libraries" links
 

@@ -4,10 +4,12 @@
   fipc status [--json]                 every phy1: disk this domain serves
   fipc diagnose DOMAIN[:DISK] [--json] one guest's disks, node by node,
                                        and what is wrong, in words
+  fipc bench --guest NAME --device DEV phy: against phy1: on a scratch
+                                       device, in a guest (fipc bench -h)
 
 Installed as /usr/sbin/fipc by the fipc-xen-tools package; run it as
-root in the backend domain (dom0 or a driver domain).  It reads, and
-never writes: xenstore (through xenstore-ls), the backend's sysfs
+root in the backend domain (dom0 or a driver domain).  status and
+diagnose read, and never write: xenstore (through xenstore-ls), the backend's sysfs
 (/sys/bus/xen-backend/devices/fipcblk-<domid>-<devid>/statistics/) and
 xen-fipc-back's module parameters.  docs/admin-guide.md, sections 8 and
 9, explains the fields and the fixes it names.
@@ -465,7 +467,17 @@ def usage():
     return 2
 
 
+def bench(argv):
+    """fipc bench (tools/admin/fipc_bench.py; /usr/share/fipc when installed)."""
+    here = os.path.dirname(os.path.realpath(__file__))
+    sys.path[:0] = [here, "/usr/share/fipc"]
+    import fipc_bench  # pylint: disable=import-outside-toplevel
+    return fipc_bench.bench(argv, Host(), gather)
+
+
 def main(argv):
+    if argv and argv[0] == "bench":
+        return bench(argv[1:])
     as_json = "--json" in argv
     args = [a for a in argv if a != "--json"]
     if not args or args[0] in ("-h", "--help", "help"):

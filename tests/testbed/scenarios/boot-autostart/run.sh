@@ -17,15 +17,27 @@
 #   4. fipc status and fipc diagnose (the admin command): both disks
 #      connected and healthy; then the guest lets go of xvdc and fipc
 #      diagnose names it closed;
-#   5. the guest ends, libxl removes its disks, the modules unload, dom0
+#   5. fipc bench (the admin command's benchmark, from the package) in
+#      auto1 through lib/fipc-exec-disk (the testbed's stand-in for ssh,
+#      over xvdb's mailbox): a device attached to a guest is refused, so
+#      is one that holds an LVM signature, and nothing is attached; with
+#      --destroy-data it runs dom0, phy, phy1-grant and phy1-memshare on
+#      that scratch device (short jobs) and leaves auto1's disks as they
+#      were;
+#   6. the guest ends, libxl removes its disks, the modules unload, dom0
 #      is healthy.
+# The host's /etc/modprobe.d/fipc.conf raises memshare_max_mib (as
+# admin-guide section 6 tells an admin to) and the guest's grant table
+# holds its 512 MiB, so that phy1-memshare gets memshare.
 set -u
 . "${FIPC_LIB:-$(dirname "$0")/../../lib}/fipc-scenario.sh"
 fipc_scenario_begin "$@"
 . "$common/fipc-lib.sh"
 export FIPC_DOMU_LOAD="fipc xen-fipc-front"
 # Phases run in a child bash: only exported variables reach them.
-export AUTO=/etc/xen/auto R=$FIPC_RESULTS/dom0
+export AUTO=/etc/xen/auto R=$FIPC_RESULTS/dom0 MODPROBE_CONF=/etc/modprobe.d/fipc.conf
+export BENCH_IMG=/tmp/bench.img DM_DISABLE_UDEV=1 LVM_SUPPRESS_FD_WARNINGS=1
+export BENCH_EXEC="$FIPC_LIB/fipc-exec-disk /dev/nullb0 900"
 mkdir -p "$R"
 
 prepare() {
@@ -36,6 +48,7 @@ prepare() {
     grep -qx xen-fipc-back "$f" 2>/dev/null ||
         { fipc_fail "no xen-fipc-back line in $f (package fipc-xen-tools)"; return 1; }
     fipc_log "$f: $(dpkg -S "$f" 2>/dev/null | cut -d: -f1) asks for xen-fipc-back; modprobe finds $(modinfo -n xen-fipc-back 2>&1)"
+    echo "options xen-fipc-back memshare_max_mib=1536" > "$MODPROBE_CONF"
     fipc_null_blk 1 2 || return 1
     fipc_domu_config auto1 "$here/domU.cfg" "$common/guest-autostart.sh" || return 1
     mkdir -p "$AUTO"
@@ -91,13 +104,61 @@ admin() {
         { fipc_fail "xvdc's frontend state $(fipc_blk_state "$id" 51744 front) 30 s after the guest let go"; return 1; }
     fipc_admin_expect dropped 1 "verdict: error: the guest closed its end of the disk" diagnose auto1:xvdc || return 1
     fipc_admin_expect status-dropped 0 "^auto1 \\($id\\) xvdc: error: the guest closed its end" status || return 1
-    fipc_mailbox_put /dev/nullb0 done
+}
+
+disks_of() { xl block-list "$1" | awk 'NR > 1 { print $1 }' | sort | tr '\n' ' '; }
+
+bench() {
+    local id before loop rc=0 lvm='activation { udev_sync = 0 udev_rules = 0 monitoring = 0 }'
+    id=$(cat "$FIPC_WORK/auto1.id")
+    before=$(disks_of auto1)
+    fipc_admin_expect bench-in-use 2 "refusing /dev/nullb1: it is in use \\(attached as domain $id's disk" \
+        bench --guest auto1 --device /dev/nullb1 --destroy-data --exec "$BENCH_EXEC" || return 1
+    truncate -s 128M "$BENCH_IMG" && loop=$(losetup -f --show "$BENCH_IMG") || return 1
+    echo "$loop" > "$FIPC_WORK/bench.loop"
+    lvm pvcreate -q "$loop" --config "$lvm" > "$R/bench-pvcreate.txt" 2>&1 ||
+        { fipc_fail "pvcreate $loop: $(tail -n 2 "$R/bench-pvcreate.txt" | tr '\n' '|')"; return 1; }
+    fipc_admin_expect bench-lvm 2 "refusing $loop: it holds data \\(TYPE=LVM2_member\\)" \
+        bench --guest auto1 --device "$loop" --exec "$BENCH_EXEC" || return 1
+    [ "$(disks_of auto1)" = "$before" ] ||
+        { fipc_fail "auto1's disks after the refusals: $(disks_of auto1), before: $before"; return 1; }
+    fipc_admin_expect bench-run 0 "results in $R/bench " bench --guest auto1 --device "$loop" \
+        --destroy-data --exec "$BENCH_EXEC" --out "$R/bench" --runtime 2 --ramp 0 --emulated \
+        --jobs iops-4k-read,lat-4k-write,desk-seq1m-q8-read,desk-rand4k-q1-write || rc=1
+    [ "$(disks_of auto1)" = "$before" ] ||
+        { fipc_fail "auto1's disks after fipc bench: $(disks_of auto1), before: $before"; rc=1; }
+    python3 - "$R/bench" <<'PY' || rc=1
+import json, sys
+d = sys.argv[1]
+fio = json.load(open(d + "/report/fio.json"))
+meta = json.load(open(d + "/bench.json"))
+jobs = ("iops-4k-read", "lat-4k-write", "desk-seq1m-q8-read", "desk-rand4k-q1-write")
+bad = []
+for c in ("dom0", "phy", "phy1-grant", "phy1-memshare"):
+    got = fio.get("results", fio).get(c, {}).get("jobs", {})
+    for j in jobs:
+        if not (got.get(j) or {}).get("iops", 0) > 0:
+            bad.append("%s %s: %s" % (c, j, got.get(j)))
+for c, want in (("phy1-grant", "grant"), ("phy1-memshare", "memshare")):
+    if meta["configs"][c].get("data_path") != want:
+        bad.append("%s got data path %s" % (c, meta["configs"][c]))
+for b in bad:
+    print("FAIL fipc bench: " + b)
+print("fipc bench: %d configurations x %d jobs, data paths %s" % (
+    len(meta["configs"]), len(jobs),
+    {c: v.get("data_path") for c, v in meta["configs"].items() if c.startswith("phy1")}))
+sys.exit(1 if bad else 0)
+PY
+    [ $rc = 0 ] || fipc_fail "fipc bench's results (see $R/bench, fipc-admin-bench-run.txt)"
+    return $rc
 }
 
 finish() {
     local rc=0 id
     id=$(cat "$FIPC_WORK/auto1.id")
-    rm -f "${AUTO:?}/auto1.cfg"
+    rm -f "${AUTO:?}/auto1.cfg" "$MODPROBE_CONF"
+    [ ! -s "$FIPC_WORK/bench.loop" ] || losetup -d "$(cat "$FIPC_WORK/bench.loop")" || rc=1
+    rm -f "$BENCH_IMG"
     fipc_blk_wait_gone "$id" || rc=1
     rmmod xen-fipc-back || { fipc_fail "rmmod xen-fipc-back failed"; rc=1; }
     rmmod fipc || rc=1
@@ -109,7 +170,9 @@ rc=0
 fipc_step boot-prepare 120 prepare || exit 1
 fipc_step boot-modules-load 60 modules_load || exit 1
 fipc_step boot-xendomains 700 autostart || { xl destroy auto1; exit 1; }
-fipc_step boot-admin 120 admin || { rc=1; fipc_mailbox_put /dev/nullb0 done; }
+fipc_step boot-admin 120 admin || rc=1
+[ $rc != 0 ] || fipc_step boot-bench 900 bench || rc=1
+fipc_mailbox_put /dev/nullb0 done
 fipc_step domU-finish 300 fipc_domu_wait auto1 240 || rc=1
 fipc_step boot-finish 120 finish || rc=1
 exit $rc

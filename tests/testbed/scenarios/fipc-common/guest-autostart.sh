@@ -3,7 +3,8 @@
 # Verify xvdb (phy1:), see xvdc, then wait for dom0's words in xvdb's
 # mailbox: "drop": let go of xvdc (unbind its frontend device, as a guest
 # that lost interest in a disk would), so that dom0 can diagnose a disk
-# the guest closed; "done": the end.
+# the guest closed; then run what dom0 sends through fipc-exec-disk
+# (fipc bench) until "done": the end.
 . /fipc/lib.sh
 . /fipc/scenario/guest-lib.sh
 export FIPC_SZ_SMALL=$(fipc_opt SZ_SMALL 512k) FIPC_SZ_BIG=$(fipc_opt SZ_BIG 2m)
@@ -22,5 +23,8 @@ done
 echo fipcblk-51744 > /sys/bus/xen/drivers/fipcblk/unbind ||
 	{ echo "boot-autostart: FAIL unbinding xvdc"; rc=1; }
 echo "@@FIPC-AUTOSTART dropped xvdc"
-until fipc_mailbox_is /dev/xvdb done; do sleep 0.1; done
+# Until "done": serve dom0's commands (fipc bench through fipc-exec-disk).
+until fipc_mailbox_is /dev/xvdb done; do
+	fipc_exec_serve /dev/xvdb || sleep 0.1
+done
 exit $rc

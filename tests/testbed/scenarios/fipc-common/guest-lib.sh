@@ -65,3 +65,37 @@ fipc_mailbox_next() {
 		esac
 	done
 }
+
+# fipc_exec_serve DEV: the guest's end of dom0's fipc-exec-disk (the
+# testbed's stand-in for ssh, for fipc bench's --exec).  When DEV's
+# mailbox holds "x<N>" not served yet: run the script of request N (its
+# header "FIPCEXEC N LEN" in sector 0, the script from sector 1), put
+# its stdout after "FIPCOUT N LEN RC" at sector 16384 (8 MiB), then
+# "r<N>" in the mailbox.  The script's stderr goes to the console.
+# Returns 1 when there was nothing to serve.
+fipc_exec_serve() {
+	w=$(fipc_mailbox_word "$1")
+	case $w in x[0-9]*) ;; *) return 1 ;; esac
+	[ "$w" != "${fipc_exec_served:-}" ] || return 1
+	fipc_exec_served=$w
+	set -- "$1" "${w#x}" $(dd if="$1" bs=512 count=1 iflag=direct 2>/dev/null | head -n 1)
+	if [ "${3:-}" = FIPCEXEC ] && [ "${4:-}" = "$2" ]; then
+		dd if="$1" bs=512 skip=1 count=$((($5 + 511) / 512)) iflag=direct 2>/dev/null |
+			head -c "$5" > /tmp/fipc-exec.sh
+		sh /tmp/fipc-exec.sh > /tmp/fipc-exec.out
+		rc=$?
+	else
+		echo "fipc_exec_serve: request $2 has no header ($*)"
+		: > /tmp/fipc-exec.out
+		rc=125
+	fi
+	printf 'FIPCOUT %s %s %s\n' "$2" "$(wc -c < /tmp/fipc-exec.out)" "$rc" |
+		dd of=/tmp/fipc-exec.resp bs=512 conv=sync 2>/dev/null
+	cat /tmp/fipc-exec.out >> /tmp/fipc-exec.resp
+	dd if=/tmp/fipc-exec.resp of="$1" bs=512 seek=16384 conv=sync,notrunc \
+		oflag=direct 2>/dev/null
+	s=$(cat "/sys/block/${1##*/}/size")
+	printf '%-16s' "r$2" | dd of="$1" bs=4096 seek=$((s / 8 - 1)) count=1 \
+		conv=sync oflag=direct 2>/dev/null
+	echo "fipc_exec_serve: request $2 ran, exit $rc"
+}
