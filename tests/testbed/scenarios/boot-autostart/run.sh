@@ -20,7 +20,8 @@
 #   5. fipc bench (the admin command's benchmark, from the package) in
 #      auto1 through lib/fipc-exec-disk (the testbed's stand-in for ssh,
 #      over xvdb's mailbox): a device attached to a guest is refused, so
-#      is one that holds an LVM signature, and nothing is attached; with
+#      is one that holds a filesystem, a partition table or an LVM
+#      physical volume, and nothing is attached; with
 #      --destroy-data it runs dom0, phy, phy1-grant and phy1-memshare on
 #      that scratch device (short jobs) and leaves auto1's disks as they
 #      were;
@@ -116,6 +117,18 @@ bench() {
         bench --guest auto1 --device /dev/nullb1 --destroy-data --exec "$BENCH_EXEC" || return 1
     truncate -s 128M "$BENCH_IMG" && loop=$(losetup -f --show "$BENCH_IMG") || return 1
     echo "$loop" > "$FIPC_WORK/bench.loop"
+    # A filesystem, a partition table, an LVM physical volume: each
+    # refused (busybox's mke2fs and fdisk: trixie's dom0 has neither
+    # e2fsprogs nor fdisk).
+    busybox mke2fs "$loop" > "$R/bench-mke2fs.txt" 2>&1 ||
+        { fipc_fail "mke2fs $loop: $(tail -n 2 "$R/bench-mke2fs.txt" | tr '\n' '|')"; return 1; }
+    fipc_admin_expect bench-fs 2 "refusing $loop: it holds data \\(TYPE=ext2\\)" \
+        bench --guest auto1 --device "$loop" --exec "$BENCH_EXEC" || return 1
+    dd if=/dev/zero of="$loop" bs=1M count=1 conv=notrunc status=none || return 1
+    printf 'o\nn\np\n1\n\n\nw\n' | busybox fdisk "$loop" > "$R/bench-fdisk.txt" 2>&1
+    fipc_admin_expect bench-ptable 2 "refusing $loop: it holds data \\(PTTYPE=dos\\)" \
+        bench --guest auto1 --device "$loop" --exec "$BENCH_EXEC" || return 1
+    dd if=/dev/zero of="$loop" bs=1M count=1 conv=notrunc status=none || return 1
     lvm pvcreate -q "$loop" --config "$lvm" > "$R/bench-pvcreate.txt" 2>&1 ||
         { fipc_fail "pvcreate $loop: $(tail -n 2 "$R/bench-pvcreate.txt" | tr '\n' '|')"; return 1; }
     fipc_admin_expect bench-lvm 2 "refusing $loop: it holds data \\(TYPE=LVM2_member\\)" \
