@@ -11,6 +11,9 @@ suites+=(
 	"fuzz|make -s check-fuzz"
 	"bench-ring-selftest|make -s check-bench-ring"
 	"fio-report|python3 -m pytest -q tests/bench"
+	# No new call cycle between the files of lib/fipc and the drivers
+	# (the backend has none; the known ones are listed in the script).
+	"call-cycles|tests/kbuild/call-cycles.py"
 	# The testbed's xenwatch timing check on made-up kernel traces.
 	"xenwatch-timing-check|tests/testbed/unit/xenwatch-timing.sh"
 	# The admin command (tools/admin/fipc.py) on made-up backend domains;

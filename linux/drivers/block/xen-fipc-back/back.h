@@ -469,14 +469,31 @@ void xfb_chans_free(struct xfb_be *be);
 /* back_connect.c */
 extern struct workqueue_struct *xfb_wq;
 void xfb_connect(struct xfb_be *be, enum xenbus_state fe);
-void xfb_connect_init(struct xfb_be *be);
+bool xfb_connect_run(struct xfb_be *be, unsigned long t0,
+		     unsigned int *changes);
 void xfb_connect_cancel(struct xfb_be *be);
 
 /* back_xenbus.c */
 bool xfb_follow_frontend(struct xfb_be *be, enum xenbus_state fe);
 void xfb_work_follow(struct xfb_be *be, bool *flag, unsigned int changes,
 		     bool always);
-unsigned int xfb_fe_changes(struct xfb_be *be);
+
+/**
+ * xfb_fe_changes() - how many times xenwatch saw the frontend change state
+ * @be: the device
+ *
+ * Return: the count; a work that saw it move knows of a change it must
+ * follow.
+ */
+static inline unsigned int xfb_fe_changes(struct xfb_be *be)
+{
+	unsigned int n;
+
+	spin_lock(&be->busy_lock);
+	n = be->fe_changes;
+	spin_unlock(&be->busy_lock);
+	return n;
+}
 
 /**
  * xfb_be_set_busy() - set or clear be->connecting, draining or removing
@@ -494,19 +511,35 @@ static inline void xfb_be_set_busy(struct xfb_be *be, bool *flag, bool on)
 	spin_unlock(&be->busy_lock);
 }
 
-unsigned int xfb_queues_offered(struct xfb_be *be);
-void xfb_open_from_params(struct xfb_be *be);
-
 /* back_io.c */
 extern const struct fipc_poll_ops xfb_poll_ops;
 void xfb_chan_drain(struct xfb_chan *chan);
 void xfb_bio_build(struct xfb_req *req, bool nowait);
+void xfb_submit_again(struct xfb_req *req);
+void xfb_io_chan_init(struct xfb_chan *chan);
+extern struct wait_queue_head xfb_drain_wq;
+
+/**
+ * xfb_req_done() - hand a request that no longer waits to the poller
+ * @chan: its channel
+ * @req: the request, counted in @chan->inflight: its bio ended, or the
+ *	held work unmapped its pages
+ *
+ * The poller answers it from the done list.  The request stops counting
+ * as in flight: the channel may be freed right after (any context).
+ */
+static inline void xfb_req_done(struct xfb_chan *chan, struct xfb_req *req)
+{
+	llist_add(&req->done, &chan->done);
+	fipc_poll_entry_wake(&chan->poll);
+	if (atomic_dec_and_test(&chan->inflight))
+		wake_up(&xfb_drain_wq);
+}
+
+/* back_held.c */
 unsigned int xfb_unmap_pages(struct xfb_chan *chan, struct xfb_req *req,
 			     struct gnttab_unmap_grant_ref *ops,
 			     struct page **pages);
-void xfb_req_done(struct xfb_chan *chan, struct xfb_req *req);
-
-/* back_held.c */
 void xfb_held_chan_init(struct xfb_chan *chan);
 void xfb_held_chan_stop(struct xfb_chan *chan);
 bool xfb_req_held(const struct xfb_req *req);
@@ -517,7 +550,7 @@ int xfb_nowait_init(void);
 void xfb_nowait_exit(void);
 void xfb_nowait_chan_init(struct xfb_chan *chan);
 void xfb_nowait_chan_stop(struct xfb_chan *chan);
-void xfb_nowait_again(struct xfb_req *req);
+void xfb_nowait_queue(struct work_struct *work);
 bool xfb_pages_ready(struct xfb_chan *chan);
 void xfb_pages_refill(struct xfb_chan *chan);
 int xfb_pages_prefill(struct xfb_chan *chan);
@@ -567,21 +600,27 @@ void xfb_staging_pages(const struct xfb_chan *chan, const struct fipc_msg *msgs,
 u32 xfb_staging_ref(const struct xfb_chan *chan, u32 idx);
 
 /* back_vbd.c */
+void xfb_open_from_params(struct xfb_be *be);
 int xfb_vbd_open(struct xfb_be *be, dev_t devt);
 void xfb_vbd_close(struct xfb_be *be);
 int xfb_vbd_write_info(struct xfb_be *be);
 void xfb_vbd_resize_work(struct work_struct *work);
 
-/* back_xenbus.c */
+/* back_xsread.c */
 #define XFB_REQUIRED		(-1LL)
 int xfb_read_fe_uint(struct xfb_be *be, const char *key, u32 min, u32 max,
 		     s64 dflt, u32 *val);
+unsigned int xfb_queues_offered(struct xfb_be *be);
+
+/* back_xenbus.c */
 int xfb_xenbus_register(void);
 void xfb_xenbus_unregister(void);
 
 /* back_sysfs.c */
 extern const struct attribute_group *xfb_groups[];
 void xfb_sysfs_init(void);
+
+/* back_stats.c */
 void xfb_stats_retire(struct xfb_be *be);
 u64 xfb_be_stat(struct xfb_be *be, enum xfb_stat idx);
 

@@ -250,6 +250,7 @@ int xfb_chans_map(struct xfb_be *be, unsigned int nr, unsigned int order)
 		atomic_set(&chan->inflight, 0);
 		atomic_set(&chan->eoi_pending, 0);
 		gnttab_page_cache_init(&chan->page_cache);
+		xfb_io_chan_init(chan);
 		xfb_nowait_chan_init(chan);
 		xfb_held_chan_init(chan);
 		n = i + 1;

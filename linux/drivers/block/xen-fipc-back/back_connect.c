@@ -14,8 +14,9 @@
  *   connect_work: under be->mutex, read the frontend's choices; without
  *                 it, map the guest's memory and the channels; under it
  *                 again, start the channels, write the geometry, go
- *                 Connected (or undo all), then follow the frontend's
- *                 state of that moment
+ *                 Connected (or undo all: xfb_connect_run()), then
+ *                 follow the frontend's state of that moment
+ *                 (back_xenbus.c)
  *
  * be->mutex is never held while mapping, and xenwatch does not even take
  * it while be->connecting: state changes are only counted (be->busy_lock)
@@ -203,13 +204,22 @@ static int xfb_connect_finish(struct xfb_be *be, unsigned long t0)
 	return 0;
 }
 
-static void xfb_connect_work(struct work_struct *work)
+/**
+ * xfb_connect_run() - connect_work's mapping: Connected, or all undone
+ * @be: the device, be->mutex not held
+ * @t0: when the work began
+ * @changes: set to xfb_fe_changes() of the moment it began
+ *
+ * The caller (connect_work, back_xenbus.c) then follows the frontend's
+ * state of that moment.
+ *
+ * Return: false if no connect was wanted any more (the work was queued
+ * again while it ran): nothing done, nothing to follow.
+ */
+bool xfb_connect_run(struct xfb_be *be, unsigned long t0,
+		     unsigned int *changes)
 {
-	struct xfb_be *be = container_of(to_delayed_work(work), struct xfb_be,
-					 connect_work);
 	struct xenbus_device *dev = be->dev;
-	unsigned long t0 = jiffies;
-	unsigned int changes;
 	enum xenbus_state fe;
 	bool memshare, started, moved;
 	u32 nr, order;
@@ -219,9 +229,9 @@ static void xfb_connect_work(struct work_struct *work)
 	if (!be->connecting) {
 		/* Queued again while it ran (xfb_follow_frontend()): done. */
 		mutex_unlock(&be->mutex);
-		return;
+		return false;
 	}
-	changes = xfb_fe_changes(be);
+	*changes = xfb_fe_changes(be);
 	err = xfb_connect_prepare(be, &nr, &order, &memshare);
 	mutex_unlock(&be->mutex);
 	/*
@@ -243,7 +253,7 @@ static void xfb_connect_work(struct work_struct *work)
 
 	mutex_lock(&be->mutex);
 	fe = xenbus_read_driver_state(dev, dev->otherend);
-	moved = xfb_fe_changes(be) != changes;
+	moved = xfb_fe_changes(be) != *changes;
 	if (!err && (be->removing || moved || fe != XenbusStateInitialised))
 		err = -EAGAIN;	/* not wanted any more, or not as mapped */
 	started = !err;
@@ -256,25 +266,7 @@ static void xfb_connect_work(struct work_struct *work)
 			xfb_chans_drain(be);
 		xfb_connect_undo(be);
 	}
-
-	/*
-	 * A state that came while we mapped is followed now, Initialised
-	 * too (a connect again, with what the frontend offers now).  A
-	 * connect refused with no change waits for the frontend's next move.
-	 */
-	mutex_lock(&be->mutex);
-	xfb_work_follow(be, &be->connecting, changes, false);
-	mutex_unlock(&be->mutex);
-	xfb_guest_connect_cost(be->guest, jiffies - t0);
-}
-
-/**
- * xfb_connect_init() - set up a new device's connect work
- * @be: the device
- */
-void xfb_connect_init(struct xfb_be *be)
-{
-	INIT_DELAYED_WORK(&be->connect_work, xfb_connect_work);
+	return true;
 }
 
 /**

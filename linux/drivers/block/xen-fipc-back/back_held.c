@@ -17,6 +17,9 @@
  * the poller, which answers them.  The guest's pages are its own again
  * only once answered, as with any request.
  *
+ * xfb_unmap_pages() unmaps a grant request's pages and recycles them,
+ * for the poller and for the held work.
+ *
  * Memshare and staging pages are mapped for the connection: their
  * requests never wait here; their teardown waits for the same references
  * (xfb_unmap_free_pages()).
@@ -25,6 +28,60 @@
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include "back.h"
+
+/**
+ * xfb_unmap_pages() - unmap a grant request's pages and recycle them
+ * @chan: the request's channel
+ * @req: the request, its grants mapped (or some of them)
+ * @ops: scratch, be->max_refs operations
+ * @pages: scratch, be->max_refs pages
+ *
+ * The pages go back to the channel's page cache, uncharged from the
+ * guest; if an unmap fails they are leaked (logged), never reused.  The
+ * caller owns @ops and @pages: the poller its channel's, the held work
+ * its own.
+ *
+ * Return: the number of unmap operations (0: no hypercall).
+ */
+unsigned int xfb_unmap_pages(struct xfb_chan *chan, struct xfb_req *req,
+			     struct gnttab_unmap_grant_ref *ops,
+			     struct page **pages)
+{
+	unsigned int i, n = 0;
+	int err;
+
+	for (i = 0; i < req->nrefs; i++) {
+		if (req->handles[i] == INVALID_GRANT_HANDLE)
+			continue;
+		gnttab_set_unmap_op(&ops[n],
+				    (unsigned long)page_address(req->pages[i]),
+				    GNTMAP_host_map, req->handles[i]);
+		pages[n++] = req->pages[i];
+		req->handles[i] = INVALID_GRANT_HANDLE;
+	}
+	if (n) {
+		err = gnttab_unmap_refs(ops, NULL, pages, n);
+		for (i = 0; i < n && !err; i++)
+			if (ops[i].status != GNTST_okay)
+				err = -EIO;
+		if (err) {
+			/*
+			 * Keep the pages out of use rather than reuse them,
+			 * and charged to the guest: they may still be mapped.
+			 */
+			dev_err_ratelimited(&chan->be->dev->dev,
+					    "grant unmap failed (%d), leaking %u pages\n",
+					    err, n);
+			req->nrefs = 0;
+			return n;
+		}
+	}
+	atomic_sub(req->nrefs, &chan->be->guest->grants);
+	xfb_maptrack_give(req->nrefs);
+	gnttab_page_cache_put(&chan->page_cache, req->pages, req->nrefs);
+	req->nrefs = 0;
+	return n;
+}
 
 /**
  * xfb_req_held() - does a layer below hold a page of a finished request

@@ -35,7 +35,7 @@
  * channel: once the in-flight count drops to 0 the channel may be freed,
  * and the last end_io still has to wake the waiter.
  */
-static DECLARE_WAIT_QUEUE_HEAD(xfb_drain_wq);
+DECLARE_WAIT_QUEUE_HEAD(xfb_drain_wq);
 
 static struct xfb_chan *xfb_poll_chan(struct fipc_poll_entry *entry)
 {
@@ -319,60 +319,6 @@ static void xfb_count_recycled_held(struct xfb_chan *chan,
 			    chan->index, held);
 }
 
-/**
- * xfb_unmap_pages() - unmap a grant request's pages and recycle them
- * @chan: the request's channel
- * @req: the request, its grants mapped (or some of them)
- * @ops: scratch, be->max_refs operations
- * @pages: scratch, be->max_refs pages
- *
- * The pages go back to the channel's page cache, uncharged from the
- * guest; if an unmap fails they are leaked (logged), never reused.  The
- * caller owns @ops and @pages: the poller its channel's, the held work
- * its own.
- *
- * Return: the number of unmap operations (0: no hypercall).
- */
-unsigned int xfb_unmap_pages(struct xfb_chan *chan, struct xfb_req *req,
-			     struct gnttab_unmap_grant_ref *ops,
-			     struct page **pages)
-{
-	unsigned int i, n = 0;
-	int err;
-
-	for (i = 0; i < req->nrefs; i++) {
-		if (req->handles[i] == INVALID_GRANT_HANDLE)
-			continue;
-		gnttab_set_unmap_op(&ops[n],
-				    (unsigned long)page_address(req->pages[i]),
-				    GNTMAP_host_map, req->handles[i]);
-		pages[n++] = req->pages[i];
-		req->handles[i] = INVALID_GRANT_HANDLE;
-	}
-	if (n) {
-		err = gnttab_unmap_refs(ops, NULL, pages, n);
-		for (i = 0; i < n && !err; i++)
-			if (ops[i].status != GNTST_okay)
-				err = -EIO;
-		if (err) {
-			/*
-			 * Keep the pages out of use rather than reuse them,
-			 * and charged to the guest: they may still be mapped.
-			 */
-			dev_err_ratelimited(&chan->be->dev->dev,
-					    "grant unmap failed (%d), leaking %u pages\n",
-					    err, n);
-			req->nrefs = 0;
-			return n;
-		}
-	}
-	atomic_sub(req->nrefs, &chan->be->guest->grants);
-	xfb_maptrack_give(req->nrefs);
-	gnttab_page_cache_put(&chan->page_cache, req->pages, req->nrefs);
-	req->nrefs = 0;
-	return n;
-}
-
 /* Unmap in the poller (or drain), with the channel's scratch. */
 static void xfb_unmap_now(struct xfb_chan *chan, struct xfb_req *req)
 {
@@ -525,7 +471,7 @@ static void xfb_bio_end(struct bio *bio)
 	bio_uninit(bio);
 	/* Would have waited for the device: submitted again by a worker. */
 	if (req->bio_status == BLK_STS_AGAIN && (req->opf & REQ_NOWAIT)) {
-		xfb_nowait_again(req);
+		xfb_submit_again(req);
 		return;
 	}
 	req->t_done = ktime_get_ns();
@@ -538,21 +484,51 @@ static void xfb_bio_end(struct bio *bio)
 		wake_up(&xfb_drain_wq);
 }
 
-/**
- * xfb_req_done() - hand a request that no longer waits to the poller
- * @chan: its channel
- * @req: the request, counted in @chan->inflight: its bio ended, or the
- *	held work unmapped its pages
- *
- * The poller answers it from the done list.  The request stops counting
- * as in flight: the channel may be freed right after (any context).
- */
-void xfb_req_done(struct xfb_chan *chan, struct xfb_req *req)
+/* Submit again, from a worker, what the device could not take at once. */
+static void xfb_again_work(struct work_struct *work)
 {
-	llist_add(&req->done, &chan->done);
-	fipc_poll_entry_wake(&chan->poll);
-	if (atomic_dec_and_test(&chan->inflight))
-		wake_up(&xfb_drain_wq);
+	struct xfb_chan *chan = container_of(work, struct xfb_chan,
+					     again_work);
+	struct llist_node *list = llist_del_all(&chan->again);
+	struct xfb_req *req, *tmp;
+
+	/*
+	 * Once its last bio is submitted the channel may be drained and
+	 * freed: nothing of it is touched after (xfb_chan_free() flushes
+	 * this work before freeing it).
+	 */
+	list = llist_reverse_order(list);
+	llist_for_each_entry_safe(req, tmp, list, done) {
+		chan->st[XFB_SUBMIT_AGAIN]++;
+		xfb_bio_build(req, false);
+		submit_bio(&req->bio);
+	}
+}
+
+/**
+ * xfb_submit_again() - have a worker submit a request's bio
+ * @req: the request, counted in flight, its bio not built or ended with
+ *	BLK_STS_AGAIN (any context)
+ *
+ * The request stays in flight (@chan->inflight) until its bio submitted
+ * again ends.
+ */
+void xfb_submit_again(struct xfb_req *req)
+{
+	struct xfb_chan *chan = req->chan;
+
+	llist_add(&req->done, &chan->again);
+	xfb_nowait_queue(&chan->again_work);
+}
+
+/**
+ * xfb_io_chan_init() - a new channel's list of requests to submit again
+ * @chan: the channel
+ */
+void xfb_io_chan_init(struct xfb_chan *chan)
+{
+	init_llist_head(&chan->again);
+	INIT_WORK(&chan->again_work, xfb_again_work);
 }
 
 /*
@@ -689,7 +665,7 @@ static void xfb_submit(struct xfb_chan *chan, struct xfb_req *req,
 	 * holds them whatever REQ_NOWAIT says).
 	 */
 	if (!chan->be->nowait || r->op == FIPCBLK_OP_DISCARD) {
-		xfb_nowait_again(req);
+		xfb_submit_again(req);
 		return;
 	}
 	xfb_bio_build(req, true);

@@ -10,7 +10,8 @@
  *   The poller submits with REQ_NOWAIT where the device supports it; a
  *   bio the device cannot take at once ends with BLK_STS_AGAIN, and its
  *   request goes to the channel's again list, submitted again, without
- *   REQ_NOWAIT, by a work item (statistics/submit_again).  Only that
+ *   REQ_NOWAIT, by a work item on our workqueue (xfb_submit_again() in
+ *   back_io.c; statistics/submit_again).  Only that
  *   guest's requests wait for the device.  Discards, which writeback
  *   throttling may hold whatever REQ_NOWAIT says, and every request of
  *   a device without REQ_NOWAIT go to the work item at once.
@@ -31,43 +32,6 @@
  * waiting channel; WQ_MEM_RECLAIM, as they are on the I/O path.
  */
 static struct workqueue_struct *xfb_nowait_wq;
-
-/* Submit again, from a worker, what the device could not take at once. */
-static void xfb_again_work(struct work_struct *work)
-{
-	struct xfb_chan *chan = container_of(work, struct xfb_chan,
-					     again_work);
-	struct llist_node *list = llist_del_all(&chan->again);
-	struct xfb_req *req, *tmp;
-
-	/*
-	 * Once its last bio is submitted the channel may be drained and
-	 * freed: nothing of it is touched after (xfb_chan_free() flushes
-	 * this work before freeing it).
-	 */
-	list = llist_reverse_order(list);
-	llist_for_each_entry_safe(req, tmp, list, done) {
-		chan->st[XFB_SUBMIT_AGAIN]++;
-		xfb_bio_build(req, false);
-		submit_bio(&req->bio);
-	}
-}
-
-/**
- * xfb_nowait_again() - have a worker submit a request's bio
- * @req: the request, counted in flight, its bio not built or ended with
- *	BLK_STS_AGAIN (any context)
- *
- * The request stays in flight (@chan->inflight) until its bio submitted
- * again ends.
- */
-void xfb_nowait_again(struct xfb_req *req)
-{
-	struct xfb_chan *chan = req->chan;
-
-	llist_add(&req->done, &chan->again);
-	queue_work(xfb_nowait_wq, &chan->again_work);
-}
 
 /* Pages for a largest request, allocated where sleeping is allowed. */
 static unsigned int xfb_pages_fill(struct xfb_chan *chan)
@@ -127,9 +91,16 @@ void xfb_pages_refill(struct xfb_chan *chan)
  */
 void xfb_nowait_chan_init(struct xfb_chan *chan)
 {
-	init_llist_head(&chan->again);
-	INIT_WORK(&chan->again_work, xfb_again_work);
 	INIT_WORK(&chan->refill_work, xfb_refill_work);
+}
+
+/**
+ * xfb_nowait_queue() - queue a hand-off work on our workqueue
+ * @work: a channel's work (its requests to submit again: back_io.c)
+ */
+void xfb_nowait_queue(struct work_struct *work)
+{
+	queue_work(xfb_nowait_wq, work);
 }
 
 /**

@@ -3,7 +3,8 @@
  * xen-fipc-back: statistics in sysfs, on the backend xenbus device
  * (/sys/bus/xen-backend/devices/fipcblk-<domid>-<devid>/statistics/),
  * named like blkback's where they mean the same.  Counters survive
- * reconnections: those of torn-down channels are kept in be->retired.
+ * reconnections: those of torn-down channels are kept in be->retired
+ * (back_stats.c sums them).
  */
 #include <linux/device.h>
 #include <linux/sysfs.h>
@@ -38,42 +39,10 @@ static const char * const xfb_stat_names[XFB_NR_STATS] = {
 	[XFB_HELD_UNMAPS] = "held_unmaps",
 };
 
-/**
- * xfb_stats_retire() - keep the counters of channels about to be freed
- * @be: the device, its channels detached from the pollers
- */
-void xfb_stats_retire(struct xfb_be *be)
-{
-	unsigned int i, k;
-
-	for (i = 0; i < be->nr_chans; i++) {
-		for (k = 0; k < XFB_NR_STATS; k++)
-			be->retired[k] += be->chans[i].st[k];
-		memset(be->chans[i].st, 0, sizeof(be->chans[i].st));
-	}
-}
-
 struct xfb_stat_attr {
 	struct device_attribute da;
 	unsigned int idx;
 };
-
-/**
- * xfb_be_stat() - a device's counter, its torn-down channels included
- * @be: the device, its mutex held
- * @idx: the counter
- *
- * Return: the sum.
- */
-u64 xfb_be_stat(struct xfb_be *be, enum xfb_stat idx)
-{
-	unsigned int i;
-	u64 sum = be->retired[idx];
-
-	for (i = 0; i < be->nr_chans; i++)
-		sum += READ_ONCE(be->chans[i].st[idx]);
-	return sum;
-}
 
 static ssize_t xfb_stat_show(struct device *d, struct device_attribute *da,
 			     char *buf)

@@ -11,6 +11,7 @@
  */
 #include <linux/blkdev.h>
 #include <linux/slab.h>
+#include <xen/xenbus.h>
 #include "back.h"
 
 #define XFB_VDISK_READONLY	4	/* blkif's VDISK_READONLY bit */
@@ -182,4 +183,33 @@ void xfb_vbd_resize_work(struct work_struct *work)
 	mutex_unlock(&be->mutex);
 again:
 	schedule_delayed_work(&be->resize_work, HZ);
+}
+
+/*
+ * No physical-device yet.  With a hotplug script (the toolstack writes
+ * "script" for every disk) wait for it: connecting before it ran lets the
+ * frontend of a running guest reach Connected while the toolstack (xl
+ * devd in a driver domain) still waits for InitWait, and it then tears
+ * the device down.  Without a script (disks made by hand) open the path
+ * in params.
+ */
+void xfb_open_from_params(struct xfb_be *be)
+{
+	char *params, *path;
+	dev_t devt;
+
+	path = xenbus_read(XBT_NIL, be->dev->nodename, "script", NULL);
+	if (!IS_ERR(path)) {
+		kfree(path);
+		return;
+	}
+	params = xenbus_read(XBT_NIL, be->dev->nodename, "params", NULL);
+	if (IS_ERR(params))
+		return;
+	path = params[0] == '/' ? kstrdup(params, GFP_KERNEL) :
+				  kasprintf(GFP_KERNEL, "/dev/%s", params);
+	if (path && !lookup_bdev(path, &devt))
+		xfb_vbd_open(be, devt);
+	kfree(path);
+	kfree(params);
 }

@@ -73,65 +73,6 @@ static u32 xfb_request_bytes(void)
 }
 
 /*
- * Channels offered: max_queues, or the toolstack's fipc-max-queues if
- * lower.  Not capped by our own vCPUs (blkback is): a channel costs no
- * thread here, the pollers serve any number of them, and the guest's
- * parallelism is what a channel per guest vCPU is for.
- */
-unsigned int xfb_queues_offered(struct xfb_be *be)
-{
-	unsigned int n = xfb_max_queues;
-	unsigned int cap = xenbus_read_unsigned(be->dev->nodename,
-						"fipc-max-queues", 0);
-
-	if (cap)
-		n = min(n, cap);
-	return clamp(n, 1u, 256u);
-}
-
-/**
- * xfb_read_fe_uint() - read a number the frontend wrote
- * @be: the device
- * @key: the key, in the frontend's directory
- * @min: smallest value allowed
- * @max: largest value allowed
- * @dflt: the value when the key is absent, or XFB_REQUIRED
- * @val: set to the value
- *
- * The value must be a plain decimal number in [@min, @max]
- * (xfb_parse_uint()): "-1", "two" or "4294967297" are refused, never
- * wrapped or defaulted.  A refusal is reported in xenstore (the error
- * node) and the kernel log with the value, escaped and cut short.
- *
- * Return: 0, -ENOENT (absent and required), -EINVAL or -ERANGE.
- */
-int xfb_read_fe_uint(struct xfb_be *be, const char *key, u32 min, u32 max,
-		     s64 dflt, u32 *val)
-{
-	struct xenbus_device *dev = be->dev;
-	char *s;
-	int err;
-
-	s = xenbus_read(XBT_NIL, dev->otherend, key, NULL);
-	if (IS_ERR(s)) {
-		if (dflt != XFB_REQUIRED) {
-			*val = dflt;
-			return 0;
-		}
-		xenbus_dev_error(dev, -ENOENT, "reading %s/%s", dev->otherend,
-				 key);
-		return -ENOENT;
-	}
-	err = xfb_parse_uint(s, min, max, val);
-	if (err)
-		xenbus_dev_error(dev, err, "bad %s \"%*pE\" (want %u to %u)",
-				 key, (int)min_t(size_t, strlen(s), 24), s,
-				 min, max);
-	kfree(s);
-	return err;
-}
-
-/*
  * Start a disconnect: go Closing and stop the channels; drain_work waits
  * for their bios and finishes.  With be->mutex held.  Returns true if a
  * drain is under way (the caller must not act on the frontend's state
@@ -160,35 +101,6 @@ static void xfb_disconnected(struct xfb_be *be)
 	be->lim.memshare = false;
 	be->lim.staging = false;
 	dev_info(&be->dev->dev, "disconnected\n");
-}
-
-/*
- * No physical-device yet.  With a hotplug script (the toolstack writes
- * "script" for every disk) wait for it: connecting before it ran lets the
- * frontend of a running guest reach Connected while the toolstack (xl
- * devd in a driver domain) still waits for InitWait, and it then tears
- * the device down.  Without a script (disks made by hand) open the path
- * in params.
- */
-void xfb_open_from_params(struct xfb_be *be)
-{
-	char *params, *path;
-	dev_t devt;
-
-	path = xenbus_read(XBT_NIL, be->dev->nodename, "script", NULL);
-	if (!IS_ERR(path)) {
-		kfree(path);
-		return;
-	}
-	params = xenbus_read(XBT_NIL, be->dev->nodename, "params", NULL);
-	if (IS_ERR(params))
-		return;
-	path = params[0] == '/' ? kstrdup(params, GFP_KERNEL) :
-				  kasprintf(GFP_KERNEL, "/dev/%s", params);
-	if (path && !lookup_bdev(path, &devt))
-		xfb_vbd_open(be, devt);
-	kfree(path);
-	kfree(params);
 }
 
 /* Under be->busy_lock: does a work follow the frontend for xenwatch? */
@@ -300,23 +212,6 @@ bool xfb_follow_frontend(struct xfb_be *be, enum xenbus_state fe)
 }
 
 /**
- * xfb_fe_changes() - how many times xenwatch saw the frontend change state
- * @be: the device
- *
- * Return: the count; a work that saw it move knows of a change it must
- * follow.
- */
-unsigned int xfb_fe_changes(struct xfb_be *be)
-{
-	unsigned int n;
-
-	spin_lock(&be->busy_lock);
-	n = be->fe_changes;
-	spin_unlock(&be->busy_lock);
-	return n;
-}
-
-/**
  * xfb_work_follow() - follow the frontend at the end of a connect or drain
  * @be: the device, be->mutex held
  * @flag: &be->connecting or &be->draining, set: cleared here
@@ -359,6 +254,27 @@ void xfb_work_follow(struct xfb_be *be, bool *flag, unsigned int changes,
 			be->following = false;
 		spin_unlock(&be->busy_lock);
 	} while (again);
+}
+
+/*
+ * A connect (xfb_connect_run()), then the frontend's state of that
+ * moment followed: one that came while we mapped, Initialised too (a
+ * connect again, with what the frontend offers now).  A connect refused
+ * with no change waits for the frontend's next move.
+ */
+static void xfb_connect_work(struct work_struct *work)
+{
+	struct xfb_be *be = container_of(to_delayed_work(work), struct xfb_be,
+					 connect_work);
+	unsigned long t0 = jiffies;
+	unsigned int changes;
+
+	if (!xfb_connect_run(be, t0, &changes))
+		return;
+	mutex_lock(&be->mutex);
+	xfb_work_follow(be, &be->connecting, changes, false);
+	mutex_unlock(&be->mutex);
+	xfb_guest_connect_cost(be->guest, jiffies - t0);
 }
 
 static void xfb_frontend_changed(struct xenbus_device *dev,
@@ -562,7 +478,7 @@ static int xfb_probe(struct xenbus_device *dev,
 	xfb_guest_add_dev(be);
 	INIT_WORK(&be->proto_work, xfb_proto_work);
 	INIT_WORK(&be->drain_work, xfb_drain_work);
-	xfb_connect_init(be);
+	INIT_DELAYED_WORK(&be->connect_work, xfb_connect_work);
 	INIT_DELAYED_WORK(&be->resize_work, xfb_vbd_resize_work);
 	dev_set_drvdata(&dev->dev, be);
 	xfb_read_poller_cpus(be);
