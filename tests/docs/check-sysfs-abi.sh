@@ -15,7 +15,9 @@
 #     (name), __ATTR(name, mode, ...), __ATTR_{RO,RW,WO}(name);
 #   - attributes filled in at run time, "<x>.attr.name = <array>[i]" with
 #     "<x>.attr.mode = <mode>" (the statistics counters): every string of
-#     <array>'s initializer, or "<x>.attr.name = "<name>"";
+#     <array>'s initializer, or "<x>.attr.name = "<name>"", or
+#     "<x>.attr.name = <fn>(i)" where <fn> returns "<array>[i].name" of
+#     { "<name>"[, true] } entries (true: in debugfs, not sysfs);
 #   - the directory: the name of the file's one named attribute_group
 #     (statistics/), under the module's device directory below;
 #   - module_param*(name, ..., perm) (perm 0: no sysfs file), also
@@ -32,11 +34,11 @@ doc=${1:-${FIPC_SYSFS_DOC:-$top/docs/sysfs-abi.md}}
 # Source directory|device directory of its attributes|debugfs directory
 # ("-": the module has none).  The xenbus device names come from the
 # xenbus core: "<devicetype>-<domid>-<devid>" for a backend,
-# "<devicetype>-<devid>" for a frontend; the frontend's debugfs
-# directory is XFF_NAME/<xenbus device> (front_inject.c).
+# "<devicetype>-<devid>" for a frontend; each driver's debugfs
+# directory is its name/<xenbus device> (back_debugfs.c, front_debugfs.c).
 modules=(
 	"lib/fipc|-|-"
-	"linux/drivers/block/xen-fipc-back|/sys/bus/xen-backend/devices/fipcblk-<domid>-<devid>|-"
+	"linux/drivers/block/xen-fipc-back|/sys/bus/xen-backend/devices/fipcblk-<domid>-<devid>|/sys/kernel/debug/xen-fipc-back/fipcblk-<domid>-<devid>"
 	"linux/drivers/block/xen-fipc-front|/sys/bus/xen/devices/fipcblk-<devid>|/sys/kernel/debug/xen-fipc-front/fipcblk-<devid>"
 )
 
@@ -229,6 +231,7 @@ for my $spec (@ARGV) {
 		my @srcs = grep { -r "$top/$dir/$_" } map { s/\.o$/.c/r } @objs;
 		next unless @srcs;	# built elsewhere (a KUnit suite)
 		(my $sysmod = $mod) =~ tr/-/_/;
+		my $all = join "\n", map { clean(slurp("$top/$dir/$_")) } @srcs;
 		for my $src (@srcs) {
 			my $where = "$dir/$src";
 			my $s = clean(slurp("$top/$dir/$src"));
@@ -285,14 +288,33 @@ for my $spec (@ARGV) {
 				}
 			}
 			my ($rt_mode) = $x =~ /\.attr\.mode\s*=\s*([^;]+);/;
-			while ($x =~ /\.attr\.name\s*=\s*(?:(\w+)\s*\[|"([^"]+)")/g) {
-				my ($arr, $lit) = ($1, $2);
+			while ($x =~ /\.attr\.name\s*=\s*(?:(\w+)\s*\[|"([^"]+)"|(\w+)\s*\()/g) {
+				my ($arr, $lit, $fn) = ($1, $2, $3);
 				if (!defined $rt_mode) {
 					push @out, "P\t$where: run-time attribute without .attr.mode";
 					last;
 				}
 				if (defined $lit) {
 					push @attrs, [$lit, $rt_mode, ".attr.name = \"$lit\""];
+					next;
+				}
+				if (defined $fn) {
+					# A name function, "return ARR[idx].name;", over
+					# { "name"[, true] } entries of any of the module's
+					# files: those marked true go to debugfs instead.
+					my ($tab) = $all =~ /\b\Q$fn\E\s*\([^)]*\)\s*\{\s*return\s+(\w+)\s*\[\s*\w+\s*\]\s*\.name\s*;/s;
+					my ($init) = defined $tab ?
+						$all =~ /\b\Q$tab\E\s*\[[^\]]*\]\s*=\s*\{(.*?)\}\s*;/s : ();
+					if (!defined $init) {
+						push @out, "P\t$where: cannot find the names behind $fn()";
+						next;
+					}
+					my $n = 0;
+					while ($init =~ /\{\s*"(\w+)"\s*(?:,\s*(true|false)\s*)?\}/g) {
+						$n++;
+						push @attrs, [$1, $rt_mode, "$tab\[]"] unless ($2 // '') eq 'true';
+					}
+					push @out, "P\t$where: $tab\[] has no names" unless $n;
 					next;
 				}
 				my ($init) = $x =~ /\b\Q$arr\E\s*\[[^\]]*\]\s*=\s*\{(.*?)\}\s*;/s;

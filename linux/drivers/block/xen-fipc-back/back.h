@@ -84,7 +84,7 @@ extern struct fipc_poller_set xfb_pollers;
  *	since the previous one, EOIed as spurious (Xen then delays the
  *	next ones of that port: an event storm is throttled)
  * @XFB_SUBMIT_AGAIN: bios the device could not take without waiting,
- *	submitted again by a worker instead of the poller (back_nowait.c;
+ *	submitted again by a worker instead of the poller (back_io.c;
  *	written by that worker)
  * @XFB_PAGE_WAITS: times the channel waited for its page cache to be
  *	refilled by a worker (back_nowait.c)
@@ -415,6 +415,7 @@ struct xfb_chan {
  * @guest: the guest's share of the backend domain's resources
  * @guest_node: on @guest's list of devices
  * @retired: counters of channels already torn down
+ * @dbg: its debugfs directory (back_debugfs.c)
  */
 struct xfb_be {
 	struct xenbus_device *dev;
@@ -457,6 +458,7 @@ struct xfb_be {
 	struct xfb_guest *guest;
 	struct list_head guest_node;
 	u64 retired[XFB_NR_STATS];
+	struct dentry *dbg;
 };
 
 /* back_chan.c */
@@ -616,11 +618,19 @@ unsigned int xfb_queues_offered(struct xfb_be *be);
 int xfb_xenbus_register(void);
 void xfb_xenbus_unregister(void);
 
+/* back_debugfs.c */
+void xfb_debugfs_init(void);
+void xfb_debugfs_exit(void);
+void xfb_debugfs_add(struct xfb_be *be);
+void xfb_debugfs_remove(struct xfb_be *be);
+
 /* back_sysfs.c */
 extern const struct attribute_group *xfb_groups[];
 void xfb_sysfs_init(void);
 
 /* back_stats.c */
+const char *xfb_stat_name(enum xfb_stat idx);
+bool xfb_stat_debug(enum xfb_stat idx);
 void xfb_stats_retire(struct xfb_be *be);
 u64 xfb_be_stat(struct xfb_be *be, enum xfb_stat idx);
 

@@ -2,42 +2,14 @@
 /*
  * xen-fipc-back: statistics in sysfs, on the backend xenbus device
  * (/sys/bus/xen-backend/devices/fipcblk-<domid>-<devid>/statistics/),
- * named like blkback's where they mean the same.  Counters survive
+ * named like blkback's where they mean the same; the developers'
+ * counters are in debugfs (back_debugfs.c).  Counters survive
  * reconnections: those of torn-down channels are kept in be->retired
  * (back_stats.c sums them).
  */
 #include <linux/device.h>
 #include <linux/sysfs.h>
 #include "back.h"
-
-static const char * const xfb_stat_names[XFB_NR_STATS] = {
-	[XFB_OO_REQ] = "oo_req",
-	[XFB_RD_REQ] = "rd_req",
-	[XFB_WR_REQ] = "wr_req",
-	[XFB_F_REQ] = "f_req",
-	[XFB_DS_REQ] = "ds_req",
-	[XFB_RD_SECT] = "rd_sect",
-	[XFB_WR_SECT] = "wr_sect",
-	[XFB_POLL_LOOPS] = "poll_loops",
-	[XFB_EMPTY_POLLS] = "empty_polls",
-	[XFB_NOTIFY_SENT] = "notify_sent",
-	[XFB_GRANT_OPS] = "grant_ops",
-	[XFB_HYPERCALLS] = "hypercalls",
-	[XFB_INVALID_REQ] = "invalid_req",
-	[XFB_GRANT_ERRORS] = "grant_errors",
-	[XFB_IO_ERRORS] = "io_errors",
-	[XFB_PROTO_ERRORS] = "proto_errors",
-	[XFB_STAGED_REQ] = "staged_req",
-	[XFB_STAGED_GRANT_REQ] = "staged_grant_req",
-	[XFB_PARKED] = "parked",
-	[XFB_GRANT_WAITS] = "grant_waits",
-	[XFB_SPURIOUS_IRQS] = "spurious_irqs",
-	[XFB_SUBMIT_AGAIN] = "submit_again",
-	[XFB_PAGE_WAITS] = "page_waits",
-	[XFB_END_ANSWERS] = "end_answers",
-	[XFB_RECYCLED_HELD] = "recycled_held",
-	[XFB_HELD_UNMAPS] = "held_unmaps",
-};
 
 struct xfb_stat_attr {
 	struct device_attribute da;
@@ -327,17 +299,19 @@ const struct attribute_group *xfb_groups[] = {
  */
 void xfb_sysfs_init(void)
 {
-	unsigned int i;
+	unsigned int i, k;
 
-	for (i = 0; i < XFB_NR_STATS; i++) {
-		struct xfb_stat_attr *a = &xfb_stat_attrs[i];
+	for (i = 0, k = 0; k < XFB_NR_STATS; k++) {
+		struct xfb_stat_attr *a = &xfb_stat_attrs[k];
 
+		if (xfb_stat_debug(k))
+			continue;
 		sysfs_attr_init(&a->da.attr);
-		a->da.attr.name = xfb_stat_names[i];
+		a->da.attr.name = xfb_stat_name(k);
 		a->da.attr.mode = 0444;
 		a->da.show = xfb_stat_show;
-		a->idx = i;
-		xfb_attrs[i] = &a->da.attr;
+		a->idx = k;
+		xfb_attrs[i++] = &a->da.attr;
 	}
 	xfb_attrs[i++] = &dev_attr_queues.attr;
 	xfb_attrs[i++] = &dev_attr_inflight.attr;

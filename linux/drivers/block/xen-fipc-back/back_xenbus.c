@@ -481,6 +481,7 @@ static int xfb_probe(struct xenbus_device *dev,
 	INIT_DELAYED_WORK(&be->connect_work, xfb_connect_work);
 	INIT_DELAYED_WORK(&be->resize_work, xfb_vbd_resize_work);
 	dev_set_drvdata(&dev->dev, be);
+	xfb_debugfs_add(be);
 	xfb_read_poller_cpus(be);
 	/* Only the toolstack's word (and ours) allows memshare. */
 	be->ms_offered = xfb_memshare_enabled &&
@@ -512,6 +513,7 @@ fail:
 		unregister_xenbus_watch(&be->physdev_watch);
 		kfree(be->physdev_watch.node);
 	}
+	xfb_debugfs_remove(be);
 	dev_set_drvdata(&dev->dev, NULL);
 	xfb_free(be);
 	return err;
@@ -521,6 +523,7 @@ static void xfb_remove(struct xenbus_device *dev)
 {
 	struct xfb_be *be = dev_get_drvdata(&dev->dev);
 
+	xfb_debugfs_remove(be);
 	if (be->watching) {
 		unregister_xenbus_watch(&be->physdev_watch);
 		kfree(be->physdev_watch.node);
@@ -623,9 +626,12 @@ int xfb_xenbus_register(void)
 		return -ENOMEM;
 	xfb_sysfs_init();
 	xfb_driver.driver.dev_groups = xfb_groups;
+	xfb_debugfs_init();
 	err = xenbus_register_backend(&xfb_driver);
-	if (err)
+	if (err) {
+		xfb_debugfs_exit();
 		destroy_workqueue(xfb_wq);
+	}
 	return err;
 }
 
@@ -637,4 +643,5 @@ void xfb_xenbus_unregister(void)
 	xenbus_unregister_driver(&xfb_driver);
 	/* Waits for the drains that removals handed over. */
 	destroy_workqueue(xfb_wq);
+	xfb_debugfs_exit();
 }

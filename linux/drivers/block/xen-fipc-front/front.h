@@ -583,20 +583,23 @@ void xff_xenbus_unregister(void);
 extern const struct attribute_group *xff_groups[];
 void xff_sysfs_init(void);
 void xff_stats_retire(struct xff_info *info);
+const char *xff_stat_name(enum xff_stat idx);
+bool xff_stat_debug(enum xff_stat idx);
+u64 xff_info_stat(struct xff_info *info, enum xff_stat idx);
+
+/* front_debugfs.c */
+void xff_debugfs_init(void);
+void xff_debugfs_exit(void);
+void xff_debugfs_add(struct xff_info *info);
+void xff_debugfs_remove(struct xff_info *info);
 
 /* front_inject.c: only with CONFIG_XEN_FIPC_FRONT_INJECT (test builds) */
 #if IS_ENABLED(CONFIG_XEN_FIPC_FRONT_INJECT)
-void xff_debugfs_init(void);
-void xff_debugfs_exit(void);
 void xff_inject_add(struct xff_info *info);
-void xff_inject_remove(struct xff_info *info);
 void xff_inject_complete(struct xff_chan *chan,
 			 const struct fipcblk_response *rsp);
 #else
-static inline void xff_debugfs_init(void) { }
-static inline void xff_debugfs_exit(void) { }
 static inline void xff_inject_add(struct xff_info *info) { }
-static inline void xff_inject_remove(struct xff_info *info) { }
 static inline void xff_inject_complete(struct xff_chan *chan,
 				       const struct fipcblk_response *rsp) { }
 #endif

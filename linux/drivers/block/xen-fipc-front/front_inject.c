@@ -36,8 +36,6 @@
 #include <xen/page.h>
 #include "front.h"
 
-static struct dentry *xff_dbg_root;
-
 enum xff_kind {
 	XK_GOOD_READ, XK_BAD_OP, XK_BAD_FLAGS, XK_ZERO_LEN, XK_TOO_BIG,
 	XK_BAD_LEN, XK_BAD_OFFSET, XK_OFFSET_PAGE, XK_BEYOND_END,
@@ -408,42 +406,14 @@ static const struct file_operations xff_inject_fops = {
 };
 
 /**
- * xff_debugfs_init() - create our debugfs directory
- */
-void xff_debugfs_init(void)
-{
-	xff_dbg_root = debugfs_create_dir(XFF_NAME, NULL);
-}
-
-/**
- * xff_debugfs_exit() - remove our debugfs directory
- */
-void xff_debugfs_exit(void)
-{
-	debugfs_remove_recursive(xff_dbg_root);
-	xff_dbg_root = NULL;
-}
-
-/**
  * xff_inject_add() - create a disk's test-mode file
- * @info: the disk
+ * @info: the disk, its debugfs directory made (front_debugfs.c, which
+ *	also removes it, waiting for a running injection)
  */
 void xff_inject_add(struct xff_info *info)
 {
 	mutex_init(&info->inject.lock);
 	init_completion(&info->inject.done);
-	info->dbg = debugfs_create_dir(dev_name(&info->xbdev->dev),
-				       xff_dbg_root);
 	debugfs_create_file("inject", 0600, info->dbg, info,
 			    &xff_inject_fops);
-}
-
-/**
- * xff_inject_remove() - remove it, waiting for a running injection
- * @info: the disk
- */
-void xff_inject_remove(struct xff_info *info)
-{
-	debugfs_remove_recursive(info->dbg);
-	info->dbg = NULL;
 }

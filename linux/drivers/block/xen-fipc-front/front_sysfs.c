@@ -1,30 +1,61 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * xen-fipc-front: statistics in sysfs, on the xenbus device
- * (/sys/bus/xen/devices/fipcblk-<id>/statistics/).  Counters survive
+ * (/sys/bus/xen/devices/fipcblk-<id>/statistics/); the developers'
+ * counters are in debugfs (front_debugfs.c).  Counters survive
  * reconnections: those of torn-down channels are kept in info->retired.
  */
 #include <linux/device.h>
 #include <linux/sysfs.h>
 #include "front.h"
 
-static const char * const xff_stat_names[XFF_NR_STATS] = {
-	[XFF_REQUESTS] = "requests",
-	[XFF_COMPLETIONS] = "completions",
-	[XFF_ERRORS] = "errors",
-	[XFF_NOTIFY_SENT] = "notify_sent",
-	[XFF_LOCAL_KICKS] = "local_kicks",
-	[XFF_REQUEUED] = "requeued",
-	[XFF_BAD_RESPONSES] = "bad_responses",
-	[XFF_MS_FALLBACKS] = "memshare_fallbacks",
-	[XFF_MS_READ_GRANTS] = "memshare_read_grants",
-	[XFF_MS_STAGED] = "memshare_staged",
-	[XFF_BOUNCED] = "bounced",
-	[XFF_IRQ_COMPLETIONS] = "irq_completions",
-	[XFF_GRANT_STAGED] = "grant_staged",
-	[XFF_MS_READ_PFNS] = "memshare_read_pfns",
-	[XFF_MS_HELD] = "memshare_held",
+/*
+ * Each counter's file name, and where it is: sysfs (statistics/, an ABI:
+ * docs/sysfs-abi.md) for what an administrator reads, debugfs (not an
+ * ABI, front_debugfs.c) for what only developers do.
+ */
+static const struct {
+	const char *name;
+	bool debug;
+} xff_stats[XFF_NR_STATS] = {
+	[XFF_REQUESTS] = { "requests" },
+	[XFF_COMPLETIONS] = { "completions" },
+	[XFF_ERRORS] = { "errors" },
+	[XFF_NOTIFY_SENT] = { "notify_sent" },
+	[XFF_LOCAL_KICKS] = { "local_kicks", true },
+	[XFF_REQUEUED] = { "requeued" },
+	[XFF_BAD_RESPONSES] = { "bad_responses" },
+	[XFF_MS_FALLBACKS] = { "memshare_fallbacks" },
+	[XFF_MS_READ_GRANTS] = { "memshare_read_grants", true },
+	[XFF_MS_STAGED] = { "memshare_staged" },
+	[XFF_BOUNCED] = { "bounced" },
+	[XFF_IRQ_COMPLETIONS] = { "irq_completions", true },
+	[XFF_GRANT_STAGED] = { "grant_staged" },
+	[XFF_MS_READ_PFNS] = { "memshare_read_pfns", true },
+	[XFF_MS_HELD] = { "memshare_held" },
 };
+
+/**
+ * xff_stat_name() - a counter's file name
+ * @idx: the counter
+ *
+ * Return: the name, in sysfs's statistics/ or debugfs's counters.
+ */
+const char *xff_stat_name(enum xff_stat idx)
+{
+	return xff_stats[idx].name;
+}
+
+/**
+ * xff_stat_debug() - is a counter the developers' (debugfs), not sysfs's
+ * @idx: the counter
+ *
+ * Return: true for debugfs.
+ */
+bool xff_stat_debug(enum xff_stat idx)
+{
+	return xff_stats[idx].debug;
+}
 
 /**
  * xff_stats_retire() - keep the counters of channels about to be freed
@@ -53,20 +84,34 @@ struct xff_stat_attr {
 	unsigned int idx;
 };
 
+/**
+ * xff_info_stat() - a disk's counter, its torn-down channels included
+ * @info: the disk, its mutex held
+ * @idx: the counter
+ *
+ * Return: the sum.
+ */
+u64 xff_info_stat(struct xff_info *info, enum xff_stat idx)
+{
+	unsigned int i;
+	u64 sum = info->retired[idx];
+
+	for (i = 0; i < info->nr_chans; i++)
+		sum += READ_ONCE(info->chans[i].st[idx]);
+	return sum;
+}
+
 static ssize_t xff_stat_show(struct device *d, struct device_attribute *da,
 			     char *buf)
 {
 	struct xff_stat_attr *a = container_of(da, struct xff_stat_attr, da);
 	struct xff_info *info = dev_get_drvdata(d);
-	unsigned int i;
 	u64 sum;
 
 	if (!info)
 		return -ENODEV;
 	mutex_lock(&info->mutex);
-	sum = info->retired[a->idx];
-	for (i = 0; i < info->nr_chans; i++)
-		sum += READ_ONCE(info->chans[i].st[a->idx]);
+	sum = xff_info_stat(info, a->idx);
 	mutex_unlock(&info->mutex);
 	return sysfs_emit(buf, "%llu\n", sum);
 }
@@ -251,17 +296,19 @@ const struct attribute_group *xff_groups[] = {
  */
 void xff_sysfs_init(void)
 {
-	unsigned int i;
+	unsigned int i, k;
 
-	for (i = 0; i < XFF_NR_STATS; i++) {
-		struct xff_stat_attr *a = &xff_stat_attrs[i];
+	for (i = 0, k = 0; k < XFF_NR_STATS; k++) {
+		struct xff_stat_attr *a = &xff_stat_attrs[k];
 
+		if (xff_stat_debug(k))
+			continue;
 		sysfs_attr_init(&a->da.attr);
-		a->da.attr.name = xff_stat_names[i];
+		a->da.attr.name = xff_stat_name(k);
 		a->da.attr.mode = 0444;
 		a->da.show = xff_stat_show;
-		a->idx = i;
-		xff_attrs[i] = &a->da.attr;
+		a->idx = k;
+		xff_attrs[i++] = &a->da.attr;
 	}
 	xff_attrs[i++] = &dev_attr_notify_recv.attr;
 	xff_attrs[i++] = &dev_attr_notify_spurious.attr;

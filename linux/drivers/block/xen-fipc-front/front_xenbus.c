@@ -504,7 +504,7 @@ static int xff_probe(struct xenbus_device *dev,
 	INIT_WORK(&info->add_work, xff_disk_add_work);
 	xff_stuck_init(info);
 	dev_set_drvdata(&dev->dev, info);
-	xff_inject_add(info);
+	xff_debugfs_add(info);
 	return 0;
 }
 
@@ -538,7 +538,7 @@ static void xff_remove(struct xenbus_device *dev)
 	/* Requests the backend keeps mapped must not hold up del_gendisk(). */
 	xff_stuck_force(info);
 	xff_unwatch(info);
-	xff_inject_remove(info);
+	xff_debugfs_remove(info);
 
 	mutex_lock(&info->mutex);
 	if (info->link != XFF_UP) {

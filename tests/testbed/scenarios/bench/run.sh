@@ -90,11 +90,14 @@ be_stats_json() {
 	local d=/sys/bus/xen-backend/devices/fipcblk-$1-51712/statistics k sep=""
 	local p=/sys/module/xen_fipc_back/parameters/poller_cpus
 	[ -d "$d" ] || return 0
-	for k in grant_ops hypercalls notify_sent poll_loops empty_polls end_answers; do
-		[ -r "$d/$k" ] || continue	# end_answers: since fipc 0.381
+	for k in grant_ops hypercalls notify_sent; do
 		printf '%s"%s": %s' "$sep" "$k" "$(cat "$d/$k")"
 		sep=", "
 	done
+	# The developer counters (debugfs).
+	mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+	awk '$1 ~ /^(poll_loops|empty_polls|end_answers)$/ { printf ", \"%s\": %s", $1, $2 }' \
+		"/sys/kernel/debug/xen-fipc-back/fipcblk-$1-51712/counters"
 	[ -r "$p" ] && awk '$1 == "poller" {
 		for (i = 2; i < NF; i++) {
 			if ($i == "sleeps") s += $(i + 1)

@@ -73,7 +73,7 @@ check() {
     [ "$v" = 1 ] || { fipc_fail "xvdc has $v channels, want 1 (queues=1)"; rc=1; }
     [ "$(snap_stat xvdc proto_errors)" = 0 ] || { fipc_fail "protocol errors on xvdc"; rc=1; }
     # The noisy neighbour's bios that found xvdd's tags taken went to a
-    # worker (statistics/submit_again), not waited for in the poller.
+    # worker (submit_again, debugfs), not waited for in the poller.
     v=$(snap_stat xvdd submit_again)
     [ "$v" -gt 0 ] || { fipc_fail "xvdd submit_again is $v: no bio of the noisy disk was handed to a worker"; rc=1; }
     fipc_log "noisy neighbour: xvdd submit_again $v, page_waits $(snap_stat xvdd page_waits)"
@@ -81,7 +81,7 @@ check() {
     # xvdd's writes end 25 ms apart on average (100 ms each, 4 at a
     # time), far longer than the poller's idle window: those that find
     # the poller asleep are answered from the bio's completion, as
-    # blkback answers, not by waking it (statistics/end_answers).
+    # blkback answers, not by waking it (end_answers, debugfs).
     v=$(snap_stat xvdd end_answers)
     fipc_log "xvdd: $v of $(snap_stat xvdd wr_req) writes answered from their bio's completion, $(snap_stat xvdb end_answers) of xvdb's $(snap_stat xvdb rd_req) reads and $(snap_stat xvdb wr_req) writes"
     [ "$v" -gt 0 ] || { fipc_fail "xvdd end_answers is $v: no request was answered from its completion while the poller slept"; rc=1; }

@@ -117,7 +117,16 @@ fipc_blk_detach() {
 
 # fipc_be_stat FRONT_DOMID VDEV NAME: a backend statistics counter.
 fipc_be_stat() {
-    cat "$FIPC_BE_SYSFS/fipcblk-$1-$2/statistics/$3" 2>/dev/null || echo -1
+    cat "$FIPC_BE_SYSFS/fipcblk-$1-$2/statistics/$3" 2>/dev/null ||
+        fipc_be_dbg "$1" "$2" |
+        awk -v k="$3" '$1 == k { v = $2 } END { print (v == "" ? -1 : v) }'
+}
+
+# fipc_be_dbg FRONT_DOMID VDEV: the backend's developer counters, "name
+# value" lines (debugfs, mounted here if it is not).
+fipc_be_dbg() {
+    mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+    cat "/sys/kernel/debug/xen-fipc-back/fipcblk-$1-$2/counters" 2>/dev/null
 }
 
 # fipc_be_stats_json FRONT_DOMID VDEV FILE: all backend counters as JSON.
@@ -135,6 +144,10 @@ fipc_be_stats_json() {
             esac
             sep=", "
         done
+        # The developer counters (debugfs).
+        while read -r f v; do
+            [ -n "$f" ] && printf '%s"%s": %s' "$sep" "$f" "$v" && sep=", "
+        done <<< "$(fipc_be_dbg "$1" "$2")"
         # The event core's view of the backend's port (lateeoi): events
         # flagged spurious and the jiffies their EOI was held back.
         for f in events spurious_events jiffies_eoi_delayed; do

@@ -32,8 +32,28 @@ fipc_front_stats() {
             esac
             sep=", "
         done
+        # The developer counters (debugfs).
+        fipc_front_dbg "$1" | while read -r f v; do
+            [ -n "$f" ] && printf ', "%s": %s' "$f" "$v"
+        done
         printf '}\n'
     } > "$2"
+}
+
+# fipc_front_dbg DEVID: the frontend's developer counters, "name value"
+# lines (debugfs, mounted here if it is not).
+fipc_front_dbg() {
+    [ -d /sys/kernel/debug/xen-fipc-front ] ||
+        mount -t debugfs none /sys/kernel/debug 2>/dev/null
+    cat "/sys/kernel/debug/xen-fipc-front/fipcblk-$1/counters" 2>/dev/null
+}
+
+# fipc_front_stat DEVID NAME: one counter, from sysfs or debugfs (-1:
+# neither has it).
+fipc_front_stat() {
+    cat "/sys/bus/xen/devices/fipcblk-$1/statistics/$2" 2>/dev/null ||
+        fipc_front_dbg "$1" |
+        awk -v k="$2" '$1 == k { v = $2 } END { print (v == "" ? -1 : v) }'
 }
 
 # fipc_mailbox_is DEV WORD: does the mailbox (the last 4 KiB of DEV, read

@@ -75,11 +75,11 @@ echo "@@FIPC-MS timed-ready"
 if wait_word go 300; then
 	echo "@@FIPC-MS timed-start"
 	sleep 5
-	rp0=$(cat $st/memshare_read_pfns)
+	rp0=$(fipc_front_stat 51728 memshare_read_pfns)
 	fipc_fio timed-xvdb --name=timed --filename=/dev/xvdb --ioengine=libaio \
 		--direct=1 --rw=randrw --bs=4k --iodepth=32 --offset=128m \
 		--size=64m --time_based=1 --runtime="$timed" || rc=1
-	rp1=$(cat $st/memshare_read_pfns)
+	rp1=$(fipc_front_stat 51728 memshare_read_pfns)
 	echo "@@FIPC-MS timed-done"
 	# READs by pfn exactly where the memory is shared writable.
 	echo "fipc-memshare: xvdb memshare_read_pfns $rp0 -> $rp1 over the timed run"

@@ -16,12 +16,12 @@
 #                     window below -o CPU_MAX % (50) of a vCPU (a poller
 #                     spinning on the channel takes ~100 %; its loops are
 #                     printed: the honest guest's I/O adds to them), sleeps growing,
-#                     the channel parked (statistics/parked).  Over the
+#                     the channel parked (parked, debugfs).  Over the
 #                     window the idle window is fixed at poll_idle_us:
 #                     a learnt one polls through the honest guest's
 #                     steady gaps, CPU the check would blame on the
 #                     attacker
-#   storm             statistics/spurious_irqs grows and the dom0
+#   storm             spurious_irqs (debugfs) grows and the dom0
 #                     interrupts of the channel stay far below (< 10 %)
 #                     the notifications the attacker sent
 #   xsbad             each out-of-range or garbled key is refused: the
@@ -146,8 +146,11 @@ snap() {
         for f in "$FIPC_BE_SYSFS/fipcblk-$id-$VDEV"/statistics/*; do
             [ -f "$f" ] && read -r v < "$f" && echo "${f##*/} $v"
         done
+        # The developer counters (debugfs: parked, spurious_irqs, ...).
+        l=$(fipc_be_dbg "$id" "$VDEV")
+        echo "$l"
         for f in parked spurious_irqs; do
-            [ -f "$FIPC_BE_SYSFS/fipcblk-$id-$VDEV/statistics/$f" ] || echo "$f -1"
+            grep -q "^$f " <<< "$l" || echo "$f -1"
         done
         for f in events spurious_events jiffies_eoi_delayed; do
             v=-1
@@ -188,12 +191,12 @@ sd() { echo $(($(sv "$2" "$3") - $(sv "$1" "$3"))); }
 counter_check() {
     local v
     if [ "$(sv "$3" "$4")" = -1 ]; then
-        verdict "$1" 0 "the backend has no statistics/$4"
+        verdict "$1" 0 "the backend has no counter $4"
         return 1
     fi
     v=$(sd "$2" "$3" "$4")
     figure "$1" "$v"
-    verdict "$1" $((v > 0)) "statistics/$4 +$v"
+    verdict "$1" $((v > 0)) "$4 +$v"
 }
 
 start() {
