@@ -7,7 +7,9 @@
  * gaps between its work, <fipc/fipc_poller.h>) sleeps with the
  * sleeping-word protocol described there; an
  * interrupt of one of its channels, or the driver (a bio completion, a
- * new request), kicks it awake.
+ * new request), kicks it awake (fipc_poller_kick(), in
+ * fipc_poller_kick.c, which the auto-scaling of fipc_poller_scale.c
+ * calls too).
  */
 #include <linux/cpumask.h>
 #include <linux/freezer.h>
@@ -42,22 +44,6 @@ static int fipc_poller_default_cpu(unsigned int index)
 	}
 	return cpumask_first(cpu_online_mask);
 }
-
-/**
- * fipc_poller_kick() - wake a poller that may be sleeping
- * @pl: the poller
- *
- * Safe from any context, including hard irq.
- */
-void fipc_poller_kick(struct fipc_poller *pl)
-{
-	/* The first kick of a sleep starts the wake-up time. */
-	if (READ_ONCE(pl->asleep) && !atomic64_read(&pl->kick_ns))
-		atomic64_cmpxchg(&pl->kick_ns, 0, ktime_get_ns());
-	atomic_set(&pl->kicked, 1);
-	wake_up(&pl->wq);
-}
-EXPORT_SYMBOL_GPL(fipc_poller_kick);
 
 /**
  * fipc_poll_entry_irq() - a channel's interrupt: wake its poller

@@ -417,6 +417,7 @@ int xff_chans_publish(struct xff_info *info, unsigned int protocol);
 void xff_chans_teardown(struct xff_info *info);
 void xff_chan_notify(struct xff_chan *chan);
 void xff_chans_quiesce(struct xff_info *info);
+void xff_protocol_error(struct xff_chan *chan, const char *why);
 
 /* front_blk.c */
 int xff_disk_alloc(struct xff_info *info);
@@ -515,8 +516,6 @@ static inline struct page **xff_rq_bounce(const struct xff_info *info,
 
 /* front_submit.c */
 extern const struct blk_mq_ops xff_mq_ops;
-bool xff_end_data(struct xff_info *info, struct xff_rq *p,
-		  struct request *read_ok);
 
 /* front_memshare.c */
 int xff_memshare_setup(struct xff_info *info);
@@ -524,11 +523,11 @@ void xff_memshare_teardown(struct xff_info *info);
 int xff_memshare_refs(struct xff_info *info, struct request *rq,
 		      struct xff_rq *p, unsigned int nrefs);
 long xff_memshare_unshared_pfn(const struct xff_memshare *ms);
-void xff_memshare_gfns_gone(const xen_pfn_t *gfns, int count);
 void xff_memshare_dirty(struct request *rq);
 void xff_memshare_hold(struct xff_info *info, struct request *rq);
 
 /* front_gfn_watch.c */
+extern struct list_head xff_ms_sets;
 int xff_gfn_watch_get(void);
 void xff_gfn_watch_put(void);
 
@@ -561,15 +560,18 @@ void xff_bounce_end(struct xff_info *info, struct xff_rq *p,
 void xff_bounce_let_go(struct xff_info *info, struct xff_rq *p,
 		       unsigned int i);
 
-/* front_complete.c */
-extern const struct fipc_poll_ops xff_poll_ops;
-bool xff_poller_wanted(struct xff_chan *chan);
+/* front_ring.c */
 int xff_ring_send(struct xff_chan *chan, unsigned int nslots);
 int xff_ring_take(struct xff_chan *chan, unsigned int max);
 bool xff_ring_pending(struct xff_chan *chan);
+
+/* front_complete.c */
+extern const struct fipc_poll_ops xff_poll_ops;
+bool xff_end_data(struct xff_info *info, struct xff_rq *p,
+		  struct request *read_ok);
+bool xff_poller_wanted(struct xff_chan *chan);
 void xff_complete_rq(struct request *rq);
 void xff_requeue_inflight(struct xff_info *info);
-void xff_protocol_error(struct xff_chan *chan, const char *why);
 void xff_stuck_init(struct xff_info *info);
 void xff_stuck_add(struct xff_info *info, struct request *rq);
 void xff_stuck_force(struct xff_info *info);

@@ -6,7 +6,10 @@
  * (protocol version 1) or one duplex ring of that size (version 3), and
  * one control page, all allocated here and granted to the backend,
  * an event channel used only to wake a sleeping poller, and on the
- * memshare path its staging pages (front_staging.c).
+ * memshare path its staging pages (front_staging.c).  A channel the
+ * backend broke is marked here too (xff_protocol_error(), moved from
+ * front_complete.c: the submit, completion and test-injection paths all
+ * call it, and this file calls none of them).
  */
 #include <linux/slab.h>
 #include <xen/events.h>
@@ -66,6 +69,27 @@ void xff_chan_notify(struct xff_chan *chan)
 		notify_remote_via_irq(chan->irq);
 		chan->st[XFF_NOTIFY_SENT]++;
 	}
+}
+
+/**
+ * xff_protocol_error() - the backend broke the protocol on a channel
+ * @chan: the channel
+ * @why: for the log
+ *
+ * Marks the channel broken and has the disk disconnect (from a work item:
+ * callers may be in the poller or under locks).
+ */
+void xff_protocol_error(struct xff_chan *chan, const char *why)
+{
+	struct xff_info *info = chan->info;
+
+	if (!chan->broken) {
+		chan->broken = true;
+		dev_err_ratelimited(&info->xbdev->dev,
+				    "queue %u: backend protocol error: %s; disconnecting\n",
+				    chan->index, why);
+	}
+	schedule_work(&info->error_work);
 }
 
 static void xff_chan_free(struct xff_chan *chan)

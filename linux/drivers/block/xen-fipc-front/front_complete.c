@@ -10,11 +10,14 @@
  * hardware queue, tag and generation in its id must match a request in
  * flight on this channel.  A response that matches nothing means a
  * broken or hostile backend: the channel is marked broken and the disk
- * disconnects (and reconnects) like after a ring protocol error.
+ * disconnects (and reconnects) like after a ring protocol error
+ * (xff_protocol_error(), front_chan.c).
  *
  * A request is completed only once the backend can no longer touch its
- * pages.  One whose grants the backend still maps after answering (or
- * after closing) waits on the disk's stuck list, whatever it was, until
+ * pages (xff_end_data(), moved here from front_submit.c, which calls it
+ * on its failure path: submission calls completion, never the reverse).
+ * One whose grants the backend still maps after answering (or after
+ * closing) waits on the disk's stuck list, whatever it was, until
  * they are ended (then it fails with an I/O error), or until the disk is
  * removed (then the grant table keeps its pages until they are ended).
  */
@@ -65,27 +68,6 @@ static bool xff_has_work(struct fipc_poll_entry *entry)
 	return !chan->broken && xff_ring_pending(chan);
 }
 
-/**
- * xff_protocol_error() - the backend broke the protocol on a channel
- * @chan: the channel
- * @why: for the log
- *
- * Marks the channel broken and has the disk disconnect (from a work item:
- * callers may be in the poller or under locks).
- */
-void xff_protocol_error(struct xff_chan *chan, const char *why)
-{
-	struct xff_info *info = chan->info;
-
-	if (!chan->broken) {
-		chan->broken = true;
-		dev_err_ratelimited(&info->xbdev->dev,
-				    "queue %u: backend protocol error: %s; disconnecting\n",
-				    chan->index, why);
-	}
-	schedule_work(&info->error_work);
-}
-
 static blk_status_t xff_status(int status)
 {
 	switch (status) {
@@ -104,6 +86,57 @@ static void xff_rtt_learn(struct xff_chan *chan, u64 ns)
 	u64 rtt = chan->rtt_ns;
 
 	WRITE_ONCE(chan->rtt_ns, rtt - rtt / 8 + ns / 8);
+}
+
+/**
+ * xff_end_data() - take the data pages of a request back from the backend
+ * @info: the disk
+ * @p: the request's data
+ * @read_ok: the request if it is a READ that succeeded (staged or
+ *	bounced data is copied into its pages), else NULL
+ *
+ * A page the backend still maps cannot be taken back: its grant stays in
+ * @p->refs (those ended become INVALID_GRANT_REF) and the request must
+ * not be completed, since its pages would go back to their owner while
+ * the backend can still read or write them: the caller hands it to
+ * xff_stuck_add(), which calls this again until every grant is ended.
+ * Pfns need nothing; staging pages go back to their channel.
+ *
+ * Return: true if the backend can no longer touch the request's pages.
+ */
+bool xff_end_data(struct xff_info *info, struct xff_rq *p,
+		  struct request *read_ok)
+{
+	bool ended = true;
+	unsigned int i;
+
+	if (p->data == XFF_DATA_PFNS) {
+		/* pfns of the memshare path: nothing granted for this request. */
+		if (read_ok)
+			xff_memshare_dirty(read_ok);
+		p->data = XFF_DATA_GRANTS;
+		p->nrefs = 0;
+		return true;
+	}
+	if (p->data == XFF_DATA_STAGED) {
+		xff_staging_release(p->chan, p, read_ok);
+		return true;
+	}
+	for (i = 0; i < p->nrefs; i++) {
+		if (p->refs[i] == INVALID_GRANT_REF)
+			continue;
+		if (gnttab_try_end_foreign_access(p->refs[i]))
+			p->refs[i] = INVALID_GRANT_REF;
+		else
+			ended = false;
+	}
+	if (!ended)
+		return false;
+	if (p->data == XFF_DATA_BOUNCE)
+		xff_bounce_end(info, p, read_ok);
+	p->data = XFF_DATA_GRANTS;
+	p->nrefs = 0;
+	return true;
 }
 
 static void xff_complete_one(struct xff_chan *chan,

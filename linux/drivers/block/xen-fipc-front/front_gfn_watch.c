@@ -17,22 +17,61 @@
  * of their own.  Linux gives frames back and takes new ones through
  * xenmem_reservation_decrease() and xenmem_reservation_increase(); the
  * gfns they name are reported before the hypercall and
- * xff_memshare_gfns_gone() marks them in every shared set.  In a tree
- * with the series' mem-reservation patch (make linux-patches) they come
- * from its notifier; a stock kernel has none, so kprobes on the two
- * functions report them.  Without either (a kernel without kprobes, or
+ * xff_memshare_gfns_gone() marks them in every shared set: the list of
+ * sets, xff_ms_sets, lives here with it, and front_memshare.c adds and
+ * removes the sets (both moved here from front_memshare.c, which calls
+ * this file, never the reverse).  In a tree with the series'
+ * mem-reservation patch (make linux-patches) they come from its
+ * notifier; a stock kernel has none, so kprobes on the two functions
+ * report them.  Without either (a kernel without kprobes, or
  * a symbol absent) an auto-translated guest does not use memshare.
  */
 #include <linux/kprobes.h>
 #include <linux/mutex.h>
 #include <linux/notifier.h>
 #include <linux/ptrace.h>
+#include <linux/rculist.h>
 #include <xen/interface/xen.h>
 #include <xen/mem-reservation.h>
 #include "front.h"
 
 static DEFINE_MUTEX(xff_gfn_watch_mutex);
 static unsigned int xff_gfn_watch_users;
+
+/*
+ * The sets of granted memory, one per backend domain (front_memshare.c
+ * adds and removes them under its mutex, RCU for the handlers here).
+ */
+LIST_HEAD(xff_ms_sets);
+
+/**
+ * xff_memshare_gfns_gone() - the frames behind gfns are changing
+ * @gfns: the gfns (xenmem_reservation_decrease()'s or _increase()'s
+ *	frames: given back to Xen, or given new frames)
+ * @count: how many
+ *
+ * Called by the gfn watch's handlers below before the hypercall, in
+ * the probe's context: marks them in every set of an auto-translated
+ * guest, so that they are never named by pfn again.
+ */
+static void xff_memshare_gfns_gone(const xen_pfn_t *gfns, int count)
+{
+	struct xff_memshare *ms;
+	int i;
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(ms, &xff_ms_sets, node) {
+		if (!ms->gone)
+			continue;
+		for (i = 0; i < count; i++) {
+			xen_pfn_t gfn = gfns[i];
+
+			if (gfn < ms->npfns && !test_and_set_bit(gfn, ms->gone))
+				atomic_long_inc(&ms->nr_gone);
+		}
+	}
+	rcu_read_unlock();
+}
 
 #ifdef XENMEM_RESERVATION_DECREASE
 

@@ -47,9 +47,12 @@
 /* Grant references left free after sharing, for rings and fallbacks. */
 #define XFF_MS_RESERVE		1024
 
-/* The sets of granted memory, one per backend domain. */
+/*
+ * Serialises changes to the sets of granted memory, one per backend
+ * domain: xff_ms_sets, in front_gfn_watch.c, whose handlers walk it
+ * under RCU.
+ */
 static DEFINE_MUTEX(xff_ms_mutex);
-static LIST_HEAD(xff_ms_sets);
 
 /*
  * The frame behind a pfn: as the p2m has it in a PV guest (foreign and
@@ -611,35 +614,6 @@ long xff_memshare_unshared_pfn(const struct xff_memshare *ms)
 		if (ms->frames[pfn] == INVALID_P2M_ENTRY)
 			return pfn;
 	return -ENOENT;
-}
-
-/**
- * xff_memshare_gfns_gone() - the frames behind gfns are changing
- * @gfns: the gfns (xenmem_reservation_decrease()'s or _increase()'s
- *	frames: given back to Xen, or given new frames)
- * @count: how many
- *
- * Called by the gfn watch (front_gfn_watch.c) before the hypercall, in
- * the probe's context: marks them in every set of an auto-translated
- * guest, so that they are never named by pfn again.
- */
-void xff_memshare_gfns_gone(const xen_pfn_t *gfns, int count)
-{
-	struct xff_memshare *ms;
-	int i;
-
-	rcu_read_lock();
-	list_for_each_entry_rcu(ms, &xff_ms_sets, node) {
-		if (!ms->gone)
-			continue;
-		for (i = 0; i < count; i++) {
-			xen_pfn_t gfn = gfns[i];
-
-			if (gfn < ms->npfns && !test_and_set_bit(gfn, ms->gone))
-				atomic_long_inc(&ms->nr_gone);
-		}
-	}
-	rcu_read_unlock();
 }
 
 /**

@@ -13,63 +13,14 @@
  * references are the pages' pfns instead, and nothing is granted; a READ
  * (or a WRITE with a page whose frame changed since connect) goes through
  * the channel's staging pages (front_staging.c) if it fits, else with
- * grants of its own.
+ * grants of its own.  The data is taken back from the backend by
+ * xff_end_data() (front_complete.c), here too when a request fails
+ * before it is sent.
  */
 #include <linux/blk-mq.h>
 #include <xen/events.h>
 #include <xen/page.h>
 #include "front.h"
-
-/**
- * xff_end_data() - take the data pages of a request back from the backend
- * @info: the disk
- * @p: the request's data
- * @read_ok: the request if it is a READ that succeeded (staged or
- *	bounced data is copied into its pages), else NULL
- *
- * A page the backend still maps cannot be taken back: its grant stays in
- * @p->refs (those ended become INVALID_GRANT_REF) and the request must
- * not be completed, since its pages would go back to their owner while
- * the backend can still read or write them: the caller hands it to
- * xff_stuck_add(), which calls this again until every grant is ended.
- * Pfns need nothing; staging pages go back to their channel.
- *
- * Return: true if the backend can no longer touch the request's pages.
- */
-bool xff_end_data(struct xff_info *info, struct xff_rq *p,
-		  struct request *read_ok)
-{
-	bool ended = true;
-	unsigned int i;
-
-	if (p->data == XFF_DATA_PFNS) {
-		/* pfns of the memshare path: nothing granted for this request. */
-		if (read_ok)
-			xff_memshare_dirty(read_ok);
-		p->data = XFF_DATA_GRANTS;
-		p->nrefs = 0;
-		return true;
-	}
-	if (p->data == XFF_DATA_STAGED) {
-		xff_staging_release(p->chan, p, read_ok);
-		return true;
-	}
-	for (i = 0; i < p->nrefs; i++) {
-		if (p->refs[i] == INVALID_GRANT_REF)
-			continue;
-		if (gnttab_try_end_foreign_access(p->refs[i]))
-			p->refs[i] = INVALID_GRANT_REF;
-		else
-			ended = false;
-	}
-	if (!ended)
-		return false;
-	if (p->data == XFF_DATA_BOUNCE)
-		xff_bounce_end(info, p, read_ok);
-	p->data = XFF_DATA_GRANTS;
-	p->nrefs = 0;
-	return true;
-}
 
 /* Reference i of a request into its place (fipcblk.h, native order). */
 static void xff_put_ref(struct fipc_msg *msgs, unsigned int i, u32 ref)
