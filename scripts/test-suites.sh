@@ -108,7 +108,8 @@ suites+=(
 	# before the unmap still shows).  storage-stacks: phy1: on storage
 	# that keeps written pages referenced after the request ends (issue
 	# 45, finding 1): its holdref stack, then LVM thin, dm-crypt, md
-	# RAID1, NBD and iSCSI, each as phy1: and phy: in one guest; verify's
+	# RAID1, NBD and iSCSI, each as phy1: (also with grant_staging=N)
+	# and phy: in one guest; verify's
 	# regions at 512 KiB and 2 MiB (1 and 4 MiB by default), the five
 	# stacks' at 128 KiB and 2 MiB (256 KiB and 4 MiB), 1 s a figure job
 	# instead of 5 (the figures are emulated, and no check reads them).

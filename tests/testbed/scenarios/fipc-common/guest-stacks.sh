@@ -61,15 +61,28 @@ stack_discard() {
 	return 1
 }
 
+# stack_nostaging NAME DISK: stack_verify on DISK, stack NAME's phy1:
+# disk that dom0 attaches with grant_staging=N; says "nostaging NAME: ok"
+# or "FAILED" for dom0.
+stack_nostaging() {
+	if fipc_wait_disk "$2" 180 && stack_verify "$1" "$2" nostaging; then
+		echo "@@FIPC-STACK nostaging $1: ok"
+		return 0
+	fi
+	echo "@@FIPC-STACK nostaging $1: FAILED"
+	return 1
+}
+
 # "stacks": each storage stack's device as phy1: (grant), as phy: and as
-# phy1: on memshare (-o STACK_DISKS, "NAME:PHY1DISK:PHYDISK:MSDISK ...";
-# run.sh sets it).  First the figures, one stack and path at a time, each
-# job between markers that dom0 reads its CPU time at: 4 KiB random
+# phy1: on memshare, and later as phy1: with grant_staging=N (-o
+# STACK_DISKS, "NAME:PHY1DISK:PHYDISK:MSDISK:NDISK ..."; run.sh sets
+# it).  First the figures, one stack and path at a time, each job
+# between markers that dom0 reads its CPU time at: 4 KiB random
 # writes at QD 32 and random reads at QD 1 for -o FIG_S (5) seconds each
 # on the first 32 MiB.  Then, all stacks at once while the neighbour runs
 # its I/O on the same backend poller, each stack's stack_verify on its
-# grant disk, then on its memshare disk (the same regions, in turn), and
-# its stack_discard.
+# grant disk, then on its memshare disk (the same regions, in turn), its
+# stack_discard, then its stack_nostaging.
 if [ "$FIPC_GUEST_NAME" = stacks ]; then
 	rc=0
 	fig=$(fipc_opt FIG_S 5)
@@ -96,9 +109,15 @@ if [ "$FIPC_GUEST_NAME" = stacks ]; then
 	for e in $(fipc_opt STACK_DISKS ""); do
 		s=${e%%:*}
 		d1=$(echo "$e" | cut -d: -f2) dm=$(echo "$e" | cut -d: -f4)
+		dn=$(echo "$e" | cut -d: -f5)
 		fipc_wait_disk "$dm" 120 || exit 1
-		{ stack_verify "$s" "$d1" grant && stack_verify "$s" "$dm" memshare &&
-			stack_discard "$s" "$d1"; } &
+		{
+			r=0
+			{ stack_verify "$s" "$d1" grant && stack_verify "$s" "$dm" memshare &&
+				stack_discard "$s" "$d1"; } || r=1
+			stack_nostaging "$s" "$dn" || r=1
+			exit $r
+		} &
 		pids="$pids $!"
 	done
 	for p in $pids; do wait "$p" || rc=1; done

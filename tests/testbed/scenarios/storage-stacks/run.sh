@@ -22,7 +22,9 @@
 # teardown, teardown-memshare: a guest powers off while pages the
 # backend keeps mapped for its connection are held below (staging pages;
 # on memshare, its memory).  stacks: five real stacks, each as phy1: on
-# both data paths and as phy:, with figures, verify and discards.
+# both data paths and as phy:, with figures, verify and discards, and as
+# phy1: attached while grant_staging=N (every request maps its own
+# grants, as in holdref, but under iscsi_tcp and NBD themselves).
 # -o PHASES ("holdref teardown stacks") picks phases.
 set -u
 . "${FIPC_LIB:-$(dirname "$0")/../../lib}/fipc-scenario.sh"
@@ -124,17 +126,22 @@ teardown() {
 # stacks: the stacks of stacks.sh (-o STACKS, default all five), each
 # device given to the guest "stacks" three times: as phy1: on the grant
 # path (with the default staging pages), as classic phy:, and as phy1:
-# on memshare.  The guest measures phy1: (grant) and phy: (4 KiB random
-# writes at QD 32, reads at QD 1) while dom0 counts its own CPU time
-# around each job, then verifies each phy1: disk, grant then memshare,
-# and, where the stack takes discards, discards beside data that must
-# read back unchanged, while the guest "neighbour" runs verified I/O on
-# null_blk through the same poller.  Wanted: every fio clean, the
-# memshare disks on memshare, recycled_held 0 on every phy1: disk, every
-# discard the guest made counted by the backend, every stack down
-# cleanly.  The figures (emulated) go to stacks.json and stacks.txt.
+# on memshare; and a fourth time, attached (xl block-attach) once the
+# figures are taken, as phy1: with grant_staging=N (read at the backend's
+# probe): every request maps and unmaps its own grants.  The guest
+# measures phy1: (grant) and phy: (4 KiB random writes at QD 32, reads
+# at QD 1) while dom0 counts its own CPU time around each job, then
+# verifies each phy1: disk, grant, memshare, then the fourth, and, where
+# the stack takes discards, discards beside data that must read back
+# unchanged, while the guest "neighbour" runs verified I/O on null_blk
+# through the same poller.  Wanted: every fio clean, the memshare disks
+# on memshare, the fourth disks with no staged request, recycled_held 0
+# on every phy1: disk, every discard the guest made counted by the
+# backend, every stack down cleanly.  The figures (emulated) and the
+# fourth disks' held_unmaps (logged, not required: the stack decides
+# whether pages stay held) go to stacks.json and stacks.txt.
 stacks() {
-	local s e dev n=1 d1 d0 dm map='' disks='' p j t0 t1 id v max=0 rc=0 k
+	local s e dev n=1 d1 d0 dm dn m=16 map='' disks='' p j t0 t1 id v max=0 rc=0 k
 	echo Y > /sys/module/xen_fipc_back/parameters/grant_staging
 	: > "$FIPC_WORK/stacks.up"
 	: > "$FIPC_WORK/stacks-cpu.txt"
@@ -142,11 +149,12 @@ stacks() {
 		dev=$(stack_up "$s") ||
 			{ fipc_fail "storage stack $s did not come up"; rc=1; break; }
 		echo "$s" >> "$FIPC_WORK/stacks.up"
+		echo "$dev" > "$FIPC_WORK/dev-$s"
 		fipc_log "stack $s: $dev"
 		d1=xvd$(stack_letter $n) d0=xvd$(stack_letter $((n + 1)))
-		dm=xvd$(stack_letter $((n + 2)))
-		n=$((n + 3))
-		map="$map $s:$d1:$d0:$dm"
+		dm=xvd$(stack_letter $((n + 2))) dn=xvd$(stack_letter $m)
+		n=$((n + 3)) m=$((m + 1))
+		map="$map $s:$d1:$d0:$dm:$dn"
 		disks="$disks'phy1:$dev,$d1,w', 'phy:$dev,$d0,w', 'phy1:$dev,$dm,w,memshare=on', "
 	done
 	[ $rc = 0 ] || return 1
@@ -172,14 +180,27 @@ stacks() {
 	fipc_domu_wait_marker stacks "@@FIPC-STACK verify" 120 || return 1
 	fipc_mailbox_put /dev/nullb0 go || return 1
 	id=$(xl domid stacks) || return 1
+	stacks_attach_nostaging "$id" "$map" || rc=1
 	while [ -n "$(fipc_domu_state stacks)" ]; do
-		n=1
+		n=1 m=16
 		for e in $map; do
-			# The phy1: disks: grant (vdev n), memshare (n + 2).
-			for k in 0 2; do
-				v=$(fipc_be_stat "$id" $((51712 + 16 * (n + k))) recycled_held)
+			# The phy1: disks: grant (n), memshare (n + 2), the fourth (m).
+			for k in $(stack_vdev $n) $(stack_vdev $((n + 2))) $(stack_vdev $m); do
+				v=$(fipc_be_stat "$id" "$k" recycled_held)
 				[ "$v" -gt "$max" ] && max=$v
 			done
+			# The fourth disk's pages recycled while held, requests
+			# that waited, those staged (none wanted), its data path.
+			k=$(stack_vdev $m)
+			v=$(fipc_be_stat "$id" "$k" recycled_held)
+			[ "$v" -ge 0 ] && echo "$v" > "$FIPC_WORK/recycledn-${e%%:*}"
+			v=$(fipc_be_stat "$id" "$k" held_unmaps)
+			[ "$v" -ge 0 ] && echo "$v" > "$FIPC_WORK/heldn-${e%%:*}"
+			v=$(fipc_be_stat "$id" "$k" staged_req)
+			[ "$v" -ge 0 ] && echo "$v" > "$FIPC_WORK/stagedn-${e%%:*}"
+			v=$(fipc_be_stat "$id" "$k" data_path)
+			[ "$v" = grant ] && echo "$v" > "$FIPC_WORK/pathn-${e%%:*}"
+			m=$((m + 1))
 			# Requests that waited for their pages below, discards
 			# served, the memshare disk's data path (last seen).
 			v=$(fipc_be_stat "$id" $((51712 + 16 * n)) held_unmaps)
@@ -197,8 +218,47 @@ stacks() {
 	fipc_domu_wait neighbour 120 || rc=1
 	stacks_table || rc=1
 	stacks_paths_and_discards || rc=1
+	stacks_nostaging || rc=1
 	[ "$max" = 0 ] ||
 		{ fipc_fail "stacks: the backend put $max pages back in its cache while a stack below still held them"; rc=1; }
+	return $rc
+}
+
+# stacks_attach_nostaging ID MAP: each stack's fourth disk (MAP's fifth
+# field) attached to the guest ID while grant_staging is N, Y again once
+# all are connected (so probed).
+stacks_attach_nostaging() {
+	local e s out m=16 rc=0
+	echo N > /sys/module/xen_fipc_back/parameters/grant_staging
+	for e in $2; do
+		s=${e%%:*}
+		out=$(xl block-attach stacks "phy1:$(cat "$FIPC_WORK/dev-$s"),${e##*:},w" 2>&1) ||
+			{ fipc_fail "stacks: xl block-attach of $s's grant_staging=N disk failed: $out"; rc=1; }
+	done
+	for e in $2; do
+		fipc_blk_wait_connected "$1" "$(stack_vdev $m)" 60 || rc=1
+		m=$((m + 1))
+	done
+	echo Y > /sys/module/xen_fipc_back/parameters/grant_staging
+	[ $rc = 0 ] && fipc_log "stacks: the grant_staging=N disks attached"
+	return $rc
+}
+
+# stacks_nostaging: each stack's grant_staging=N disk verified (the
+# guest's "nostaging NAME: ok"), on the grant path with no request
+# staged; its held_unmaps logged.
+stacks_nostaging() {
+	local s h g r rc=0 log=$FIPC_RESULTS/stacks/guest.log
+	while read -r s; do
+		h=$(cat "$FIPC_WORK/heldn-$s" 2>/dev/null || echo -1)
+		g=$(cat "$FIPC_WORK/stagedn-$s" 2>/dev/null || echo -1)
+		r=$(cat "$FIPC_WORK/recycledn-$s" 2>/dev/null || echo -1)
+		fipc_log "stack $s: phy1: with grant_staging=N: held_unmaps $h, staged_req $g, recycled_held $r"
+		grep -q "@@FIPC-STACK nostaging $s: ok" "$log" 2>/dev/null ||
+			{ fipc_fail "stacks: no clean verify on $s's grant_staging=N disk"; rc=1; }
+		[ "$g" = 0 ] && [ "$(cat "$FIPC_WORK/pathn-$s" 2>/dev/null)" = grant ] ||
+			{ fipc_fail "stacks: $s's grant_staging=N disk not seen on the grant path, or it staged requests ($g)"; rc=1; }
+	done < "$FIPC_WORK/stacks.up"
 	return $rc
 }
 
@@ -232,17 +292,27 @@ stacks_paths_and_discards() {
 # stack_letter N: the N-th letter (1: b): the guest's disk names.
 stack_letter() { echo abcdefghijklmnopqrstuvwxy | cut -c$(($1 + 1)); }
 
+# stack_vdev N: the N-th disk's vdev number (xvdq on: libxl's extended
+# numbers).
+stack_vdev() {
+	if [ "$1" -lt 16 ]; then
+		echo $((51712 + 16 * $1))
+	else
+		echo $(((1 << 28) + 256 * $1))
+	fi
+}
+
 # dom0_busy: dom0's CPU time so far (all vCPUs, not idle), in clock ticks.
 dom0_busy() { awk '$1 == "cpu" { print $2 + $3 + $4 + $7 + $8 }' /proc/stat; }
 
 # stacks_table: the figures of every stack and path from the guest's fio
 # results and dom0's CPU counts: stacks.json, stacks.txt.
 stacks_table() {
-	local s p f w r1 iops lat ios t h sep='' rc=0 hz line
+	local s p f w r1 iops lat ios t h hn sep='' rc=0 hz line
 	# /proc/stat counts in USER_HZ, 100 on x86 (dom0 has no getconf).
 	hz=100
-	printf '%-6s %-5s %10s %12s %14s %14s %11s\n' stack path "IOPS_w32" "lat_r1_us" \
-		"dom0_us/io_w32" "dom0_us/io_r1" "held_unmaps" > "$FIPC_RESULTS/stacks.txt"
+	printf '%-6s %-5s %10s %12s %14s %14s %11s %13s\n' stack path "IOPS_w32" "lat_r1_us" \
+		"dom0_us/io_w32" "dom0_us/io_r1" "held_unmaps" "held_unmaps_N" > "$FIPC_RESULTS/stacks.txt"
 	echo '{"emulated": true, "stacks": [' > "$FIPC_RESULTS/stacks.json"
 	while read -r s; do
 		for p in phy1 phy; do
@@ -259,13 +329,16 @@ stacks_table() {
 			r1=$(awk -v t="$t" -v n="$ios" -v hz="$hz" 'BEGIN { printf "%.0f", (n > 0 ? t * 1e6 / hz / n : -1) }')
 			[ -n "$iops" ] && [ "$w" -ge 0 ] && [ "$r1" -ge 0 ] ||
 				{ fipc_fail "stacks: no figures for $s on $p"; rc=1; continue; }
-			h=-
-			[ $p = phy1 ] && h=$(cat "$FIPC_WORK/held-$s" 2>/dev/null || echo -1)
-			printf '%-6s %-5s %10.1f %12s %14s %14s %11s\n' "$s" "$p" "$iops" "$lat" "$w" "$r1" "$h" \
+			# held_unmaps: the grant disk's (staging pages), and
+			# the grant_staging=N disk's.
+			h=- hn=-
+			[ $p = phy1 ] && h=$(cat "$FIPC_WORK/held-$s" 2>/dev/null || echo -1) &&
+				hn=$(cat "$FIPC_WORK/heldn-$s" 2>/dev/null || echo -1)
+			printf '%-6s %-5s %10.1f %12s %14s %14s %11s %13s\n' "$s" "$p" "$iops" "$lat" "$w" "$r1" "$h" "$hn" \
 				>> "$FIPC_RESULTS/stacks.txt"
-			[ "$h" = - ] && h=null
-			printf '%s  {"stack": "%s", "path": "%s", "iops_randwrite_qd32": %s, "lat_randread_qd1_us": %s, "dom0_cpu_us_per_io_qd32": %s, "dom0_cpu_us_per_io_qd1": %s, "held_unmaps": %s}' \
-				"$sep" "$s" "$p" "$iops" "$lat" "$w" "$r1" "$h" >> "$FIPC_RESULTS/stacks.json"
+			[ "$h" = - ] && h=null hn=null
+			printf '%s  {"stack": "%s", "path": "%s", "iops_randwrite_qd32": %s, "lat_randread_qd1_us": %s, "dom0_cpu_us_per_io_qd32": %s, "dom0_cpu_us_per_io_qd1": %s, "held_unmaps": %s, "held_unmaps_grant_staging_n": %s}' \
+				"$sep" "$s" "$p" "$iops" "$lat" "$w" "$r1" "$h" "$hn" >> "$FIPC_RESULTS/stacks.json"
 			sep=$',\n'
 		done
 	done < "$FIPC_WORK/stacks.up"
