@@ -11,6 +11,9 @@ fipc_wait_disk xvdb 120 || exit 1
 # keeps mapped are still held below it).
 case $FIPC_GUEST_NAME in
 gone*)
+	# Its data path, for dom0 (which may miss it on a loaded host: the
+	# guest lives about a second).
+	echo "@@FIPC-STACK gone data_path $(cat /sys/bus/xen/devices/fipcblk-51728/statistics/data_path)"
 	fipc_fio gone-write --name=gone --filename=/dev/xvdb --ioengine=libaio \
 		--direct=1 --rw=write --bs=64k --iodepth=8 --size=4m
 	exit $?
