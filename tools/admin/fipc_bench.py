@@ -114,8 +114,11 @@ def xen_users(host, numbers, path):
                      node)
         if not m:
             continue
-        hit = value.lower() == want if m.group(4) == "physical-device" else \
-            value and os.path.realpath(value) == real
+        if m.group(4) == "physical-device":
+            hit = value.lower() == want
+        else:   # a path, or a name under /dev (as block-fipc takes it)
+            hit = value and os.path.realpath(
+                value if value.startswith("/") else "/dev/" + value) == real
         if hit:
             users.append("domain %s's disk %s (%s)" % (m.group(2), m.group(3), m.group(1)))
     return sorted(set(users))
@@ -170,7 +173,7 @@ def guest_domid(name):
 
 
 def guest_disks(host, domid):
-    """The guest's disks as {backend path: target}, every backend kind."""
+    """The guest's disks as {its name (xvda): backend path}, every kind."""
     out = {}
     for node, value in host.tree("/local/domain").items():
         m = re.match(r"(/local/domain/\d+/backend/[^/]+/%d/\d+)/dev$" % domid, node)

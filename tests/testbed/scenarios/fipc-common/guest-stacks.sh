@@ -118,7 +118,7 @@ if [ "$FIPC_GUEST_NAME" = stacks ]; then
 			r=0
 			{ stack_verify "$s" "$d1" grant && stack_verify "$s" "$dm" memshare &&
 				stack_discard "$s" "$d1"; } || r=1
-			stack_nostaging "$s" "$dn" || r=1
+			[ -z "$dn" ] || stack_nostaging "$s" "$dn" || r=1
 			exit $r
 		} &
 		pids="$pids $!"
