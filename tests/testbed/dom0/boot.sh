@@ -25,6 +25,33 @@ export FIPC_RESULTS=$R FIPC_TIMEOUT_SCALE
 export FIPC_DOMU_CMDLINE_EXTRA=${FIPC_DOMU_CMDLINE_EXTRA:-} FIPC_KERNEL_CHECKS=${FIPC_KERNEL_CHECKS:-0}
 . "$S/testbed/lib/fipc-scenario.sh"
 
+# What a scenario's reboot of dom0 keeps on the persistent root (below).
+TB_STATE=/var/lib/fipc-testbed
+
+# persist_root: scenario.conf REBOOT=1 gave the machine a disk (virtio,
+# /dev/vda, ext4, made by the runner) that holds what dom0 writes, so
+# that its next boot finds its packages and /etc as a host's root disk
+# would keep them.  The image's initramfs is the lower layer of an
+# overlay, the disk its upper layer; boot.sh goes on (PID 1 still) in a
+# chroot of the overlay.  The kernel's own helpers keep the initramfs.
+persist_root() {
+    local m i=0
+    modprobe -a virtio_blk ext4 overlay || return 1
+    until [ -b /dev/vda ]; do
+        i=$((i + 1)); [ $i -lt 300 ] || { echo "no /dev/vda after 30 s"; return 1; }
+        sleep 0.1
+    done
+    mkdir -p /persist /newroot
+    mount -t ext4 /dev/vda /persist || return 1
+    mkdir -p /persist/upper /persist/work
+    mount -t overlay overlay -o lowerdir=/,upperdir=/persist/upper,workdir=/persist/work \
+        /newroot || return 1
+    for m in /proc /sys /dev /fipc/stage /fipc/results /fipc/cache /persist; do
+        mkdir -p "/newroot$m"
+        mount --move "$m" "/newroot$m" || return 1
+    done
+}
+
 power_off() {
     sync
     umount /fipc/results 2>/dev/null
@@ -57,7 +84,11 @@ tb_setup() {
     fi
     # Packages from build/dom0-packages/ (make dom0-overlay: fipc-xen-tools,
     # the patched toolstack), installed with dpkg as on a real host.
-    if ls "$S"/packages/*.deb >/dev/null 2>&1; then
+    if [ "$BOOT_N" -gt 1 ]; then
+        # Installed at the first boot: on the root disk since.
+        echo "packages installed at an earlier boot: $(dpkg-query -W \
+            -f='${db:Status-Abbrev} ${Package} ${Version}\n' 'fipc-*' | awk '/^ii/ { printf "%s %s  ", $2, $3 }')"
+    elif ls "$S"/packages/*.deb >/dev/null 2>&1; then
         t0=$SECONDS
         dpkg -i "$S"/packages/*.deb > /tmp/fipc-dpkg.log 2>&1 ||
             { cat /tmp/fipc-dpkg.log; echo "dpkg -i of $(ls "$S"/packages) failed"; return 1; }
@@ -67,7 +98,7 @@ tb_setup() {
         echo "packages installed in $((SECONDS - t0)) s"
     fi
     # Files from build/dom0-overlay/, if any, replace the image's.
-    if [ -d "$S/overlay" ]; then cp -a "$S/overlay/." /; ldconfig; fi
+    if [ -d "$S/overlay" ] && [ "$BOOT_N" = 1 ]; then cp -a "$S/overlay/." /; ldconfig; fi
     # libxl kills hotplug scripts after 10 s; Debian's block script is too
     # slow under TCG.  Testbed only: see lib/block-fipc.
     install -m 0755 "$S/testbed/lib/block-fipc" /etc/xen/scripts/block
@@ -117,7 +148,7 @@ tb_daemons() {
 # after the run's own.  An option of the run "-o SCENARIO:KEY=VALUE"
 # reaches only that scenario, as "-o KEY=VALUE".
 run_one() {
-    local name=$1 res=$2 limit=$3 phase=$4 rc args=() i
+    local name=$1 res=$2 limit=$3 phase=$4 rc args=() i log=scenario.log
     shift 4
     local script=$S/testbed/scenarios/$name/run.sh
     [ -x "$script" ] || { fipc_fail "scenario $name has no executable run.sh"; return 1; }
@@ -131,14 +162,20 @@ run_one() {
         fi
     done
     mkdir -p "$res"
+    # The part of a scenario that runs after its reboot of dom0.
+    if [ "$FIPC_SCENARIO_BOOT" != 1 ]; then
+        log=scenario-boot$FIPC_SCENARIO_BOOT.log phase=$phase-boot$FIPC_SCENARIO_BOOT
+    fi
     echo "@@FIPC-PHASE start $phase $limit"
     set -o pipefail
     timeout -k 10 "$limit" "$script" --results "$res" "${args[@]}" \
         --domu-kernel /run/fipc/boot/vmlinux --domu-ramdisk /run/fipc/boot/domU.cpio "$@" \
-        </dev/null 2>&1 | tee "$res/scenario.log"
+        </dev/null 2>&1 | tee "$res/$log"
     rc=$?
     set +o pipefail
     [ $rc -eq 124 ] && fipc_fail "scenario $name timed out after ${limit}s"
+    # After a reboot: failed if either part failed.
+    [ "$FIPC_SCENARIO_BOOT" = 1 ] || [ $rc != 0 ] || rc=$(cat "$res/scenario.rc" 2>/dev/null || echo 1)
     echo $rc > "$res/scenario.rc"
     echo "@@FIPC-PHASE end $phase $rc"
     return $rc
@@ -169,17 +206,26 @@ between_scenarios() {
 # run_scenarios: the scenario, its results in the share's root; or several
 # one after the other in this boot (fipc-testbed run A+B), each with its
 # results in a directory of its name, its own time limit, vCPUs a guest
-# and number of guests (FIPC_SCENARIO_OWN: VCPUS:DOMUS each).
+# and number of guests (FIPC_SCENARIO_OWN: VCPUS:DOMUS each).  A scenario
+# may ask for a reboot of dom0 (fipc_reboot_request, scenario.conf
+# REBOOT=1): once it returns, dom0 reboots (REBOOT=1 here) and at its next
+# boot runs it again (FIPC_SCENARIO_BOOT=2), then the scenarios after it.
 run_scenarios() {
     # shellcheck disable=SC2086
     set -- $FIPC_SCENARIO
-    if [ $# -eq 1 ]; then
-        run_one "$1" "$R" "$FIPC_SCENARIO_TIMEOUT" scenario
-        return
-    fi
     local limits=($FIPC_SCENARIO_TIMEOUTS) own=($FIPC_SCENARIO_OWN) i=0 rc=0 b prev= name
-    echo "@@FIPC-PHASE start scenario $FIPC_SCENARIO_TIMEOUT"
+    local from=0 resumed=0
+    if [ -f "$TB_STATE/resume" ]; then
+        read -r from rc < "$TB_STATE/resume"
+        rm -f "$TB_STATE/resume"
+        resumed=1
+    fi
+    [ $# = 1 ] || echo "@@FIPC-PHASE start scenario $FIPC_SCENARIO_TIMEOUT"
     for name; do
+        if [ $i -lt "$from" ]; then
+            i=$((i + 1))
+            continue
+        fi
         if [ -n "$prev" ]; then
             echo "@@FIPC-PHASE start between-scenarios 120"
             between_scenarios "$prev"
@@ -187,13 +233,29 @@ run_scenarios() {
             [ $b = 0 ] || rc=1
             echo "@@FIPC-PHASE end between-scenarios $b"
         fi
-        run_one "$name" "$R/$name" "${limits[$i]}" "$name" \
-            --domu-vcpus "${own[$i]%%:*}" --domus "${own[$i]#*:}" || rc=1
+        FIPC_SCENARIO_BOOT=1
+        [ $resumed = 0 ] || [ $i != "$from" ] || FIPC_SCENARIO_BOOT=2
+        if [ $# = 1 ]; then
+            run_one "$name" "$R" "$FIPC_SCENARIO_TIMEOUT" scenario || rc=1
+        else
+            run_one "$name" "$R/$name" "${limits[$i]}" "$name" \
+                --domu-vcpus "${own[$i]%%:*}" --domus "${own[$i]#*:}" || rc=1
+        fi
+        if [ -f "$TB_STATE/reboot-request" ]; then
+            rm -f "$TB_STATE/reboot-request"
+            if [ "$FIPC_SCENARIO_BOOT" = 1 ]; then
+                echo "$i $rc" > "$TB_STATE/resume"
+                REBOOT=1
+                break
+            fi
+            fipc_fail "$name asked for a second reboot: one a run"
+            rc=1
+        fi
         prev=$name
         i=$((i + 1))
     done
-    echo $rc > "$R/scenario.rc"
-    echo "@@FIPC-PHASE end scenario $rc"
+    [ $# = 1 ] || echo $rc > "$R/scenario.rc"
+    [ $# = 1 ] || echo "@@FIPC-PHASE end scenario $rc"
     return $rc
 }
 
@@ -221,7 +283,21 @@ EOF
     setsid -c -w bash -l </dev/hvc0 >/dev/hvc0 2>&1
 }
 
-export FIPC_DOMU_KERNEL FIPC_DOMU_RAMDISK FIPC_NVME_MIB
+if [ "${FIPC_PERSIST_ROOT:-0}" = 1 ] && [ -z "${FIPC_IN_PERSIST:-}" ]; then
+    if persist_root; then
+        FIPC_IN_PERSIST=1 exec chroot /newroot "$S/testbed/dom0/boot.sh"
+    fi
+    echo "@@FIPC-FATAL boot.sh: cannot lay dom0's root over its disk /dev/vda"
+    power_off
+fi
+# The boot of this machine: 1, or 2 once a scenario rebooted dom0.
+mkdir -p "$TB_STATE"
+BOOT_N=$(($(cat "$TB_STATE/boots" 2>/dev/null || echo 0) + 1))
+echo "$BOOT_N" > "$TB_STATE/boots"
+[ "${FIPC_PERSIST_ROOT:-0}" != 1 ] || echo "dom0 boot $BOOT_N, root on an overlay of /dev/vda"
+export FIPC_DOMU_KERNEL FIPC_DOMU_RAMDISK FIPC_NVME_MIB FIPC_PERSIST_ROOT TB_STATE BOOT_N
+export FIPC_SCENARIO_BOOT=1
+REBOOT=0
 [ -z "${FIPC_KASAN_KERNEL:-}" ] ||
     export FIPC_KASAN_KERNEL FIPC_KASAN_RAMDISK FIPC_KASAN_MODULES FIPC_KASAN_CMDLINE
 rc=0
@@ -238,6 +314,15 @@ else
             FIPC_KASAN_RAMDISK=/run/fipc/boot/domU-kasan.cpio
     run_scenarios
     rc=$?
+    if [ "$REBOOT" = 1 ]; then
+        # As a host's reboot: the disk synced, then the machine resets
+        # (QEMU exits, -no-reboot; the runner boots it again).
+        sync
+        echo "@@FIPC-REBOOT rc=$rc"
+        sync
+        echo b > /proc/sysrq-trigger
+        sleep 30
+    fi
     if [ "$FIPC_KERNEL_CHECKS" = 1 ] && ! fipc_step kernel-checks 120 kernel_checks; then
         rc=1
     fi

@@ -85,6 +85,17 @@ fipc_scenario_begin() {
 # fipc_opt KEY DEFAULT: value of scenario option -o KEY=..., else DEFAULT.
 fipc_opt() { local v="FIPC_OPT_$1"; echo "${!v:-$2}"; }
 
+# fipc_reboot_request: reboot dom0 once this scenario's run.sh returns.
+# In the testbed (scenario.conf REBOOT=1: dom0's root is kept on a disk),
+# boot.sh resets the machine and at the next boot runs the scenario again
+# with FIPC_SCENARIO_BOOT=2 (1 at its first run), before the scenarios
+# after it.
+fipc_reboot_request() {
+    [ "${FIPC_PERSIST_ROOT:-0}" = 1 ] && [ -n "${TB_STATE:-}" ] ||
+        { fipc_fail "a reboot of dom0 needs the testbed with REBOOT=1 in scenario.conf"; return 1; }
+    touch "$TB_STATE/reboot-request"
+}
+
 fipc_scaled() { awk -v t="$1" -v s="${FIPC_TIMEOUT_SCALE:-1}" 'BEGIN { printf "%d", t * s + 0.5 }'; }
 
 # fipc_step NAME TIMEOUT CMD [ARGS...]: run one phase of a scenario under a
@@ -239,7 +250,8 @@ fipc_fio() {
 #   With FIPC_DOMU_FLAVOUR=kasan (a run with fipc-testbed --kasan; CFG must
 #   say type = "pvh") the guest boots the KASAN kernel and its image, and
 #   gets our modules built for it ($FIPC_KASAN_*).  FIPC_DOMU_MEMORY=MIB
-#   gives this guest another memory size than --domu-mem.
+#   gives this guest another memory size than --domu-mem;
+#   FIPC_XCHG_LOOP=/dev/loopN puts its exchange disk on that loop device.
 #   fipc_domu_config prepares all of it and writes the xl config
 #   $FIPC_WORK/NAME/NAME.cfg without creating the guest.
 fipc_domu_config() {
@@ -294,7 +306,12 @@ fipc_domu_config() {
     size=$(stat -c %s "$w/xchg.img")
     # Room for the guest's results (written over the input tar).
     truncate -s 64M "$w/xchg.img"
-    loop=$(losetup -f --show "$w/xchg.img") || { fipc_fail "losetup failed"; return 1; }
+    if [ -n "${FIPC_XCHG_LOOP:-}" ]; then
+        losetup "$FIPC_XCHG_LOOP" "$w/xchg.img" || { fipc_fail "losetup $FIPC_XCHG_LOOP failed"; return 1; }
+        loop=$FIPC_XCHG_LOOP
+    else
+        loop=$(losetup -f --show "$w/xchg.img") || { fipc_fail "losetup failed"; return 1; }
+    fi
     echo "$loop" > "$w/loop"
 
     sed -e "s|@NAME@|$name|g" -e "s|@KERNEL@|$kernel|g" \

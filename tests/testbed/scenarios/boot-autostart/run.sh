@@ -1,10 +1,10 @@
 #!/bin/bash
 # Scenario "boot-autostart" (dom0 side): a host's boot with fipc's
 # packages installed (dom0 installed fipc-modules and fipc-xen-tools with
-# dpkg at its start), run as the host's own boot would run it.  The
-# testbed's dom0 is not rebooted (its root is an initramfs and its PID 1
-# the testbed's init), so the scenario runs the boot chain's two steps
-# itself, in their order:
+# dpkg at its start), run as the host's own boot would run it, then dom0
+# rebooted and its next boot.  The testbed's dom0 has no init system (its
+# PID 1 is the testbed's boot.sh), so the scenario runs the boot chain's
+# two steps itself, in their order:
 #   1. nothing of fipc is loaded; fipc-xen-tools' modules-load.d entry is
 #      in place; a guest config with two phy1: disks is in /etc/xen/auto;
 #   2. the modules-load step: systemd-modules-load, what
@@ -25,7 +25,19 @@
 #      --destroy-data it runs dom0, phy, phy1-grant and phy1-memshare on
 #      that scratch device (short jobs) and leaves auto1's disks as they
 #      were;
-#   6. the guest ends, libxl removes its disks, the modules unload, dom0
+#   6. the guest ends, libxl removes its disks; dom0 reboots: the machine
+#      resets, with dom0's root kept on its disk (scenario.conf REBOOT=1,
+#      fipc_reboot_request);
+# and at the second boot (FIPC_SCENARIO_BOOT=2), nothing installed again:
+#   7. the packages are still installed, the guest's config still in
+#      /etc/xen/auto, nothing of fipc is loaded; the storage the guest's
+#      disks sit on (null_blk, memory) and its exchange disk (a loop
+#      device, the one its config names) are made again, as the host's
+#      disks would be there at its boot;
+#   8. the boot chain's two steps as in 2 and 3: xen-fipc-back loaded from
+#      the package's entry, the guest autostarted, both disks connected,
+#      xvdb verified; fipc status and fipc diagnose say healthy;
+#   9. the guest ends, libxl removes its disks, the modules unload, dom0
 #      is healthy.
 # The host's /etc/modprobe.d/fipc.conf raises memshare_max_mib (as
 # admin-guide section 6 tells an admin to) and the guest's grant table
@@ -36,12 +48,17 @@ fipc_scenario_begin "$@"
 . "$common/fipc-lib.sh"
 export FIPC_DOMU_LOAD="fipc xen-fipc-front"
 # Phases run in a child bash: only exported variables reach them.
-export AUTO=/etc/xen/auto R=$FIPC_RESULTS/dom0 MODPROBE_CONF=/etc/modprobe.d/fipc.conf
+BOOT=${FIPC_SCENARIO_BOOT:-1}
+R=$FIPC_RESULTS/dom0
+[ "$BOOT" = 1 ] || R=$FIPC_RESULTS/dom0-boot$BOOT
+export AUTO=/etc/xen/auto R MODPROBE_CONF=/etc/modprobe.d/fipc.conf
 export BENCH_IMG=/tmp/bench.img DM_DISABLE_UDEV=1 LVM_SUPPRESS_FD_WARNINGS=1
 export BENCH_EXEC="$FIPC_LIB/fipc-exec-disk /dev/nullb0 900"
 mkdir -p "$R"
 
-prepare() {
+# nothing_loaded: before the boot chain, nothing of fipc is loaded and the
+# package's modules-load.d entry is there.
+nothing_loaded() {
     local f=/usr/lib/modules-load.d/fipc-xen-tools.conf
     fipc_dmesg_mark
     [ ! -d /sys/module/xen_fipc_back ] ||
@@ -49,12 +66,39 @@ prepare() {
     grep -qx xen-fipc-back "$f" 2>/dev/null ||
         { fipc_fail "no xen-fipc-back line in $f (package fipc-xen-tools)"; return 1; }
     fipc_log "$f: $(dpkg -S "$f" 2>/dev/null | cut -d: -f1) asks for xen-fipc-back; modprobe finds $(modinfo -n xen-fipc-back 2>&1)"
+}
+
+prepare() {
+    nothing_loaded || return 1
     echo "options xen-fipc-back memshare_max_mib=1536" > "$MODPROBE_CONF"
     fipc_null_blk 1 2 || return 1
     fipc_domu_config auto1 "$here/domU.cfg" "$common/guest-autostart.sh" || return 1
     mkdir -p "$AUTO"
     rm -f "${AUTO:?}"/*.cfg
     cp "$FIPC_WORK/auto1/auto1.cfg" "$AUTO/auto1.cfg"
+}
+
+# prepare_again: the second boot.  What the first installed and wrote is
+# on the root disk; the null_blk disks and the exchange disk's loop device
+# (the one auto1.cfg names) are made again, and auto1's config as the
+# testbed would write it now must be the one kept in /etc/xen/auto.
+prepare_again() {
+    local p loop
+    for p in fipc-xen-tools "fipc-modules-$(uname -r)"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+            { fipc_fail "$p is not installed after the reboot"; return 1; }
+        fipc_log "after the reboot: $(dpkg-query -W -f='${Package} ${Version}' "$p") installed (at the first boot)"
+    done
+    [ -f "$AUTO/auto1.cfg" ] || { fipc_fail "$AUTO/auto1.cfg is gone after the reboot"; return 1; }
+    nothing_loaded || return 1
+    fipc_null_blk 1 2 || return 1
+    loop=$(grep -o 'phy:/dev/loop[0-9]*,xvdz' "$AUTO/auto1.cfg" | sed 's/^phy:\(.*\),xvdz$/\1/')
+    [ -n "$loop" ] || { fipc_fail "no exchange disk in $AUTO/auto1.cfg"; return 1; }
+    FIPC_XCHG_LOOP=$loop fipc_domu_config auto1 "$here/domU.cfg" "$common/guest-autostart.sh" ||
+        return 1
+    cmp -s "$FIPC_WORK/auto1/auto1.cfg" "$AUTO/auto1.cfg" ||
+        { fipc_fail "$AUTO/auto1.cfg after the reboot: $(diff "$AUTO/auto1.cfg" "$FIPC_WORK/auto1/auto1.cfg" | tr '\n' '|')"; return 1; }
+    fipc_log "after the reboot: $AUTO/auto1.cfg as written at the first boot (exchange disk $loop)"
 }
 
 # modules_load: the boot chain's module step, as the host has it.
@@ -166,6 +210,28 @@ PY
     return $rc
 }
 
+# reboot_prepare: the first boot's end; dom0 reboots with the guest's
+# config and the packages in place.
+reboot_prepare() {
+    local rc=0 id
+    id=$(cat "$FIPC_WORK/auto1.id")
+    [ ! -s "$FIPC_WORK/bench.loop" ] || losetup -d "$(cat "$FIPC_WORK/bench.loop")" || rc=1
+    rm -f "$BENCH_IMG"
+    fipc_blk_wait_gone "$id" || rc=1
+    fipc_health before-reboot || rc=1
+    [ $rc != 0 ] || fipc_reboot_request || rc=1
+    [ $rc != 0 ] || fipc_log "dom0 reboots now"
+    return $rc
+}
+
+# healthy_again: at the second boot, the admin command sees both disks.
+healthy_again() {
+    local id
+    id=$(cat "$FIPC_WORK/auto1.id")
+    fipc_admin_expect status-boot2 0 "^auto1 \\($id\\) +xvdb +/dev/nullb0 +connected " status || return 1
+    fipc_admin_expect healthy-boot2 0 "verdict: connected, healthy" diagnose auto1
+}
+
 finish() {
     local rc=0 id
     id=$(cat "$FIPC_WORK/auto1.id")
@@ -180,12 +246,24 @@ finish() {
 }
 
 rc=0
-fipc_step boot-prepare 120 prepare || exit 1
+if [ "$BOOT" = 1 ]; then
+    fipc_step boot-prepare 120 prepare || exit 1
+else
+    fipc_step boot2-prepare 120 prepare_again || exit 1
+fi
 fipc_step boot-modules-load 60 modules_load || exit 1
 fipc_step boot-xendomains 700 autostart || { xl destroy auto1; exit 1; }
-fipc_step boot-admin 120 admin || rc=1
-[ $rc != 0 ] || fipc_step boot-bench 900 bench || rc=1
+if [ "$BOOT" = 1 ]; then
+    fipc_step boot-admin 120 admin || rc=1
+    [ $rc != 0 ] || fipc_step boot-bench 900 bench || rc=1
+else
+    fipc_step boot2-admin 120 healthy_again || rc=1
+fi
 fipc_mailbox_put /dev/nullb0 done
 fipc_step domU-finish 300 fipc_domu_wait auto1 240 || rc=1
-fipc_step boot-finish 120 finish || rc=1
+if [ "$BOOT" = 1 ] && [ $rc = 0 ]; then
+    fipc_step boot-reboot 120 reboot_prepare || rc=1
+else
+    fipc_step boot-finish 120 finish || rc=1
+fi
 exit $rc

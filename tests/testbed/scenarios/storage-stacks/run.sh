@@ -240,8 +240,11 @@ stacks_attach_nostaging() {
 	echo N > /sys/module/xen_fipc_back/parameters/grant_staging
 	for e in $2; do
 		s=${e%%:*}
-		out=$(xl block-attach stacks "phy1:$(cat "$FIPC_WORK/dev-$s"),${e##*:},w" 2>&1) ||
-			{ fipc_fail "stacks: xl block-attach of $s's grant_staging=N disk failed: $out"; rc=1; }
+		out=$(xl block-attach stacks "phy1:$(cat "$FIPC_WORK/dev-$s"),${e##*:},w" 2>&1) || {
+			fipc_fail "stacks: xl block-attach of $s's grant_staging=N disk failed: $out"
+			[ $rc = 1 ] || stacks_attach_diag "$1"
+			rc=1
+		}
 	done
 	for e in $2; do
 		fipc_blk_wait_connected "$1" "$(stack_vdev $m)" 60 || rc=1
@@ -250,6 +253,22 @@ stacks_attach_nostaging() {
 	echo Y > /sys/module/xen_fipc_back/parameters/grant_staging
 	[ $rc = 0 ] && fipc_log "stacks: the grant_staging=N disks attached"
 	return $rc
+}
+
+# stacks_attach_diag ID: what a failed hot attach leaves to read: the
+# guest's backend directories, the bus's devices, xenwatch's kernel
+# stack (a probe or callback that never returns) and the kernel's log.
+stacks_attach_diag() {
+	local p
+	fipc_log "stacks: attach diag: backend nodes of domain $1:"
+	xenstore-ls -f "/local/domain/0/backend/fipcblk/$1" 2>&1 | sed 's/^/  /' | head -80
+	fipc_log "stacks: attach diag: xen-backend devices: $(ls /sys/bus/xen-backend/devices 2>&1 | tr '\n' ' ')"
+	for p in $(pgrep -x xenwatch) $(pgrep -x xenbus); do
+		fipc_log "stacks: attach diag: $(cat "/proc/$p/comm") state $(awk '/^State/ {print $2}' "/proc/$p/status"), stack:"
+		sed 's/^/  /' "/proc/$p/stack" 2>&1
+	done
+	fipc_log "stacks: attach diag: kernel log, last 60 lines:"
+	dmesg | tail -60 | sed 's/^/  /'
 }
 
 # stacks_nostaging: each stack's grant_staging=N disk verified (the
