@@ -112,8 +112,10 @@ suites+=(
 	# 45, finding 1): its holdref stack, then LVM thin, dm-crypt, md
 	# RAID1, NBD and iSCSI, each as phy1: and phy: in one guest (the
 	# fourth disks, phy1: with grant_staging=N hot-attached, only in make
-	# e2e: in this shared boot libxl timed out waiting for all five
-	# backends, 2026-11-29, not understood yet; alone they pass); verify's
+	# e2e: they are extended vdevs, xvdq on, and this boot's guest has
+	# domid 19, too long a backend device name for Linux's xenbus,
+	# fipcblk-19-268439552; xl refuses them, which the scenario checks
+	# here instead); verify's
 	# regions at 512 KiB and 2 MiB (1 and 4 MiB by default), the five
 	# stacks' at 128 KiB and 2 MiB (256 KiB and 4 MiB), 1 s a figure job
 	# instead of 5 (the figures are emulated, and no check reads them).

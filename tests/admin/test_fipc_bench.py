@@ -168,3 +168,39 @@ def test_failure_detaches_and_checks_the_guest(monkeypatch, tmp_path, capsys):
     err = capsys.readouterr().err
     assert "the jobs failed in the guest" in err
     assert "the guest's disks changed" in err and "xvdq" in err
+
+
+def test_vdev_devid_as_libxl():
+    assert fb.vdev_devid("xvdb") == 51728
+    assert fb.vdev_devid("xvdp") == 51952
+    assert fb.vdev_devid("xvdq") == 268439552
+    assert fb.vdev_devid("xvdaa") == (1 << 28) | (26 << 8)
+
+
+def test_vdev_fits_linux_device_names():
+    """fipcblk-<domid>-<devid> in at most 19 characters."""
+    assert fb.vdev_fits(9, "xvdq")          # fipcblk-9-268439552
+    assert not fb.vdev_fits(19, "xvdq")     # fipcblk-19-268439552
+    assert fb.vdev_fits(32000, "xvdp")      # fipcblk-32000-51952
+
+
+def test_pick_vdev_takes_the_highest_free_short_name():
+    assert fb.pick_vdev({"xvda": 1, "xvdb": 1}) == "xvdp"
+    assert fb.pick_vdev({"xvdp": 1, "xvdo": 1}) == "xvdn"
+    used = {"xvd" + chr(ord("a") + i): 1 for i in range(16)}
+    with pytest.raises(fb.BenchError) as e:
+        fb.pick_vdev(used)
+    assert e.value.code == 2 and "--vdev" in str(e.value)
+
+
+def test_extended_vdev_refused_for_a_two_digit_domid(monkeypatch, tmp_path, capsys):
+    monkeypatch.setattr(fb.os, "geteuid", lambda: 0)
+    monkeypatch.setattr(fb, "check_device", lambda h, p, d: [])
+    monkeypatch.setattr(fb, "guest_domid", lambda n: 19)
+    monkeypatch.setattr(fb, "guest_disks", lambda h, d: {})
+    ran = []
+    monkeypatch.setattr(fb, "run_config", lambda *a: ran.append(a))
+    rc = fb.bench(["--guest", "web", "--device", "/dev/x", "--vdev", "xvdq",
+                   "--out", str(tmp_path / "r")], Tree({}), None)
+    assert rc == 2 and not ran
+    assert "fipcblk-19-268439552" in capsys.readouterr().err

@@ -11,8 +11,8 @@ the four desktop profiles: sequential 1 MiB at QD 8 and QD 1, random
   phy            attached to the guest as a classic disk (xen-blkback)
   phy1-grant     attached as phy1: (xen-fipc-back, grants)
   phy1-memshare  attached as phy1: with memshare=on
-one configuration at a time under the spare name --vdev (default xvdq),
-detached after its jobs.  The guest's own disks are never touched; at the
+one configuration at a time under the spare name --vdev (default: the
+highest free one of xvdb to xvdp), detached after its jobs.  The guest's own disks are never touched; at the
 end (also after an error or Ctrl-C) the bench disk is detached and the
 guest's disk list is checked against the one it had.  Results: one
 directory per configuration, bench.json (what ran, and the data path
@@ -47,6 +47,10 @@ DESK_JOBS = ["desk-%s-%s" % (p, rw) for p in
              ("seq1m-q8", "seq1m-q1", "rand4k-q32", "rand4k-q1")
              for rw in ("read", "write")]
 CONFIGS = ("dom0", "phy", "phy1-grant", "phy1-memshare")
+# Linux's xenbus names a backend device "fipcblk-<domid>-<devid>" in at
+# most this many characters and leaves out a longer one: an extended vdev
+# (xvdq on) of a guest whose domid has two digits never connects.
+BUS_ID_MAX = 19
 ATTACH = {"phy": "phy:%s,%s,w", "phy1-grant": "phy1:%s,%s,w",
           "phy1-memshare": "phy1:%s,%s,w,memshare=on"}
 
@@ -163,6 +167,29 @@ def check_device(host, path, destroy):
 
 
 # --- the guest ----------------------------------------------------------
+
+def vdev_devid(vdev):
+    """The devid libxl gives a whole xvd disk (xvda to xvdzz)."""
+    disk = 0
+    for ch in vdev[3:]:
+        disk = disk * 26 + ord(ch) - ord("a") + 1
+    disk -= 1
+    return (202 << 8) | (disk << 4) if disk < 16 else (1 << 28) | (disk << 8)
+
+
+def vdev_fits(domid, vdev):
+    """Can a phy1: disk of domain DOMID be VDEV (its backend device's name)?"""
+    return len("fipcblk-%d-%d" % (domid, vdev_devid(vdev))) <= BUS_ID_MAX
+
+
+def pick_vdev(used):
+    """The highest name of xvdb to xvdp that the guest does not use."""
+    for i in range(15, 0, -1):
+        name = "xvd" + chr(ord("a") + i)
+        if name not in used:
+            return name
+    raise BenchError("the guest has disks xvdb to xvdp: name a free one with --vdev", 2)
+
 
 def guest_domid(name):
     r = run(["xl", "domid", name])
@@ -340,7 +367,8 @@ def parse(argv):
     ap.add_argument("--jobs", default=",".join(DEMO_JOBS + DESK_JOBS), help="run-fio.sh's job names")
     ap.add_argument("--runtime", type=int, default=30, help="seconds per job (30)")
     ap.add_argument("--ramp", type=int, default=2, help="ramp-up seconds per job (2)")
-    ap.add_argument("--vdev", default="xvdq", help="the name the disk gets in the guest (xvdq)")
+    ap.add_argument("--vdev", help="the name the disk gets in the guest (the highest free one "
+                                   "of xvdb to xvdp)")
     ap.add_argument("--guest-timeout", type=int, default=0,
                     help="seconds the guest may take for one configuration (default: from the jobs)")
     ap.add_argument("--destroy-data", action="store_true",
@@ -357,7 +385,7 @@ def parse(argv):
     bad = [j for j in jobs if j not in DEMO_JOBS + DESK_JOBS]
     if bad or not jobs:
         ap.error("unknown job %s (use %s)" % (",".join(bad), ",".join(DEMO_JOBS + DESK_JOBS)))
-    if not re.fullmatch(r"xvd[a-z]{1,2}", args.vdev):
+    if args.vdev and not re.fullmatch(r"xvd[a-z]{1,2}", args.vdev):
         ap.error("--vdev %s: use a name like xvdq" % args.vdev)
     if args.runtime < 1 or args.ramp < 0:
         ap.error("--runtime must be at least 1 and --ramp at least 0")
@@ -395,6 +423,14 @@ def bench(argv, host, gather):
     try:
         sigs = check_device(host, args.device, args.destroy_data)
         domid = guest_domid(args.guest)
+        if not args.vdev:
+            args.vdev = pick_vdev(guest_disks(host, domid))
+        if any(c.startswith("phy1") for c in cfgs) and not vdev_fits(domid, args.vdev):
+            raise BenchError("--vdev %s: a phy1: disk %s of domain %d would have the backend "
+                             "device fipcblk-%d-%d, a longer name than Linux allows (%d "
+                             "characters): name one of xvdb to xvdp"
+                             % (args.vdev, args.vdev, domid, domid, vdev_devid(args.vdev),
+                                BUS_ID_MAX), 2)
         if backend_node(host, domid, args.vdev):
             raise BenchError("%s already has a disk %s: name a free one with --vdev"
                              % (args.guest, args.vdev), 2)
