@@ -8,9 +8,9 @@ export FIPC_CACHE ?= /var/cache/fipc
 CC ?= cc
 USER_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -D_GNU_SOURCE \
 	-I$(TOP)/lib/fipc/include
-FIPC_SRCS := $(addprefix lib/fipc/,fipc_ring.c fipc_tx.c fipc_rx.c fipc_wait.c \
-	fipc_duplex_ring.c fipc_duplex_client.c fipc_duplex_server.c)
-FIPC_HDRS := $(wildcard lib/fipc/*.h lib/fipc/include/fipc/*.h)
+# The portable ring core, lib/fipc/ring/ (the pollers are kernel only).
+FIPC_SRCS := $(wildcard lib/fipc/ring/*.c)
+FIPC_HDRS := $(wildcard lib/fipc/ring/*.h lib/fipc/include/fipc/*.h)
 LIBFIPC := $(BUILD)/user/libfipc.a
 
 .PHONY: all deps lib modules check checkpatch kunit bench-ring bench-scaling bench-steal testbed \
@@ -42,11 +42,11 @@ deps:
 # The userspace build of the ring library.
 lib: $(LIBFIPC)
 
-$(BUILD)/user/%.o: lib/fipc/%.c $(FIPC_HDRS)
+$(BUILD)/user/%.o: lib/fipc/ring/%.c $(FIPC_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -c $< -o $@
 
-$(LIBFIPC): $(patsubst lib/fipc/%.c,$(BUILD)/user/%.o,$(FIPC_SRCS))
+$(LIBFIPC): $(patsubst lib/fipc/ring/%.c,$(BUILD)/user/%.o,$(FIPC_SRCS))
 	ar rcs $@ $^
 
 # Out-of-tree kernel modules against Debian's 6.1 headers, W=1, no warnings.

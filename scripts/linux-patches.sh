@@ -80,14 +80,16 @@ mkdir -p lib/fipc include/fipc
 repo_files lib/fipc | while read -r f; do
 	case $f in
 	lib/fipc/include/fipc/*) cp "$top/$f" "include/fipc/${f##*/}" ;;
-	lib/fipc/*/*) echo "linux-patches: unexpected $f" >&2; exit 1 ;;
-	*) cp "$top/$f" "lib/fipc/${f##*/}" ;;
+	lib/fipc/ring/*.[ch] | lib/fipc/poller/*.[ch] | lib/fipc/*.c | \
+	lib/fipc/Kconfig | lib/fipc/Kbuild)
+		mkdir -p "${f%/*}" && cp "$top/$f" "$f" ;;
+	*) echo "linux-patches: unexpected $f" >&2; exit 1 ;;
 	esac
 done
 grep -v '^ccflags-y += -I$(src)/include$' "$top/lib/fipc/Kbuild" > lib/fipc/Kbuild
 "$top/scripts/fipc-version-header.sh" "$version" > include/fipc/fipc_version.h
 # In a tree the library is kernel code only: its userspace branches go.
-for f in lib/fipc/*.[ch] include/fipc/*.h; do
+for f in lib/fipc/*.[ch] lib/fipc/*/*.[ch] include/fipc/*.h; do
 	rc=0
 	unifdef -D__KERNEL__ -o "$f" "$f" || rc=$?
 	cat -s "$f" >"$f.new" && mv "$f.new" "$f"
@@ -98,7 +100,8 @@ cp "$top/tests/ring/oneway_test.c" lib/fipc/fipc_ring_kunit.c
 cp "$top/tests/ring/duplex_test.c" lib/fipc/fipc_duplex_kunit.c
 cp "$top/tests/ring/ring_test.h" lib/fipc/ring_test.h
 "$top/scripts/kcompat-native.sh" "$probes/fipc_kcompat_probes.h" \
-	"$probes/lib_kcompat.h" lib/fipc/*.[ch] include/fipc/*.h
+	"$probes/lib_kcompat.h" lib/fipc/*.[ch] lib/fipc/*/*.[ch] \
+	include/fipc/*.h
 rm -f "$probes/lib_kcompat.h"
 printf '\nsource "lib/fipc/Kconfig"\n' >> lib/Kconfig
 printf '\nobj-$(CONFIG_FIPC) += fipc/\n' >> lib/Makefile
