@@ -2,7 +2,8 @@
 /*
  * KUnit tests of the fipc pollers (lib/fipc).
  *
- * tests/kunit/run.sh builds this file in-tree, in lib/fipc/.  The poller
+ * tests/kunit/run.sh builds this file in-tree, in lib/fipc/, with the
+ * pollers' own header (lib/fipc/poller/fipc_poller_internal.h).  The poller
  * cases run a fipc poller set over channels of a test driver whose
  * sleeping word is a plain variable.  The tests of the rings themselves
  * are in tests/ring/ (one source for KUnit and userspace).
@@ -17,8 +18,8 @@
 #include <linux/sched.h>
 #include <linux/slab.h>
 #include <fipc/fipc.h>
-#include <fipc/fipc_poller.h>
 #include <fipc/fipc_duplex.h>
+#include "poller/fipc_poller_internal.h"
 
 /* A ring's memory, test managed: freed when the test case ends. */
 struct fipc_test_pages {
@@ -323,13 +324,14 @@ static void fipc_poll_test_sleep(struct kunit *test, bool freezable)
 	struct fipc_poller_set *set = fipc_poll_test_set(test, 1);
 	struct fipc_poll_test_chan *c = fipc_poll_test_chans(test, 1);
 	char *buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
-	struct fipc_poller *pl = &set->pollers[0];
+	struct fipc_poller *pl;
 	struct fipc_msg msg = { };
 	unsigned int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, buf);
 	set->freezable = freezable;
 	KUNIT_ASSERT_EQ(test, fipc_poller_set_start(set), 0);
+	pl = &set->pollers[0];
 	/* Attached to a sleeping poller, so its kick is over once we look. */
 	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_idle, pl));
 	fipc_poller_attach(set, &c->poll, NULL);
@@ -409,11 +411,12 @@ static void fipc_poll_test_retry(struct kunit *test, bool freezable)
 {
 	struct fipc_poller_set *set = fipc_poll_test_set(test, 1);
 	struct fipc_poll_test_chan *c = fipc_poll_test_chans(test, 1);
-	struct fipc_poller *pl = &set->pollers[0];
+	struct fipc_poller *pl;
 	u64 sleeps, wakeups, timed;
 
 	set->freezable = freezable;
 	KUNIT_ASSERT_EQ(test, fipc_poller_set_start(set), 0);
+	pl = &set->pollers[0];
 	fipc_poller_attach(set, &c->poll, NULL);
 	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_asleep, c));
 
@@ -714,13 +717,14 @@ static void fipc_test_poller_window(struct kunit *test)
 	struct fipc_poller_set *set = fipc_poll_test_set(test, 1);
 	struct fipc_poll_test_chan *c = fipc_poll_test_chans(test, 1);
 	char *buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
-	struct fipc_poller *pl = &set->pollers[0];
+	struct fipc_poller *pl;
 	u64 avg, sleeps, short_sleeps;
 	unsigned int i;
 
 	KUNIT_ASSERT_NOT_NULL(test, buf);
 	set->idle_max_us = 100000;
 	KUNIT_ASSERT_EQ(test, fipc_poller_set_start(set), 0);
+	pl = &set->pollers[0];
 	fipc_poller_attach(set, &c->poll, NULL);
 	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_asleep, c));
 	KUNIT_EXPECT_EQ(test, READ_ONCE(pl->gap_avg_ns), 0ull);
@@ -768,12 +772,13 @@ static void fipc_test_poller_window_local(struct kunit *test)
 {
 	struct fipc_poller_set *set = fipc_poll_test_set(test, 1);
 	struct fipc_poll_test_chan *c = fipc_poll_test_chans(test, 1);
-	struct fipc_poller *pl = &set->pollers[0];
+	struct fipc_poller *pl;
 	unsigned int i;
 	u64 avg_ms;
 
 	set->idle_max_us = USEC_PER_SEC;
 	KUNIT_ASSERT_EQ(test, fipc_poller_set_start(set), 0);
+	pl = &set->pollers[0];
 	fipc_poller_attach(set, &c->poll, NULL);
 	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_asleep, c));
 
@@ -869,12 +874,13 @@ static u64 fipc_poll_test_long_window(struct kunit *test,
 				      struct fipc_poller_set *set,
 				      struct fipc_poll_test_chan *c)
 {
-	struct fipc_poller *pl = &set->pollers[0];
+	struct fipc_poller *pl;
 	unsigned int i;
 	u64 window_ns;
 
 	set->idle_max_us = USEC_PER_SEC;
 	KUNIT_ASSERT_EQ(test, fipc_poller_set_start(set), 0);
+	pl = &set->pollers[0];
 	fipc_poller_attach(set, &c->poll, NULL);
 	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_asleep, c));
 	for (i = 1; i <= 16; i++)
@@ -899,11 +905,12 @@ static void fipc_test_poller_contended(struct kunit *test)
 	struct fipc_poller_set *set = fipc_poll_test_set(test, 1);
 	struct fipc_poll_test_chan *c = fipc_poll_test_chans(test, 1);
 	char *buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
-	struct fipc_poller *pl = &set->pollers[0];
+	struct fipc_poller *pl;
 	u64 window_ns, sleeps, contended, t0, slept_after = 0;
 
 	KUNIT_ASSERT_NOT_NULL(test, buf);
 	window_ns = fipc_poll_test_long_window(test, set, c);
+	pl = &set->pollers[0];
 	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_asleep, c));
 
 	sleeps = READ_ONCE(pl->sleeps);
@@ -997,7 +1004,7 @@ static void fipc_test_poller_steal(struct kunit *test)
 	struct fipc_poller_set *set = fipc_poll_test_set(test, 1);
 	struct fipc_poll_test_chan *c = fipc_poll_test_chans(test, 1);
 	char *buf = kunit_kzalloc(test, PAGE_SIZE, GFP_KERNEL);
-	struct fipc_poller *pl = &set->pollers[0];
+	struct fipc_poller *pl;
 	u64 early, steals;
 
 	KUNIT_ASSERT_NOT_NULL(test, buf);
@@ -1007,6 +1014,7 @@ static void fipc_test_poller_steal(struct kunit *test)
 	set->steal_sleep = true;
 	set->steal_clock = fipc_poll_test_steal_clock;
 	fipc_poll_test_long_window(test, set, c);
+	pl = &set->pollers[0];
 
 	/* No stolen time: no early sleep but a contended one. */
 	early = READ_ONCE(pl->sleeps) - READ_ONCE(pl->contended_sleeps);
@@ -1509,11 +1517,12 @@ static void fipc_test_poller_busy(struct kunit *test)
 {
 	struct fipc_poller_set *set = fipc_poll_test_set(test, 1);
 	struct fipc_poll_test_chan *c = fipc_poll_test_chans(test, 1);
-	struct fipc_poller *pl = &set->pollers[0];
+	struct fipc_poller *pl;
 	u64 waits, loops;
 
 	set->idle_us = 50000;
 	KUNIT_ASSERT_EQ(test, fipc_poller_set_start(set), 0);
+	pl = &set->pollers[0];
 	fipc_poller_attach(set, &c->poll, NULL);
 	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_asleep, c));
 
@@ -1544,11 +1553,12 @@ static void fipc_test_poller_irq_take(struct kunit *test)
 {
 	struct fipc_poller_set *set = fipc_poll_test_set(test, 1);
 	struct fipc_poll_test_chan *c = fipc_poll_test_chans(test, 1);
-	struct fipc_poller *pl = &set->pollers[0];
+	struct fipc_poller *pl;
 	u64 wakeups;
 
 	set->ops = &fipc_poll_test_irq_ops;
 	KUNIT_ASSERT_EQ(test, fipc_poller_set_start(set), 0);
+	pl = &set->pollers[0];
 	KUNIT_EXPECT_FALSE(test, fipc_poll_entry_asleep(&c->poll));
 	fipc_poller_attach(set, &c->poll, NULL);
 	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_asleep, c));
@@ -1815,7 +1825,7 @@ static void fipc_test_poller_duplex(struct kunit *test)
 	struct fipc_poller_set *set = fipc_poll_test_set(test, 1);
 	struct fipc_poll_test_dx *d = kunit_kzalloc(test, sizeof(*d),
 						    GFP_KERNEL);
-	struct fipc_poller *pl = &set->pollers[0];
+	struct fipc_poller *pl;
 	struct fipc_msg *msg = fipc_test_bufs(test, 1);
 	void *mem = fipc_test_alloc(test, 0);
 	unsigned int i;
@@ -1828,6 +1838,7 @@ static void fipc_test_poller_duplex(struct kunit *test)
 	set->ops = &fipc_poll_test_dx_ops;
 	set->idle_us = 20000;
 	KUNIT_ASSERT_EQ(test, fipc_poller_set_start(set), 0);
+	pl = &set->pollers[0];
 	fipc_poller_attach(set, &d->poll, NULL);
 	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_dx_asleep,
 						     d));

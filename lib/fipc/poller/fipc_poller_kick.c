@@ -2,18 +2,18 @@
 /*
  * fipc pollers: the kick that wakes a sleeping one (kernel only).
  *
- * Kicked by the pollers' own code (fipc_poller.c: a channel's interrupt,
- * a driver's wake, a channel attached) and by their auto-scaling
- * (fipc_poller_scale.c: a poller handed channels).  Moved here from
- * fipc_poller.c so that those two never call each other: fipc_poller.c
- * calls the auto-scaling and this file, the auto-scaling only this file.
+ * Kicked by the run loop (fipc_poller.c: a channel's interrupt, a
+ * driver's wake), by placement (fipc_poller_place.c: a channel
+ * attached) and by auto-scaling (fipc_poller_scale.c: a poller handed
+ * channels).  A file of its own, below all three, so that none of them
+ * calls another to kick.
  */
 #include <linux/atomic.h>
 #include <linux/export.h>
 #include <linux/sched.h>
 #include <linux/timekeeping.h>
 #include <linux/wait.h>
-#include <fipc/fipc_poller.h>
+#include "fipc_poller_internal.h"
 
 /**
  * fipc_poller_kick() - wake a poller that may be sleeping

@@ -35,7 +35,6 @@
 #include <linux/math64.h>
 #include <linux/minmax.h>
 #include <linux/mutex.h>
-#include <fipc/fipc_poller.h>
 #include "fipc_poller_internal.h"
 
 /* Can @entry's channel be served by @pl (fipc_poller_attach()'s rule)? */

@@ -5,6 +5,7 @@
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <xen/xen.h>
+#include <fipc/fipc_poller_params.h>
 #include <fipc/fipc_version.h>
 #include "front.h"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The tail of a poller's gaps between work (kernel only, included by
- * <fipc/fipc_poller.h>).
+ * fipc_poller_internal.h).
  *
  * The idle window from the gaps' mean and mean deviation
  * (fipc_poll_idle_window()) covers gaps that cluster around their mean.
