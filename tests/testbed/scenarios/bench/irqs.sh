@@ -28,9 +28,9 @@ thread_ticks() {
 }
 
 # poller_ticks NAME: CPU time (utime + stime, in clock ticks) of the fipc
-# poller kthreads NAME/0, NAME/1, ... (lib/fipc/fipc_poller.c names them
-# after their set: xfb-poll in dom0, xff-poll in the guest); prints nothing
-# when there is none (classic disks, module not loaded).
+# poller kthreads NAME/0, NAME/1, ... (lib/fipc/poller/fipc_poller_set.c
+# names them after their set: xfb-poll in dom0, xff-poll in the guest);
+# prints nothing when there is none (classic disks, module not loaded).
 poller_ticks() {
 	local t
 	t=$(thread_ticks "$1/[0-9]*")
