@@ -75,7 +75,6 @@
  */
 #define FIPC_POLL_STEAL_RECENT_NS	(2 * TICK_NSEC)
 #define FIPC_POLL_STEAL_PCT		25
-/* Auto-scaling: FIPC_POLL_SCALE_PERIOD_MS, <fipc/fipc_poller_params.h>. */
 /*
  * A busy poller hands work to another poller at work (a rebalance) only
  * if that one is under half its load and at least this many points

@@ -13,6 +13,7 @@
 #include <linux/math64.h>
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
+#include <linux/time64.h>
 #include "fipc_poller_internal.h"
 
 /* Pollers that have channels (the others sleep). */
@@ -85,6 +86,28 @@ int fipc_poller_set_show(struct fipc_poller_set *set, char *buf)
 	return n;
 }
 EXPORT_SYMBOL_GPL(fipc_poller_set_show);
+
+/**
+ * fipc_poll_lat_bucket() - histogram bucket of a latency
+ * @ns: the latency in nanoseconds
+ *
+ * Return: 0 to FIPC_POLL_LAT_BUCKETS - 1 for <100 us, <1 ms, <4 ms,
+ * <16 ms, <64 ms and more.
+ */
+unsigned int fipc_poll_lat_bucket(u64 ns)
+{
+	static const u64 lim[FIPC_POLL_LAT_BUCKETS - 1] = {
+		100 * NSEC_PER_USEC, NSEC_PER_MSEC, 4 * NSEC_PER_MSEC,
+		16 * NSEC_PER_MSEC, 64 * NSEC_PER_MSEC,
+	};
+	unsigned int i;
+
+	for (i = 0; i < FIPC_POLL_LAT_BUCKETS - 1; i++)
+		if (ns < lim[i])
+			break;
+	return i;
+}
+EXPORT_SYMBOL_GPL(fipc_poll_lat_bucket);
 
 /**
  * fipc_poll_lat_show() - one latency histogram line for a show hook

@@ -16,9 +16,7 @@
 
 #include <linux/atomic.h>
 #include <linux/list.h>
-#include <linux/minmax.h>
 #include <linux/mutex.h>
-#include <linux/time64.h>
 #include <linux/types.h>
 #include <fipc/fipc.h>
 
@@ -198,27 +196,7 @@ fipc_poll_entry_poller(const struct fipc_poll_entry *entry)
 /* Latency histograms for the drivers' show hooks. */
 #define FIPC_POLL_LAT_BUCKETS		6
 
-/**
- * fipc_poll_lat_bucket() - histogram bucket of a latency
- * @ns: the latency in nanoseconds
- *
- * Return: 0 to FIPC_POLL_LAT_BUCKETS - 1 for <100 us, <1 ms, <4 ms,
- * <16 ms, <64 ms and more.
- */
-static inline unsigned int fipc_poll_lat_bucket(u64 ns)
-{
-	static const u64 lim[FIPC_POLL_LAT_BUCKETS - 1] = {
-		100 * NSEC_PER_USEC, NSEC_PER_MSEC, 4 * NSEC_PER_MSEC,
-		16 * NSEC_PER_MSEC, 64 * NSEC_PER_MSEC,
-	};
-	unsigned int i;
-
-	for (i = 0; i < FIPC_POLL_LAT_BUCKETS - 1; i++)
-		if (ns < lim[i])
-			break;
-	return i;
-}
-
+unsigned int fipc_poll_lat_bucket(u64 ns);
 int fipc_poll_lat_show(char *buf, size_t size, const char *name,
 		       const u64 *hist);
 
