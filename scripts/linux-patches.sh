@@ -116,7 +116,8 @@ other side may be another virtual machine) can only stop the flow.
 A duplex mode carries requests and replies on one ring.
 
 Also the pinned polling threads that serve many channels, sleep when
-idle after a learnt idle window and scale with load.
+idle after a learnt idle window and scale with load.  The rings are in
+lib/fipc/ring/, the threads in lib/fipc/poller/.
 
 KUnit suites: the rings (fipc_ring, fipc_duplex) and the pollers
 (fipc)."
