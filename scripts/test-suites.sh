@@ -110,14 +110,12 @@ suites+=(
 	# before the unmap still shows).  storage-stacks: phy1: on storage
 	# that keeps written pages referenced after the request ends (issue
 	# 45, finding 1): its holdref stack, then LVM thin, dm-crypt, md
-	# RAID1, NBD and iSCSI, each as phy1: and phy: in one guest (the
-	# fourth disks, phy1: with grant_staging=N hot-attached, only in make
-	# e2e: they are extended vdevs, xvdq on, and this boot's guest has
-	# domid 19, too long a backend device name for Linux's xenbus,
-	# fipcblk-19-268439552; xl refuses them, which the scenario checks
-	# here instead); verify's
+	# RAID1, NBD and iSCSI, each as phy1: and phy: in one guest, and as
+	# phy1: with grant_staging=N hot-attached to the neighbour guest;
+	# xl's refusal of an extended vdev for this boot's two-digit domid
+	# (19; Linux cannot name fipcblk-19-268439552); verify's
 	# regions at 512 KiB and 2 MiB (1 and 4 MiB by default), the five
 	# stacks' at 128 KiB and 2 MiB (256 KiB and 4 MiB), 1 s a figure job
 	# instead of 5 (the figures are emulated, and no check reads them).
-	"e2e-debian12|tests/testbed/fipc-testbed run fipc-migrate+fipc-memshare+fipc-destroy+fipc-hostile+fipc-hostile-backend+storage-stacks -o fipc-migrate:PVH_SAVE=0 -o fipc-migrate:REPEAT=1 -o fipc-memshare:PVH=0 -o fipc-memshare:SZ_SMALL=512k -o fipc-memshare:SZ_BIG=2m -o fipc-memshare:TIMED_RUNTIME=5 -o fipc-hostile:ATTACK_CYCLES=10 -o fipc-hostile:ATTACK_SECONDS=10 -o fipc-hostile-backend:HOLD_S=10 -o storage-stacks:SZ_SMALL=512k -o storage-stacks:SZ_BIG=2m -o storage-stacks:STACK_SZ_SMALL=128k -o storage-stacks:FIG_S=1 -o storage-stacks:NOSTAGING=0"
+	"e2e-debian12|tests/testbed/fipc-testbed run fipc-migrate+fipc-memshare+fipc-destroy+fipc-hostile+fipc-hostile-backend+storage-stacks -o fipc-migrate:PVH_SAVE=0 -o fipc-migrate:REPEAT=1 -o fipc-memshare:PVH=0 -o fipc-memshare:SZ_SMALL=512k -o fipc-memshare:SZ_BIG=2m -o fipc-memshare:TIMED_RUNTIME=5 -o fipc-hostile:ATTACK_CYCLES=10 -o fipc-hostile:ATTACK_SECONDS=10 -o fipc-hostile-backend:HOLD_S=10 -o storage-stacks:SZ_SMALL=512k -o storage-stacks:SZ_BIG=2m -o storage-stacks:STACK_SZ_SMALL=128k -o storage-stacks:FIG_S=1"
 )

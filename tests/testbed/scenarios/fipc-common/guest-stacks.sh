@@ -65,8 +65,8 @@ stack_discard() {
 }
 
 # stack_nostaging NAME DISK: stack_verify on DISK, stack NAME's phy1:
-# disk that dom0 attaches with grant_staging=N; says "nostaging NAME: ok"
-# or "FAILED" for dom0.
+# disk that dom0 attaches to the neighbour with grant_staging=N; says
+# "nostaging NAME: ok" or "FAILED" for dom0.
 stack_nostaging() {
 	if fipc_wait_disk "$2" 180 && stack_verify "$1" "$2" nostaging; then
 		echo "@@FIPC-STACK nostaging $1: ok"
@@ -77,15 +77,14 @@ stack_nostaging() {
 }
 
 # "stacks": each storage stack's device as phy1: (grant), as phy: and as
-# phy1: on memshare, and later as phy1: with grant_staging=N (-o
-# STACK_DISKS, "NAME:PHY1DISK:PHYDISK:MSDISK:NDISK ..."; run.sh sets
-# it).  First the figures, one stack and path at a time, each job
+# phy1: on memshare (-o STACK_DISKS, "NAME:PHY1DISK:PHYDISK:MSDISK ...";
+# run.sh sets it).  First the figures, one stack and path at a time, each job
 # between markers that dom0 reads its CPU time at: 4 KiB random
 # writes at QD 32 and random reads at QD 1 for -o FIG_S (5) seconds each
 # on the first 32 MiB.  Then, all stacks at once while the neighbour runs
 # its I/O on the same backend poller, each stack's stack_verify on its
-# grant disk, then on its memshare disk (the same regions, in turn), its
-# stack_discard, then its stack_nostaging.
+# grant disk, then on its memshare disk (the same regions, in turn), then
+# its stack_discard.
 if [ "$FIPC_GUEST_NAME" = stacks ]; then
 	rc=0
 	fig=$(fipc_opt FIG_S 5)
@@ -112,14 +111,10 @@ if [ "$FIPC_GUEST_NAME" = stacks ]; then
 	for e in $(fipc_opt STACK_DISKS ""); do
 		s=${e%%:*}
 		d1=$(echo "$e" | cut -d: -f2) dm=$(echo "$e" | cut -d: -f4)
-		dn=$(echo "$e" | cut -d: -f5)
 		fipc_wait_disk "$dm" 120 || exit 1
 		{
-			r=0
-			{ stack_verify "$s" "$d1" grant && stack_verify "$s" "$dm" memshare &&
-				stack_discard "$s" "$d1"; } || r=1
-			[ -z "$dn" ] || stack_nostaging "$s" "$dn" || r=1
-			exit $r
+			stack_verify "$s" "$d1" grant && stack_verify "$s" "$dm" memshare &&
+				stack_discard "$s" "$d1"
 		} &
 		pids="$pids $!"
 	done
@@ -127,19 +122,30 @@ if [ "$FIPC_GUEST_NAME" = stacks ]; then
 	exit $rc
 fi
 # "neighbour": rounds of neighbour_round while its mailbox says "go",
-# until it says "stop".
+# until it says "stop"; from the first "go" on, beside them, the
+# stack_nostaging of each stack's fourth disk (-o NOSTAGING_DISKS,
+# "NAME:N ...": its N-th disk, xvdc on), all at once.
 if [ "$FIPC_GUEST_NAME" = neighbour ]; then
-	n=0
+	n=0 pids='' rc=0
 	until fipc_mailbox_is /dev/xvdb stop; do
 		if fipc_mailbox_is /dev/xvdb go; then
+			if [ $n = 0 ]; then
+				for e in $(fipc_opt NOSTAGING_DISKS ""); do
+					d=xvd$(echo abcdefghijklmnop | cut -c$((${e##*:} + 1)))
+					stack_nostaging "${e%%:*}" "$d" &
+					pids="$pids $!"
+				done
+			fi
 			n=$((n + 1))
-			neighbour_round "neighbour-$n" || exit 1
+			neighbour_round "neighbour-$n" || rc=1
+			[ $rc = 0 ] || break
 		else
 			sleep 0.5
 		fi
 	done
+	for p in $pids; do wait "$p" || rc=1; done
 	[ $n -gt 0 ] || { echo "neighbour: told to stop before it ran"; exit 1; }
-	exit 0
+	exit $rc
 fi
 if [ "$FIPC_GUEST_NAME" = stack ]; then
 	FIPC_DEV=/dev/xvdb FIPC_BS_MIN=512 FIPC_SZ_SMALL=$(fipc_opt SZ_SMALL 1m) \

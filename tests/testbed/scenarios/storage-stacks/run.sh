@@ -129,25 +129,25 @@ teardown() {
 # stacks: the stacks of stacks.sh (-o STACKS, default all five), each
 # device given to the guest "stacks" three times: as phy1: on the grant
 # path (with the default staging pages), as classic phy:, and as phy1:
-# on memshare; and a fourth time, attached (xl block-attach) once the
-# figures are taken, as phy1: with grant_staging=N (read at the backend's
-# probe): every request maps and unmaps its own grants.  The guest
-# measures phy1: (grant) and phy: (4 KiB random writes at QD 32, reads
-# at QD 1) while dom0 counts its own CPU time around each job, then
-# verifies each phy1: disk, grant, memshare, then the fourth, and, where
-# the stack takes discards, discards beside data that must read back
-# unchanged, while the guest "neighbour" runs verified I/O on null_blk
-# through the same poller.  Wanted: every fio clean, the memshare disks
+# on memshare; and a fourth time, to the guest "neighbour" (xvdc on; the
+# stacks guest has xvdb to xvdp, and a later vdev does not fit Linux's
+# device names when the domid has two digits: stacks_extended_refused),
+# attached (xl block-attach) once the figures are taken, as phy1: with
+# grant_staging=N (read at the backend's probe): every request maps and
+# unmaps its own grants.  The guest "stacks" measures phy1: (grant) and
+# phy: (4 KiB random writes at QD 32, reads at QD 1) while dom0 counts
+# its own CPU time around each job, then verifies each phy1: disk, grant,
+# then memshare, and, where the stack takes discards, discards beside
+# data that must read back unchanged, while the neighbour runs verified
+# I/O on null_blk through the same poller and verifies the fourth disks.  Wanted: every fio clean, the memshare disks
 # on memshare, the fourth disks with no staged request, recycled_held 0
 # on every phy1: disk, every discard the guest made counted by the
 # backend, every stack down cleanly.  The figures (emulated) and the
 # fourth disks' held_unmaps (logged, not required: the stack decides
 # whether pages stay held) go to stacks.json and stacks.txt.  -o
-# NOSTAGING=0 leaves the fourth disks out: they are extended vdevs (xvdq
-# on), which phy1: cannot have in a guest whose domid has two digits
-# (stacks_extended_refused), as in the test command's shared boot.
+# NOSTAGING=0 leaves the fourth disks out.
 stacks() {
-	local s e dev n=1 d1 d0 dm dn m=16 map='' disks='' p j t0 t1 id v max=0 rc=0 k
+	local s e dev n=1 d1 d0 dm q=2 map='' nmap='' disks='' p j t0 t1 id nid v max=0 rc=0 k
 	local nost
 	nost=$(fipc_opt NOSTAGING 1)
 	echo Y > /sys/module/xen_fipc_back/parameters/grant_staging
@@ -160,16 +160,17 @@ stacks() {
 		echo "$dev" > "$FIPC_WORK/dev-$s"
 		fipc_log "stack $s: $dev"
 		d1=xvd$(stack_letter $n) d0=xvd$(stack_letter $((n + 1)))
-		dm=xvd$(stack_letter $((n + 2))) dn=xvd$(stack_letter $m)
-		[ "$nost" = 1 ] || dn=
-		n=$((n + 3)) m=$((m + 1))
-		map="$map $s:$d1:$d0:$dm:$dn"
+		dm=xvd$(stack_letter $((n + 2)))
+		[ "$nost" != 1 ] || nmap="$nmap $s:$q"
+		n=$((n + 3)) q=$((q + 1))
+		map="$map $s:$d1:$d0:$dm"
 		disks="$disks'phy1:$dev,$d1,w', 'phy:$dev,$d0,w', 'phy1:$dev,$dm,w,memshare=on', "
 	done
 	[ $rc = 0 ] || return 1
 	export FIPC_OPT_STACK_DISKS="$map"
 	fipc_domu_start stacks "$here/domU-stacks.cfg" "$common/guest-stacks.sh" \
 		"DISKS=$disks" || return 1
+	export FIPC_OPT_NOSTAGING_DISKS="$nmap"
 	fipc_domu_start neighbour "$here/domU.cfg" "$common/guest-stacks.sh" \
 		BACKING=/dev/nullb0 || { xl destroy stacks; return 1; }
 	for e in $map; do
@@ -189,33 +190,17 @@ stacks() {
 	fipc_domu_wait_marker stacks "@@FIPC-STACK verify" 120 || return 1
 	fipc_mailbox_put /dev/nullb0 go || return 1
 	id=$(xl domid stacks) || return 1
+	nid=$(xl domid neighbour) || return 1
 	stacks_extended_refused "$id" || rc=1
-	if [ "$nost" = 1 ] && [ "$id" -ge 10 ]; then
-		fipc_fail "stacks: the grant_staging=N disks are extended vdevs (xvdq on), which phy1: refuses for domain $id (two digits): run with -o NOSTAGING=0 here"
-		rc=1
-	elif [ "$nost" = 1 ]; then
-		stacks_attach_nostaging "$id" "$map" || rc=1
-	fi
+	[ "$nost" != 1 ] || stacks_attach_nostaging "$nid" "$nmap" || rc=1
 	while [ -n "$(fipc_domu_state stacks)" ]; do
-		n=1 m=16
+		n=1
 		for e in $map; do
-			# The phy1: disks: grant (n), memshare (n + 2), the fourth (m).
-			for k in $(stack_vdev $n) $(stack_vdev $((n + 2))) $(stack_vdev $m); do
+			# The phy1: disks: grant (n), memshare (n + 2).
+			for k in $(stack_vdev $n) $(stack_vdev $((n + 2))); do
 				v=$(fipc_be_stat "$id" "$k" recycled_held)
 				[ "$v" -gt "$max" ] && max=$v
 			done
-			# The fourth disk's pages recycled while held, requests
-			# that waited, those staged (none wanted), its data path.
-			k=$(stack_vdev $m)
-			v=$(fipc_be_stat "$id" "$k" recycled_held)
-			[ "$v" -ge 0 ] && echo "$v" > "$FIPC_WORK/recycledn-${e%%:*}"
-			v=$(fipc_be_stat "$id" "$k" held_unmaps)
-			[ "$v" -ge 0 ] && echo "$v" > "$FIPC_WORK/heldn-${e%%:*}"
-			v=$(fipc_be_stat "$id" "$k" staged_req)
-			[ "$v" -ge 0 ] && echo "$v" > "$FIPC_WORK/stagedn-${e%%:*}"
-			v=$(fipc_be_stat "$id" "$k" data_path)
-			[ "$v" = grant ] && echo "$v" > "$FIPC_WORK/pathn-${e%%:*}"
-			m=$((m + 1))
 			# Requests that waited for their pages below, discards
 			# served, the memshare disk's data path (last seen).
 			v=$(fipc_be_stat "$id" $((51712 + 16 * n)) held_unmaps)
@@ -229,6 +214,10 @@ stacks() {
 		sleep 2
 	done
 	fipc_domu_wait stacks 900 || rc=1
+	if [ "$nost" = 1 ]; then
+		v=$(stacks_read_nostaging "$nid" "$nmap") || rc=1
+		[ "${v:-0}" -le "$max" ] || max=$v
+	fi
 	fipc_mailbox_put /dev/nullb0 stop || rc=1
 	fipc_domu_wait neighbour 120 || rc=1
 	stacks_table || rc=1
@@ -239,23 +228,22 @@ stacks() {
 	return $rc
 }
 
-# stacks_attach_nostaging ID MAP: each stack's fourth disk (MAP's fifth
-# field) attached to the guest ID while grant_staging is N, Y again once
-# all are connected (so probed).
+# stacks_attach_nostaging ID NMAP: each stack's fourth disk attached to
+# the neighbour (domain ID; NMAP: "NAME:N ...", its N-th vdev) while
+# grant_staging is N, Y again once all are connected (so probed).
 stacks_attach_nostaging() {
-	local e s out m=16 rc=0
+	local e s out rc=0
 	echo N > /sys/module/xen_fipc_back/parameters/grant_staging
 	for e in $2; do
 		s=${e%%:*}
-		out=$(xl block-attach stacks "phy1:$(cat "$FIPC_WORK/dev-$s"),${e##*:},w" 2>&1) || {
+		out=$(xl block-attach neighbour "phy1:$(cat "$FIPC_WORK/dev-$s"),xvd$(stack_letter "${e##*:}"),w" 2>&1) || {
 			fipc_fail "stacks: xl block-attach of $s's grant_staging=N disk failed: $out"
 			[ $rc = 1 ] || stacks_attach_diag "$1"
 			rc=1
 		}
 	done
 	for e in $2; do
-		fipc_blk_wait_connected "$1" "$(stack_vdev $m)" 60 || rc=1
-		m=$((m + 1))
+		fipc_blk_wait_connected "$1" "$(stack_vdev "${e##*:}")" 60 || rc=1
 	done
 	echo Y > /sys/module/xen_fipc_back/parameters/grant_staging
 	[ $rc = 0 ] && fipc_log "stacks: the grant_staging=N disks attached"
@@ -309,11 +297,34 @@ stacks_attach_diag() {
 	dmesg | tail -60 | sed 's/^/  /'
 }
 
+# stacks_read_nostaging ID NMAP: once the neighbour (domain ID) said how
+# each fourth disk's verify went, their counters: pages recycled while
+# held (the most of them on stdout), requests that waited, those staged
+# (none wanted), the data path.
+stacks_read_nostaging() {
+	local e s k v max=0 rc=0
+	for e in $2; do
+		s=${e%%:*} k=$(stack_vdev "${e##*:}")
+		fipc_domu_wait_marker neighbour "@@FIPC-STACK nostaging $s:" 900 >&2 || rc=1
+		v=$(fipc_be_stat "$1" "$k" recycled_held)
+		[ "$v" -ge 0 ] && echo "$v" > "$FIPC_WORK/recycledn-$s"
+		[ "$v" -le "$max" ] || max=$v
+		v=$(fipc_be_stat "$1" "$k" held_unmaps)
+		[ "$v" -ge 0 ] && echo "$v" > "$FIPC_WORK/heldn-$s"
+		v=$(fipc_be_stat "$1" "$k" staged_req)
+		[ "$v" -ge 0 ] && echo "$v" > "$FIPC_WORK/stagedn-$s"
+		v=$(fipc_be_stat "$1" "$k" data_path)
+		[ "$v" = grant ] && echo "$v" > "$FIPC_WORK/pathn-$s"
+	done
+	echo "$max"
+	return $rc
+}
+
 # stacks_nostaging: each stack's grant_staging=N disk verified (the
-# guest's "nostaging NAME: ok"), on the grant path with no request
+# neighbour's "nostaging NAME: ok"), on the grant path with no request
 # staged; its held_unmaps logged.
 stacks_nostaging() {
-	local s h g r rc=0 log=$FIPC_RESULTS/stacks/guest.log
+	local s h g r rc=0 log=$FIPC_RESULTS/neighbour/guest.log
 	while read -r s; do
 		h=$(cat "$FIPC_WORK/heldn-$s" 2>/dev/null || echo -1)
 		g=$(cat "$FIPC_WORK/stagedn-$s" 2>/dev/null || echo -1)
