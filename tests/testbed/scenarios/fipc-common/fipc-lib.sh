@@ -388,14 +388,14 @@ fipc_dd_stop() {
 # fipc_admin_expect WHAT RC PATTERN ARGS...: the admin command (fipc,
 # /usr/sbin/fipc of the fipc-xen-tools package dom0 installed) run with
 # ARGS exits RC and its output matches PATTERN (grep -E); the output is
-# kept in results/dom0/fipc-admin-WHAT.txt.
+# kept in results/dom0/fipc-admin-WHAT.txt (or $FIPC_ADMIN_OUT).
 fipc_admin_expect() {
     local what=$1 want=$2 pat=$3 out rc=0
     shift 3
     command -v fipc >/dev/null || { fipc_fail "$what: no fipc command in dom0 (package fipc-xen-tools)"; return 1; }
     out=$(fipc "$@" 2>&1) || rc=$?
-    mkdir -p "$FIPC_RESULTS/dom0"
-    printf '$ fipc %s  (exit %s)\n%s\n' "$*" "$rc" "$out" > "$FIPC_RESULTS/dom0/fipc-admin-$what.txt"
+    mkdir -p "${FIPC_ADMIN_OUT:=$FIPC_RESULTS/dom0}"
+    printf '$ fipc %s  (exit %s)\n%s\n' "$*" "$rc" "$out" > "$FIPC_ADMIN_OUT/fipc-admin-$what.txt"
     if [ "$rc" != "$want" ] || ! grep -q -E -- "$pat" <<< "$out"; then
         fipc_fail "$what: 'fipc $*' exited $rc (want $want), want '$pat' in: $(tail -n 6 <<< "$out" | tr '\n' '|')"
         return 1
