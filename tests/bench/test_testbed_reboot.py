@@ -4,13 +4,11 @@ runner following a second boot after dom0 said @@FIPC-REBOOT."""
 import os
 import shutil
 import subprocess
-import types
 
 import pytest
 
-from test_testbed_nvme import load_runner
-
-tb = load_runner()
+from test_testbed_nvme import machine as nvme_machine
+from test_testbed_nvme import tb
 
 
 def test_shared_conf_reboot_one_a_boot():
@@ -37,12 +35,9 @@ def test_persist_image_is_empty_ext4(tmp_path):
 
 
 def machine(persist=None):
-    a = types.SimpleNamespace(cpu_model="qemu64", cpus=2, mem=3072, dom0_mem=2048,
-                              dom0_vcpus=1, pin=True, xen_cmdline="", dom0_cmdline="",
-                              kernel="debian", verbose=False)
-    art = types.SimpleNamespace(paths={"xen": "/c/xen", "kernel": "/c/k", "dom0": "/c/d"},
-                                cache="/c")
-    m = tb.Machine(a, art, "run", "x", "/s", "/r", "/l")
+    """A Machine as test_testbed_nvme makes it, with a root disk."""
+    m = nvme_machine(None)
+    m.a.verbose = False
     m.persist_image = persist
     return m
 
