@@ -521,6 +521,37 @@ void xfb_submit_again(struct xfb_req *req);
 void xfb_io_chan_init(struct xfb_chan *chan);
 extern struct wait_queue_head xfb_drain_wq;
 
+/* back_ring.c */
+void xfb_set_sleeping(struct fipc_poll_entry *entry, bool sleeping);
+void xfb_proto_error(struct xfb_chan *chan, const char *why);
+bool xfb_rx_ready(struct xfb_chan *chan);
+int xfb_recv(struct xfb_chan *chan);
+int xfb_send(struct xfb_chan *chan, const struct fipc_msg *msg);
+int xfb_wait(struct fipc_poll_entry *entry, struct fipc_waiter *w);
+bool xfb_has_work(struct fipc_poll_entry *entry);
+bool xfb_busy(struct fipc_poll_entry *entry);
+void xfb_park(struct xfb_chan *chan);
+void xfb_eoi(struct xfb_chan *chan);
+void xfb_notify(struct xfb_chan *chan);
+
+static inline struct xfb_chan *xfb_poll_chan(struct fipc_poll_entry *entry)
+{
+	return container_of(entry, struct xfb_chan, poll);
+}
+
+/* The bit of chan->claim held by whoever serves the channel's ring. */
+#define XFB_CLAIMED	0
+
+static inline bool xfb_ring_claim(struct xfb_chan *chan)
+{
+	return !test_and_set_bit_lock(XFB_CLAIMED, &chan->claim);
+}
+
+static inline void xfb_ring_release(struct xfb_chan *chan)
+{
+	clear_bit_unlock(XFB_CLAIMED, &chan->claim);
+}
+
 /**
  * xfb_req_done() - hand a request that no longer waits to the poller
  * @chan: its channel

@@ -14,7 +14,8 @@
  *         wake the poller; a REQ_NOWAIT bio the device could not take
  *         goes to a worker instead (back_nowait.c)
  *
- * A bit of the channel (claim) lets one of the poller and a completion at
+ * The ring and event channel themselves are back_ring.c's.  A bit of the
+ * channel (xfb_ring_claim()) lets one of the poller and a completion at
  * a time serve the ring and the request pool.  Nothing here sleeps: the
  * poller serves other channels, of other guests too.  Requests are taken
  * only while the page cache holds a largest request's pages
@@ -26,7 +27,6 @@
  */
 #include <linux/bio.h>
 #include <linux/blkdev.h>
-#include <xen/events.h>
 #include <xen/page.h>
 #include "back.h"
 
@@ -36,212 +36,6 @@
  * and the last end_io still has to wake the waiter.
  */
 DECLARE_WAIT_QUEUE_HEAD(xfb_drain_wq);
-
-static struct xfb_chan *xfb_poll_chan(struct fipc_poll_entry *entry)
-{
-	return container_of(entry, struct xfb_chan, poll);
-}
-
-/* The bit of chan->claim held by whoever serves the channel's ring. */
-#define XFB_CLAIMED	0
-
-static bool xfb_claim(struct xfb_chan *chan)
-{
-	return !test_and_set_bit_lock(XFB_CLAIMED, &chan->claim);
-}
-
-static void xfb_release(struct xfb_chan *chan)
-{
-	clear_bit_unlock(XFB_CLAIMED, &chan->claim);
-}
-
-/**
- * xfb_set_sleeping() - publish our poller's sleeping state
- * @entry: the channel's poll entry
- * @sleeping: the new state
- */
-static void xfb_set_sleeping(struct fipc_poll_entry *entry, bool sleeping)
-{
-	struct xfb_chan *chan = xfb_poll_chan(entry);
-
-	/*
-	 * Positions no response will retire soon go back before we sleep;
-	 * a completion that holds the ring does it on its way out.
-	 */
-	if (sleeping && chan->be->duplex && xfb_claim(chan)) {
-		fipc_duplex_server_flush(&chan->ds);
-		xfb_release(chan);
-	}
-	WRITE_ONCE(chan->ctrl->back_sleeping, sleeping ? 1 : 0);
-}
-
-static void xfb_proto_error(struct xfb_chan *chan, const char *why)
-{
-	struct xfb_be *be = chan->be;
-
-	if (chan->broken)
-		return;
-	WRITE_ONCE(chan->broken, true);
-	chan->st[XFB_PROTO_ERRORS]++;
-	dev_err_ratelimited(&be->dev->dev,
-			    "queue %u: frontend protocol error: %s; closing\n",
-			    chan->index, why);
-	schedule_work(&be->proto_work);
-}
-
-/*
- * The channel's ring, in either protocol version: version 1 receives on
- * the request ring and sends on the response ring (chan->fc), version 3
- * serves one duplex ring (chan->ds), where a response never waits for
- * room: it goes over the position of a request already read.
- */
-
-/* Is a request, or a flag the ring will refuse, at the read position? */
-static bool xfb_rx_ready(struct xfb_chan *chan)
-{
-	if (chan->be->duplex)
-		return fipc_duplex_request_ready(&chan->ds);
-	return fipc_rx_ready(&chan->fc.rx);
-}
-
-/*
- * Take the next request into chan->msgbuf, copied once.  Return: its
- * length in slots, -EAGAIN if there is none, -EPROTO if the ring is
- * broken.
- */
-static int xfb_recv(struct xfb_chan *chan)
-{
-	bool posted;
-	int n;
-
-	if (!chan->be->duplex)
-		return fipc_recv(&chan->fc.rx, chan->msgbuf,
-				 FIPC_MSG_MAX_SLOTS);
-	n = fipc_duplex_take_request(&chan->ds, chan->msgbuf,
-				     FIPC_MSG_MAX_SLOTS, &posted);
-	/* Every fipcblk request wants its response. */
-	if (n > 0 && posted) {
-		xfb_proto_error(chan, "request that wants no response");
-		return -EPROTO;
-	}
-	return n;
-}
-
-/* Send one response slot: 0, -EAGAIN (no room, version 1) or -EPROTO. */
-static int xfb_send(struct xfb_chan *chan, const struct fipc_msg *msg)
-{
-	if (chan->be->duplex)
-		return fipc_duplex_reply(&chan->ds, msg);
-	return fipc_send(&chan->fc.tx, msg, 1);
-}
-
-/* ops->wait: wait for the channel's next request in hardware, a while. */
-static int xfb_wait(struct fipc_poll_entry *entry, struct fipc_waiter *w)
-{
-	struct xfb_chan *chan = xfb_poll_chan(entry);
-
-	if (chan->be->duplex)
-		return fipc_duplex_server_wait(&chan->ds, w);
-	return fipc_wait_rx(&chan->fc.rx, w);
-}
-
-/**
- * xfb_has_work() - can the poller make progress on this channel now
- * @entry: the channel's poll entry
- *
- * Only work the poller can do counts: responses waiting for room the
- * frontend has not made, or requests waiting while every request slot
- * is busy, do not (a frontend that never takes its responses would
- * otherwise keep the poller spinning at no cost to itself).  Those
- * resume from a bio completion (which kicks the poller) or from the
- * channel's timed retry (xfb_park()).
- *
- * Return: true if the poller should look again before sleeping.
- */
-static bool xfb_has_work(struct fipc_poll_entry *entry)
-{
-	struct xfb_chan *chan = xfb_poll_chan(entry);
-
-	if (!llist_empty(&chan->done) || atomic_read(&chan->eoi_pending))
-		return true;
-	if (chan->broken)
-		return false;
-	if (!list_empty(&chan->answer_pending))
-		return fipc_tx_room(&chan->fc.tx);
-	return !list_empty(&chan->free_reqs) && !chan->grant_wait &&
-	       !chan->page_wait && xfb_rx_ready(chan);
-}
-
-/*
- * xfb_busy() - bios of the channel in flight: they end on other CPUs and
- * kick only a sleeping poller, so a poller serving this channel alone
- * must not wait on its ring in hardware meanwhile (fipc_poll_ops.busy).
- */
-static bool xfb_busy(struct fipc_poll_entry *entry)
-{
-	struct xfb_chan *chan = xfb_poll_chan(entry);
-
-	return atomic_read(&chan->inflight) || !llist_empty(&chan->done);
-}
-
-/* Timed retries of a parked channel: from the idle window up to this. */
-#define XFB_PARK_MAX_US		(100 * USEC_PER_MSEC)
-
-/*
- * Park or unpark the channel after a poll.  Responses still waiting mean
- * the response ring is full: the frontend has not taken what we sent.
- * An honest frontend takes them soon but does not notify us when it
- * does, so a sleeping poller looks again after a while; a frontend that
- * never takes them (or stamps the slots with a stale flag) only gets
- * looked at less and less often, up to every XFB_PARK_MAX_US.
- */
-static void xfb_park(struct xfb_chan *chan)
-{
-	if ((list_empty(&chan->answer_pending) && !chan->grant_wait &&
-	     !chan->page_wait) || chan->broken) {
-		chan->park_us = 0;
-		fipc_poll_entry_retry(&chan->poll, 0);
-		return;
-	}
-	if (!chan->park_us) {
-		if (!list_empty(&chan->answer_pending))
-			chan->st[XFB_PARKED]++;
-		chan->park_us = max(READ_ONCE(xfb_pollers.idle_us), 100u);
-	} else {
-		chan->park_us = min_t(unsigned int, chan->park_us * 2,
-				      XFB_PARK_MAX_US);
-	}
-	fipc_poll_entry_retry(&chan->poll, chan->park_us);
-}
-
-/* The late EOI of the channel's interrupt, see xfb_chan_interrupt(). */
-static void xfb_eoi(struct xfb_chan *chan)
-{
-	unsigned int flags = 0;
-
-	if (!atomic_read(&chan->eoi_pending) ||
-	    !atomic_xchg(&chan->eoi_pending, 0))
-		return;
-	if (chan->taken == chan->taken_at_eoi) {
-		flags = XEN_EOI_FLAG_SPURIOUS;
-		chan->st[XFB_SPURIOUS_IRQS]++;
-	}
-	chan->taken_at_eoi = chan->taken;
-	xen_irq_lateeoi(chan->irq, flags);
-}
-
-static void xfb_notify(struct xfb_chan *chan)
-{
-	if (!chan->answered)
-		return;
-	chan->answered = 0;
-	virt_mb();	/* our responses before the front_sleeping load */
-	if (READ_ONCE(chan->ctrl->front_sleeping)) {
-		notify_remote_via_irq(chan->irq);
-		chan->st[XFB_NOTIFY_SENT]++;
-		chan->st[XFB_HYPERCALLS]++;
-	}
-}
 
 static void xfb_req_free(struct xfb_chan *chan, struct xfb_req *req)
 {
@@ -432,13 +226,13 @@ static bool xfb_end_answer(struct xfb_chan *chan, struct xfb_req *req)
 	 * work it cannot take (a priority inversion under poll_fifo).
 	 */
 	preempt_disable();
-	if (!xfb_claim(chan)) {
+	if (!xfb_ring_claim(chan)) {
 		preempt_enable();
 		return false;
 	}
 	if (!llist_empty(&chan->done) || !list_empty(&chan->answer_pending) ||
 	    chan->broken) {
-		xfb_release(chan);
+		xfb_ring_release(chan);
 		preempt_enable();
 		return false;
 	}
@@ -452,7 +246,7 @@ static bool xfb_end_answer(struct xfb_chan *chan, struct xfb_req *req)
 	}
 	kick = !list_empty(&chan->answer_pending) ||
 	       xfb_has_work(&chan->poll);
-	xfb_release(chan);
+	xfb_ring_release(chan);
 	preempt_enable();
 	if (kick) {
 		/* Our request slot freed before the poller's sleeping word. */
@@ -786,7 +580,7 @@ static int xfb_poll(struct fipc_poll_entry *entry, unsigned int budget)
 	int work, n;
 
 	/* A completion answers (xfb_end_answer()); it kicks us if need be. */
-	if (!xfb_claim(chan))
+	if (!xfb_ring_claim(chan))
 		return 0;
 	chan->st[XFB_POLL_LOOPS]++;
 	work = xfb_reap(chan);
@@ -846,7 +640,7 @@ static int xfb_poll(struct fipc_poll_entry *entry, unsigned int budget)
 	xfb_eoi(chan);
 	if (!work)
 		chan->st[XFB_EMPTY_POLLS]++;
-	xfb_release(chan);
+	xfb_ring_release(chan);
 	return work;
 }
 

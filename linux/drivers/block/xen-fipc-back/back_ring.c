@@ -1,0 +1,249 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * xen-fipc-back: a channel's ring and event channel, as its poller and
+ * the completions that answer for it (back_io.c) serve them.
+ *
+ *   ring: receive a request, send a response, in either protocol
+ *         version; a corrupted ring breaks the channel (xfb_proto_error())
+ *   poller: the sleeping word, the hardware wait, the last look before
+ *         sleeping (xfb_poll_ops' set_sleeping, wait, has_work, busy)
+ *   event channel: notify the frontend, the late EOI of our interrupt,
+ *         timed retries of a channel whose responses wait for room
+ */
+#include <xen/events.h>
+#include "back.h"
+
+/**
+ * xfb_set_sleeping() - publish our poller's sleeping state
+ * @entry: the channel's poll entry
+ * @sleeping: the new state
+ */
+void xfb_set_sleeping(struct fipc_poll_entry *entry, bool sleeping)
+{
+	struct xfb_chan *chan = xfb_poll_chan(entry);
+
+	/*
+	 * Positions no response will retire soon go back before we sleep;
+	 * a completion that holds the ring does it on its way out.
+	 */
+	if (sleeping && chan->be->duplex && xfb_ring_claim(chan)) {
+		fipc_duplex_server_flush(&chan->ds);
+		xfb_ring_release(chan);
+	}
+	WRITE_ONCE(chan->ctrl->back_sleeping, sleeping ? 1 : 0);
+}
+
+/**
+ * xfb_proto_error() - break a channel whose frontend broke the protocol
+ * @chan: the channel
+ * @why: what the frontend did, for the log
+ *
+ * Once per channel: counted, logged, and the device closed from
+ * @chan->be->proto_work (back_xenbus.c).
+ */
+void xfb_proto_error(struct xfb_chan *chan, const char *why)
+{
+	struct xfb_be *be = chan->be;
+
+	if (chan->broken)
+		return;
+	WRITE_ONCE(chan->broken, true);
+	chan->st[XFB_PROTO_ERRORS]++;
+	dev_err_ratelimited(&be->dev->dev,
+			    "queue %u: frontend protocol error: %s; closing\n",
+			    chan->index, why);
+	schedule_work(&be->proto_work);
+}
+
+/*
+ * The channel's ring, in either protocol version: version 1 receives on
+ * the request ring and sends on the response ring (chan->fc), version 3
+ * serves one duplex ring (chan->ds), where a response never waits for
+ * room: it goes over the position of a request already read.
+ */
+
+/**
+ * xfb_rx_ready() - is a request, or a flag the ring will refuse, at the
+ *	read position
+ * @chan: the channel
+ *
+ * Return: true if the next receive has something to take or refuse.
+ */
+bool xfb_rx_ready(struct xfb_chan *chan)
+{
+	if (chan->be->duplex)
+		return fipc_duplex_request_ready(&chan->ds);
+	return fipc_rx_ready(&chan->fc.rx);
+}
+
+/**
+ * xfb_recv() - take the next request into @chan->msgbuf, copied once
+ * @chan: the channel
+ *
+ * Return: its length in slots, -EAGAIN if there is none, -EPROTO if the
+ * ring is broken.
+ */
+int xfb_recv(struct xfb_chan *chan)
+{
+	bool posted;
+	int n;
+
+	if (!chan->be->duplex)
+		return fipc_recv(&chan->fc.rx, chan->msgbuf,
+				 FIPC_MSG_MAX_SLOTS);
+	n = fipc_duplex_take_request(&chan->ds, chan->msgbuf,
+				     FIPC_MSG_MAX_SLOTS, &posted);
+	/* Every fipcblk request wants its response. */
+	if (n > 0 && posted) {
+		xfb_proto_error(chan, "request that wants no response");
+		return -EPROTO;
+	}
+	return n;
+}
+
+/**
+ * xfb_send() - send one response slot
+ * @chan: the channel
+ * @msg: the slot
+ *
+ * Return: 0, -EAGAIN (no room, version 1) or -EPROTO.
+ */
+int xfb_send(struct xfb_chan *chan, const struct fipc_msg *msg)
+{
+	if (chan->be->duplex)
+		return fipc_duplex_reply(&chan->ds, msg);
+	return fipc_send(&chan->fc.tx, msg, 1);
+}
+
+/**
+ * xfb_wait() - wait for the channel's next request in hardware, a while
+ * @entry: the channel's poll entry
+ * @w: the poller's waiter (fipc_poll_ops.wait)
+ *
+ * Return: what the ring's wait returns.
+ */
+int xfb_wait(struct fipc_poll_entry *entry, struct fipc_waiter *w)
+{
+	struct xfb_chan *chan = xfb_poll_chan(entry);
+
+	if (chan->be->duplex)
+		return fipc_duplex_server_wait(&chan->ds, w);
+	return fipc_wait_rx(&chan->fc.rx, w);
+}
+
+/**
+ * xfb_has_work() - can the poller make progress on this channel now
+ * @entry: the channel's poll entry
+ *
+ * Only work the poller can do counts: responses waiting for room the
+ * frontend has not made, or requests waiting while every request slot
+ * is busy, do not (a frontend that never takes its responses would
+ * otherwise keep the poller spinning at no cost to itself).  Those
+ * resume from a bio completion (which kicks the poller) or from the
+ * channel's timed retry (xfb_park()).
+ *
+ * Return: true if the poller should look again before sleeping.
+ */
+bool xfb_has_work(struct fipc_poll_entry *entry)
+{
+	struct xfb_chan *chan = xfb_poll_chan(entry);
+
+	if (!llist_empty(&chan->done) || atomic_read(&chan->eoi_pending))
+		return true;
+	if (chan->broken)
+		return false;
+	if (!list_empty(&chan->answer_pending))
+		return fipc_tx_room(&chan->fc.tx);
+	return !list_empty(&chan->free_reqs) && !chan->grant_wait &&
+	       !chan->page_wait && xfb_rx_ready(chan);
+}
+
+/**
+ * xfb_busy() - are bios of the channel in flight
+ * @entry: the channel's poll entry
+ *
+ * They end on other CPUs and kick only a sleeping poller, so a poller
+ * serving this channel alone must not wait on its ring in hardware
+ * meanwhile (fipc_poll_ops.busy).
+ *
+ * Return: true while bios are in flight or ended unanswered.
+ */
+bool xfb_busy(struct fipc_poll_entry *entry)
+{
+	struct xfb_chan *chan = xfb_poll_chan(entry);
+
+	return atomic_read(&chan->inflight) || !llist_empty(&chan->done);
+}
+
+/* Timed retries of a parked channel: from the idle window up to this. */
+#define XFB_PARK_MAX_US		(100 * USEC_PER_MSEC)
+
+/**
+ * xfb_park() - park or unpark the channel after a poll
+ * @chan: the channel
+ *
+ * Responses still waiting mean the response ring is full: the frontend
+ * has not taken what we sent.  An honest frontend takes them soon but
+ * does not notify us when it does, so a sleeping poller looks again
+ * after a while; a frontend that never takes them (or stamps the slots
+ * with a stale flag) only gets looked at less and less often, up to
+ * every XFB_PARK_MAX_US.  Requests waiting for pages or grant room are
+ * looked at again the same way.
+ */
+void xfb_park(struct xfb_chan *chan)
+{
+	if ((list_empty(&chan->answer_pending) && !chan->grant_wait &&
+	     !chan->page_wait) || chan->broken) {
+		chan->park_us = 0;
+		fipc_poll_entry_retry(&chan->poll, 0);
+		return;
+	}
+	if (!chan->park_us) {
+		if (!list_empty(&chan->answer_pending))
+			chan->st[XFB_PARKED]++;
+		chan->park_us = max(READ_ONCE(xfb_pollers.idle_us), 100u);
+	} else {
+		chan->park_us = min_t(unsigned int, chan->park_us * 2,
+				      XFB_PARK_MAX_US);
+	}
+	fipc_poll_entry_retry(&chan->poll, chan->park_us);
+}
+
+/**
+ * xfb_eoi() - the late EOI of the channel's interrupt
+ * @chan: the channel
+ *
+ * Spurious if no request was taken since the last one; see
+ * xfb_chan_interrupt().
+ */
+void xfb_eoi(struct xfb_chan *chan)
+{
+	unsigned int flags = 0;
+
+	if (!atomic_read(&chan->eoi_pending) ||
+	    !atomic_xchg(&chan->eoi_pending, 0))
+		return;
+	if (chan->taken == chan->taken_at_eoi) {
+		flags = XEN_EOI_FLAG_SPURIOUS;
+		chan->st[XFB_SPURIOUS_IRQS]++;
+	}
+	chan->taken_at_eoi = chan->taken;
+	xen_irq_lateeoi(chan->irq, flags);
+}
+
+/**
+ * xfb_notify() - notify the frontend of our responses, if it sleeps
+ * @chan: the channel
+ */
+void xfb_notify(struct xfb_chan *chan)
+{
+	if (!chan->answered)
+		return;
+	chan->answered = 0;
+	virt_mb();	/* our responses before the front_sleeping load */
+	if (READ_ONCE(chan->ctrl->front_sleeping)) {
+		notify_remote_via_irq(chan->irq);
+		chan->st[XFB_NOTIFY_SENT]++;
+		chan->st[XFB_HYPERCALLS]++;
+	}
+}
