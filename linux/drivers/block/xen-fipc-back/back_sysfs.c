@@ -200,8 +200,9 @@ static const enum xfb_stat xfb_guest_sect_stats[] = {
 	XFB_RD_SECT, XFB_WR_SECT,
 };
 
-static ssize_t guest_requests_show(struct device *d,
-				   struct device_attribute *attr, char *buf)
+/* The sum of the guest's counters @ids, all its devices together. */
+static ssize_t xfb_show_guest_sum(struct device *d, char *buf,
+				  const enum xfb_stat *ids, unsigned int n)
 {
 	struct xfb_be *be = dev_get_drvdata(d);
 	unsigned int devs;
@@ -209,24 +210,22 @@ static ssize_t guest_requests_show(struct device *d,
 	if (!be)
 		return -ENODEV;
 	return sysfs_emit(buf, "%llu\n",
-			  xfb_guest_stat(be->guest, xfb_guest_req_stats,
-					 ARRAY_SIZE(xfb_guest_req_stats),
-					 &devs));
+			  xfb_guest_stat(be->guest, ids, n, &devs));
+}
+
+static ssize_t guest_requests_show(struct device *d,
+				   struct device_attribute *attr, char *buf)
+{
+	return xfb_show_guest_sum(d, buf, xfb_guest_req_stats,
+				  ARRAY_SIZE(xfb_guest_req_stats));
 }
 static DEVICE_ATTR_RO(guest_requests);
 
 static ssize_t guest_sectors_show(struct device *d,
 				  struct device_attribute *attr, char *buf)
 {
-	struct xfb_be *be = dev_get_drvdata(d);
-	unsigned int devs;
-
-	if (!be)
-		return -ENODEV;
-	return sysfs_emit(buf, "%llu\n",
-			  xfb_guest_stat(be->guest, xfb_guest_sect_stats,
-					 ARRAY_SIZE(xfb_guest_sect_stats),
-					 &devs));
+	return xfb_show_guest_sum(d, buf, xfb_guest_sect_stats,
+				  ARRAY_SIZE(xfb_guest_sect_stats));
 }
 static DEVICE_ATTR_RO(guest_sectors);
 
