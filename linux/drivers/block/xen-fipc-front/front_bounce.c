@@ -54,9 +54,13 @@ struct xff_bounce_walk {
 	u32 bytes;
 };
 
-/* Submission: a WRITE's data in, zeroes around it. */
-static int xff_bounce_in(struct xff_page_walk *walk, unsigned int i,
-			 struct page *page)
+/*
+ * Copy the data of the request's page @i between @page and its bounce
+ * page: @in for a WRITE's submission (zeroes around the data), else out
+ * for a READ's completion.
+ */
+static void xff_bounce_copy(struct xff_page_walk *walk, unsigned int i,
+			    struct page *page, bool in)
 {
 	struct xff_bounce_walk *w = container_of(walk, struct xff_bounce_walk,
 						 walk);
@@ -65,11 +69,23 @@ static int xff_bounce_in(struct xff_page_walk *walk, unsigned int i,
 	void *data;
 
 	len = xff_page_span(w->first, w->bytes, i, &start);
-	memset(bounce, 0, start);
-	memset(bounce + start + len, 0, PAGE_SIZE - start - len);
+	if (in) {
+		memset(bounce, 0, start);
+		memset(bounce + start + len, 0, PAGE_SIZE - start - len);
+	}
 	data = kmap_local_page(page);
-	memcpy(bounce + start, data + start, len);
+	if (in)
+		memcpy(bounce + start, data + start, len);
+	else
+		memcpy(data + start, bounce + start, len);
 	kunmap_local(data);
+}
+
+/* Submission: a WRITE's data in, zeroes around it. */
+static int xff_bounce_in(struct xff_page_walk *walk, unsigned int i,
+			 struct page *page)
+{
+	xff_bounce_copy(walk, i, page, true);
 	return 0;
 }
 
@@ -77,16 +93,7 @@ static int xff_bounce_in(struct xff_page_walk *walk, unsigned int i,
 static int xff_bounce_out(struct xff_page_walk *walk, unsigned int i,
 			  struct page *page)
 {
-	struct xff_bounce_walk *w = container_of(walk, struct xff_bounce_walk,
-						 walk);
-	void *bounce = page_address(w->pages[i]);
-	unsigned int start, len;
-	void *data;
-
-	len = xff_page_span(w->first, w->bytes, i, &start);
-	data = kmap_local_page(page);
-	memcpy(data + start, bounce + start, len);
-	kunmap_local(data);
+	xff_bounce_copy(walk, i, page, false);
 	return 0;
 }
 
