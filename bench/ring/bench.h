@@ -134,6 +134,8 @@ enum bench_srv_mode {
  * @server: the server loop in @mode until STOP; returns bad requests
  * @has_burst: false for the floor, which only has a round trip
  * @no_stream: a ring with bursts but no one-way stream (@stream NULL)
+ * @lines_per_exchange: distinct cache lines one request and its response
+ *	move between the cores, counted by design (stated in each file)
  */
 struct bench_ring {
 	const char *name;
@@ -147,6 +149,7 @@ struct bench_ring {
 	u64 (*server)(enum bench_srv_mode mode, bool check);
 	bool has_burst;
 	bool no_stream;
+	unsigned int lines_per_exchange;
 };
 
 extern const struct bench_ring bench_ring_floor;

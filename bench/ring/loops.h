@@ -182,4 +182,29 @@ static u64 ring_server(enum bench_srv_mode mode, bool check)
 	return bad;
 }
 
+#ifdef RING_NO_STREAM
+#define BENCH_RING_STREAM_OP	.no_stream = true
+#else
+#define BENCH_RING_STREAM_OP	.stream = ring_stream
+#endif
+
+/*
+ * The one table every ring built on these loops exports: its name, its
+ * setup and teardown, and how many distinct cache lines one request and
+ * its response move between the two cores, by design (see each file).
+ */
+#define DEFINE_BENCH_RING(sym, ring_name, setup_fn, teardown_fn, lines) \
+const struct bench_ring sym = {					\
+	.name = ring_name,						\
+	.setup = setup_fn,						\
+	.teardown = teardown_fn,					\
+	.rtt = ring_rtt,						\
+	.burst = ring_burst,						\
+	.stop = ring_stop,						\
+	.server = ring_server,						\
+	.has_burst = true,						\
+	.lines_per_exchange = lines,					\
+	BENCH_RING_STREAM_OP,						\
+}
+
 #endif /* _BENCH_RING_LOOPS_H */

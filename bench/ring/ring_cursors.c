@@ -166,14 +166,5 @@ static void cur_teardown(void)
 	bench_free(cur_srv, sizeof(*cur_srv));
 }
 
-const struct bench_ring bench_ring_cursors = {
-	.name = "cursors",
-	.setup = cur_setup,
-	.teardown = cur_teardown,
-	.rtt = ring_rtt,
-	.burst = ring_burst,
-	.stop = ring_stop,
-	.server = ring_server,
-	.has_burst = true,
-	.no_stream = true,
-};
+/* Lines per exchange: a request slot and a reply slot, no free flag. */
+DEFINE_BENCH_RING(bench_ring_cursors, "cursors", cur_setup, cur_teardown, 2);

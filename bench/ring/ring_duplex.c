@@ -81,14 +81,5 @@ static void dx_teardown(void)
 	bench_free(dx_srv, BENCH_CACHE_LINE);
 }
 
-const struct bench_ring bench_ring_duplex = {
-	.name = "duplex",
-	.setup = dx_setup,
-	.teardown = dx_teardown,
-	.rtt = ring_rtt,
-	.burst = ring_burst,
-	.stream = ring_stream,
-	.stop = ring_stop,
-	.server = ring_server,
-	.has_burst = true,
-};
+/* Lines per exchange: one slot, the reply written over its request. */
+DEFINE_BENCH_RING(bench_ring_duplex, "duplex", dx_setup, dx_teardown, 1);

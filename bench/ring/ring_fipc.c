@@ -91,26 +91,10 @@ static void fr_teardown(void)
 	bench_free(fr_srv, BENCH_CACHE_LINE * 2);
 }
 
-const struct bench_ring bench_ring_fipc = {
-	.name = "fipc",
-	.setup = fr_setup,
-	.teardown = fr_teardown,
-	.rtt = ring_rtt,
-	.burst = ring_burst,
-	.stream = ring_stream,
-	.stop = ring_stop,
-	.server = ring_server,
-	.has_burst = true,
-};
+/*
+ * Lines per exchange: the request slot on the request ring and the
+ * reply slot on the reply ring, each freed in place by its reader.
+ */
+DEFINE_BENCH_RING(bench_ring_fipc, "fipc", fr_setup, fr_teardown, 2);
 
-const struct bench_ring bench_ring_fipc_rb16 = {
-	.name = "fipc_rb16",
-	.setup = fr_setup_rb16,
-	.teardown = fr_teardown,
-	.rtt = ring_rtt,
-	.burst = ring_burst,
-	.stream = ring_stream,
-	.stop = ring_stop,
-	.server = ring_server,
-	.has_burst = true,
-};
+DEFINE_BENCH_RING(bench_ring_fipc_rb16, "fipc_rb16", fr_setup_rb16, fr_teardown, 2);

@@ -81,4 +81,5 @@ const struct bench_ring bench_ring_floor = {
 	.stop = fl_stop,
 	.server = fl_server,
 	.has_burst = false,
+	.lines_per_exchange = 1,
 };

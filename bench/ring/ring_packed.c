@@ -190,14 +190,5 @@ static void pk_teardown(void)
 	bench_free(pk_srv, sizeof(*pk_srv));
 }
 
-const struct bench_ring bench_ring_packed = {
-	.name = "packed",
-	.setup = pk_setup,
-	.teardown = pk_teardown,
-	.rtt = ring_rtt,
-	.burst = ring_burst,
-	.stream = ring_stream,
-	.stop = ring_stop,
-	.server = ring_server,
-	.has_burst = true,
-};
+/* Lines per exchange: one descriptor, payload inline, used in place. */
+DEFINE_BENCH_RING(bench_ring_packed, "packed", pk_setup, pk_teardown, 1);

@@ -184,14 +184,8 @@ static void xr_teardown(void)
 	bench_free(xr_srv, sizeof(*xr_srv));
 }
 
-const struct bench_ring bench_ring_xen = {
-	.name = "xen_ring",
-	.setup = xr_setup,
-	.teardown = xr_teardown,
-	.rtt = ring_rtt,
-	.burst = ring_burst,
-	.stream = ring_stream,
-	.stop = ring_stop,
-	.server = ring_server,
-	.has_burst = true,
-};
+/*
+ * Lines per exchange: the entry (the response overwrites its request)
+ * and the header line with req_prod and rsp_prod.
+ */
+DEFINE_BENCH_RING(bench_ring_xen, "xen_ring", xr_setup, xr_teardown, 2);
