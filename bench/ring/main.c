@@ -24,7 +24,7 @@ static const unsigned int burst_sizes[] = { 1, 2, 4, 8, 16, 32, 64 };
 static const struct bench_ring *const all_rings[] = {
 	&bench_ring_floor, &bench_ring_fipc, &bench_ring_duplex,
 	&bench_ring_xen, &bench_ring_packed, &bench_ring_ptr,
-	&bench_ring_fipc_rb16, &bench_ring_cursors,
+	&bench_ring_fipc_rb16, &bench_ring_cursors, &bench_ring_floor64,
 };
 
 #define NR_RINGS	ARRAY_SIZE(all_rings)
