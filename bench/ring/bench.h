@@ -161,6 +161,7 @@ extern const struct bench_ring bench_ring_cursors;
 extern const struct bench_ring bench_ring_xen;
 extern const struct bench_ring bench_ring_packed;
 extern const struct bench_ring bench_ring_ptr;
+extern const struct bench_ring bench_ring_virtio_packed;
 
 void *bench_alloc(size_t bytes);
 void bench_free(void *mem, size_t bytes);
