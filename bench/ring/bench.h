@@ -162,6 +162,7 @@ extern const struct bench_ring bench_ring_xen;
 extern const struct bench_ring bench_ring_packed;
 extern const struct bench_ring bench_ring_ptr;
 extern const struct bench_ring bench_ring_virtio_packed;
+extern const struct bench_ring bench_ring_nvme;
 
 void *bench_alloc(size_t bytes);
 void bench_free(void *mem, size_t bytes);

@@ -25,7 +25,7 @@ static const struct bench_ring *const all_rings[] = {
 	&bench_ring_floor, &bench_ring_fipc, &bench_ring_duplex,
 	&bench_ring_xen, &bench_ring_packed, &bench_ring_ptr,
 	&bench_ring_fipc_rb16, &bench_ring_cursors, &bench_ring_floor64,
-	&bench_ring_virtio_packed,
+	&bench_ring_virtio_packed, &bench_ring_nvme,
 };
 
 #define NR_RINGS	ARRAY_SIZE(all_rings)
