@@ -440,6 +440,37 @@ static double median_dbl(const double *v, unsigned int n)
 	return i ? c[i / 2] : 0;
 }
 
+/**
+ * struct paired - a ring's round-trip p50 over a reference ring's, round
+ *	by round (both run in the same round), and the spread of those
+ * @median: the median of the rounds' ratios
+ * @lo: the lowest
+ * @hi: the highest
+ */
+struct paired {
+	double median, lo, hi;
+};
+
+static struct paired paired_ratio(const struct result *ring,
+				  const struct result *ref,
+				  unsigned int rounds)
+{
+	struct paired p = { 0, 0, 0 };
+	double v[64];
+	unsigned int r, n = 0;
+
+	for (r = 0; r < rounds && n < ARRAY_SIZE(v); r++)
+		if (ref->rtt_p50[r])
+			v[n++] = (double)ring->rtt_p50[r] / ref->rtt_p50[r];
+	if (!n)
+		return p;
+	qsort(v, n, sizeof(*v), cmp_dbl);
+	p.median = v[n / 2];
+	p.lo = v[0];
+	p.hi = v[n - 1];
+	return p;
+}
+
 /* Index of the ring (not the floor) with the lowest v, or the highest. */
 static unsigned int best_ring(const struct opts *o, const double *v,
 			      bool highest)
@@ -529,6 +560,7 @@ static void report(const struct opts *o, struct result *res,
 	double pair[NR_RINGS] = { 0 };
 	u64 burst_p50[NR_RINGS][NR_BURSTS] = { { 0 } };
 	double oneway[NR_RINGS] = { 0 };
+	int dx = ring_index(o, "duplex");
 
 	read_line("/proc/cpuinfo", "model name", model, sizeof(model));
 	snprintf(kernel, sizeof(kernel), "unknown");
@@ -576,6 +608,16 @@ static void report(const struct opts *o, struct result *res,
 			fprintf(j, "%s%.3f", k ? ", " : "", rs->pair_ratio[k]);
 		pair[i] = median_dbl(rs->pair_ratio, o->rounds);
 		fprintf(j, "], \"median\": %.3f },\n", pair[i]);
+		fprintf(j, "    \"lines_per_exchange\": %u,\n",
+			ring->lines_per_exchange);
+		if (dx >= 0) {
+			struct paired p = paired_ratio(rs, &res[dx], o->rounds);
+
+			fprintf(j, "    \"rtt_p50_over_duplex_by_round\": ");
+			fprintf(j, "{ \"median\": %.3f, ", p.median);
+			fprintf(j, "\"min\": %.3f, \"max\": %.3f },\n",
+				p.lo, p.hi);
+		}
 		print_stats("rtt", rs->rtt, rs->nrtt, j, !ring->has_burst);
 		rtt_p50[i] = pct(rs->rtt, rs->nrtt, 50);
 		if (i == 0)
@@ -630,16 +672,18 @@ static void report(const struct opts *o, struct result *res,
 	printf("%u rounds x %u round trips, %u batches per burst size, %llu streamed messages\n\n",
 	       o->rounds, o->rtt_n, o->batches,
 	       (unsigned long long)o->stream_n);
-	printf("%-9s %-22s %-13s %-40s %s\n", "", "round trip, cycles", "p50",
+	printf("%-9s %-22s %-13s %-5s %-17s %-40s %s\n", "",
+	       "round trip, cycles", "p50", "lines", "p50/duplex",
 	       "cycles per message, burst of", "one-way");
-	printf("%-9s %6s %6s %7s %7s %5s %5s", "ring", "min", "p50", "p99",
-	       "ns", "/flr", "/pair");
+	printf("%-9s %6s %6s %7s %7s %5s %5s %5s %17s", "ring", "min", "p50",
+	       "p99", "ns", "/flr", "/pair", "exch", "median (lo-hi)");
 	for (k = 0; k < NR_BURSTS; k++)
 		printf(" %5u", burst_sizes[k]);
 	printf(" %8s\n", "Mmsg/s");
 	for (i = 0; i < NR_RINGS; i++) {
 		const struct bench_ring *ring = all_rings[i];
 		struct result *rs = &res[i];
+		char paired_text[32];
 		u64 p50;
 
 		if (!(o->rings & (1u << i)))
@@ -651,6 +695,15 @@ static void report(const struct opts *o, struct result *res,
 		       (unsigned long long)pct(rs->rtt, rs->nrtt, 99),
 		       to_ns(p50), floor_p50 ? (double)p50 / floor_p50 : 0,
 		       median_dbl(rs->pair_ratio, o->rounds));
+		printf(" %5u", ring->lines_per_exchange);
+		paired_text[0] = 0;
+		if (dx >= 0) {
+			struct paired p = paired_ratio(rs, &res[dx], o->rounds);
+
+			snprintf(paired_text, sizeof(paired_text),
+				 "%.2f (%.2f-%.2f)", p.median, p.lo, p.hi);
+		}
+		printf(" %17s", paired_text);
 		for (k = 0; ring->has_burst && k < NR_BURSTS; k++)
 			printf(" %5.0f", (double)pct(rs->burst[k], rs->nburst,
 						     50) / burst_sizes[k]);
