@@ -10,17 +10,14 @@
  * AVAIL = USED = its wrap counter.  Each side flips its wrap counter when
  * its index wraps.  No shared index: only the flags are polled.
  */
-#include "bench.h"
-
-#define PK_F_AVAIL	0x0080u	/* bit 7, as in virtio */
-#define PK_F_USED	0x8000u	/* bit 15 */
+#include "packed_flags.h"
 
 /**
  * struct pk_desc - a descriptor with its payload in place
  * @msg: the message (request, or response once used)
  * @len: bytes written by the device in a used descriptor
  * @id: buffer id, returned in the used descriptor
- * @flags: PK_F_AVAIL and PK_F_USED; written last
+ * @flags: PACKED_F_AVAIL and PACKED_F_USED; written last
  */
 struct pk_desc {
 	struct bench_msg msg;
@@ -64,16 +61,6 @@ static inline void pk_advance(struct pk_cursor *c)
 	}
 }
 
-static inline u16 pk_avail_flags(u16 wrap)
-{
-	return wrap ? PK_F_AVAIL : PK_F_USED;
-}
-
-static inline u16 pk_used_flags(u16 wrap)
-{
-	return wrap ? PK_F_AVAIL | PK_F_USED : 0;
-}
-
 static inline bool cli_post(const struct bench_buf *b)
 {
 	struct pk_desc *d = &pk_ring[pk_cli->next.idx];
@@ -83,7 +70,7 @@ static inline bool cli_post(const struct bench_buf *b)
 	d->msg = b->msg;
 	d->len = sizeof(b->msg);
 	d->id = pk_cli->next.idx;
-	__atomic_store_n(&d->flags, pk_avail_flags(pk_cli->next.wrap),
+	__atomic_store_n(&d->flags, packed_avail_flags(pk_cli->next.wrap),
 			 __ATOMIC_RELEASE);
 	pk_advance(&pk_cli->next);
 	pk_cli->num_free--;
@@ -100,7 +87,7 @@ static inline struct pk_desc *cli_used(void)
 	struct pk_desc *d = &pk_ring[pk_cli->used.idx];
 	u16 flags = __atomic_load_n(&d->flags, __ATOMIC_ACQUIRE);
 
-	if (flags != pk_used_flags(pk_cli->used.wrap))
+	if (flags != packed_used_flags(pk_cli->used.wrap))
 		return NULL;
 	return d;
 }
@@ -134,7 +121,7 @@ static inline bool srv_recv(struct bench_buf *b)
 	struct pk_desc *d = &pk_ring[pk_srv->next.idx];
 	u16 flags = __atomic_load_n(&d->flags, __ATOMIC_ACQUIRE);
 
-	if (flags != pk_avail_flags(pk_srv->next.wrap))
+	if (flags != packed_avail_flags(pk_srv->next.wrap))
 		return false;
 	b->msg = d->msg;
 	pk_advance(&pk_srv->next);
@@ -147,7 +134,7 @@ static inline bool srv_complete(const struct bench_buf *b)
 
 	d->id = pk_srv->used.idx;
 	d->len = 0;
-	__atomic_store_n(&d->flags, pk_used_flags(pk_srv->used.wrap),
+	__atomic_store_n(&d->flags, packed_used_flags(pk_srv->used.wrap),
 			 __ATOMIC_RELEASE);
 	pk_advance(&pk_srv->used);
 	return true;
@@ -160,7 +147,7 @@ static inline bool srv_reply(const struct bench_buf *b)
 	d->msg = b->msg;
 	d->len = sizeof(b->msg);
 	d->id = pk_srv->used.idx;
-	__atomic_store_n(&d->flags, pk_used_flags(pk_srv->used.wrap),
+	__atomic_store_n(&d->flags, packed_used_flags(pk_srv->used.wrap),
 			 __ATOMIC_RELEASE);
 	pk_advance(&pk_srv->used);
 	return true;

@@ -20,15 +20,13 @@
  * rings' 64 slots).  Notifications are off (the event suppression
  * structures are not modelled): both sides poll descriptor flags.
  */
-#include "bench.h"
+#include "packed_flags.h"
 
 #define VP_DESCS	(2 * BENCH_RING_SLOTS)
 #define VP_CHAIN	2u
 
 #define VP_F_NEXT	0x0001u
 #define VP_F_WRITE	0x0002u
-#define VP_F_AVAIL	0x0080u	/* bit 7 */
-#define VP_F_USED	0x8000u	/* bit 15 */
 
 /**
  * struct vp_desc - a packed virtqueue descriptor
@@ -85,16 +83,6 @@ static inline void vp_skip_chain(struct vp_cursor *c)
 	}
 }
 
-static inline u16 vp_avail_flags(u16 wrap)
-{
-	return wrap ? VP_F_AVAIL : VP_F_USED;
-}
-
-static inline u16 vp_used_flags(u16 wrap)
-{
-	return wrap ? VP_F_AVAIL | VP_F_USED : 0;
-}
-
 static inline u16 vp_flags(const struct vp_desc *d)
 {
 	return __atomic_load_n(&d->flags, __ATOMIC_ACQUIRE);
@@ -103,7 +91,7 @@ static inline u16 vp_flags(const struct vp_desc *d)
 static inline bool cli_post(const struct bench_buf *b)
 {
 	u16 head = vp_drv->next.idx, id = head / VP_CHAIN;
-	u16 avail = vp_avail_flags(vp_drv->next.wrap);
+	u16 avail = packed_avail_flags(vp_drv->next.wrap);
 	struct vp_desc *d = &vp_ring[head];
 
 	if (vp_drv->num_free < VP_CHAIN)
@@ -131,8 +119,8 @@ static inline struct vp_desc *cli_used(void)
 {
 	struct vp_desc *d = &vp_ring[vp_drv->used.idx];
 
-	if ((vp_flags(d) & (VP_F_AVAIL | VP_F_USED)) !=
-	    vp_used_flags(vp_drv->used.wrap))
+	if ((vp_flags(d) & (PACKED_F_AVAIL | PACKED_F_USED)) !=
+	    packed_used_flags(vp_drv->used.wrap))
 		return NULL;
 	vp_skip_chain(&vp_drv->used);
 	vp_drv->num_free += VP_CHAIN;
@@ -162,8 +150,8 @@ static inline bool srv_recv(struct bench_buf *b)
 {
 	struct vp_desc *d = &vp_ring[vp_dev->next.idx];
 
-	if ((vp_flags(d) & (VP_F_AVAIL | VP_F_USED)) !=
-	    vp_avail_flags(vp_dev->next.wrap))
+	if ((vp_flags(d) & (PACKED_F_AVAIL | PACKED_F_USED)) !=
+	    packed_avail_flags(vp_dev->next.wrap))
 		return false;
 	b->msg = *(const struct bench_msg *)(uintptr_t)d[0].addr;
 	vp_dev->rsp = (struct bench_msg *)(uintptr_t)d[1].addr;
@@ -178,7 +166,7 @@ static inline void vp_write_used(u32 len)
 
 	d->id = vp_dev->id;
 	d->len = len;
-	__atomic_store_n(&d->flags, vp_used_flags(vp_dev->used.wrap),
+	__atomic_store_n(&d->flags, packed_used_flags(vp_dev->used.wrap),
 			 __ATOMIC_RELEASE);
 	vp_skip_chain(&vp_dev->used);
 }
