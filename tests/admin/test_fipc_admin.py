@@ -224,6 +224,20 @@ def test_backend_not_loaded(tmp_path):
     assert "xen-fipc-back is not loaded" in d0.run("status").stdout
 
 
+def test_backend_device_name_too_long(tmp_path):
+    """An extended vdev of a guest with a two-digit domid: Linux never
+    makes fipcblk-19-268439552 (20 characters), diagnose says so; the
+    same disk of domain 9 is only not taken yet."""
+    d0, d = one_disk(tmp_path, 19, "many", vdev=268439552, bstate=1, fstate=1, sysfs=False)
+    assert d["state"] == "down"
+    assert "its name fipcblk-19-268439552 is longer than the 19 characters" in texts(d, "error")
+    r = d0.run("diagnose", "many")
+    assert r.returncode == 1 and "vdev of xvdb to xvdp" in r.stdout
+    d0, d = one_disk(tmp_path / "9", 9, "few", vdev=268439552, bstate=1, fstate=1, sysfs=False)
+    assert "the backend has not taken the device" in texts(d, "error")
+    assert "longer than" not in texts(d)
+
+
 def test_guest_let_go_of_its_disk(tmp_path):
     d0, d = one_disk(tmp_path, 5, "g", bstate=2, fstate=6)
     assert d["state"] == "closed"

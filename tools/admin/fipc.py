@@ -26,6 +26,9 @@ import re
 import subprocess
 import sys
 
+# Linux's xenbus names a backend device "fipcblk-<domid>-<devid>" in at
+# most this many characters and never creates one whose name is longer.
+BUS_ID_MAX = 19
 STATES = {1: "Initialising", 2: "InitWait", 3: "Initialised", 4: "Connected",
           5: "Closing", 6: "Closed", 7: "Reconfiguring", 8: "Reconfigured"}
 
@@ -253,8 +256,16 @@ def judge(d, loaded):
                          "modprobe xen-fipc-back; the disk then connects"))
         return "down", p
     if d["statistics"] is None and bs in ("absent", "Initialising"):
-        p.append(problem("error", "the backend has not taken the device (state %s)" % bs,
-                         "check dmesg for fipcblk; detach and attach the disk again"))
+        name = "fipcblk-%s-%s" % (d["domid"], d["vdev"])
+        if len(name) > BUS_ID_MAX:
+            p.append(problem("error", "Linux cannot create the disk's backend device: its name %s "
+                             "is longer than the %d characters Linux allows (an extended vdev, "
+                             "xvdq on, of a guest whose domid has two digits)" % (name, BUS_ID_MAX),
+                             "give the disk a vdev of xvdb to xvdp (xl refuses such a disk;"
+                             " another toolstack may not)"))
+        else:
+            p.append(problem("error", "the backend has not taken the device (state %s)" % bs,
+                             "check dmesg for fipcblk; detach and attach the disk again"))
         return "down", p
     if bs == "Connected" and fs == "Connected":
         state = "connected"
