@@ -26,9 +26,6 @@ import re
 import subprocess
 import sys
 
-# Linux's xenbus names a backend device "fipcblk-<domid>-<devid>" in at
-# most this many characters and never creates one whose name is longer.
-BUS_ID_MAX = 19
 STATES = {1: "Initialising", 2: "InitWait", 3: "Initialised", 4: "Connected",
           5: "Closing", 6: "Closed", 7: "Reconfiguring", 8: "Reconfigured"}
 
@@ -256,11 +253,12 @@ def judge(d, loaded):
                          "modprobe xen-fipc-back; the disk then connects"))
         return "down", p
     if d["statistics"] is None and bs in ("absent", "Initialising"):
-        name = "fipcblk-%s-%s" % (d["domid"], d["vdev"])
-        if len(name) > BUS_ID_MAX:
-            p.append(problem("error", "Linux cannot create the disk's backend device: its name %s "
-                             "is longer than the %d characters Linux allows (an extended vdev, "
-                             "xvdq on, of a guest whose domid has two digits)" % (name, BUS_ID_MAX),
+        fb = bench_module()
+        if not fb.backend_name_fits(d["domid"], d["vdev"]):
+            p.append(problem("error", "Linux cannot create the disk's backend device: its name "
+                             "fipcblk-%s-%s is longer than the %d characters Linux allows (an "
+                             "extended vdev, xvdq on, of a guest whose domid has two digits)"
+                             % (d["domid"], d["vdev"], fb.BUS_ID_MAX),
                              "give the disk a vdev of xvdb to xvdp (xl refuses such a disk;"
                              " another toolstack may not)"))
         else:
@@ -478,12 +476,18 @@ def usage():
     return 2
 
 
-def bench(argv):
-    """fipc bench (tools/admin/fipc_bench.py; /usr/share/fipc when installed)."""
+def bench_module():
+    """fipc_bench (tools/admin/fipc_bench.py; /usr/share/fipc when installed)."""
     here = os.path.dirname(os.path.realpath(__file__))
-    sys.path[:0] = [here, "/usr/share/fipc"]
+    if "fipc_bench" not in sys.modules:
+        sys.path[:0] = [here, "/usr/share/fipc"]
     import fipc_bench  # pylint: disable=import-outside-toplevel
-    return fipc_bench.bench(argv, Host(), gather)
+    return fipc_bench
+
+
+def bench(argv):
+    """fipc bench."""
+    return bench_module().bench(argv, Host(), gather)
 
 
 def main(argv):

@@ -12,9 +12,10 @@ the four desktop profiles: sequential 1 MiB at QD 8 and QD 1, random
   phy1-grant     attached as phy1: (xen-fipc-back, grants)
   phy1-memshare  attached as phy1: with memshare=on
 one configuration at a time under the spare name --vdev (default: the
-highest free one of xvdb to xvdp), detached after its jobs.  The guest's own disks are never touched; at the
-end (also after an error or Ctrl-C) the bench disk is detached and the
-guest's disk list is checked against the one it had.  Results: one
+highest free one of xvdb to xvdp), detached after its jobs.  The guest's
+own disks are never touched; at the end (also after an error or Ctrl-C)
+the bench disk is detached and the guest's disk list is checked against
+the one it had.  Results: one
 directory per configuration, bench.json (what ran, and the data path
 each phy1 configuration really got: a memshare refusal is reported, not
 hidden) and report/ (fio.json and fio.md, the tables of `make demo`).
@@ -177,9 +178,15 @@ def vdev_devid(vdev):
     return (202 << 8) | (disk << 4) if disk < 16 else (1 << 28) | (disk << 8)
 
 
+def backend_name_fits(domid, devid):
+    """Can Linux make the backend device of domain DOMID's disk DEVID?
+    (fipc status and diagnose ask too.)"""
+    return len("fipcblk-%d-%d" % (domid, devid)) <= BUS_ID_MAX
+
+
 def vdev_fits(domid, vdev):
     """Can a phy1: disk of domain DOMID be VDEV (its backend device's name)?"""
-    return len("fipcblk-%d-%d" % (domid, vdev_devid(vdev))) <= BUS_ID_MAX
+    return backend_name_fits(domid, vdev_devid(vdev))
 
 
 def pick_vdev(used):
