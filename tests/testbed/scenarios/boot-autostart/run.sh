@@ -210,14 +210,21 @@ PY
     return $rc
 }
 
+# bench_and_disks_gone: fipc bench's scratch device let go, and the
+# ended guest's disks gone from the backend.
+bench_and_disks_gone() {
+    local rc=0
+    [ ! -s "$FIPC_WORK/bench.loop" ] || losetup -d "$(cat "$FIPC_WORK/bench.loop")" || rc=1
+    rm -f "$BENCH_IMG"
+    fipc_blk_wait_gone "$(cat "$FIPC_WORK/auto1.id")" || rc=1
+    return $rc
+}
+
 # reboot_prepare: the first boot's end; dom0 reboots with the guest's
 # config and the packages in place.
 reboot_prepare() {
-    local rc=0 id
-    id=$(cat "$FIPC_WORK/auto1.id")
-    [ ! -s "$FIPC_WORK/bench.loop" ] || losetup -d "$(cat "$FIPC_WORK/bench.loop")" || rc=1
-    rm -f "$BENCH_IMG"
-    fipc_blk_wait_gone "$id" || rc=1
+    local rc=0
+    bench_and_disks_gone || rc=1
     fipc_health before-reboot || rc=1
     [ $rc != 0 ] || fipc_reboot_request || rc=1
     [ $rc != 0 ] || fipc_log "dom0 reboots now"
@@ -225,12 +232,9 @@ reboot_prepare() {
 }
 
 finish() {
-    local rc=0 id
-    id=$(cat "$FIPC_WORK/auto1.id")
+    local rc=0
     rm -f "${AUTO:?}/auto1.cfg" "$MODPROBE_CONF"
-    [ ! -s "$FIPC_WORK/bench.loop" ] || losetup -d "$(cat "$FIPC_WORK/bench.loop")" || rc=1
-    rm -f "$BENCH_IMG"
-    fipc_blk_wait_gone "$id" || rc=1
+    bench_and_disks_gone || rc=1
     rmmod xen-fipc-back || { fipc_fail "rmmod xen-fipc-back failed"; rc=1; }
     rmmod fipc || rc=1
     fipc_health final || rc=1
@@ -245,12 +249,8 @@ else
 fi
 fipc_step boot-modules-load 60 modules_load || exit 1
 fipc_step boot-xendomains 700 autostart || { xl destroy auto1; exit 1; }
-if [ "$BOOT" = 1 ]; then
-    fipc_step boot-admin 120 admin || rc=1
-    [ $rc != 0 ] || fipc_step boot-bench 900 bench || rc=1
-else
-    fipc_step boot2-admin 120 admin || rc=1
-fi
+fipc_step "$([ "$BOOT" = 1 ] && echo boot || echo boot2)-admin" 120 admin || rc=1
+[ $rc != 0 ] || [ "$BOOT" != 1 ] || fipc_step boot-bench 900 bench || rc=1
 fipc_mailbox_put /dev/nullb0 done
 fipc_step domU-finish 300 fipc_domu_wait auto1 240 || rc=1
 if [ "$BOOT" = 1 ] && [ $rc = 0 ]; then

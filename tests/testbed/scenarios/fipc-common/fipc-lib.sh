@@ -385,6 +385,32 @@ fipc_dd_stop() {
 }
 
 
+# fipc_xl_refuses_extended NAME ID TARGET: Linux names a backend device
+# fipcblk-<domid>-<devid> in at most 19 characters and never makes one
+# whose name is longer, so an extended vdev (xvdq on) of a guest whose
+# domid has two digits would never connect.  xl must refuse xvdq on
+# TARGET for guest NAME (domain ID >= 10) at once (< 5 s: no wait for a
+# backend), saying why, and leave no backend node.  xl's words on
+# stdout, failures (@@FIPC-FAIL) on stderr.
+fipc_xl_refuses_extended() {
+    local out t0 ms
+    t0=$(date +%s%N)
+    if out=$(xl block-attach "$1" "phy1:$3,xvdq,w" 2>&1); then
+        fipc_fail "xl attached xvdq (devid 268439552) to domain $2 as phy1:; Linux cannot name its backend device" >&2
+        xl block-detach "$1" xvdq >/dev/null 2>&1
+        return 1
+    fi
+    ms=$((($(date +%s%N) - t0) / 1000000))
+    grep -q "Linux cannot name its backend device fipcblk-$2-268439552" <<< "$out" ||
+        { fipc_fail "xl's refusal of xvdq on domain $2 does not say why: $(tr '\n' '|' <<< "$out")" >&2; return 1; }
+    [ "$ms" -lt 5000 ] ||
+        { fipc_fail "xl took $ms ms to refuse xvdq on domain $2 (want < 5000: no wait for a backend)" >&2; return 1; }
+    ! xenstore-exists "/local/domain/0/backend/fipcblk/$2/268439552" ||
+        { fipc_fail "the refused xvdq of domain $2 left backend nodes" >&2; return 1; }
+    fipc_log "xl refused xvdq on domain $2 in $ms ms" >&2
+    echo "$out"
+}
+
 # fipc_admin_expect WHAT RC PATTERN ARGS...: the admin command (fipc,
 # /usr/sbin/fipc of the fipc-xen-tools package dom0 installed) run with
 # ARGS exits RC and its output matches PATTERN (grep -E); the output is

@@ -94,10 +94,8 @@ expect_error() {
     fipc_log "error case $what: ok"
 }
 
-# extended_vdev: Linux names a backend device fipcblk-<domid>-<devid> in
-# at most 19 characters and leaves out a longer one, so an extended vdev
-# (xvdq on) of a guest whose domid has two digits would never connect:
-# xl refuses it, saying why, and writes nothing; xvdp attaches.  Paused
+# extended_vdev: xl refuses an extended vdev (xvdq) of a guest whose
+# domid has two digits (fipc_xl_refuses_extended); xvdp attaches.  Paused
 # PV domains without disks are made until one gets a two-digit domid.
 extended_vdev() {
     local d= i cfg=$FIPC_WORK/dummy.cfg rc=0 out
@@ -111,18 +109,11 @@ extended_vdev() {
         xl destroy dummy || return 1
     done
     [ "$d" -ge 10 ] || { fipc_fail "extended-vdev: domid still $d after $i domains"; xl destroy dummy; return 1; }
-    if out=$(xl block-attach dummy phy1:/dev/nullb1,xvdq,w 2>&1); then
-        fipc_fail "extended-vdev: xvdq attached to domain $d"
-        rc=1
-    elif ! grep -q "Linux cannot name its backend device fipcblk-$d-268439552" <<< "$out"; then
-        fipc_fail "extended-vdev: xl's refusal does not say why: $(tr '\n' '|' <<< "$out")"
-        rc=1
-    elif xenstore-exists "$(be_dir "$d" 268439552)"; then
-        fipc_fail "extended-vdev: the refused xvdq left backend nodes"
-        rc=1
-    else
+    if out=$(fipc_xl_refuses_extended dummy "$d" /dev/nullb1); then
         printf "extended-vdev:\n%s\n" "$out" >> "$FIPC_RESULTS/dom0/xl-errors.txt"
         fipc_log "error case extended-vdev (domain $d): ok"
+    else
+        rc=1
     fi
     out=$(xl block-attach dummy phy1:/dev/nullb1,xvdp,w 2>&1) ||
         { fipc_fail "extended-vdev: xvdp (fipcblk-$d-51952) refused: $(tr '\n' '|' <<< "$out")"; rc=1; }
