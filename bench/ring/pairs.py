@@ -7,8 +7,12 @@ Markdown table with issue 15's targets for the duplex ring, each judged on
 every pair: round trip p50 <= 1.05 x the floor and <= packed's, cycles per
 message <= packed's at every burst size, one-way rate >= the two-ring
 fipc's.  Every ratio is taken within one run (same CPUs, same minute)
-before the median.  A benchmark: it prints figures and verdicts and exits 0
-whatever they are.
+before the median; where a run records each ring's p50 per round, the
+round-trip ratios are paired by round (the rings of one round ran one
+after another) and the targets are judged on those.  The reference rings
+(floor64, virtio_pk, nvme_sqcq) get their own table: round-trip p50 over
+duplex's, paired by round, and cache lines per exchange.  A benchmark: it
+prints figures and verdicts and exits 0 whatever they are.
 
     bench/ring/pairs.py DIR [--json OUT]
 """
@@ -21,6 +25,7 @@ import sys
 
 RTT_OVER_FLOOR_MAX = 1.05
 RINGS = ("duplex", "packed", "fipc")
+REFERENCES = ("floor64", "virtio_pk", "nvme_sqcq")
 
 
 def load_runs(directory):
@@ -44,6 +49,15 @@ def median_of(values):
     return statistics.median(values) if values else None
 
 
+def by_round(d, ring, ref):
+    """Median over a run's rounds of ring's p50 over ref's, or None."""
+    a = d.get(ring, {}).get("rtt_p50_cycles_by_round")
+    b = d.get(ref, {}).get("rtt_p50_cycles_by_round")
+    if not a or not b or len(a) != len(b) or not all(b):
+        return None
+    return statistics.median(x / y for x, y in zip(a, b))
+
+
 def run_figures(d):
     """The figures one run gives, each a number or None."""
     s = d["summary"]
@@ -61,6 +75,11 @@ def run_figures(d):
                                    if p50(ring) and floor else None)
     for size, ratio in s.get("duplex_burst_over_packed", {}).items():
         f["burst_%s" % size] = ratio
+    for ref in ("floor", "floor64", "packed"):
+        f["duplex_over_%s_paired" % ref] = by_round(d, "duplex", ref)
+    for ref in REFERENCES:
+        f[ref + "_over_duplex_paired"] = by_round(d, ref, "duplex")
+        f[ref + "_lines"] = d.get(ref, {}).get("lines_per_exchange")
     return f
 
 
@@ -85,8 +104,12 @@ def judge(med, bursts):
     def at_most(value, bound):
         return None if value is None else value <= bound
 
-    over_floor = at_most(med.get("duplex_over_floor"), RTT_OVER_FLOOR_MAX)
-    over_packed = at_most(med.get("duplex_over_packed"), 1.0)
+    def paired(name):
+        v = med.get(name + "_paired")
+        return med.get(name) if v is None else v
+
+    over_floor = at_most(paired("duplex_over_floor"), RTT_OVER_FLOOR_MAX)
+    over_packed = at_most(paired("duplex_over_packed"), 1.0)
     rtt = None if None in (over_floor, over_packed) else over_floor and over_packed
     burst_ok = [at_most(med.get("burst_%d" % b), 1.0) for b in bursts]
     burst = None if not burst_ok or None in burst_ok else all(burst_ok)
@@ -107,7 +130,8 @@ def verdict(ok):
 def table(rows):
     bursts = sorted({b for r in rows for b in r["bursts"]})
     head = ["build", "CPUs", "runs", "floor p50", "duplex p50 (x floor)",
-            "packed p50 (x floor)", "fipc p50 (x floor)", "duplex / packed"]
+            "packed p50 (x floor)", "fipc p50 (x floor)", "duplex / packed",
+            "paired: duplex / floor, floor64, packed"]
     head += ["burst %d" % b for b in bursts]
     head += ["one-way duplex / fipc", "RTT", "bursts", "one-way"]
     out = ["| " + " | ".join(head) + " |",
@@ -122,7 +146,9 @@ def table(rows):
         cells = [r["build"], ",".join(str(c) for c in r["cpus"]),
                  str(r["runs"]), fmt(m.get("floor_p50"), "%.0f"),
                  ring("duplex"), ring("packed"), ring("fipc"),
-                 fmt(m.get("duplex_over_packed"), "%.3f")]
+                 fmt(m.get("duplex_over_packed"), "%.3f"),
+                 " / ".join(fmt(m.get("duplex_over_%s_paired" % ref), "%.3f")
+                            for ref in ("floor", "floor64", "packed"))]
         cells += [fmt(m.get("burst_%d" % b), "%.3f") for b in bursts]
         over = ""
         if t["burst_over"]:
@@ -130,6 +156,30 @@ def table(rows):
         cells += [fmt(m.get("oneway_over_fipc")), verdict(t["rtt"]),
                   verdict(t["burst"]) + over, verdict(t["oneway"])]
         out.append("| " + " | ".join(cells) + " |")
+    return "\n".join(out)
+
+
+def reference_table(rows):
+    """Each reference ring's round trip over duplex's, paired by round."""
+    refs = [ref for ref in REFERENCES
+            if any(r["median"].get(ref + "_over_duplex_paired") is not None
+                   for r in rows)]
+    if not refs:
+        return ""
+    head = ["build", "CPUs"] + ["%s / duplex (lines %s)" % (
+        ref, fmt(next((r["median"].get(ref + "_lines") for r in rows
+                       if r["median"].get(ref + "_lines")), None), "%d"))
+        for ref in refs]
+    out = ["| " + " | ".join(head) + " |",
+           "|" + "|".join("---" for _ in head) + "|"]
+    for r in rows:
+        m = r["median"]
+        if all(m.get(ref + "_over_duplex_paired") is None for ref in refs):
+            continue
+        out.append("| " + " | ".join(
+            [r["build"], ",".join(str(c) for c in r["cpus"])] +
+            [fmt(m.get(ref + "_over_duplex_paired"), "%.2f")
+             for ref in refs]) + " |")
     return "\n".join(out)
 
 
@@ -163,10 +213,17 @@ def main(argv=None):
             print("".join("    " + line for line in f))
     print("Medians over each pair's runs; ratios taken within a run. Targets "
           "(issue 15): duplex round trip p50 <= %.2f x the floor and <= "
-          "packed; cycles per message <= packed at every burst; one-way >= "
-          "the two-ring fipc.\n" % RTT_OVER_FLOOR_MAX)
+          "packed (paired by round where the runs record rounds); cycles "
+          "per message <= packed at every burst; one-way >= the two-ring "
+          "fipc.\n" % RTT_OVER_FLOOR_MAX)
     print(table(rows))
     print()
+    refs = reference_table(rows)
+    if refs:
+        print("Reference rings: round-trip p50 over duplex's, paired by "
+              "round, with the cache lines each exchange moves.\n")
+        print(refs)
+        print()
     print(tally(rows))
     if a.json:
         with open(a.json, "w") as f:

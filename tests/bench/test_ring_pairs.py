@@ -164,3 +164,57 @@ def test_pairs_sh_refuses_bad_arguments(tmp_path):
         assert r.returncode == 2, (args, r.stdout)
         assert message in r.stderr, (args, r.stderr)
     assert not (tmp_path / "log").exists()
+
+
+def with_rounds(data, rounds):
+    """Add each ring's p50 per round, as ring-bench records it."""
+    for ring, p50s in rounds.items():
+        data.setdefault(ring, {})["rtt_p50_cycles_by_round"] = p50s
+    return data
+
+
+def test_round_trip_judged_paired_by_round(tmp_path):
+    level = [1.0] * 7
+    # Over all rounds the floor's p50 is low (two of five rounds sat on
+    # near CPUs), so duplex looks 1.20 x it; round by round it is 1.02.
+    data = run_json("p", (0, 1), 500, 600, 600, 900, level, 1.0)
+    write(tmp_path, "p-0_1-1.json", with_rounds(data, {
+        "floor": [500, 590, 480, 590, 590],
+        "duplex": [510, 602, 490, 600, 602],
+        "packed": [512, 602, 492, 601, 603]}))
+    row = rows_by_key(tmp_path)[("p", (0, 1))]
+    assert abs(row["median"]["duplex_over_floor"] - 1.2) < 1e-9
+    assert abs(row["median"]["duplex_over_floor_paired"] - 1.02) < 0.005
+    assert row["median"]["duplex_over_packed_paired"] < 1.0
+    assert row["targets"]["rtt"] is True
+    # Paired by round and over 1.05 in most rounds: not met.
+    data = run_json("q", (0, 1), 500, 600, 600, 900, level, 1.0)
+    write(tmp_path, "q-0_1-1.json", with_rounds(data, {
+        "floor": [500, 500, 500, 500, 500],
+        "duplex": [540, 540, 500, 540, 540],
+        "packed": [600, 600, 600, 600, 600]}))
+    assert rows_by_key(tmp_path)[("q", (0, 1))]["targets"]["rtt"] is False
+
+
+def test_reference_rings_table(tmp_path):
+    level = [1.0] * 7
+    data = run_json("r", (2, 9), 600, 600, 600, 900, level, 1.0)
+    data = with_rounds(data, {"duplex": [600, 700, 600],
+                              "virtio_pk": [1200, 1400, 1260],
+                              "nvme_sqcq": [1500, 1750, 1320]})
+    data["virtio_pk"]["lines_per_exchange"] = 3
+    data["nvme_sqcq"]["lines_per_exchange"] = 4
+    write(tmp_path, "r-2_9-1.json", data)
+    rows = pairs.summarise(pairs.load_runs(str(tmp_path)))
+    text = pairs.reference_table(rows)
+    assert "virtio_pk / duplex (lines 3)" in text
+    assert "nvme_sqcq / duplex (lines 4)" in text
+    assert "floor64" not in text
+    assert "| r | 2,9 | 2.00 | 2.50 |" in text
+    # A build without reference rings gets no table.
+    other = tmp_path / "old"
+    other.mkdir()
+    write(other, "o-0_1-1.json",
+          run_json("o", (0, 1), 600, 600, 600, 900, level, 1.0))
+    assert pairs.reference_table(
+        pairs.summarise(pairs.load_runs(str(other)))) == ""
