@@ -5,8 +5,9 @@
 # one-way rings, tests/ring/oneway_test.c) and "fipc_duplex" (the duplex
 # ring, tests/ring/duplex_test.c), the same sources the userspace build
 # runs, through tests/ring/ring_test.h; "fipc" (the pollers,
-# fipc_kunit.c); and "fipcblk_validate" (the backend's request
-# validation, fipcblk_validate_kunit.c).
+# fipc_kunit.c); "fipcblk_validate" (the backend's request
+# validation, fipcblk_validate_kunit.c); and "fipcblk_limit" (its I/O
+# limits, fipcblk_limit_kunit.c).
 #
 # The extracted kernel tree ($FIPC_CACHE/linux-source-<ver>, see
 # scripts/linux-src.sh) stays pristine: a hard-link copy of it made once,
@@ -17,11 +18,11 @@
 # lib/fipc/fipc_ring_kunit.c with tests/ring/ring_test.h beside them (the
 # library's own lib/fipc/Kbuild lists the three suites' objects), a
 # lib/fipcblk/ made of tests/kunit/fipcblk/
-# (Kconfig, Kbuild), fipcblk_validate_kunit.c, the driver's unchanged
-# back_validate.[ch] and xen/include/public/io/fipcblk.h (as
-# lib/fipcblk/include/xen/interface/io/, where a Linux tree has Xen's
-# public headers), and the lib/Makefile and lib/Kconfig
-# hooks of both directories.
+# (Kconfig, Kbuild), fipcblk_validate_kunit.c, fipcblk_limit_kunit.c,
+# the driver's unchanged back_validate.[ch] and back_limit.[ch] and
+# xen/include/public/io/fipcblk.h (as lib/fipcblk/include/xen/interface/
+# io/, where a Linux tree has Xen's public headers), and the lib/Makefile
+# and lib/Kconfig hooks of both directories.
 # Files are replaced (never written through a hard link) and only when
 # their content changed, so the UML build in $FIPC_CACHE/kunit-<ver>/build
 # stays incremental.
@@ -41,7 +42,7 @@ mkdir -p "$out"
 
 # The cases the suites declare, as <suite>.<case>: any that gives no
 # result counts as failed.
-suites="fipc_kunit.c fipcblk_validate_kunit.c"
+suites="fipc_kunit.c fipcblk_validate_kunit.c fipcblk_limit_kunit.c"
 shared="$top/tests/ring/oneway_test.c $top/tests/ring/duplex_test.c"
 expected=$(for f in $suites; do
 	# the .name of the file's struct kunit_suite, not of other structs
@@ -157,6 +158,9 @@ sync_tree() {
 	fipcblk_validate_kunit.c tests/kunit/fipcblk_validate_kunit.c
 	back_validate.c linux/drivers/block/xen-fipc-back/back_validate.c
 	back_validate.h linux/drivers/block/xen-fipc-back/back_validate.h
+	fipcblk_limit_kunit.c tests/kunit/fipcblk_limit_kunit.c
+	back_limit.c linux/drivers/block/xen-fipc-back/back_limit.c
+	back_limit.h linux/drivers/block/xen-fipc-back/back_limit.h
 	include/xen/interface/io/fipcblk.h xen/include/public/io/fipcblk.h
 	EOT
 	# Files since removed from the repository go away from the overlay too.

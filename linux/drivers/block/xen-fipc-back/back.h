@@ -28,6 +28,7 @@
 #include <fipc/fipc_duplex.h>
 #include <fipc/fipc_poller.h>
 #include <xen/interface/io/fipcblk.h>
+#include "back_limit.h"
 #include "back_validate.h"
 
 #define XFB_NAME		"xen-fipc-back"
@@ -96,6 +97,9 @@ extern struct fipc_poller_set xfb_pollers;
  *	another guest's)
  * @XFB_HELD_UNMAPS: requests whose pages a layer below still held when
  *	their bio ended: unmapped and answered once free (back_held.c)
+ * @XFB_THROTTLED_REQ: requests that waited for the disk's I/O limits
+ *	(back_throttle.c)
+ * @XFB_THROTTLED_US: the time they waited, in microseconds
  * @XFB_NR_STATS: number of counters
  */
 enum xfb_stat {
@@ -125,6 +129,8 @@ enum xfb_stat {
 	XFB_END_ANSWERS,
 	XFB_RECYCLED_HELD,
 	XFB_HELD_UNMAPS,
+	XFB_THROTTLED_REQ,
+	XFB_THROTTLED_US,
 	XFB_NR_STATS,
 };
 
@@ -318,6 +324,10 @@ struct xfb_memshare {
  * @refill_work: refills @page_cache
  * @eoi_pending: an interrupt of the channel waits for its late EOI, which
  *	the poller gives after looking at the channel
+ * @limit_held: slots in @msgbuf of a request taken and held over the
+ *	disk's limits (back_throttle.c), 0 if none
+ * @limit_us: while one is held, when to ask again
+ * @limit_since: when it was taken (ns)
  * @taken: requests taken from the ring
  * @taken_at_eoi: @taken at the last EOI (nothing since: spurious)
  * @st: counters
@@ -363,6 +373,9 @@ struct xfb_chan {
 	struct work_struct again_work;
 	struct work_struct refill_work;
 	atomic_t eoi_pending;
+	unsigned int limit_held;
+	unsigned int limit_us;
+	u64 limit_since;
 	u64 taken;
 	u64 taken_at_eoi;
 	u64 st[XFB_NR_STATS];
@@ -405,6 +418,7 @@ struct xfb_chan {
  * @poller_cpus: CPUs allowed for this device's pollers (toolstack key)
  * @weight: its channels' share of their pollers (fipc-weight, read at
  *	each connect; statistics/weight sets it live)
+ * @limits: its I/O limits (back_throttle.c)
  * @ms_offered: we offered the memshare data path (fipc-data-paths)
  * @msw_offered: we offered to map it writable (fipc-memshare-writable)
  * @gs_offered: we offered staging pages on the grant path too
@@ -449,6 +463,7 @@ struct xfb_be {
 	struct delayed_work resize_work;
 	cpumask_var_t poller_cpus;
 	unsigned int weight;
+	struct xfb_limiter limits;
 	bool ms_offered;
 	bool msw_offered;
 	bool gs_offered;
@@ -658,6 +673,24 @@ void xfb_debugfs_remove(struct xfb_be *be);
 /* back_sysfs.c */
 extern const struct attribute_group *xfb_groups[];
 void xfb_sysfs_init(void);
+
+/* back_throttle.c */
+extern const struct attribute_group xfb_limit_group;
+int xfb_throttle_read(struct xfb_be *be);
+bool xfb_throttle(struct xfb_chan *chan, unsigned int nslots);
+void xfb_throttle_sysfs_init(void);
+
+/**
+ * xfb_limit_retry_us() - when a channel holding a request over its
+ *	disk's limits asks again
+ * @chan: the channel
+ *
+ * Return: microseconds, or 0 if it holds none.
+ */
+static inline unsigned int xfb_limit_retry_us(const struct xfb_chan *chan)
+{
+	return chan->limit_held && !chan->broken ? chan->limit_us : 0;
+}
 
 /* back_stats.c */
 const char *xfb_stat_name(enum xfb_stat idx);

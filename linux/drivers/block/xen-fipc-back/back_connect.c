@@ -165,7 +165,7 @@ static int xfb_connect_prepare(struct xfb_be *be, u32 *nr, u32 *order,
 	be->lim.memshare = *memshare;
 	be->lim.staging = *memshare || be->gs_offered;
 	xfb_read_weight(be);
-	return 0;
+	return xfb_throttle_read(be);
 }
 
 /* be->mutex not held: nothing of a connect left mapped. */

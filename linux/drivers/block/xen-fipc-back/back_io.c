@@ -606,7 +606,7 @@ static int xfb_poll(struct fipc_poll_entry *entry, unsigned int budget)
 		}
 		if (!xfb_pages_ready(chan)) {
 			/* Resumed by the refill or a timed retry. */
-			if (xfb_rx_ready(chan)) {
+			if (chan->limit_held || xfb_rx_ready(chan)) {
 				chan->page_wait = true;
 				xfb_pages_refill(chan);
 			}
@@ -617,19 +617,25 @@ static int xfb_poll(struct fipc_poll_entry *entry, unsigned int budget)
 		     !xfb_maptrack_room(atomic_read(&chan->be->guest->grants),
 					chan->be->max_refs))) {
 			/* Resumed by the guest's own completions or a retry. */
-			if (xfb_rx_ready(chan)) {
+			if (chan->limit_held || xfb_rx_ready(chan)) {
 				chan->grant_wait = true;
 				chan->st[XFB_GRANT_WAITS]++;
 			}
 			break;
 		}
-		n = xfb_recv(chan);
-		if (n == -EAGAIN)
-			break;
-		if (n < 0) {
-			xfb_proto_error(chan, "request ring corrupted");
-			break;
+		if (chan->limit_held) {
+			n = chan->limit_held;
+		} else {
+			n = xfb_recv(chan);
+			if (n == -EAGAIN)
+				break;
+			if (n < 0) {
+				xfb_proto_error(chan, "request ring corrupted");
+				break;
+			}
 		}
+		if (xfb_throttle(chan, n))
+			break;	/* held: asked again after chan->limit_us */
 		xfb_handle(chan, chan->msgbuf, n);
 		work++;
 	}

@@ -154,8 +154,9 @@ bool xfb_has_work(struct fipc_poll_entry *entry)
 		return false;
 	if (!list_empty(&chan->answer_pending))
 		return fipc_tx_room(&chan->fc.tx);
-	return !list_empty(&chan->free_reqs) && !chan->grant_wait &&
-	       !chan->page_wait && xfb_rx_ready(chan);
+	/* A request held over the disk's limits waits for its retry. */
+	return !chan->limit_held && !list_empty(&chan->free_reqs) &&
+	       !chan->grant_wait && !chan->page_wait && xfb_rx_ready(chan);
 }
 
 /**
@@ -188,14 +189,15 @@ bool xfb_busy(struct fipc_poll_entry *entry)
  * after a while; a frontend that never takes them (or stamps the slots
  * with a stale flag) only gets looked at less and less often, up to
  * every XFB_PARK_MAX_US.  Requests waiting for pages or grant room are
- * looked at again the same way.
+ * looked at again the same way; a request held over the disk's limits
+ * when its buckets allow it (xfb_limit_retry_us()).
  */
 void xfb_park(struct xfb_chan *chan)
 {
 	if ((list_empty(&chan->answer_pending) && !chan->grant_wait &&
 	     !chan->page_wait) || chan->broken) {
 		chan->park_us = 0;
-		fipc_poll_entry_retry(&chan->poll, 0);
+		fipc_poll_entry_retry(&chan->poll, xfb_limit_retry_us(chan));
 		return;
 	}
 	if (!chan->park_us) {
@@ -206,7 +208,9 @@ void xfb_park(struct xfb_chan *chan)
 		chan->park_us = min_t(unsigned int, chan->park_us * 2,
 				      XFB_PARK_MAX_US);
 	}
-	fipc_poll_entry_retry(&chan->poll, chan->park_us);
+	fipc_poll_entry_retry(&chan->poll,
+			      min_not_zero(chan->park_us,
+					   xfb_limit_retry_us(chan)));
 }
 
 /**

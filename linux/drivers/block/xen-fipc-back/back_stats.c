@@ -43,6 +43,8 @@ static const struct {
 	[XFB_END_ANSWERS] = { "end_answers", true },
 	[XFB_RECYCLED_HELD] = { "recycled_held" },
 	[XFB_HELD_UNMAPS] = { "held_unmaps" },
+	[XFB_THROTTLED_REQ] = { "throttled_req" },
+	[XFB_THROTTLED_US] = { "throttled_us" },
 };
 
 /**

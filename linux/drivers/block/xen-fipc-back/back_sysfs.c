@@ -290,6 +290,7 @@ static const struct attribute_group xfb_stat_group = {
 
 const struct attribute_group *xfb_groups[] = {
 	&xfb_stat_group,
+	&xfb_limit_group,
 	NULL
 };
 
@@ -326,4 +327,5 @@ void xfb_sysfs_init(void)
 	xfb_attrs[i++] = &dev_attr_staging_pages.attr;
 	xfb_attrs[i++] = &dev_attr_weight.attr;
 	xfb_attrs[i] = NULL;
+	xfb_throttle_sysfs_init();
 }

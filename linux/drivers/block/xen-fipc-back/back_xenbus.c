@@ -467,6 +467,7 @@ static int xfb_probe(struct xenbus_device *dev,
 	}
 	be->dev = dev;
 	be->weight = FIPC_POLL_WEIGHT_DEFAULT;
+	xfb_limiter_init(&be->limits);
 	INIT_LIST_HEAD(&be->guest_node);
 	be->guest = xfb_guest_get(dev->otherend_id);
 	if (!be->guest) {
