@@ -10,6 +10,7 @@
  * test failed.
  */
 #define _GNU_SOURCE
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +45,9 @@ struct good {
 	const char *poller_cpus;
 	int is_cdrom;
 	int weight; /* 0: not given */
+	/* The I/O limits (0: not given), by designated initializers. */
+	uint64_t iops, iops_read, iops_write, bps, bps_read, bps_write;
+	int burst_ms;
 };
 
 struct bad {
@@ -202,6 +206,21 @@ static const struct good goods[] = {
 	  NULL,
 	  0,
 	  1 },
+	{ "all I/O limits, bps with K, M and G",
+	  { "phy1:/dev/nullb1,xvdg,w,iops=2000,iops-read=1500,iops-write=500,bps=100M,bps-read=64K,bps-write=2G,burst-ms=500" },
+	  PHY1, "/dev/nullb1", "xvdg", 1, RAW, NULL, NULL, UNSET, 0, NULL, 0, 0,
+	  .iops = 2000, .iops_read = 1500, .iops_write = 500,
+	  .bps = 100 << 20, .bps_read = 64 << 10, .bps_write = 2ULL << 30,
+	  .burst_ms = 500 },
+	{ "I/O limits at their bounds",
+	  { "phy1:/dev/nullb1,xvdg,w,iops=1,iops-read=1099511627776,bps=1,bps-read=1099511627776,bps-write=1024G,burst-ms=60000" },
+	  PHY1, "/dev/nullb1", "xvdg", 1, RAW, NULL, NULL, UNSET, 0, NULL, 0, 0,
+	  .iops = 1, .iops_read = 1ULL << 40, .bps = 1,
+	  .bps_read = 1ULL << 40, .bps_write = 1ULL << 40, .burst_ms = 60000 },
+	{ "I/O limits in the keyword form, given twice: the last counts",
+	  { "backendtype=phy1,iops-write=7,burst-ms=1,bps=50M,vdev=xvdb,bps=1K,target=/dev/nullb0" },
+	  PHY1, "/dev/nullb0", "xvdb", 1, RAW, NULL, NULL, UNSET, 0, NULL, 0, 0,
+	  .iops_write = 7, .bps = 1024, .burst_ms = 1 },
 	{ "queues=1 and a multi-range CPU list",
 	  { "phy1:/dev/nullb1,xvdi,w,queues=1,poller-cpus=0:2-3:8-15" },
 	  PHY1,
@@ -388,6 +407,60 @@ static const struct bad bads[] = {
 	{ "weight empty",
 	  { "phy1:/dev/sda,xvdb,w,weight=" },
 	  "bad value for weight" },
+	{ "iops=0",
+	  { "phy1:/dev/sda,xvdb,w,iops=0" },
+	  "bad value for iops (use 1 to 1099511627776)" },
+	{ "iops-read above 2^40",
+	  { "phy1:/dev/sda,xvdb,w,iops-read=1099511627777" },
+	  "bad value for iops-read (use 1 to 1099511627776)" },
+	{ "iops-write=fast",
+	  { "phy1:/dev/sda,xvdb,w,iops-write=fast" },
+	  "bad value for iops-write" },
+	{ "iops takes no suffix",
+	  { "phy1:/dev/sda,xvdb,w,iops=5K" },
+	  "bad value for iops (use 1 to 1099511627776)" },
+	{ "iops=-1",
+	  { "phy1:/dev/sda,xvdb,w,iops=-1" },
+	  "bad value for iops" },
+	{ "bps=0",
+	  { "phy1:/dev/sda,xvdb,w,bps=0" },
+	  "bad value for bps (use 1 to 1099511627776, or up to 1024G with a 1024-based K, M or G)" },
+	{ "bps=0M",
+	  { "phy1:/dev/sda,xvdb,w,bps=0M" },
+	  "bad value for bps" },
+	{ "bps-read=1025G",
+	  { "phy1:/dev/sda,xvdb,w,bps-read=1025G" },
+	  "bad value for bps-read" },
+	{ "bps-write=1099511627777",
+	  { "phy1:/dev/sda,xvdb,w,bps-write=1099511627777" },
+	  "bad value for bps-write" },
+	{ "bps overflowing with K",
+	  { "phy1:/dev/sda,xvdb,w,bps=18014398509481984K" },
+	  "bad value for bps" },
+	{ "bps huge",
+	  { "phy1:/dev/sda,xvdb,w,bps=99999999999999999999" },
+	  "bad value for bps" },
+	{ "bps=50MB",
+	  { "phy1:/dev/sda,xvdb,w,bps=50MB" },
+	  "bad value for bps" },
+	{ "bps=50m (lower case)",
+	  { "phy1:/dev/sda,xvdb,w,bps=50m" },
+	  "bad value for bps" },
+	{ "bps=M",
+	  { "phy1:/dev/sda,xvdb,w,bps=M" },
+	  "bad value for bps" },
+	{ "bps empty",
+	  { "phy1:/dev/sda,xvdb,w,bps=" },
+	  "bad value for bps" },
+	{ "burst-ms=0",
+	  { "phy1:/dev/sda,xvdb,w,burst-ms=0" },
+	  "bad value for burst-ms (use 1 to 60000)" },
+	{ "burst-ms=60001",
+	  { "phy1:/dev/sda,xvdb,w,burst-ms=60001" },
+	  "bad value for burst-ms (use 1 to 60000)" },
+	{ "burst-ms=1s",
+	  { "phy1:/dev/sda,xvdb,w,burst-ms=1s" },
+	  "bad value for burst-ms" },
 	{ "poller-cpus descending",
 	  { "phy1:/dev/sda,xvdb,w,poller-cpus=3-1" },
 	  "bad value for poller-cpus" },
@@ -418,6 +491,12 @@ static const struct bad bads[] = {
 	{ "weight on a classic disk",
 	  { "/dev/sda,raw,xvda,w,weight=300" },
 	  "memshare, queues, weight and poller-cpus need backendtype phy1" },
+	{ "iops on a classic disk",
+	  { "/dev/sda,raw,xvda,w,iops=100" },
+	  "iops, iops-read, iops-write, bps, bps-read, bps-write and burst-ms need backendtype phy1" },
+	{ "burst-ms with backendtype=phy",
+	  { "backendtype=phy,vdev=xvda,burst-ms=100,target=/dev/sda" },
+	  "iops, iops-read, iops-write, bps, bps-read, bps-write and burst-ms need backendtype phy1" },
 };
 
 static int failures;
@@ -512,6 +591,18 @@ static void test_good(const struct good *t)
 	      d.fipc_max_queues, t->queues);
 	CHECK(d.fipc_weight == t->weight, "weight %d, expected %d",
 	      d.fipc_weight, t->weight);
+	CHECK(d.fipc_iops == t->iops && d.fipc_iops_read == t->iops_read &&
+	      d.fipc_iops_write == t->iops_write,
+	      "iops %" PRIu64 "/%" PRIu64 "/%" PRIu64 ", expected %" PRIu64
+	      "/%" PRIu64 "/%" PRIu64, d.fipc_iops, d.fipc_iops_read,
+	      d.fipc_iops_write, t->iops, t->iops_read, t->iops_write);
+	CHECK(d.fipc_bps == t->bps && d.fipc_bps_read == t->bps_read &&
+	      d.fipc_bps_write == t->bps_write,
+	      "bps %" PRIu64 "/%" PRIu64 "/%" PRIu64 ", expected %" PRIu64
+	      "/%" PRIu64 "/%" PRIu64, d.fipc_bps, d.fipc_bps_read,
+	      d.fipc_bps_write, t->bps, t->bps_read, t->bps_write);
+	CHECK(d.fipc_burst_ms == t->burst_ms, "burst-ms %d, expected %d",
+	      d.fipc_burst_ms, t->burst_ms);
 	CHECK(streq(d.fipc_poller_cpus, t->poller_cpus),
 	      "poller cpus %s, expected %s", d.fipc_poller_cpus,
 	      t->poller_cpus);
@@ -547,7 +638,7 @@ static void test_bad(const struct bad *t)
 static void test_json(void)
 {
 	static const char * const specs[] = {
-		"phy1:/dev/nullb0,xvdb,w,memshare=on,queues=2,weight=512,poller-cpus=1-2",
+		"phy1:/dev/nullb0,xvdb,w,memshare=on,queues=2,weight=512,poller-cpus=1-2,iops-read=300,bps=1024G,burst-ms=250",
 		NULL
 	};
 	libxl_device_disk d;
@@ -567,6 +658,15 @@ static void test_json(void)
 	      "JSON lacks fipc_weight: %s", json);
 	CHECK(json && strstr(json, "\"fipc_poller_cpus\": \"1-2\""),
 	      "JSON lacks fipc_poller_cpus: %s", json);
+	CHECK(json && strstr(json, "\"fipc_iops_read\": 300"),
+	      "JSON lacks fipc_iops_read: %s", json);
+	CHECK(json && strstr(json, "\"fipc_bps\": 1099511627776"),
+	      "JSON lacks fipc_bps (64 bits): %s", json);
+	CHECK(json && strstr(json, "\"fipc_burst_ms\": 250"),
+	      "JSON lacks fipc_burst_ms: %s", json);
+	CHECK(json && !strstr(json, "\"fipc_iops\":") &&
+	      !strstr(json, "\"fipc_bps_write\":"),
+	      "JSON has limits not given: %s", json);
 	/* (Parsing JSON back needs a libxl_ctx, hence a running Xen.) */
 	result("JSON of a phy1 disk (domain config, xl block-attach -n)", why);
 	libxl_device_disk_dispose(&d);
