@@ -46,7 +46,7 @@ struct good {
 	int is_cdrom;
 	int weight; /* 0: not given */
 	/* The I/O limits (0: not given), by designated initializers. */
-	uint64_t iops, iops_read, iops_write, bps, bps_read, bps_write;
+	unsigned long long iops, iops_read, iops_write, bps, bps_read, bps_write;
 	int burst_ms;
 };
 
@@ -55,6 +55,18 @@ struct bad {
 	const char *specs[4];
 	const char *error; /* expected in the error report */
 };
+
+/* Disk specs and errors of the I/O limits, too long for one line. */
+#define SPEC_ALL_LIMITS \
+	"phy1:/dev/nullb1,xvdg,w,iops=2000,iops-read=1500,iops-write=500,bps=100M,bps-read=64K,bps-write=2G,burst-ms=500"
+#define SPEC_LIMIT_BOUNDS \
+	"phy1:/dev/nullb1,xvdg,w,iops=1,iops-read=1099511627776,bps=1,bps-read=1099511627776,bps-write=1024G,burst-ms=60000"
+#define SPEC_LIMIT_KEYWORDS \
+	"backendtype=phy1,iops-write=7,burst-ms=1,bps=50M,vdev=xvdb,bps=1K,target=/dev/nullb0"
+#define ERR_BPS \
+	"bad value for bps (use 1 to 1099511627776, or up to 1024G with a 1024-based K, M or G)"
+#define ERR_LIMITS_PHY1 \
+	"iops, iops-read, iops-write, bps, bps-read, bps-write and burst-ms need backendtype phy1"
 
 #define PHY1 LIBXL_DISK_BACKEND_PHY1
 #define RAW LIBXL_DISK_FORMAT_RAW
@@ -207,18 +219,18 @@ static const struct good goods[] = {
 	  0,
 	  1 },
 	{ "all I/O limits, bps with K, M and G",
-	  { "phy1:/dev/nullb1,xvdg,w,iops=2000,iops-read=1500,iops-write=500,bps=100M,bps-read=64K,bps-write=2G,burst-ms=500" },
+	  { SPEC_ALL_LIMITS },
 	  PHY1, "/dev/nullb1", "xvdg", 1, RAW, NULL, NULL, UNSET, 0, NULL, 0, 0,
 	  .iops = 2000, .iops_read = 1500, .iops_write = 500,
 	  .bps = 100 << 20, .bps_read = 64 << 10, .bps_write = 2ULL << 30,
 	  .burst_ms = 500 },
 	{ "I/O limits at their bounds",
-	  { "phy1:/dev/nullb1,xvdg,w,iops=1,iops-read=1099511627776,bps=1,bps-read=1099511627776,bps-write=1024G,burst-ms=60000" },
+	  { SPEC_LIMIT_BOUNDS },
 	  PHY1, "/dev/nullb1", "xvdg", 1, RAW, NULL, NULL, UNSET, 0, NULL, 0, 0,
 	  .iops = 1, .iops_read = 1ULL << 40, .bps = 1,
 	  .bps_read = 1ULL << 40, .bps_write = 1ULL << 40, .burst_ms = 60000 },
 	{ "I/O limits in the keyword form, given twice: the last counts",
-	  { "backendtype=phy1,iops-write=7,burst-ms=1,bps=50M,vdev=xvdb,bps=1K,target=/dev/nullb0" },
+	  { SPEC_LIMIT_KEYWORDS },
 	  PHY1, "/dev/nullb0", "xvdb", 1, RAW, NULL, NULL, UNSET, 0, NULL, 0, 0,
 	  .iops_write = 7, .bps = 1024, .burst_ms = 1 },
 	{ "queues=1 and a multi-range CPU list",
@@ -424,7 +436,7 @@ static const struct bad bads[] = {
 	  "bad value for iops" },
 	{ "bps=0",
 	  { "phy1:/dev/sda,xvdb,w,bps=0" },
-	  "bad value for bps (use 1 to 1099511627776, or up to 1024G with a 1024-based K, M or G)" },
+	  ERR_BPS },
 	{ "bps=0M",
 	  { "phy1:/dev/sda,xvdb,w,bps=0M" },
 	  "bad value for bps" },
@@ -493,10 +505,10 @@ static const struct bad bads[] = {
 	  "memshare, queues, weight and poller-cpus need backendtype phy1" },
 	{ "iops on a classic disk",
 	  { "/dev/sda,raw,xvda,w,iops=100" },
-	  "iops, iops-read, iops-write, bps, bps-read, bps-write and burst-ms need backendtype phy1" },
+	  ERR_LIMITS_PHY1 },
 	{ "burst-ms with backendtype=phy",
 	  { "backendtype=phy,vdev=xvda,burst-ms=100,target=/dev/sda" },
-	  "iops, iops-read, iops-write, bps, bps-read, bps-write and burst-ms need backendtype phy1" },
+	  ERR_LIMITS_PHY1 },
 };
 
 static int failures;
@@ -593,14 +605,18 @@ static void test_good(const struct good *t)
 	      d.fipc_weight, t->weight);
 	CHECK(d.fipc_iops == t->iops && d.fipc_iops_read == t->iops_read &&
 	      d.fipc_iops_write == t->iops_write,
-	      "iops %" PRIu64 "/%" PRIu64 "/%" PRIu64 ", expected %" PRIu64
-	      "/%" PRIu64 "/%" PRIu64, d.fipc_iops, d.fipc_iops_read,
-	      d.fipc_iops_write, t->iops, t->iops_read, t->iops_write);
+	      "iops %llu/%llu/%llu, expected %llu/%llu/%llu",
+	      (unsigned long long)d.fipc_iops,
+	      (unsigned long long)d.fipc_iops_read,
+	      (unsigned long long)d.fipc_iops_write, t->iops, t->iops_read,
+	      t->iops_write);
 	CHECK(d.fipc_bps == t->bps && d.fipc_bps_read == t->bps_read &&
 	      d.fipc_bps_write == t->bps_write,
-	      "bps %" PRIu64 "/%" PRIu64 "/%" PRIu64 ", expected %" PRIu64
-	      "/%" PRIu64 "/%" PRIu64, d.fipc_bps, d.fipc_bps_read,
-	      d.fipc_bps_write, t->bps, t->bps_read, t->bps_write);
+	      "bps %llu/%llu/%llu, expected %llu/%llu/%llu",
+	      (unsigned long long)d.fipc_bps,
+	      (unsigned long long)d.fipc_bps_read,
+	      (unsigned long long)d.fipc_bps_write, t->bps, t->bps_read,
+	      t->bps_write);
 	CHECK(d.fipc_burst_ms == t->burst_ms, "burst-ms %d, expected %d",
 	      d.fipc_burst_ms, t->burst_ms);
 	CHECK(streq(d.fipc_poller_cpus, t->poller_cpus),
