@@ -148,7 +148,10 @@ bool xfb_has_work(struct fipc_poll_entry *entry)
 {
 	struct xfb_chan *chan = xfb_poll_chan(entry);
 
-	if (!llist_empty(&chan->done) || atomic_read(&chan->eoi_pending))
+	if (!llist_empty(&chan->done))
+		return true;
+	/* Held over the disk's limits: its EOI waits too (xfb_eoi()). */
+	if (atomic_read(&chan->eoi_pending) && !xfb_limit_retry_us(chan))
 		return true;
 	if (chan->broken)
 		return false;
@@ -218,12 +221,19 @@ void xfb_park(struct xfb_chan *chan)
  * @chan: the channel
  *
  * Spurious if no request was taken since the last one; see
- * xfb_chan_interrupt().
+ * xfb_chan_interrupt().  Not while a request is held over the disk's
+ * limits: the frontend sent it, and we chose not to take it yet.  The
+ * port stays masked until the held request is taken (a frontend that
+ * keeps notifying meanwhile costs nothing), and the EOI then is not
+ * spurious: flagged so, Xen would delay the port's next events more and
+ * more, and the disk would fall below its limits.
  */
 void xfb_eoi(struct xfb_chan *chan)
 {
 	unsigned int flags = 0;
 
+	if (xfb_limit_retry_us(chan))
+		return;
 	if (!atomic_read(&chan->eoi_pending) ||
 	    !atomic_xchg(&chan->eoi_pending, 0))
 		return;
