@@ -4,6 +4,8 @@
 # the frontend's directory, is documented; each documented key is used by
 # a driver, tools/libxl-phy1*.patch or tools/hotplug/, and written by the
 # driver its section names; docs/protocol.md quotes only documented keys.
+# A key is a string, a macro of one, a buffer snprintf() fills from a
+# string, or an element of an array of strings (every string it holds).
 # And docs/admin-guide.md's table "5. Module parameters": each parameter
 # is in the module(s) named, writable if "live", read-only if "load only".
 # A key the code names in a way this cannot read fails.  One line per key
@@ -98,6 +100,10 @@ sub scan {	# every function's keys; returns whether it found new helpers
 					my @fmts = ($b =~ /\b(?:snprintf|scnprintf)\s*\(\s*\Q$e\E\s*,[^,]*,\s*"([^"]*)"/g,
 						    $b =~ /\b\Q$e\E\s*=\s*kasprintf\s*\([^,]*,\s*"([^"]*)"/g);
 					unshift @fmts, $e =~ /^"(.*)"$/ ? $1 : $macro{$e} // ();
+					# an element of a file's array of key strings
+					push @fmts, $1 =~ /"([^"]*)"/g
+						if $e =~ /^(\w+)\s*\[[^\]]*\]$/ &&
+						   $s =~ /\b\Q$1\E\s*\[[^\]]*\]\s*=\s*\{([^;]*?)\};/s;
 					put($rel, $own, $d, $_, $w) for @fmts;
 					next if @fmts;
 					bad("$rel: $fn(): cannot read the key $e of $call()") unless defined $pi;

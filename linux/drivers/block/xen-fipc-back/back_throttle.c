@@ -31,16 +31,16 @@ static const char *const xfb_limit_names[XFB_NR_RATES + 1] = {
 	[XFB_NR_RATES] = "burst_ms",
 };
 
-/* Our key of rate @r: fipc-iops-read for iops_read. */
-static void xfb_rate_key(enum xfb_rate r, char *key, size_t size)
-{
-	char *p;
-
-	snprintf(key, size, "fipc-%s", xfb_limit_names[r]);
-	for (p = key; *p; p++)
-		if (*p == '_')
-			*p = '-';
-}
+/* Their keys in our xenstore directory, in the same order. */
+static const char *const xfb_limit_keys[XFB_NR_RATES + 1] = {
+	[XFB_IOPS] = "fipc-iops",
+	[XFB_IOPS_READ] = "fipc-iops-read",
+	[XFB_IOPS_WRITE] = "fipc-iops-write",
+	[XFB_BPS] = "fipc-bps",
+	[XFB_BPS_READ] = "fipc-bps-read",
+	[XFB_BPS_WRITE] = "fipc-bps-write",
+	[XFB_NR_RATES] = "fipc-burst-ms",
+};
 
 /* Report a toolstack value that is not a limit: never ignored. */
 static int xfb_limit_refuse(struct xfb_be *be, const char *key,
@@ -65,30 +65,23 @@ int xfb_throttle_read(struct xfb_be *be)
 {
 	u64 rate[XFB_NR_RATES] = { 0 }, now;
 	u32 ms = XFB_BURST_MS_DEFAULT;
-	char key[24];
 	unsigned int r;
 	char *s;
 	int err;
 
-	for (r = 0; r < XFB_NR_RATES; r++) {
-		xfb_rate_key(r, key, sizeof(key));
-		s = xenbus_read(XBT_NIL, be->dev->nodename, key, NULL);
+	for (r = 0; r <= XFB_NR_RATES; r++) {
+		s = xenbus_read(XBT_NIL, be->dev->nodename, xfb_limit_keys[r],
+				NULL);
 		if (IS_ERR(s))
 			continue;
-		err = xfb_rate_parse(s, &rate[r]);
+		if (r == XFB_NR_RATES)
+			err = xfb_parse_uint(s, 1, XFB_BURST_MS_MAX, &ms);
+		else
+			err = xfb_rate_parse(s, &rate[r]);
 		if (err)
-			err = xfb_limit_refuse(be, key, s,
+			err = xfb_limit_refuse(be, xfb_limit_keys[r], s,
+					       r == XFB_NR_RATES ? "1 to 60000 ms" :
 					       "none, or 1 to 2^40 a second");
-		kfree(s);
-		if (err)
-			return err;
-	}
-	s = xenbus_read(XBT_NIL, be->dev->nodename, "fipc-burst-ms", NULL);
-	if (!IS_ERR(s)) {
-		err = xfb_parse_uint(s, 1, XFB_BURST_MS_MAX, &ms);
-		if (err)
-			err = xfb_limit_refuse(be, "fipc-burst-ms", s,
-					       "1 to 60000 ms");
 		kfree(s);
 		if (err)
 			return err;
@@ -180,7 +173,6 @@ static ssize_t xfb_limit_store(struct device *d, struct device_attribute *da,
 {
 	struct xfb_limit_attr *a = container_of(da, struct xfb_limit_attr, da);
 	struct xfb_be *be = dev_get_drvdata(d);
-	char key[24];
 	u64 rate = 0;
 	u32 ms;
 	int err;
@@ -191,21 +183,18 @@ static ssize_t xfb_limit_store(struct device *d, struct device_attribute *da,
 	if (a->rate == XFB_NR_RATES) {
 		err = kstrtou32(buf, 10, &ms) ?:
 		      xfb_limiter_set_burst(&be->limits, ms);
-		if (!err)
-			err = xenbus_printf(XBT_NIL, be->dev->nodename,
-					    "fipc-burst-ms", "%u", ms);
+		rate = ms;
 	} else {
 		err = xfb_rate_parse(buf, &rate) ?:
 		      xfb_limiter_set(&be->limits, a->rate, rate,
 				      ktime_get_ns());
-		xfb_rate_key(a->rate, key, sizeof(key));
-		if (!err && rate)
-			err = xenbus_printf(XBT_NIL, be->dev->nodename, key,
-					    "%llu", rate);
-		else if (!err)
-			err = xenbus_write(XBT_NIL, be->dev->nodename, key,
-					   "none");
 	}
+	if (!err && rate)
+		err = xenbus_printf(XBT_NIL, be->dev->nodename,
+				    xfb_limit_keys[a->rate], "%llu", rate);
+	else if (!err)
+		err = xenbus_write(XBT_NIL, be->dev->nodename,
+				   xfb_limit_keys[a->rate], "none");
 	mutex_unlock(&be->mutex);
 	return err ? err : count;
 }

@@ -157,6 +157,18 @@
  *                                    (at least 1); read at each connect;
  *                                    the backend rewrites it when it is
  *                                    changed in its sysfs
+ *   fipc-iops, fipc-iops-read, fipc-iops-write
+ *                         u 1..2^40 or "none" [none] requests a second,
+ *                                    all, reads, writes (a flush or
+ *                                    discard is a write)
+ *   fipc-bps, fipc-bps-read, fipc-bps-write
+ *                         u 1..2^40 or "none" [none] bytes a second
+ *   fipc-burst-ms         u 1..60000 [100] how long the disk may run at
+ *                                    full rate after a quiet while; the
+ *                                    caps are read at each connect (any
+ *                                    other value: error node, no
+ *                                    connection) and rewritten when
+ *                                    changed in sysfs (limits/)
  *
  * Frontend directory, written by the toolstack:
  *   backend, backend-id, virtual-device, device-type, state   as for vbd
