@@ -1,0 +1,316 @@
+#!/bin/bash
+# Scenario "io-limits" (dom0 side): per-disk I/O limits of phy1: disks
+# (issue 48).  Two guests on one backend poller (POLLERS=1), each with a
+# phy1: disk on a null_blk of its own: "capped", whose disk dom0 limits
+# through sysfs (limits/ of its backend device), and "neighbour".
+#   refusals  xl's limit options (capped's config) are in limits/, none
+#             on the neighbour; 0, garbage, a rate past 2^40 and a burst
+#             of 0 are refused (EINVAL); "none" lifts a limit; a limit set
+#             is in xenstore
+#   caps      for each of capped's saturating 4 KiB reads (iops_read),
+#             64 KiB reads (bps_read), 4 KiB writes (iops_write) and
+#             64 KiB writes (bps_write): its rate uncapped from the
+#             backend's counters, then a cap of -o CAP_PCT (30) % of it;
+#             fio's rate over -o LIMIT_S (5) s within 10 % of the cap
+#             (results/limits.txt; caps.txt: kind, cap, uncapped rate)
+#   neighbour QD 1 reads alone (twice) and beside capped's capped reads:
+#             its mean latency beside stays within its spread alone (at
+#             least 25 %: emulated)
+#   live      capped reads at the iops_read cap's rate (iops); after 2 s
+#             dom0 sets a quarter of it: the backend's request rate over
+#             the 1 s to 4 s after the change is within 10 % of the new
+#             cap (and a request of the window's granularity), before it
+#             of the old
+#   slow      at iops 20 the backend poller sleeps between requests (its
+#             sleeps grow by at least a quarter of the requests served)
+# Then throttled_req/throttled_us count capped's waits and none of the
+# neighbour's, and dom0's health.  Emulated: rates are the caps', not the
+# machine's; latencies compare only inside this boot.
+set -u
+. "${FIPC_LIB:-$(dirname "$0")/../../lib}/fipc-scenario.sh"
+fipc_scenario_begin "$@"
+. "$common/fipc-lib.sh"
+export FIPC_DOMU_LOAD="fipc xen-fipc-front"
+# Exported: fipc_step runs each phase in a child.
+export XVDB=51728 CAP_PCT
+CAP_PCT=$(fipc_opt CAP_PCT 30)
+
+# lim FILE [VALUE]: capped's limits/FILE, or set it to VALUE.
+lim() {
+    local f
+    f=$FIPC_BE_SYSFS/fipcblk-$(cat "$FIPC_WORK/capped.id")-$XVDB/limits/$1
+    if [ $# -eq 1 ]; then cat "$f"; else echo "$2" > "$f"; fi
+}
+
+# be_stat GUEST NAME: a counter of GUEST's backend device.
+be_stat() {
+    cat "$FIPC_BE_SYSFS/fipcblk-$(cat "$FIPC_WORK/$1.id")-$XVDB/statistics/$2"
+}
+
+# poller_sleeps: sleeps of the backend's pollers, summed.
+poller_sleeps() {
+    awk '$1 == "poller" { for (i = 2; i < NF; i++)
+        if ($i == "sleeps") s += $(i + 1) } END { print s + 0 }' \
+        /sys/module/xen_fipc_back/parameters/poller_cpus
+}
+
+start() {
+    local g
+    fipc_dmesg_mark
+    fipc_null_blk 1 2 || return 1
+    fipc_null_blk_slow nullmbox 0 4 16 2 1 || return 1
+    fipc_mailbox_put /dev/nullmbox none || return 1
+    fipc_modules_load 0 || return 1
+    # xl's limit options on capped's disk (limits that never bind here).
+    fipc_domu_start capped "$here/domU.cfg" "$common/guest-limits.sh" \
+        BACKING=/dev/nullb0 LIMITS=",iops-write=900000,bps-read=1024G" || return 1
+    fipc_domu_start neighbour "$here/domU.cfg" "$common/guest-limits.sh" \
+        BACKING=/dev/nullb1 LIMITS= || return 1
+    for g in capped neighbour; do
+        xl domid "$g" > "$FIPC_WORK/$g.id"
+    done
+    for g in capped neighbour; do
+        fipc_domu_wait_marker "$g" "@@LIMITS $g ready" 600 || return 1
+    done
+}
+
+refusals() {
+    local rc=0 v id k
+    # xl's options: in the backend's keys and limits/, the neighbour's none.
+    [ "$(lim iops_write)" = 900000 ] && [ "$(lim bps_read)" = 1099511627776 ] ||
+        { fipc_fail "xl's iops-write and bps-read are '$(lim iops_write)' and '$(lim bps_read)' in limits/"; rc=1; }
+    id=$(cat "$FIPC_WORK/neighbour.id")
+    k=$(xenstore-ls "backend/fipcblk/$id/$XVDB" 2>/dev/null | grep -E '^fipc-(iops|bps|burst)')
+    [ -z "$k" ] || { fipc_fail "the neighbour's backend has limit keys: $k"; rc=1; }
+    for v in 0 fast -1 +5 1099511627777 ''; do
+        if lim iops "$v" 2>/dev/null; then
+            fipc_fail "limits/iops took '$v'"; rc=1
+        fi
+    done
+    for v in 0 60001 x; do
+        if lim burst_ms "$v" 2>/dev/null; then
+            fipc_fail "limits/burst_ms took '$v'"; rc=1
+        fi
+    done
+    [ "$(lim iops)" = none ] || { fipc_fail "limits/iops is '$(lim iops)' after refusals, not none"; rc=1; }
+    [ "$(lim burst_ms)" = 100 ] || { fipc_fail "limits/burst_ms is '$(lim burst_ms)', not the default 100"; rc=1; }
+    lim iops_read 1099511627776 || { fipc_fail "limits/iops_read refused 2^40"; rc=1; }
+    lim iops_read none || { fipc_fail "limits/iops_read refused none"; rc=1; }
+    lim iops 777 || rc=1
+    id=$(cat "$FIPC_WORK/capped.id")
+    v=$(xenstore-read "backend/fipcblk/$id/$XVDB/fipc-iops" 2>/dev/null)
+    [ "$v" = 777 ] || { fipc_fail "fipc-iops in xenstore is '$v', not 777"; rc=1; }
+    lim iops none || rc=1
+    v=$(xenstore-read "backend/fipcblk/$id/$XVDB/fipc-iops" 2>/dev/null)
+    [ "$v" = none ] || { fipc_fail "fipc-iops in xenstore is '$v' after none"; rc=1; }
+    [ $rc -eq 0 ] && fipc_log "limits: refusals and xenstore as expected"
+    return $rc
+}
+
+# phase WORD WHO: post WORD, wait for each of WHO to be done with it.
+phase() {
+    fipc_mailbox_put /dev/nullmbox "$1" && phase_done "$1" "$2"
+}
+
+# limit_file KIND: the limits/ file that caps KIND.
+limit_file() {
+    case $1 in
+    riops) echo iops_read ;; rbps) echo bps_read ;;
+    wiops) echo iops_write ;; wbps) echo bps_write ;;
+    esac
+}
+
+# counter KIND: capped's backend counter KIND's cap limits (requests,
+# or bytes).
+counter() {
+    case $1 in
+    riops) be_stat capped rd_req ;;
+    wiops) be_stat capped wr_req ;;
+    rbps) echo $(($(be_stat capped rd_sect) * 512)) ;;
+    wbps) echo $(($(be_stat capped wr_sect) * 512)) ;;
+    esac
+}
+
+# moved KIND VALUE: KIND's counter is no longer VALUE.
+moved() {
+    [ "$(counter "$1")" != "$2" ]
+}
+
+# flowing KIND: wait until KIND's counter moves (the guest's fio starts
+# seconds after the phase is posted, under TCG), then 1 s more.
+flowing() {
+    local c0
+    c0=$(counter "$1")
+    fipc_until 60 moved "$1" "$c0" ||
+        { fipc_fail "$1: no I/O from the capped guest in 60 s"; return 1; }
+    sleep 1
+}
+
+# window KIND SECONDS: KIND's rate (a second) over SECONDS from now.
+window() {
+    local t0 c0 t1 c1
+    t0=$(date +%s.%N) c0=$(counter "$1")
+    sleep "$2"
+    t1=$(date +%s.%N) c1=$(counter "$1")
+    awk -v a="$t0" -v b="$t1" -v x="$c0" -v y="$c1" \
+        'BEGIN { printf "%.1f", (y - x) / (b - a) }'
+}
+
+# phase_done WORD WHO: wait for each of WHO to be done with WORD.
+phase_done() {
+    local g
+    for g in $2; do
+        fipc_domu_wait_marker "$g" "@@LIMITS $g $1 done rc=0" 300 || return 1
+    done
+}
+
+# cap_kind KIND WHO: KIND's rate uncapped, then KIND capped at CAP_PCT %
+# of it, WHO running the phase.
+cap_kind() {
+    local k=$1 free cap min=20
+    fipc_mailbox_put /dev/nullmbox "$k-free" || return 1
+    flowing "$k" || return 1
+    free=$(window "$k" 3)
+    phase_done "$k-free" capped || return 1
+    case $k in *bps) min=$((20 * 65536)) ;; esac
+    cap=$(awk -v f="$free" -v p="$CAP_PCT" 'BEGIN { printf "%d", f * p / 100 }')
+    if [ "$cap" -lt "$min" ]; then
+        fipc_fail "$k: $free a second uncapped: too slow a guest to test a cap"
+        return 1
+    fi
+    echo "$k $cap $free" >> "$FIPC_RESULTS/caps.txt"
+    lim "$(limit_file "$k")" "$cap" || return 1
+    phase "$k" "$2" || return 1
+    lim "$(limit_file "$k")" none
+}
+
+caps() {
+    : > "$FIPC_RESULTS/caps.txt"
+    phase alone1 neighbour || return 1
+    cap_kind riops "capped neighbour" || return 1
+    phase alone2 neighbour || return 1
+    cap_kind rbps capped && cap_kind wiops capped && cap_kind wbps capped
+}
+
+# within GOT WANT SECONDS: GOT within 10 % of WANT, or one request over
+# the window.
+within() {
+    awk -v g="$1" -v w="$2" -v s="$3" \
+        'BEGIN { d = g - w; if (d < 0) d = -d; exit !(d <= 0.1 * w + 1 / s) }'
+}
+
+live() {
+    local hi lo r1 r2 rc=0
+    hi=$(awk '$1 == "riops" { print $2 }' "$FIPC_RESULTS/caps.txt")
+    [ -n "$hi" ] || { fipc_fail "live: no riops cap (caps failed)"; return 1; }
+    lo=$((hi / 4))
+    lim iops "$hi" || return 1
+    fipc_mailbox_put /dev/nullmbox live || return 1
+    flowing riops || return 1
+    r1=$(window riops 2)
+    lim iops "$lo" || return 1
+    sleep 1
+    r2=$(window riops 3)
+    phase_done live capped || return 1
+    echo "live: $r1 requests/s at iops $hi, $r2 from 1 s after setting $lo" >> "$FIPC_RESULTS/limits.txt"
+    within "$r1" "$hi" 2 || { fipc_fail "live: $r1 requests/s at iops $hi"; rc=1; }
+    within "$r2" "$lo" 3 || { fipc_fail "live: $r2 requests/s from 1 s after iops $lo"; rc=1; }
+    lim iops none || rc=1
+    return $rc
+}
+
+slow() {
+    local s0 s1 t0 t1 c0 c1 n r rc=0
+    lim iops 20 || return 1
+    fipc_mailbox_put /dev/nullmbox slow || return 1
+    flowing riops || return 1
+    s0=$(poller_sleeps) t0=$(date +%s.%N) c0=$(counter riops)
+    sleep 2
+    s1=$(poller_sleeps) t1=$(date +%s.%N) c1=$(counter riops)
+    phase_done slow capped || return 1
+    n=$((c1 - c0))
+    r=$(awk -v a="$t0" -v b="$t1" -v n="$n" 'BEGIN { printf "%.1f", n / (b - a) }')
+    echo "slow: $n requests ($r a second) at iops 20, backend poller sleeps $((s1 - s0))" >> "$FIPC_RESULTS/limits.txt"
+    awk -v r="$r" 'BEGIN { exit !(r <= 20 * 1.1 + 0.5) }' ||
+        { fipc_fail "slow: $r requests a second at iops 20"; rc=1; }
+    [ $((s1 - s0)) -ge $((n / 4)) ] && [ $((s1 - s0)) -gt 0 ] ||
+        { fipc_fail "slow: the backend poller slept $((s1 - s0)) times for $n requests held to 20 a second"; rc=1; }
+    lim iops none || rc=1
+    return $rc
+}
+
+finish() {
+    local rc=0 g
+    for g in capped neighbour; do
+        fipc_be_stats_json "$(cat "$FIPC_WORK/$g.id")" $XVDB "$FIPC_RESULTS/dom0/backend-$g.json"
+    done
+    [ "$(be_stat capped throttled_req)" -gt 0 ] && [ "$(be_stat capped throttled_us)" -gt 0 ] ||
+        { fipc_fail "capped's throttled_req $(be_stat capped throttled_req), throttled_us $(be_stat capped throttled_us)"; rc=1; }
+    [ "$(be_stat neighbour throttled_req)" = 0 ] ||
+        { fipc_fail "the neighbour was throttled $(be_stat neighbour throttled_req) times"; rc=1; }
+    fipc_mailbox_put /dev/nullmbox bye || rc=1
+    for g in capped neighbour; do
+        fipc_domu_wait "$g" 300 || rc=1
+    done
+    figures || rc=1
+    fipc_health io-limits || rc=1
+    return $rc
+}
+
+# The guests' fio figures against the caps, and the neighbour's latency.
+figures() {
+    python3 - "$FIPC_RESULTS" <<'PY'
+import json, os, sys
+R = sys.argv[1]
+out = open(os.path.join(R, "limits.txt"), "a")
+bad = 0
+def job(guest, phase):
+    with open(os.path.join(R, guest, phase + ".json")) as f:
+        return json.load(f)["jobs"][0]
+caps = {}
+with open(os.path.join(R, "caps.txt")) as f:
+    for line in f:
+        kind, cap, free = line.split()
+        caps[kind] = (int(cap), float(free))
+for kind, rw, key in (("riops", "read", "iops"), ("rbps", "read", "bw_bytes"),
+                      ("wiops", "write", "iops"), ("wbps", "write", "bw_bytes")):
+    if kind not in caps:
+        print("%s: not measured: FAILED" % kind, file=out)
+        bad += 1
+        continue
+    cap, free = caps[kind]
+    got = job("capped", kind)[rw][key]
+    ok = 0.9 * cap <= got <= 1.1 * cap
+    print("%s: %s %s %.1f against the cap %d (%.3f); %.1f uncapped%s" % (
+        kind, rw, key, got, cap, got / cap, free, "" if ok else ": FAILED"),
+        file=out)
+    bad += not ok
+lat = {p: job("neighbour", p)["read"]["lat_ns"]["mean"] / 1000
+       for p in ("alone1", "alone2", "riops")}
+alone = max(lat["alone1"], lat["alone2"])
+margin = max(abs(lat["alone1"] - lat["alone2"]), 0.25 * alone)
+ok = lat["riops"] <= alone + margin
+print("neighbour QD 1 mean latency: alone %.0f and %.0f us, beside the "
+      "capped reads %.0f us (at most %.0f)%s" % (
+          lat["alone1"], lat["alone2"], lat["riops"], alone + margin,
+          "" if ok else ": FAILED"), file=out)
+bad += not ok
+out.close()
+sys.exit(1 if bad else 0)
+PY
+    local rc=$?
+    cat "$FIPC_RESULTS/limits.txt"
+    [ $rc -eq 0 ] || fipc_fail "io-limits: a cap or the neighbour's latency is off (results/limits.txt)"
+    return $rc
+}
+
+mkdir -p "$FIPC_RESULTS/dom0"
+: > "$FIPC_RESULTS/limits.txt"
+fipc_step limits-start 900 start || exit 1
+rc=0
+fipc_step limits-refusals 60 refusals || rc=1
+fipc_step limits-caps 600 caps || rc=1
+fipc_step limits-live 120 live || rc=1
+fipc_step limits-slow 120 slow || rc=1
+fipc_step limits-finish 600 finish || rc=1
+exit $rc
