@@ -85,7 +85,7 @@ suites+=(
 	# guest's phy1: disks, fipc status and diagnose, fipc bench (short jobs);
 	# then dom0 reboots (its root kept on a disk) and the next boot runs
 	# the rest of boot-autostart, then phy1-xl.
-	"trixie-basic-boot-phy1-xl|tests/testbed/run-trixie.sh fipc-basic+boot-autostart+phy1-xl -o fipc-basic:SZ_SMALL=512k -o fipc-basic:SZ_BIG=2m -o phy1-xl:CYCLES=8 -o phy1-xl:FRONT_PARAMS=duplex=N"
+	"trixie-basic-boot-phy1-xl|tests/testbed/run-trixie.sh fipc-basic+boot-autostart+phy1-xl -o fipc-basic:SZ_SMALL=512k -o fipc-basic:SZ_BIG=2m -o phy1-xl:CYCLES=8"
 	# Debian 12's, in one boot: fipc-migrate, fipc-memshare,
 	# fipc-destroy, fipc-hostile, fipc-hostile-backend, storage-stacks
 	# (the PVH guests of fipc-migrate and fipc-destroy need AMD-V, which

@@ -37,7 +37,7 @@ class Dom0:
             par.mkdir(parents=True)
             (self.sys / "module/xen_fipc_back/version").write_text("0.400+gabcdef\n")
             for k, v in (("memshare", "Y"), ("memshare_max_mib", "512"),
-                         ("max_guest_grants", "8192"), ("duplex", "Y"),
+                         ("max_guest_grants", "8192"),
                          ("grant_staging", "Y"), ("poller_cpus", POLLERS)):
                 (par / k).write_text(v + "\n")
         (self.sys / "bus/xen-backend/devices").mkdir(parents=True)
@@ -74,8 +74,7 @@ class Dom0:
         connected = bstate == 4
         vals = {k: 0 for k in fipc.COUNTERS + fipc.GAUGES}
         vals.update({"queues": 1 if connected else 0, "weight": 256, "rd_req": 10, "wr_req": 20,
-                     "data_path": path if connected else "none",
-                     "ring_mode": "duplex" if connected else "none"})
+                     "data_path": path if connected else "none"})
         vals.update(stats or {})
         for k, v in vals.items():
             (d / k).write_text("%s\n" % v)
@@ -135,7 +134,7 @@ def test_healthy_memshare_disk(tmp_path):
     assert r.returncode == 0
     assert "verdict: connected, healthy" in r.stdout
     text = d0.run("status").stdout
-    assert "web (5)  xvdb  /dev/nullb0  connected  duplex  memshare" in text
+    assert "web (5)  xvdb  /dev/nullb0  connected  memshare" in text
     assert "poller 0: cpu 1, 2 channel(s), load 7 %" in text
     assert "memshare budget: 65920 of 131072 pages in use (guest memory 65536, staging 384;" in text
 

@@ -2,7 +2,7 @@
 /*
  * fipc_attack_back: what its parts share (fab_main.c: the xenbus device
  * and its state machine; fab_io.c: the requests; fab_linger.c: the linger
- * attack; fab_duplex.c: protocol version 3 and its attacks).  The module
+ * attack; fab_duplex.c: serving the duplex ring and its attacks).  The module
  * is described in fab_main.c.
  */
 #ifndef _FIPC_ATTACK_BACK_H
@@ -76,7 +76,7 @@ extern bool wait_arm;
 extern unsigned long long linger_sector;
 extern unsigned long long sectors;
 extern unsigned int storm_ms;
-extern char *duplex_vdevs;
+extern char *dx_vdevs;
 
 /* An answered request whose grants we keep mapped. */
 struct fab_held {
@@ -96,18 +96,16 @@ struct fab_dev {
 	unsigned long next_online_check;
 
 	/* The channel, while mapped (dev->state Connected or Closing). */
-	void *req_ring;
-	void *rsp_ring;
+	void *ring;
 	struct fipcblk_ctrl *ctrl;
 	int irq;
-	struct fipc_chan fc;
 	bool broken;
 
 	/*
-	 * Protocol version 3 (fab_duplex.c): offered where duplex_vdevs
-	 * names the device; dx while the connection uses it (fc unused).
+	 * The duplex ring (protocol version 3, fab_duplex.c), which we
+	 * serve; its attacks may be armed where dx_vdevs names the device
+	 * (dx).
 	 */
-	bool dx_offered;
 	bool dx;
 	struct fipc_duplex_server ds;
 	enum fab_dx_kind dx_next;	/* armed: the next READ/WRITE's attack */
@@ -180,7 +178,6 @@ struct fab_held *fab_map(struct fab_dev *fb, const grant_ref_t *refs,
 			 unsigned int nrefs, bool readonly);
 void fab_unmap(struct fab_dev *fb, struct fab_held *h);
 void fab_release(struct fab_dev *fb, bool all);
-void fab_serve(struct fab_dev *fb);
 void fab_serve_end(struct fab_dev *fb, bool sent);
 
 /* fab_linger.c */

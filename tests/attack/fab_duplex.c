@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fipc_attack_back: protocol version 3, the duplex ring (duplex_vdevs=),
- * and its attacks (issue 45, finding 11).
+ * fipc_attack_back: serving the duplex ring (protocol version 3, the
+ * only one), and its attacks on the devices dx_vdevs= names (issue 45,
+ * finding 11).
  *
  * The ring is served honestly through lib/fipc's server API
  * (fipc_duplex_take_request(), fab_handle(), fipc_duplex_reply()): a
@@ -14,7 +15,7 @@
  * data with FAB_DX_LEAK: a frontend that took the reply would hand that
  * to its caller.  The attacks (fab_dx_names[]):
  *
- *   kind          a reply flag of protocol 1's kind (0xa5)
+ *   kind          a reply flag of retired protocol 1's kind (0xa5)
  *   kind-call     a flag of the client's kind CALL, length 33
  *   lap           a reply stamped with the lap before its position's: in
  *                 the ring's second lap, the slot's value of one lap back,
@@ -37,7 +38,7 @@
  * The frontend must close on each forged one (dx-caught, with the time it
  * took); one that has not within FAB_DX_CATCH_MS missed it (dx-uncaught,
  * and we close so that the run goes on).  The event storm (FAB_STORM_MAGIC)
- * works here as on protocol 1.
+ * and the linger attack (fab_linger.c) work on every device.
  *
  * The frontend writes the ring: its requests are copied out once by the
  * library, which checks their flags, and validated (fab_valid()) before
@@ -74,14 +75,14 @@ static const char * const fab_dx_names[FAB_DX_NR] = {
 };
 
 /**
- * fab_dx_wanted() - does duplex_vdevs name this device
+ * fab_dx_wanted() - does dx_vdevs name this device
  * @dev: the backend device
  *
- * Return: true if it is to offer protocol version 3.
+ * Return: true if the duplex ring's attacks may be armed on it.
  */
 bool fab_dx_wanted(struct xenbus_device *dev)
 {
-	const char *vdev = kbasename(dev->nodename), *s = duplex_vdevs;
+	const char *vdev = kbasename(dev->nodename), *s = dx_vdevs;
 	size_t n = strlen(vdev), len;
 
 	while (s && *s) {
@@ -97,7 +98,7 @@ bool fab_dx_wanted(struct xenbus_device *dev)
 
 /**
  * fab_dx_init() - serve the frontend's duplex ring, just mapped
- * @fb: the device, fb->req_ring mapped
+ * @fb: the device, fb->ring mapped
  *
  * Return: 0 or a negative errno.
  */
@@ -105,7 +106,7 @@ int fab_dx_init(struct fab_dev *fb)
 {
 	fb->dx_dead = false;
 	fb->dx_sent = FAB_DX_NONE;
-	return fipc_duplex_server_init(&fb->ds, fb->req_ring, FAB_RING_ORDER);
+	return fipc_duplex_server_init(&fb->ds, fb->ring, FAB_RING_ORDER);
 }
 
 /**
@@ -367,12 +368,13 @@ void fab_dx_closing(struct fab_dev *fb)
 }
 
 /**
- * fab_dx_serve() - take and answer the requests waiting on a duplex ring
- * @fb: the device, connected on protocol 3
+ * fab_dx_serve() - take and answer the requests waiting on the ring
+ * @fb: the device, connected
  *
  * Honest, through the library, except the one READ or WRITE an armed
  * attack takes (fab_dx_attack()); after it, nothing until the frontend
- * connects again.
+ * connects again.  Once the READ of linger_sector is answered on a
+ * memshare connection, we close with the guest's pages still mapped.
  */
 void fab_dx_serve(struct fab_dev *fb)
 {
@@ -389,14 +391,26 @@ void fab_dx_serve(struct fab_dev *fb)
 		if (n < 0 || posted) {
 			/* Broken, longer than we offered, or no reply wanted. */
 			fb->broken = true;
-			pr_info("@@FIPC-ATTACKB ring-error dom=%u where=request err=%d posted=%d proto=3\n",
-				fb->dev->otherend_id, n, n > 0 && posted);
+			pr_info("@@FIPC-ATTACKB ring-error dom=%u where=request err=%d posted=%d dx=%d\n",
+				fb->dev->otherend_id, n, n > 0 && posted,
+				fb->dx);
 			break;
 		}
 		if (fb->dx_next != FAB_DX_NONE && fab_dx_attack(fb, n))
 			break;
 		fab_handle(fb, n);
 		sent = true;
+		fb->ms_served += fb->ms_chan;
+		if (fb->ms_trigger && !fb->ms_done) {
+			/* Close with the memshare pages still mapped. */
+			fb->ms_done = true;
+			xenbus_switch_state(fb->dev, XenbusStateClosing);
+			pr_info("@@FIPC-ATTACKB ms-closing dom=%u served=%llu writes=%llu pfn_reads=%llu refs=%u read_refs=%u\n",
+				fb->dev->otherend_id, fb->ms_served,
+				fb->ms_writes, fb->ms_pfn_reads, fb->ms->nrefs,
+				fb->ms_read ? fb->ms_read->nrefs : 0);
+			break;
+		}
 	}
 	if (!fb->broken && !fb->dx_dead)
 		/* What no reply retires goes back now: we never sleep. */

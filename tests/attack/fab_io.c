@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fipc_attack_back: the requests.  Each is copied out of the ring once
- * (fipc_recv()) and checked against what we offered before its grants
+ * (fipc_duplex_take_request()) and checked against what we offered before its grants
  * are mapped; it is served honestly (a READ's data zeroed, unmapped,
  * answered) or held (answered with its grants still mapped, unmapped
  * hold_s later).  Every mapped page is scanned for guest bytes outside
@@ -207,8 +207,8 @@ static void fab_storm(struct fab_dev *fb)
 		if (!(++sent & 63))
 			cond_resched();
 	}
-	pr_info("@@FIPC-ATTACKB storm dom=%u sent=%llu ms=%u proto=%u\n",
-		fb->dev->otherend_id, sent, storm_ms, fb->dx ? 3 : 1);
+	pr_info("@@FIPC-ATTACKB storm dom=%u sent=%llu ms=%u dx=%d\n",
+		fb->dev->otherend_id, sent, storm_ms, fb->dx);
 }
 
 /* Do we keep the next READ/WRITE mapped? */
@@ -400,14 +400,8 @@ static void fab_answer(struct fab_dev *fb, u64 id, u8 op, s16 status)
 	rsp.status = status;
 	rsp.op = op;
 	memcpy(msg.data, &rsp, sizeof(rsp));
-	/*
-	 * Room was checked before the request was taken; a duplex reply
-	 * goes over its request's position and needs none.
-	 */
-	if (fb->dx)
-		err = fipc_duplex_reply(&fb->ds, &msg);
-	else
-		err = fipc_send(&fb->fc.tx, &msg, 1);
+	/* A reply goes over its request's position and needs no room. */
+	err = fipc_duplex_reply(&fb->ds, &msg);
 	if (err) {
 		fb->broken = true;
 		pr_info("@@FIPC-ATTACKB ring-error dom=%u where=response err=%d\n",
@@ -426,7 +420,7 @@ void fab_handle(struct fab_dev *fb, unsigned int nslots)
 	unsigned int nrefs;
 	s16 status;
 
-	/* Our private copy (fipc_recv()); the ring is not read again. */
+	/* Our private copy; the ring is not read again. */
 	memcpy(&r, fb->msgs[0].data, sizeof(r));
 	switch (r.op) {
 	case FIPCBLK_OP_READ:
@@ -467,7 +461,7 @@ void fab_handle(struct fab_dev *fb, unsigned int nslots)
 }
 
 /**
- * fab_serve_end() - after a round of serving, on either protocol
+ * fab_serve_end() - after a round of serving
  * @fb: the device
  * @sent: responses or replies were written this round
  *
@@ -485,39 +479,4 @@ void fab_serve_end(struct fab_dev *fb, bool sent)
 		fab_storm(fb);
 	if (fb->broken)
 		xenbus_switch_state(fb->dev, XenbusStateClosing);
-}
-
-/* Take and answer the requests waiting, while there is room to answer. */
-void fab_serve(struct fab_dev *fb)
-{
-	unsigned int budget = FAB_BUDGET;
-	bool sent = false;
-	int n;
-
-	while (!fb->broken && budget-- && fipc_tx_room(&fb->fc.tx)) {
-		n = fipc_recv(&fb->fc.rx, fb->msgs, FAB_MAX_SLOTS);
-		if (n == -EAGAIN)
-			break;
-		if (n < 0) {
-			/* Corrupted, or longer than anything we offered. */
-			fb->broken = true;
-			pr_info("@@FIPC-ATTACKB ring-error dom=%u where=request err=%d\n",
-				fb->dev->otherend_id, n);
-			break;
-		}
-		fab_handle(fb, n);
-		sent = true;
-		fb->ms_served += fb->ms_chan;
-		if (fb->ms_trigger && !fb->ms_done) {
-			/* Close with the memshare pages still mapped. */
-			fb->ms_done = true;
-			xenbus_switch_state(fb->dev, XenbusStateClosing);
-			pr_info("@@FIPC-ATTACKB ms-closing dom=%u served=%llu writes=%llu pfn_reads=%llu refs=%u read_refs=%u\n",
-				fb->dev->otherend_id, fb->ms_served,
-				fb->ms_writes, fb->ms_pfn_reads, fb->ms->nrefs,
-				fb->ms_read ? fb->ms_read->nrefs : 0);
-			break;
-		}
-	}
-	fab_serve_end(fb, sent);
 }

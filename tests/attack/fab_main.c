@@ -5,9 +5,10 @@
  *
  * Loaded in dom0 instead of xen-fipc-back, it binds the "fipcblk"
  * backend devices the toolstack creates (xl's phy1: disks), offers the
- * keys xen-fipc-front needs, maps the frontend's channel (one queue,
- * ring order 0) with lib/fipc's ring API and serves it from a kthread
- * per device, polled every few ms.  It has no disk behind it: READs see
+ * keys xen-fipc-front needs, maps the frontend's channel (one queue, one
+ * duplex ring of order 0: protocol version 3, the only one offered) and
+ * serves it with lib/fipc's server API from a kthread per device, polled
+ * every few ms.  It has no disk behind it: READs see
  * zeros, WRITEs are dropped.
  *
  * mode=keepmap (the only mode): every READ and WRITE has its grants
@@ -33,13 +34,12 @@
  * behind any notification (issue 45, finding 7): the frontend's handler
  * must flag them spurious, so that its kernel's late EOI throttles them.
  *
- * duplex_vdevs=LIST (default empty): the devices named (their vdev
- * numbers, e.g. "51776" for xvde, comma-separated) offer protocol
- * versions 1 and 3; a frontend that takes 3 is served on one duplex ring
- * through lib/fipc's server API, honestly, until the guest arms one of
- * the protocol 3 attacks with a WRITE that starts with FAB_DX_MAGIC and
- * the attack's name: its next READ or WRITE gets it (fab_duplex.c;
- * issue 45, finding 11).  Every other device offers version 1 only.
+ * dx_vdevs=LIST (default empty): on the devices named (their vdev
+ * numbers, e.g. "51776" for xvde, comma-separated) the guest may arm one
+ * of the duplex ring's attacks with a WRITE that starts with
+ * FAB_DX_MAGIC and the attack's name: its next READ or WRITE gets it
+ * (fab_duplex.c; issue 45, finding 11).  Every device is served
+ * honestly on the ring otherwise.
  *
  * linger_sector=S (0: off), on a disk whose toolstack allowed memshare
  * (fipc-memshare-allowed): we offer the memshare data path.  When the
@@ -68,7 +68,7 @@
  * kernel log, for the scenario.
  *
  * The frontend is the peer here: each request is copied out of the ring
- * once (fipc_recv()), every index is bounded by our own limits, every
+ * once (fipc_duplex_take_request()), every index is bounded by our own limits, every
  * number it wrote is checked before use.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -114,10 +114,10 @@ unsigned long long sectors = 2097152;
 module_param(sectors, ullong, 0444);
 MODULE_PARM_DESC(sectors, "Disk size offered, in 512-byte sectors (default 1 GiB)");
 
-char *duplex_vdevs = "";
-module_param(duplex_vdevs, charp, 0444);
-MODULE_PARM_DESC(duplex_vdevs,
-		 "vdev numbers (comma-separated) that offer protocol 3, the duplex ring, with its attacks (default none)");
+char *dx_vdevs = "";
+module_param(dx_vdevs, charp, 0444);
+MODULE_PARM_DESC(dx_vdevs,
+		 "vdev numbers (comma-separated) where the guest may arm the duplex ring's attacks (default none)");
 
 unsigned int storm_ms = 3000;
 module_param(storm_ms, uint, 0444);
@@ -162,18 +162,9 @@ static int fab_check_choices(struct fab_dev *fb)
 	char *path;
 	int err;
 
-	err = fab_read_uint(fb, "fipc-protocol", FIPCBLK_PROTOCOL_VERSION,
-			    fb->dx_offered ? FIPCBLK_PROTOCOL_DUPLEX :
-			    FIPCBLK_PROTOCOL_VERSION, &v);
-	if (!err && v != FIPCBLK_PROTOCOL_VERSION &&
-	    v != FIPCBLK_PROTOCOL_DUPLEX) {
-		err = -EPROTONOSUPPORT;
-		xenbus_dev_error(fb->dev, err, "fipc-protocol %u", v);
-	}
-	if (err)
-		return err;
-	fb->dx = v == FIPCBLK_PROTOCOL_DUPLEX;
-	err = fab_read_uint(fb, "multi-queue-num-queues", 1, 1, &v) ?:
+	err = fab_read_uint(fb, "fipc-protocol", FIPCBLK_PROTOCOL_DUPLEX,
+			    FIPCBLK_PROTOCOL_DUPLEX, &v) ?:
+	      fab_read_uint(fb, "multi-queue-num-queues", 1, 1, &v) ?:
 	      fab_read_uint(fb, "fipc-ring-order", FAB_RING_ORDER,
 			    FAB_RING_ORDER, &v);
 	if (err)
@@ -197,17 +188,13 @@ static void fab_chan_unmap(struct fab_dev *fb)
 	if (fb->irq > 0)
 		unbind_from_irqhandler(fb->irq, fb);
 	fb->irq = 0;
-	if (fb->req_ring)
-		xenbus_unmap_ring_vfree(fb->dev, fb->req_ring);
-	if (fb->rsp_ring)
-		xenbus_unmap_ring_vfree(fb->dev, fb->rsp_ring);
+	if (fb->ring)
+		xenbus_unmap_ring_vfree(fb->dev, fb->ring);
 	if (fb->ctrl)
 		xenbus_unmap_ring_vfree(fb->dev, fb->ctrl);
-	fb->req_ring = NULL;
-	fb->rsp_ring = NULL;
+	fb->ring = NULL;
 	fb->ctrl = NULL;
 	fb->broken = false;
-	fb->dx = false;
 }
 
 static int fab_map_ring(struct fab_dev *fb, const char *key, void **addr)
@@ -230,18 +217,13 @@ static int fab_chan_map(struct fab_dev *fb)
 	u32 evtchn;
 	int err;
 
-	/* Protocol 3: one duplex ring, in the request ring's pages. */
-	err = fab_map_ring(fb, "queue-0/req-ring-ref0", &fb->req_ring) ?:
-	      (fb->dx ? 0 : fab_map_ring(fb, "queue-0/rsp-ring-ref0",
-					 &fb->rsp_ring)) ?:
+	/* The duplex ring is in the pages of req-ring-ref. */
+	err = fab_map_ring(fb, "queue-0/req-ring-ref0", &fb->ring) ?:
 	      fab_map_ring(fb, "queue-0/ctrl-ring-ref", &ctrl);
 	fb->ctrl = ctrl;
 	if (err)
 		return err;
-	/* We receive on the request ring and send on the response ring. */
-	err = fb->dx ? fab_dx_init(fb) :
-	      fipc_chan_init(&fb->fc, fb->rsp_ring, fb->req_ring,
-			     FAB_RING_ORDER);
+	err = fab_dx_init(fb);
 	if (err)
 		return err;
 	err = fab_read_uint(fb, "queue-0/event-channel", 1, S32_MAX, &evtchn);
@@ -275,12 +257,8 @@ static int fab_write_offer(struct fab_dev *fb)
 {
 	const char *node = fb->dev->nodename;
 
-	return (fb->dx_offered ?
-		xenbus_printf(XBT_NIL, node, "fipc-protocol-versions", "%u %u",
-			      FIPCBLK_PROTOCOL_VERSION,
-			      FIPCBLK_PROTOCOL_DUPLEX) :
-		xenbus_printf(XBT_NIL, node, "fipc-protocol-versions", "%u",
-			      FIPCBLK_PROTOCOL_VERSION)) ?:
+	return xenbus_printf(XBT_NIL, node, "fipc-protocol-versions", "%u",
+			     FIPCBLK_PROTOCOL_DUPLEX) ?:
 	       xenbus_printf(XBT_NIL, node, "multi-queue-max-queues", "%u", 1) ?:
 	       xenbus_printf(XBT_NIL, node, "fipc-max-ring-order", "%u",
 			     FAB_RING_ORDER) ?:
@@ -317,10 +295,10 @@ static void fab_connect(struct fab_dev *fb)
 	}
 	xenbus_switch_state(dev, XenbusStateConnected);
 	fb->connects++;
-	pr_info("@@FIPC-ATTACKB connected dom=%u ms=%d path=%s connects=%llu armed=%d held_total=%llu proto=%u\n",
+	pr_info("@@FIPC-ATTACKB connected dom=%u ms=%d path=%s connects=%llu armed=%d held_total=%llu dx=%d\n",
 		dev->otherend_id, fb->ms_offered,
 		fb->ms_chan ? "memshare" : "grant", fb->connects, fb->armed,
-		fb->held_total, fb->dx ? 3 : 1);
+		fb->held_total, fb->dx);
 }
 
 /*
@@ -331,7 +309,6 @@ static void fab_connect(struct fab_dev *fb)
 static void fab_closed(struct fab_dev *fb, const char *why, bool gone)
 {
 	struct xenbus_device *dev = fb->dev;
-	unsigned int proto = fb->dx ? 3 : 1;
 
 	fab_dx_closing(fb);
 	fab_chan_unmap(fb);
@@ -347,12 +324,12 @@ static void fab_closed(struct fab_dev *fb, const char *why, bool gone)
 		xenbus_printf(XBT_NIL, dev->nodename, "state", "%d", XenbusStateClosed);
 	else
 		xenbus_switch_state(dev, XenbusStateClosed);
-	pr_info("@@FIPC-ATTACKB closed dom=%u ms=%d why=%s held_total=%llu unmapped=%llu unmapped_early=%llu honest=%llu flushes=%llu refused=%llu map_errors=%llu grants_max=%u ms_mapped=%u ms_read_mapped=%u proto=%u\n",
+	pr_info("@@FIPC-ATTACKB closed dom=%u ms=%d why=%s held_total=%llu unmapped=%llu unmapped_early=%llu honest=%llu flushes=%llu refused=%llu map_errors=%llu grants_max=%u ms_mapped=%u ms_read_mapped=%u dx=%d\n",
 		dev->otherend_id, fb->ms_offered, why, fb->held_total,
 		fb->unmapped, fb->unmapped_early, fb->honest, fb->flushes,
 		fb->refused, fb->map_errors, fb->grants_max,
 		fb->ms ? fb->ms->nrefs : 0,
-		fb->ms_read ? fb->ms_read->nrefs : 0, proto);
+		fb->ms_read ? fb->ms_read->nrefs : 0, fb->dx);
 }
 
 /*
@@ -393,17 +370,14 @@ static bool fab_step(struct fab_dev *fb)
 		break;
 	case XenbusStateConnected:
 		if (fe == XenbusStateConnected || fe == XenbusStateInitialised) {
-			if (fb->dx)
-				fab_dx_serve(fb);
-			else
-				fab_serve(fb);
+			fab_dx_serve(fb);
 			return dev->state == XenbusStateConnected;
 		}
 		/* The frontend closes (or is gone): serve nothing more. */
 		xenbus_switch_state(dev, XenbusStateClosing);
-		pr_info("@@FIPC-ATTACKB closing dom=%u frontend=%s held_now=%u grants_now=%u proto=%u\n",
+		pr_info("@@FIPC-ATTACKB closing dom=%u frontend=%s held_now=%u grants_now=%u dx=%d\n",
 			dev->otherend_id, xenbus_strstate(fe), fb->nheld,
-			fb->grants_now, fb->dx ? 3 : 1);
+			fb->grants_now, fb->dx);
 		fab_dx_closing(fb);
 		break;
 	case XenbusStateClosing:
@@ -462,7 +436,7 @@ static int fab_probe(struct xenbus_device *dev,
 	fb->ms_offered = linger_sector &&
 			 xenbus_read_unsigned(dev->nodename,
 					      "fipc-memshare-allowed", 0) == 1;
-	fb->dx_offered = fab_dx_wanted(dev);
+	fb->dx = fab_dx_wanted(dev);
 	fb->fe_state = xenbus_read_driver_state(dev, dev->otherend);
 	err = fab_write_offer(fb);
 	if (err) {
@@ -480,10 +454,10 @@ static int fab_probe(struct xenbus_device *dev,
 	dev_set_drvdata(&dev->dev, fb);
 	/* libxl waits for InitWait before it runs the hotplug script. */
 	xenbus_switch_state(dev, XenbusStateInitWait);
-	pr_info("@@FIPC-ATTACKB bound dom=%u ms=%d dev=%s mode=%s hold_s=%u hold_count=%u wait_arm=%d linger_sector=%llu proto=%s\n",
+	pr_info("@@FIPC-ATTACKB bound dom=%u ms=%d dev=%s mode=%s hold_s=%u hold_count=%u wait_arm=%d linger_sector=%llu dx=%d\n",
 		dev->otherend_id, fb->ms_offered, dev->nodename, mode, hold_s,
 		hold_count, wait_arm, linger_sector,
-		fb->dx_offered ? "1,3" : "1");
+		fb->dx);
 	wake_up_process(fb->task);
 	return 0;
 }
@@ -499,13 +473,13 @@ static void fab_remove(struct xenbus_device *dev)
 	fab_ms_release(fb, true);
 	vfree(fb->ms_table);
 	fab_chan_unmap(fb);
-	pr_info("@@FIPC-ATTACKB removed dom=%u ms=%d vdev=%s held_left=%u held_total=%llu unmapped=%llu unmapped_early=%llu honest=%llu flushes=%llu refused=%llu map_errors=%llu grants_max=%u connects=%llu ms_writes=%llu checked_pages=%llu exposed_pages=%llu exposed_bytes=%llu proto=%s dx_attacks=%llu dx_caught=%llu dx_uncaught=%llu dx_leak_pages=%llu\n",
+	pr_info("@@FIPC-ATTACKB removed dom=%u ms=%d vdev=%s held_left=%u held_total=%llu unmapped=%llu unmapped_early=%llu honest=%llu flushes=%llu refused=%llu map_errors=%llu grants_max=%u connects=%llu ms_writes=%llu checked_pages=%llu exposed_pages=%llu exposed_bytes=%llu dx=%d dx_attacks=%llu dx_caught=%llu dx_uncaught=%llu dx_leak_pages=%llu\n",
 		dev->otherend_id, fb->ms_offered, kbasename(dev->nodename),
 		left, fb->held_total, fb->unmapped, fb->unmapped_early,
 		fb->honest, fb->flushes, fb->refused, fb->map_errors,
 		fb->grants_max, fb->connects, fb->ms_writes, fb->checked_pages,
 		fb->exposed_pages, fb->exposed_bytes,
-		fb->dx_offered ? "1,3" : "1", fb->dx_attacks, fb->dx_caught,
+		fb->dx, fb->dx_attacks, fb->dx_caught,
 		fb->dx_uncaught, fb->dx_leak_pages);
 	dev_set_drvdata(&dev->dev, NULL);
 	kfree(fb);

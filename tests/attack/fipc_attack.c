@@ -6,28 +6,25 @@
  * It binds to the guest's "fipcblk" devices instead of xen-fipc-front and
  * speaks the protocol itself, as an attacker would: its own zeroed ring
  * pages, its own grants, event channel and xenstore keys, slot flags
- * written byte by byte (docs/protocol.md; lib/fipc is not used).
+ * written byte by byte (docs/protocol.md; lib/fipc is not used).  It is
+ * the client of one duplex ring (protocol version 3, the only one).
  *
  * mode= (one per load; the testbed loads the module once without
  * parameters, mode "none", which binds nothing):
- *   noreap     send FLUSH requests, keep the request ring full, never
- *              free a response slot
- *   prestamp   stamp every response slot "READY, one lap ago" before
- *              connecting, then send as noreap
+ *   noreap     send FLUSH requests until the ring is full, never take a
+ *              response (so never have room for more)
  *   storm      connect, then EVTCHNOP_send in a loop
- *   xsbad      one out-of-range or garbled frontend key per case; the
+ *   xsbad      one out-of-range or garbled frontend key per case, the
+ *              retired protocol versions 1 and 2 among them; the
  *              backend must never reach Connected
  *   cycle      connect and disconnect correctly cycles= times
- *   closebusy  fill the request ring and close at once (3 rounds)
+ *   closebusy  fill the ring and close at once (3 rounds)
  *   forge      one forged request flag per case, each on a fresh
- *              connection: not the READY magic, a stamp one lap ago,
- *              length 0, length past any message, a two-slot message
- *              whose second slot is still free; then, on duplex rings
- *              (protocol version 3), a kind that is no request, a
- *              request that wants no response, length 0, length past
- *              any message, a torn two-slot request; the backend must
- *              close the channel (Closing) and take us back
- *   rebind     connect, fill the request ring, close, over and over for
+ *              connection: a kind that is no request, a request that
+ *              wants no response, length 0, length past any message, a
+ *              torn two-slot request; the backend must close the
+ *              channel (Closing) and take us back
+ *   rebind     connect, fill the ring, close, over and over for
  *              seconds=, while dom0 unbinds and binds the backend device
  *              (removal racing connect and drain); short waits, each
  *              state taken as it comes
@@ -67,11 +64,11 @@
 static char *mode = "none";
 module_param(mode, charp, 0444);
 MODULE_PARM_DESC(mode,
-		 "none, noreap, prestamp, storm, xsbad, cycle, closebusy, forge or rebind");
+		 "none, noreap, storm, xsbad, cycle, closebusy, forge or rebind");
 
 static unsigned int seconds = 20;
 module_param(seconds, uint, 0444);
-MODULE_PARM_DESC(seconds, "Duration of noreap, prestamp, storm and rebind (default 20)");
+MODULE_PARM_DESC(seconds, "Duration of noreap, storm and rebind (default 20)");
 
 static unsigned int cycles = 100;
 module_param(cycles, uint, 0444);
@@ -101,14 +98,12 @@ struct fa_ring {
 struct fa_dev {
 	struct xenbus_device *dev;
 	struct task_struct *task;
-	struct fa_ring req;
-	struct fa_ring rsp;
+	struct fa_ring ring;	/* the duplex ring: we are its client */
 	struct page *ctrl;
 	grant_ref_t ctrl_ref;
 	evtchn_port_t port;
 	bool have_port;
 	bool have_chan;		/* pages granted (maybe mapped by the backend) */
-	bool duplex;		/* protocol version 3: req is the one ring */
 	struct page *ms_pages[3];	/* memshare cases: dir, table, data */
 	grant_ref_t ms_refs[3];
 	u64 next_id;
@@ -147,8 +142,10 @@ static const struct fa_bad fa_bad_cases[] = {
 	{ "queue-0/fipc-staging-pages", "1025" },
 	/* Staging pages without their list page */
 	{ "queue-0/fipc-staging-pages", "4" },
-	/* In the range of versions, but no protocol (was served as 1) */
+	/* Retired: position-stamped duplex rings */
 	{ "fipc-protocol", "2" },
+	/* Retired: two one-way rings per queue */
+	{ "fipc-protocol", "1" },
 };
 
 static bool fa_stopping(struct fa_dev *fa)
@@ -203,9 +200,11 @@ static struct fipcblk_slot *fa_slot(struct fa_ring *r, u32 seq)
 	return base + i % FA_SLOTS_PER_PAGE;
 }
 
-static u32 fa_flag(u32 seq, u32 len)
+/* The flag of a request slot at position pos (len in its head, else 0). */
+static u32 fa_flag(u32 pos, u32 len)
 {
-	return FIPCBLK_FLAG(len, seq);
+	return FIPCBLK_DUPLEX_FLAG(FIPCBLK_DUPLEX_CALL, len,
+				   FIPCBLK_DUPLEX_LAP(pos, ring_order));
 }
 
 /* End a grant; a grant the backend still maps is counted, never reused. */
@@ -306,8 +305,7 @@ static void fa_chan_free(struct fa_dev *fa)
 	fa->have_port = false;
 	if (!fa->have_chan)
 		return;
-	fa_ring_free(fa, &fa->req);
-	fa_ring_free(fa, &fa->rsp);
+	fa_ring_free(fa, &fa->ring);
 	if (fa->ctrl)
 		fa_end_grant(fa, fa->ctrl_ref, fa->ctrl);
 	fa->ctrl = NULL;
@@ -320,8 +318,7 @@ static int fa_chan_alloc(struct fa_dev *fa)
 	int err;
 
 	fa->have_chan = true;
-	err = fa_ring_alloc(fa, &fa->req) ?:
-	      (fa->duplex ? 0 : fa_ring_alloc(fa, &fa->rsp)) ?:
+	err = fa_ring_alloc(fa, &fa->ring) ?:
 	      fa_grant(fa, &fa->ctrl, &fa->ctrl_ref) ?:
 	      xenbus_alloc_evtchn(fa->dev, &fa->port);
 	if (err) {
@@ -345,8 +342,7 @@ again:
 	if (err)
 		return err;
 	err = xenbus_printf(xbt, dir, "fipc-protocol", "%u",
-			    fa->duplex ? FIPCBLK_PROTOCOL_DUPLEX :
-			    FIPCBLK_PROTOCOL_VERSION) ?:
+			    FIPCBLK_PROTOCOL_DUPLEX) ?:
 	      xenbus_printf(xbt, dir, "multi-queue-num-queues", "%u", 1) ?:
 	      xenbus_printf(xbt, dir, "fipc-ring-order", "%u", ring_order) ?:
 	      xenbus_printf(xbt, dir, "fipc-data-path", "%s",
@@ -354,14 +350,9 @@ again:
 	if (!err && bad && bad->ms)
 		err = xenbus_printf(xbt, dir, "fipc-memshare-dir-ref", "%u",
 				    fa->ms_refs[0]);
-	for (i = 0; !err && i < fa->req.nr_pages; i++) {
+	for (i = 0; !err && i < fa->ring.nr_pages; i++) {
 		snprintf(key, sizeof(key), "queue-0/req-ring-ref%u", i);
-		err = xenbus_printf(xbt, dir, key, "%u", fa->req.refs[i]);
-		if (fa->duplex)
-			continue;
-		snprintf(key, sizeof(key), "queue-0/rsp-ring-ref%u", i);
-		err = err ?: xenbus_printf(xbt, dir, key, "%u",
-					   fa->rsp.refs[i]);
+		err = xenbus_printf(xbt, dir, key, "%u", fa->ring.refs[i]);
 	}
 	err = err ?: xenbus_printf(xbt, dir, "queue-0/ctrl-ring-ref", "%u",
 				   fa->ctrl_ref) ?:
@@ -378,25 +369,13 @@ again:
 	return err;
 }
 
-/* Every response slot "READY, one lap ago": the backend sees a full ring. */
-static void fa_prestamp(struct fa_dev *fa)
-{
-	u32 seq;
-
-	for (seq = 0; seq < fa->rsp.slots; seq++)
-		WRITE_ONCE(fa_slot(&fa->rsp, seq)->flag,
-			   fa_flag(seq - fa->rsp.slots, 1));
-	/* All stamps in place before the keys that let the backend map them. */
-	virt_wmb();
-}
-
 /*
  * Set up a channel (one queue), write the keys (with one bad value if
  * bad) and go Initialised.  Returns the backend state it reached:
  * Connected, or whatever it stayed in for ms.
  */
 static enum xenbus_state fa_connect(struct fa_dev *fa, const struct fa_bad *bad,
-				    bool prestamp, unsigned int ms)
+				    unsigned int ms)
 {
 	struct xenbus_device *dev = fa->dev;
 	enum xenbus_state s;
@@ -414,8 +393,6 @@ static enum xenbus_state fa_connect(struct fa_dev *fa, const struct fa_bad *bad,
 		return XenbusStateUnknown;
 	}
 	fa->next_id = 0;
-	if (prestamp)
-		fa_prestamp(fa);
 	if (bad && bad->ms) {
 		err = fa_ms_alloc(fa, bad->repeat);
 		if (err) {
@@ -475,25 +452,26 @@ static int fa_disconnect(struct fa_dev *fa)
 	return took;
 }
 
-/* Put FLUSH requests in every free request slot; returns how many. */
+/*
+ * Put one-slot FLUSH requests at every position we may fill; returns how
+ * many.  We never take a response, so the positions handed back to us
+ * stay those of the first lap: once it is full, we have no room.
+ */
 static unsigned int fa_top_up(struct fa_dev *fa)
 {
 	struct fipcblk_request r;
 	unsigned int n = 0;
 	struct fipcblk_slot *slot;
 
-	for (;;) {
-		slot = fa_slot(&fa->req, fa->req.seq);
-		/* Acquire: the backend's copy of the old request is done. */
-		if (virt_load_acquire(&slot->flag) != FIPCBLK_FLAG_FREE)
-			break;
+	while (fa->ring.seq < fa->ring.slots) {
+		slot = fa_slot(&fa->ring, fa->ring.seq);
 		memset(&r, 0, sizeof(r));
 		r.id = fa->next_id++;
 		r.op = FIPCBLK_OP_FLUSH;
 		memcpy(slot->payload, &r, sizeof(r));
 		/* Release: the payload before the flag that announces it. */
-		virt_store_release(&slot->flag, fa_flag(fa->req.seq, 1));
-		fa->req.seq++;
+		virt_store_release(&slot->flag, fa_flag(fa->ring.seq, 1));
+		fa->ring.seq++;
 		n++;
 	}
 	return n;
@@ -510,29 +488,31 @@ static void fa_kick(struct fa_dev *fa)
 		notify_remote_via_evtchn(fa->port);
 }
 
-static unsigned int fa_count(struct fa_ring *r, bool ready)
+/* The slots of the ring whose flag is of this kind. */
+static unsigned int fa_count(struct fa_ring *r, u32 kind)
 {
 	unsigned int n = 0;
 	u32 seq;
 
 	for (seq = 0; seq < r->slots; seq++)
-		n += (READ_ONCE(fa_slot(r, seq)->flag) != FIPCBLK_FLAG_FREE) == ready;
+		n += (READ_ONCE(fa_slot(r, seq)->flag) &
+		      FIPCBLK_FLAG_KIND_MASK) == kind;
 	return n;
 }
 
-/* noreap and prestamp: requests, and never a response taken. */
-static void fa_noreap(struct fa_dev *fa, bool prestamp)
+/* noreap: requests, and never a response taken. */
+static void fa_noreap(struct fa_dev *fa)
 {
 	unsigned long end;
 	u64 sent = 0;
 	unsigned int n;
 
-	if (fa_connect(fa, NULL, prestamp, 30000) != XenbusStateConnected) {
+	if (fa_connect(fa, NULL, 30000) != XenbusStateConnected) {
 		pr_info("@@FIPC-ATTACK %s failed connect\n", mode);
 		return;
 	}
 	pr_info("@@FIPC-ATTACK %s start seconds=%u slots=%u\n", mode, seconds,
-		fa->rsp.slots);
+		fa->ring.slots);
 	end = jiffies + seconds * HZ;
 	while (time_before(jiffies, end) && !fa_stopping(fa)) {
 		n = fa_top_up(fa);
@@ -542,7 +522,8 @@ static void fa_noreap(struct fa_dev *fa, bool prestamp)
 		usleep_range(1000, 2000);
 	}
 	pr_info("@@FIPC-ATTACK %s done requests=%llu rsp_ready=%u req_waiting=%u\n",
-		mode, sent, fa_count(&fa->rsp, true), fa_count(&fa->req, true));
+		mode, sent, fa_count(&fa->ring, FIPCBLK_DUPLEX_REPLY),
+		fa_count(&fa->ring, FIPCBLK_DUPLEX_CALL));
 }
 
 /* storm: notifications in a loop, nothing else. */
@@ -552,7 +533,7 @@ static void fa_storm(struct fa_dev *fa)
 	ktime_t t0;
 	u64 sent = 0, ms;
 
-	if (fa_connect(fa, NULL, false, 30000) != XenbusStateConnected) {
+	if (fa_connect(fa, NULL, 30000) != XenbusStateConnected) {
 		pr_info("@@FIPC-ATTACK storm failed connect\n");
 		return;
 	}
@@ -612,7 +593,7 @@ static void fa_xsbad(struct fa_dev *fa)
 		snprintf(ack, sizeof(ack), "case-%u", i);
 		if (wait_go ? !fa_wait_go(fa, ack) : !fa_sleep(fa, 2000))
 			break;
-		s = fa_connect(fa, bad, false, 4000);
+		s = fa_connect(fa, bad, 4000);
 		if (s != XenbusStateConnected)
 			refused++;
 		pr_info("@@FIPC-ATTACK xsbad case %u %s=%s %s backend=%s\n", i,
@@ -642,7 +623,7 @@ static void fa_cycle(struct fa_dev *fa)
 
 	pr_info("@@FIPC-ATTACK cycle start cycles=%u\n", cycles);
 	for (i = 0; i < cycles && !fa_stopping(fa); i++) {
-		if (fa_connect(fa, NULL, false, 30000) == XenbusStateConnected)
+		if (fa_connect(fa, NULL, 30000) == XenbusStateConnected)
 			ok++;
 		else
 			failed++;
@@ -656,7 +637,7 @@ static void fa_cycle(struct fa_dev *fa)
 		i, ok, failed, fa->busy_grants, ms);
 }
 
-/* closebusy: a full request ring, then Closing at once. */
+/* closebusy: a full ring of requests, then Closing at once. */
 static void fa_closebusy(struct fa_dev *fa)
 {
 	unsigned int round, n, worst = 0, failed = 0;
@@ -664,7 +645,7 @@ static void fa_closebusy(struct fa_dev *fa)
 
 	pr_info("@@FIPC-ATTACK closebusy start rounds=3\n");
 	for (round = 0; round < 3 && !fa_stopping(fa); round++) {
-		if (fa_connect(fa, NULL, false, 30000) != XenbusStateConnected) {
+		if (fa_connect(fa, NULL, 30000) != XenbusStateConnected) {
 			failed++;
 			if (fa->have_chan)
 				fa_disconnect(fa);
@@ -685,65 +666,41 @@ static void fa_closebusy(struct fa_dev *fa)
 }
 
 static const char * const fa_forge_cases[] = {
-	"badmagic", "lapago", "len0", "toolong", "torn",
-	/* On a duplex ring (protocol version 3), from FA_FORGE_DUPLEX on. */
 	"dx-notcall", "dx-posted", "dx-len0", "dx-toolong", "dx-torn",
 };
 
-#define FA_FORGE_DUPLEX	5
-
-/* The forged flag of case c (duplex cases) at position pos. */
-static u32 fa_forge_duplex_flag(unsigned int c, u32 pos)
+/* The forged flag of case c at position pos. */
+static u32 fa_forge_flag(unsigned int c, u32 pos)
 {
 	u32 lap = FIPCBLK_DUPLEX_LAP(pos, ring_order);
 
 	switch (c) {
-	case FA_FORGE_DUPLEX:		/* a response, where a request goes */
+	case 0:		/* a response, where a request goes */
 		return FIPCBLK_DUPLEX_FLAG(FIPCBLK_DUPLEX_REPLY, 1, lap);
-	case FA_FORGE_DUPLEX + 1:	/* well formed, but wants no response */
+	case 1:		/* well formed, but wants no response */
 		return FIPCBLK_DUPLEX_FLAG(FIPCBLK_DUPLEX_POST, 1, lap);
-	case FA_FORGE_DUPLEX + 2:
+	case 2:
 		return FIPCBLK_DUPLEX_FLAG(FIPCBLK_DUPLEX_CALL, 0, lap);
-	case FA_FORGE_DUPLEX + 3:
+	case 3:		/* longer than any message (32 slots) */
 		return FIPCBLK_DUPLEX_FLAG(FIPCBLK_DUPLEX_CALL, 0xff, lap);
-	default:			/* two slots, the second still zero */
+	default:	/* two slots, the second still zero */
 		return FIPCBLK_DUPLEX_FLAG(FIPCBLK_DUPLEX_CALL, 2, lap);
 	}
 }
 
-/* The forged flag of case c (two-ring cases) at sequence number seq. */
-static u32 fa_forge_flag(struct fa_dev *fa, unsigned int c, u32 seq)
-{
-	switch (c) {
-	case 0:		/* anything but the READY magic */
-		return 0x5a000000u | 1 << 16 | (seq & 0xffff);
-	case 1:		/* READY, but stamped one lap ago */
-		return fa_flag(seq - fa->req.slots, 1);
-	case 2:
-		return fa_flag(seq, 0);
-	case 3:		/* longer than any message (32 slots) */
-		return fa_flag(seq, 0xff);
-	default:	/* two slots announced, the second still free */
-		return fa_flag(seq, 2);
-	}
-}
-
-/* Publish a FLUSH at the request cursor with forged flag number c. */
+/* Publish a FLUSH at the submit position with forged flag number c. */
 static void fa_forge_write(struct fa_dev *fa, unsigned int c)
 {
-	struct fipcblk_slot *slot = fa_slot(&fa->req, fa->req.seq);
-	u32 seq = fa->req.seq, flag;
+	struct fipcblk_slot *slot = fa_slot(&fa->ring, fa->ring.seq);
 	struct fipcblk_request r;
 
 	memset(&r, 0, sizeof(r));
 	r.id = fa->next_id++;
 	r.op = FIPCBLK_OP_FLUSH;
 	memcpy(slot->payload, &r, sizeof(r));
-	flag = c >= FA_FORGE_DUPLEX ? fa_forge_duplex_flag(c, seq) :
-	       fa_forge_flag(fa, c, seq);
 	/* Release: the payload before the (forged) flag, as a sender would. */
-	virt_store_release(&slot->flag, flag);
-	fa->req.seq++;
+	virt_store_release(&slot->flag, fa_forge_flag(c, fa->ring.seq));
+	fa->ring.seq++;
 }
 
 /* forge: each case on a fresh connection; the backend must close it. */
@@ -756,8 +713,7 @@ static void fa_forge(struct fa_dev *fa)
 
 	pr_info("@@FIPC-ATTACK forge start cases=%u\n", n);
 	for (c = 0; c < n && !fa_stopping(fa); c++) {
-		fa->duplex = c >= FA_FORGE_DUPLEX;
-		if (fa_connect(fa, NULL, false, 30000) != XenbusStateConnected) {
+		if (fa_connect(fa, NULL, 30000) != XenbusStateConnected) {
 			pr_info("@@FIPC-ATTACK forge case %u %s connect-failed\n",
 				c, fa_forge_cases[c]);
 			if (fa->have_chan)
@@ -775,13 +731,12 @@ static void fa_forge(struct fa_dev *fa)
 			fa_forge_cases[c], xenbus_strstate(s), ms);
 		fa_disconnect(fa);
 	}
-	fa->duplex = false;
 	pr_info("@@FIPC-ATTACK forge done cases=%u closed=%u busy_grants=%u\n",
 		n, closed, fa->busy_grants);
 }
 
 /*
- * rebind: connect, fill the request ring, close, over and over, while
+ * rebind: connect, fill the ring, close, over and over, while
  * dom0 unbinds and binds the backend device.  A connection the backend
  * dropped meanwhile is counted (lost); whatever happened, once the
  * backend is Closed again every grant must end at once (busy_grants).
@@ -794,7 +749,7 @@ static void fa_rebind(struct fa_dev *fa)
 	pr_info("@@FIPC-ATTACK rebind start seconds=%u\n", seconds);
 	while (time_before(jiffies, end) && !fa_stopping(fa)) {
 		rounds++;
-		if (fa_connect(fa, NULL, false, 3000) == XenbusStateConnected) {
+		if (fa_connect(fa, NULL, 3000) == XenbusStateConnected) {
 			connected++;
 			n = fa_top_up(fa);
 			fa_kick(fa);
@@ -814,9 +769,7 @@ static void fa_rebind(struct fa_dev *fa)
 static void fa_run(struct fa_dev *fa)
 {
 	if (!strcmp(mode, "noreap"))
-		fa_noreap(fa, false);
-	else if (!strcmp(mode, "prestamp"))
-		fa_noreap(fa, true);
+		fa_noreap(fa);
 	else if (!strcmp(mode, "storm"))
 		fa_storm(fa);
 	else if (!strcmp(mode, "xsbad"))
@@ -917,8 +870,8 @@ static bool fa_registered;
 static int __init fa_init(void)
 {
 	static const char * const modes[] = {
-		"noreap", "prestamp", "storm", "xsbad", "cycle", "closebusy",
-		"forge", "rebind",
+		"noreap", "storm", "xsbad", "cycle", "closebusy", "forge",
+		"rebind",
 	};
 	unsigned int i;
 	int err;

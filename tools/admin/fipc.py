@@ -35,8 +35,10 @@ COUNTERS = ("rd_req", "wr_req", "f_req", "ds_req", "oo_req", "rd_sect",
             "io_errors", "recycled_held", "grant_waits", "staged_grant_req",
             "guest_grants_peak")
 GAUGES = ("queues", "inflight", "memshare_pages", "staging_pages", "weight")
-TEXT = ("data_path", "ring_mode")
-PROTOCOLS = {"1": "two-rings", "3": "duplex"}
+TEXT = ("data_path",)
+# fipc-protocol: 3 is the only one served; 1 and 2 are refused, by name.
+PROTOCOLS = {"1": "two-rings (retired)", "2": "position-stamped (retired)",
+             "3": "duplex"}
 
 
 class Host:
@@ -178,7 +180,7 @@ def backend_info(host, domid):
     info = {"domid": domid, "loaded": loaded,
             "version": host.sys("module/xen_fipc_back/version"),
             "pollers": parse_pollers(host.sys(param + "poller_cpus"))}
-    for p in ("memshare", "memshare_max_mib", "max_guest_grants", "duplex",
+    for p in ("memshare", "memshare_max_mib", "max_guest_grants",
               "grant_staging"):
         v = host.sys(param + p)
         info[p] = to_int(v) if to_int(v) is not None else v
@@ -391,9 +393,8 @@ def print_backend(info):
     if not info["loaded"]:
         print("backend: xen-fipc-back is not loaded in domain %d" % info["domid"])
         return
-    print("backend: xen-fipc-back %s in domain %d; memshare %s, duplex %s"
-          % (info.get("version") or "?", info["domid"], num(info.get("memshare")),
-             num(info.get("duplex"))))
+    print("backend: xen-fipc-back %s in domain %d; memshare %s"
+          % (info.get("version") or "?", info["domid"], num(info.get("memshare"))))
     if "memshare_budget_pages" in info:
         print("memshare budget: %d of %d pages in use (guest memory %d, staging %d;"
               " memshare_max_mib %d)"
@@ -413,15 +414,14 @@ def print_status(data):
     if not disks:
         print("no fipc (phy1:) disks")
         return
-    rows = [("GUEST", "DISK", "TARGET", "STATE", "RING", "PATH", "QUEUES",
+    rows = [("GUEST", "DISK", "TARGET", "STATE", "PATH", "QUEUES",
              "INFLIGHT", "READS", "WRITES", "ERRORS")]
     for d in disks:
         st = d["statistics"] or {}
         errs = sum(st.get(k) or 0 for k in ("invalid_req", "proto_errors",
                                              "grant_errors", "io_errors"))
         rows.append(("%s (%s)" % (d["guest"] or "-", d["domid"]), d["disk"],
-                     d["target"] or "-", d["state"], st.get("ring_mode") or "-",
-                     d["data_path"] or "-", num(st.get("queues")),
+                     d["target"] or "-", d["state"], d["data_path"] or "-", num(st.get("queues")),
                      num(st.get("inflight")), num(st.get("rd_req")),
                      num(st.get("wr_req")), str(errs)))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]

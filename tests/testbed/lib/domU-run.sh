@@ -16,7 +16,7 @@ run() {
         if [ -f "/fipc/modules/$m.ko" ]; then
             deps=$(modinfo -F depends "/fipc/modules/$m.ko" 2>/dev/null | tr ',' ' ')
             for d in $deps; do [ -f "/fipc/modules/$d.ko" ] || modprobe "$d"; done
-            # -o FRONT_PARAMS="duplex=N ...": the frontend's parameters;
+            # -o FRONT_PARAMS="...": the frontend's parameters;
             # -o BACK_PARAMS: a driver domain's backend's.
             p=
             [ "$m" = xen-fipc-front ] && p=${FIPC_OPT_FRONT_PARAMS:-}

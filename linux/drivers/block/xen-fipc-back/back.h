@@ -46,7 +46,6 @@ extern bool xfb_memshare_enabled;
 extern bool xfb_memshare_writable;
 extern unsigned int xfb_staging_max_pages;
 extern bool xfb_grant_staging;
-extern bool xfb_duplex;
 extern unsigned int xfb_memshare_max_mib;
 extern unsigned int xfb_max_guest_grants;
 extern unsigned int xfb_memshare_guest_max_mib;
@@ -76,9 +75,9 @@ extern struct fipc_poller_set xfb_pollers;
  * @XFB_STAGED_GRANT_REQ: of those, requests whose staging pages were
  *	mapped for the request only, because keeping the channel's staging
  *	pages mapped would pass a budget (back_staging.c)
- * @XFB_PARKED: times the channel was parked: responses waited for room
- *	the frontend did not make (a full response ring), so the poller
- *	stopped looking at it until a timed retry
+ * @XFB_PARKED: times the channel was parked: requests waited for grant
+ *	room or pages, so the poller stopped looking at it until a timed
+ *	retry (xfb_park())
  * @XFB_GRANT_WAITS: times the channel waited because its guest had
  *	max_guest_grants grants mapped (back_guest.c)
  * @XFB_SPURIOUS_IRQS: event-channel interrupts that brought no request
@@ -274,10 +273,8 @@ struct xfb_memshare {
  * struct xfb_chan - one channel of a backend device
  * @be: the device
  * @index: number of the channel (queue-<index>)
- * @fc: the two rings, seen from our side (protocol version 1)
- * @ds: the duplex ring, we serve it (version 3, @be->duplex)
- * @req_ring: the mapped request ring (we receive), or the duplex ring
- * @rsp_ring: the mapped response ring (we send); version 1 only
+ * @ds: the duplex ring (protocol version 3), we serve it
+ * @ring: the mapped duplex ring (queue-<index>/req-ring-ref<i>)
  * @ctrl: the mapped control page
  * @irq: irq of the event channel, or 0
  * @poll: our place in a poller of xfb_pollers
@@ -289,7 +286,6 @@ struct xfb_memshare {
  * @reqs: the request pool
  * @nr_reqs: size of @reqs
  * @free_reqs: unused requests
- * @answer_pending: finished requests waiting for room in the response ring
  * @done: requests whose bio ended (filled by end_io)
  * @inflight: requests with a bio in flight
  * @page_cache: pages to map grants on
@@ -313,9 +309,8 @@ struct xfb_memshare {
  *	(back_maptrack.c) while the channel maps them
  * @msgbuf: private copy of the request being handled
  * @answered: responses sent since the last notification check
- * @park_us: while parked (responses wait for room in the response ring,
- *	or the guest's grant budget is used up), the current retry
- *	interval; 0 when not parked
+ * @park_us: while parked (requests wait for grant room or pages,
+ *	xfb_park()), the current retry interval; 0 when not parked
  * @grant_wait: the guest's grant budget stopped us taking requests
  * @page_wait: the page cache is short of a largest request's pages: a
  *	worker refills it (back_nowait.c)
@@ -335,10 +330,8 @@ struct xfb_memshare {
 struct xfb_chan {
 	struct xfb_be *be;
 	unsigned int index;
-	struct fipc_chan fc;
 	struct fipc_duplex_server ds;
-	void *req_ring;
-	void *rsp_ring;
+	void *ring;
 	struct fipcblk_ctrl *ctrl;
 	unsigned int ring_maps;
 	int irq;
@@ -348,7 +341,6 @@ struct xfb_chan {
 	struct xfb_req *reqs;
 	unsigned int nr_reqs;
 	struct list_head free_reqs;
-	struct list_head answer_pending;
 	struct llist_head done;
 	atomic_t inflight;
 	struct gnttab_page_cache page_cache;
@@ -422,8 +414,6 @@ struct xfb_chan {
  * @ms_offered: we offered the memshare data path (fipc-data-paths)
  * @msw_offered: we offered to map it writable (fipc-memshare-writable)
  * @gs_offered: we offered staging pages on the grant path too
- * @duplex_offered: we offered protocol version 3 (duplex rings)
- * @duplex: the connection's channels are duplex rings (version 3)
  *	(fipc-grant-staging)
  * @ms: the guest's memory while connected on the memshare path, or NULL
  * @guest: the guest's share of the backend domain's resources
@@ -467,8 +457,6 @@ struct xfb_be {
 	bool ms_offered;
 	bool msw_offered;
 	bool gs_offered;
-	bool duplex_offered;
-	bool duplex;
 	struct xfb_memshare *ms;
 	struct xfb_guest *guest;
 	struct list_head guest_node;

@@ -3,8 +3,8 @@
  * xen-fipc-back: mapping and unmapping the frontend's channels.
  *
  * For each queue-<q> the frontend wrote the grant references of its
- * request ring and response ring (protocol version 1) or of its duplex
- * ring (version 3), of its control page, and an event channel.
+ * duplex ring (protocol version 3) and of its control page, and an
+ * event channel.
  * The references are the frontend's word: a mapping that fails is an
  * error reported in xenstore, never a crash.  Each channel also gets a
  * pool of request slots (bounded memory whatever the frontend does), and
@@ -67,14 +67,11 @@ static void xfb_chan_free(struct xfb_be *be, struct xfb_chan *chan)
 	if (chan->irq > 0)
 		unbind_from_irqhandler(chan->irq, chan);
 	chan->irq = 0;
-	if (chan->req_ring)
-		xenbus_unmap_ring_vfree(be->dev, chan->req_ring);
-	if (chan->rsp_ring)
-		xenbus_unmap_ring_vfree(be->dev, chan->rsp_ring);
+	if (chan->ring)
+		xenbus_unmap_ring_vfree(be->dev, chan->ring);
 	if (chan->ctrl)
 		xenbus_unmap_ring_vfree(be->dev, chan->ctrl);
-	chan->req_ring = NULL;
-	chan->rsp_ring = NULL;
+	chan->ring = NULL;
 	chan->ctrl = NULL;
 	xfb_maptrack_give(chan->ring_maps);
 	chan->ring_maps = 0;
@@ -148,8 +145,8 @@ static int xfb_chan_map(struct xfb_be *be, struct xfb_chan *chan,
 	err = xfb_read_refs(be, chan->index, "req-ring-ref", pages, true, refs);
 	if (err)
 		return err;
-	/* The rings and the control page, counted before they are mapped. */
-	maps = (be->duplex ? pages : 2 * pages) + 1;
+	/* The ring and the control page, counted before they are mapped. */
+	maps = pages + 1;
 	if (!xfb_maptrack_take(maps)) {
 		xenbus_dev_fatal(dev, -ENOSPC,
 				 "queue %u: mapping %u ring pages would pass the backend's max_grant_mappings (%lu of %lu mapped)",
@@ -158,18 +155,9 @@ static int xfb_chan_map(struct xfb_be *be, struct xfb_chan *chan,
 		return -ENOSPC;
 	}
 	chan->ring_maps = maps;
-	err = xenbus_map_ring_valloc(dev, refs, pages, &chan->req_ring);
+	err = xenbus_map_ring_valloc(dev, refs, pages, &chan->ring);
 	if (err)
 		return err;
-	if (!be->duplex) {
-		err = xfb_read_refs(be, chan->index, "rsp-ring-ref", pages,
-				    true, refs);
-		if (err)
-			return err;
-		err = xenbus_map_ring_valloc(dev, refs, pages, &chan->rsp_ring);
-		if (err)
-			return err;
-	}
 	err = xfb_read_refs(be, chan->index, "ctrl-ring-ref", 1, false, refs);
 	if (err)
 		return err;
@@ -178,15 +166,8 @@ static int xfb_chan_map(struct xfb_be *be, struct xfb_chan *chan,
 		return err;
 	chan->ctrl = addr;
 
-	if (be->duplex) {
-		/* We serve the duplex ring: responses go over requests. */
-		err = fipc_duplex_server_init(&chan->ds, chan->req_ring, order);
-	} else {
-		/* We receive on the request ring, send on the response ring. */
-		err = fipc_chan_init(&chan->fc, chan->rsp_ring, chan->req_ring,
-				     order) ?:
-		      fipc_ring_set_release_batch(&chan->fc.rx, 8);
-	}
+	/* We serve the duplex ring: responses go over requests. */
+	err = fipc_duplex_server_init(&chan->ds, chan->ring, order);
 	if (err)
 		return err;
 
@@ -241,11 +222,10 @@ int xfb_chans_map(struct xfb_be *be, unsigned int nr, unsigned int order)
 
 		chan->be = be;
 		chan->index = i;
-		/* A duplex ring is waited on by xfb_poll_ops.wait. */
-		fipc_poll_entry_init(&chan->poll, &chan->fc.rx);
+		/* The ring is waited on by xfb_poll_ops.wait. */
+		fipc_poll_entry_init(&chan->poll, NULL);
 		fipc_poll_entry_set_weight(&chan->poll, be->weight);
 		INIT_LIST_HEAD(&chan->free_reqs);
-		INIT_LIST_HEAD(&chan->answer_pending);
 		init_llist_head(&chan->done);
 		atomic_set(&chan->inflight, 0);
 		atomic_set(&chan->eoi_pending, 0);

@@ -50,20 +50,20 @@ static int xfb_read_choices(struct xfb_be *be, u32 *nr, u32 *order,
 	char *path;
 	int ok;
 
-	if (xfb_read_fe_uint(be, "fipc-protocol", FIPCBLK_PROTOCOL_VERSION,
-			     be->duplex_offered ? FIPCBLK_PROTOCOL_DUPLEX :
-			     FIPCBLK_PROTOCOL_VERSION, XFB_REQUIRED, &version))
+	if (xfb_read_fe_uint(be, "fipc-protocol", FIPCBLK_PROTOCOL_TWO_RINGS,
+			     FIPCBLK_PROTOCOL_DUPLEX, XFB_REQUIRED, &version))
 		return -EPROTONOSUPPORT;
-	/* 2 is in the range but names no protocol (any more): refused. */
-	if (version != FIPCBLK_PROTOCOL_VERSION &&
-	    version != FIPCBLK_PROTOCOL_DUPLEX) {
+	/* The retired versions are named as such, in the error node too. */
+	if (version != FIPCBLK_PROTOCOL_DUPLEX) {
 		xenbus_dev_error(dev, -EPROTONOSUPPORT,
-				 "fipc-protocol %u names no protocol (want %u or %u)",
-				 version, FIPCBLK_PROTOCOL_VERSION,
+				 "fipc-protocol %u is retired (%s); only %u is served",
+				 version,
+				 version == FIPCBLK_PROTOCOL_TWO_RINGS ?
+				 "two one-way rings per queue" :
+				 "the duplex ring stamped by position",
 				 FIPCBLK_PROTOCOL_DUPLEX);
 		return -EPROTONOSUPPORT;
 	}
-	be->duplex = version == FIPCBLK_PROTOCOL_DUPLEX;
 	if (xfb_read_fe_uint(be, "multi-queue-num-queues", 1,
 			     xfb_queues_offered(be), 1, nr) ||
 	    xfb_read_fe_uint(be, "fipc-ring-order", 0,
@@ -196,9 +196,8 @@ static int xfb_connect_finish(struct xfb_be *be, unsigned long t0)
 	}
 	xenbus_switch_state(dev, XenbusStateConnected);
 	schedule_delayed_work(&be->resize_work, HZ);
-	dev_info(&dev->dev, "connected: %u queue(s), %s, ring order %u, %s data path, weight %u, in %u ms\n",
+	dev_info(&dev->dev, "connected: %u queue(s), ring order %u, %s data path, weight %u, in %u ms\n",
 		 be->nr_chans,
-		 be->duplex ? "duplex rings" : "two rings per queue",
 		 be->ring_order, be->ms ? "memshare" : "grant", be->weight,
 		 jiffies_to_msecs(jiffies - t0));
 	return 0;

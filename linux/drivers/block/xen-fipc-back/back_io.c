@@ -42,52 +42,29 @@ static void xfb_req_free(struct xfb_chan *chan, struct xfb_req *req)
 	list_add(&req->node, &chan->free_reqs);
 }
 
-/* Send a response; false if the ring is full (try again later). */
-static bool xfb_send_answer(struct xfb_chan *chan, struct xfb_req *req)
+/*
+ * Send a request's response and free the request.  A response goes over
+ * the position of its request, already read: it never waits for room.
+ */
+static void xfb_answer(struct xfb_chan *chan, struct xfb_req *req)
 {
 	struct fipc_msg msg;
 	struct fipcblk_response rsp;
 	int err;
 
-	if (chan->broken)
-		return true;
-	memset(&rsp, 0, sizeof(rsp));
-	rsp.id = req->id;
-	rsp.status = req->status;
-	rsp.op = req->op;
-	memcpy(msg.data, &rsp, sizeof(rsp));
-	err = xfb_send(chan, &msg);
-	if (err == -EAGAIN)
-		return false;
-	if (err)
-		xfb_proto_error(chan, "response ring corrupted");
-	else
-		chan->answered++;
-	return true;
-}
-
-static void xfb_answer(struct xfb_chan *chan, struct xfb_req *req)
-{
-	if (list_empty(&chan->answer_pending) && xfb_send_answer(chan, req)) {
-		xfb_req_free(chan, req);
-		return;
+	if (!chan->broken) {
+		memset(&rsp, 0, sizeof(rsp));
+		rsp.id = req->id;
+		rsp.status = req->status;
+		rsp.op = req->op;
+		memcpy(msg.data, &rsp, sizeof(rsp));
+		err = xfb_send(chan, &msg);
+		if (err)
+			xfb_proto_error(chan, "ring corrupted");
+		else
+			chan->answered++;
 	}
-	list_add_tail(&req->node, &chan->answer_pending);
-}
-
-static int xfb_flush_answers(struct xfb_chan *chan)
-{
-	struct xfb_req *req, *tmp;
-	int n = 0;
-
-	list_for_each_entry_safe(req, tmp, &chan->answer_pending, node) {
-		if (!xfb_send_answer(chan, req))
-			break;
-		list_del(&req->node);
-		xfb_req_free(chan, req);
-		n++;
-	}
-	return n;
+	xfb_req_free(chan, req);
 }
 
 /*
@@ -202,12 +179,12 @@ static int xfb_reap(struct xfb_chan *chan)
  * answered here, and the poller is not woken just to do it (one thread
  * wake-up and one more poll round per request).  Not while the poller is
  * awake (it answers in its next round, and a stream is answered with no
- * thread switch at all), nor while it holds the ring, nor behind answers
- * that wait already.  The poller is kicked if work is left for it:
- * requests the frontend posted meanwhile, or an answer the ring had no
- * room for (version 1).  The claim is held with preemption off: a
- * completion in a preemptible kworker must not be preempted holding it
- * while the poller spins on work it cannot take (issue 45, finding 4).
+ * thread switch at all), nor while it holds the ring, nor behind
+ * completions it has yet to reap.  The poller is kicked if work is left
+ * for it: requests the frontend posted meanwhile.  The claim is held
+ * with preemption off: a completion in a preemptible kworker must not be
+ * preempted holding it while the poller spins on work it cannot take
+ * (issue 45, finding 4).
  * Safe from any context, as the unmap of a grant
  * request (xfb_unmap()) and the notification are.
  *
@@ -230,8 +207,7 @@ static bool xfb_end_answer(struct xfb_chan *chan, struct xfb_req *req)
 		preempt_enable();
 		return false;
 	}
-	if (!llist_empty(&chan->done) || !list_empty(&chan->answer_pending) ||
-	    chan->broken) {
+	if (!llist_empty(&chan->done) || chan->broken) {
 		xfb_ring_release(chan);
 		preempt_enable();
 		return false;
@@ -241,11 +217,9 @@ static bool xfb_end_answer(struct xfb_chan *chan, struct xfb_req *req)
 	if (!chan->broken) {
 		xfb_notify(chan);
 		/* The poller sleeps: hand back what it would before sleeping. */
-		if (chan->be->duplex)
-			fipc_duplex_server_flush(&chan->ds);
+		fipc_duplex_server_flush(&chan->ds);
 	}
-	kick = !list_empty(&chan->answer_pending) ||
-	       xfb_has_work(&chan->poll);
+	kick = xfb_has_work(&chan->poll);
 	xfb_ring_release(chan);
 	preempt_enable();
 	if (kick) {
@@ -584,8 +558,6 @@ static int xfb_poll(struct fipc_poll_entry *entry, unsigned int budget)
 		return 0;
 	chan->st[XFB_POLL_LOOPS]++;
 	work = xfb_reap(chan);
-	if (!chan->broken)
-		work += xfb_flush_answers(chan);
 	/* Our own completions: not gaps the poller should learn to fill. */
 	fipc_poll_entry_local_work(entry, work);
 
@@ -679,8 +651,6 @@ const struct fipc_poll_ops xfb_poll_ops = {
  */
 void xfb_chan_drain(struct xfb_chan *chan)
 {
-	struct xfb_req *req, *tmp;
-
 	do {
 		while (!wait_event_timeout(xfb_drain_wq,
 					   !atomic_read(&chan->inflight),
@@ -693,8 +663,4 @@ void xfb_chan_drain(struct xfb_chan *chan)
 		/* A request reaped may wait for its pages: in flight again. */
 	} while (atomic_read(&chan->inflight));
 	xfb_held_chan_stop(chan);
-	list_for_each_entry_safe(req, tmp, &chan->answer_pending, node) {
-		list_del(&req->node);
-		xfb_req_free(chan, req);
-	}
 }

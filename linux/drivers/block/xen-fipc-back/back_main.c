@@ -49,11 +49,6 @@ module_param_named(staging_max_pages, xfb_staging_max_pages, uint, 0644);
 MODULE_PARM_DESC(staging_max_pages,
 		 "Staging pages per channel a frontend may give us, mapped writable once, for I/O without grant operations (fipc-staging-max-pages; at most 1024, 0: none; default 1024)");
 
-bool xfb_duplex = true;
-module_param_named(duplex, xfb_duplex, bool, 0644);
-MODULE_PARM_DESC(duplex,
-		 "Offer protocol version 3, one duplex ring per channel (a response is written over its request's position: half the cache-line transfers of two one-way rings per request); read when a device is probed (default Y)");
-
 bool xfb_grant_staging = true;
 module_param_named(grant_staging, xfb_grant_staging, bool, 0644);
 MODULE_PARM_DESC(grant_staging,

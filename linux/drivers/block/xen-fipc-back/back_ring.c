@@ -3,12 +3,13 @@
  * xen-fipc-back: a channel's ring and event channel, as its poller and
  * the completions that answer for it (back_io.c) serve them.
  *
- *   ring: receive a request, send a response, in either protocol
- *         version; a corrupted ring breaks the channel (xfb_proto_error())
+ *   ring: receive a request, send a response, on the duplex ring
+ *         (protocol version 3); a corrupted ring breaks the channel
+ *         (xfb_proto_error())
  *   poller: the sleeping word, the hardware wait, the last look before
  *         sleeping (xfb_poll_ops' set_sleeping, wait, has_work, busy)
  *   event channel: notify the frontend, the late EOI of our interrupt,
- *         timed retries of a channel whose responses wait for room
+ *         timed retries of a channel whose requests wait (xfb_park())
  */
 #include <xen/events.h>
 #include "back.h"
@@ -26,7 +27,7 @@ void xfb_set_sleeping(struct fipc_poll_entry *entry, bool sleeping)
 	 * Positions no response will retire soon go back before we sleep;
 	 * a completion that holds the ring does it on its way out.
 	 */
-	if (sleeping && chan->be->duplex && xfb_ring_claim(chan)) {
+	if (sleeping && xfb_ring_claim(chan)) {
 		fipc_duplex_server_flush(&chan->ds);
 		xfb_ring_release(chan);
 	}
@@ -56,10 +57,9 @@ void xfb_proto_error(struct xfb_chan *chan, const char *why)
 }
 
 /*
- * The channel's ring, in either protocol version: version 1 receives on
- * the request ring and sends on the response ring (chan->fc), version 3
- * serves one duplex ring (chan->ds), where a response never waits for
- * room: it goes over the position of a request already read.
+ * The channel's ring: we serve one duplex ring (chan->ds), where a
+ * response never waits for room: it goes over the position of a request
+ * already read.
  */
 
 /**
@@ -71,9 +71,7 @@ void xfb_proto_error(struct xfb_chan *chan, const char *why)
  */
 bool xfb_rx_ready(struct xfb_chan *chan)
 {
-	if (chan->be->duplex)
-		return fipc_duplex_request_ready(&chan->ds);
-	return fipc_rx_ready(&chan->fc.rx);
+	return fipc_duplex_request_ready(&chan->ds);
 }
 
 /**
@@ -88,9 +86,6 @@ int xfb_recv(struct xfb_chan *chan)
 	bool posted;
 	int n;
 
-	if (!chan->be->duplex)
-		return fipc_recv(&chan->fc.rx, chan->msgbuf,
-				 FIPC_MSG_MAX_SLOTS);
 	n = fipc_duplex_take_request(&chan->ds, chan->msgbuf,
 				     FIPC_MSG_MAX_SLOTS, &posted);
 	/* Every fipcblk request wants its response. */
@@ -106,13 +101,11 @@ int xfb_recv(struct xfb_chan *chan)
  * @chan: the channel
  * @msg: the slot
  *
- * Return: 0, -EAGAIN (no room, version 1) or -EPROTO.
+ * Return: 0, or -EPROTO (or -EINVAL: no call waits) if the ring is broken.
  */
 int xfb_send(struct xfb_chan *chan, const struct fipc_msg *msg)
 {
-	if (chan->be->duplex)
-		return fipc_duplex_reply(&chan->ds, msg);
-	return fipc_send(&chan->fc.tx, msg, 1);
+	return fipc_duplex_reply(&chan->ds, msg);
 }
 
 /**
@@ -126,19 +119,16 @@ int xfb_wait(struct fipc_poll_entry *entry, struct fipc_waiter *w)
 {
 	struct xfb_chan *chan = xfb_poll_chan(entry);
 
-	if (chan->be->duplex)
-		return fipc_duplex_server_wait(&chan->ds, w);
-	return fipc_wait_rx(&chan->fc.rx, w);
+	return fipc_duplex_server_wait(&chan->ds, w);
 }
 
 /**
  * xfb_has_work() - can the poller make progress on this channel now
  * @entry: the channel's poll entry
  *
- * Only work the poller can do counts: responses waiting for room the
- * frontend has not made, or requests waiting while every request slot
- * is busy, do not (a frontend that never takes its responses would
- * otherwise keep the poller spinning at no cost to itself).  Those
+ * Only work the poller can do counts: requests waiting while every
+ * request slot is busy, or for grant room or pages, do not (a frontend
+ * could otherwise keep the poller spinning at no cost to itself).  Those
  * resume from a bio completion (which kicks the poller) or from the
  * channel's timed retry (xfb_park()).
  *
@@ -155,8 +145,6 @@ bool xfb_has_work(struct fipc_poll_entry *entry)
 		return true;
 	if (chan->broken)
 		return false;
-	if (!list_empty(&chan->answer_pending))
-		return fipc_tx_room(&chan->fc.tx);
 	/* A request held over the disk's limits waits for its retry. */
 	return !chan->limit_held && !list_empty(&chan->free_reqs) &&
 	       !chan->grant_wait && !chan->page_wait && xfb_rx_ready(chan);
@@ -186,26 +174,23 @@ bool xfb_busy(struct fipc_poll_entry *entry)
  * xfb_park() - park or unpark the channel after a poll
  * @chan: the channel
  *
- * Responses still waiting mean the response ring is full: the frontend
- * has not taken what we sent.  An honest frontend takes them soon but
- * does not notify us when it does, so a sleeping poller looks again
- * after a while; a frontend that never takes them (or stamps the slots
- * with a stale flag) only gets looked at less and less often, up to
- * every XFB_PARK_MAX_US.  Requests waiting for pages or grant room are
- * looked at again the same way; a request held over the disk's limits
- * when its buckets allow it (xfb_limit_retry_us()).
+ * Requests waiting for grant room (the guest's budget, or the backend
+ * domain's grant mappings) or for pages: nothing notifies us when those
+ * free up, so the channel is parked, not counted as work, and a sleeping
+ * poller looks again after a while, less and less often (up to every
+ * XFB_PARK_MAX_US) while they stay short.  Counted once per parking
+ * (debugfs parked).  A request held over the disk's limits is looked at
+ * again when its buckets allow it (xfb_limit_retry_us()).
  */
 void xfb_park(struct xfb_chan *chan)
 {
-	if ((list_empty(&chan->answer_pending) && !chan->grant_wait &&
-	     !chan->page_wait) || chan->broken) {
+	if ((!chan->grant_wait && !chan->page_wait) || chan->broken) {
 		chan->park_us = 0;
 		fipc_poll_entry_retry(&chan->poll, xfb_limit_retry_us(chan));
 		return;
 	}
 	if (!chan->park_us) {
-		if (!list_empty(&chan->answer_pending))
-			chan->st[XFB_PARKED]++;
+		chan->st[XFB_PARKED]++;
 		chan->park_us = max(READ_ONCE(xfb_pollers.idle_us), 100u);
 	} else {
 		chan->park_us = min_t(unsigned int, chan->park_us * 2,

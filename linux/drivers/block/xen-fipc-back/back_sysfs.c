@@ -92,11 +92,11 @@ static ssize_t memshare_array_bytes_show(struct device *d,
 static DEVICE_ATTR_RO(memshare_array_bytes);
 
 /*
- * A word about the connection, read under the mutex: its data path
- * (grant, memshare) or, if @rings, its rings (duplex: protocol version
- * 3; two-rings: version 1); "none" while it has no channels.
+ * The connection's data path (grant, memshare), read under the mutex;
+ * "none" while it has no channels.
  */
-static ssize_t xfb_show_conn(struct device *d, char *buf, bool rings)
+static ssize_t data_path_show(struct device *d, struct device_attribute *attr,
+			      char *buf)
 {
 	struct xfb_be *be = dev_get_drvdata(d);
 	const char *word;
@@ -106,27 +106,13 @@ static ssize_t xfb_show_conn(struct device *d, char *buf, bool rings)
 	mutex_lock(&be->mutex);
 	if (!be->chans)
 		word = "none";
-	else if (rings)
-		word = be->duplex ? "duplex" : "two-rings";
 	else
 		word = be->ms ? "memshare" : "grant";
 	mutex_unlock(&be->mutex);
 	return sysfs_emit(buf, "%s\n", word);
 }
 
-static ssize_t data_path_show(struct device *d, struct device_attribute *attr,
-			      char *buf)
-{
-	return xfb_show_conn(d, buf, false);
-}
 static DEVICE_ATTR_RO(data_path);
-
-static ssize_t ring_mode_show(struct device *d, struct device_attribute *attr,
-			      char *buf)
-{
-	return xfb_show_conn(d, buf, true);
-}
-static DEVICE_ATTR_RO(ring_mode);
 
 /*
  * Staging pages kept mapped, all channels (memshare; 0 on grant, and for
@@ -281,7 +267,7 @@ static ssize_t weight_store(struct device *d, struct device_attribute *attr,
 static DEVICE_ATTR_RW(weight);
 
 static struct xfb_stat_attr xfb_stat_attrs[XFB_NR_STATS];
-static struct attribute *xfb_attrs[XFB_NR_STATS + 14];
+static struct attribute *xfb_attrs[XFB_NR_STATS + 13];
 
 static const struct attribute_group xfb_stat_group = {
 	.name = "statistics",
@@ -318,7 +304,6 @@ void xfb_sysfs_init(void)
 	xfb_attrs[i++] = &dev_attr_memshare_pages.attr;
 	xfb_attrs[i++] = &dev_attr_memshare_array_bytes.attr;
 	xfb_attrs[i++] = &dev_attr_data_path.attr;
-	xfb_attrs[i++] = &dev_attr_ring_mode.attr;
 	xfb_attrs[i++] = &dev_attr_guest_grants.attr;
 	xfb_attrs[i++] = &dev_attr_guest_grants_peak.attr;
 	xfb_attrs[i++] = &dev_attr_guest_requests.attr;

@@ -2,12 +2,13 @@
 /*
  * xen-fipc-back: request validation.
  *
- * Works only on our private copy of the request (fipc_recv() copied it
- * out of the ring once), so the frontend cannot change a field between
- * its check and its use.  Everything a request names is checked here:
- * op and flags, length, page offset, sector range (overflow included),
- * alignment to the logical block size, the device's mode and features,
- * and that the message has exactly the slots its references need.
+ * Works only on our private copy of the request (copied out of the ring
+ * once by fipc_duplex_take_request()), so the frontend cannot change a
+ * field between its check and its use.  Everything a request names is
+ * checked here: op and flags, length, page offset, sector range
+ * (overflow included), alignment to the logical block size, the device's
+ * mode and features, and that the message has exactly the slots its
+ * references need.
  *
  * Needs nothing but back_validate.h (no Xen, no block layer): the KUnit
  * suite tests/kunit/fipcblk_validate_kunit.c builds this file as is.

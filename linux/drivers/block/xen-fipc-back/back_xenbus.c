@@ -401,11 +401,8 @@ static int xfb_write_offer(struct xfb_be *be)
 	struct xenbus_device *dev = be->dev;
 	const char *node = dev->nodename;
 
-	return xenbus_printf(XBT_NIL, node, "fipc-protocol-versions", "%s",
-			     be->duplex_offered ?
-			     __stringify(FIPCBLK_PROTOCOL_VERSION) " "
-			     __stringify(FIPCBLK_PROTOCOL_DUPLEX) :
-			     __stringify(FIPCBLK_PROTOCOL_VERSION)) ?:
+	return xenbus_printf(XBT_NIL, node, "fipc-protocol-versions", "%u",
+			     FIPCBLK_PROTOCOL_DUPLEX) ?:
 	       xenbus_printf(XBT_NIL, node, "multi-queue-max-queues", "%u",
 			     xfb_queues_offered(be)) ?:
 	       xenbus_printf(XBT_NIL, node, "fipc-max-ring-order", "%u",
@@ -489,7 +486,6 @@ static int xfb_probe(struct xenbus_device *dev,
 			 xenbus_read_unsigned(dev->nodename,
 					      "fipc-memshare-allowed", 0) == 1;
 	be->msw_offered = be->ms_offered && READ_ONCE(xfb_memshare_writable);
-	be->duplex_offered = READ_ONCE(xfb_duplex);
 	be->gs_offered = READ_ONCE(xfb_grant_staging) &&
 			 READ_ONCE(xfb_staging_max_pages);
 

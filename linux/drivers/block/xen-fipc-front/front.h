@@ -46,7 +46,6 @@ extern unsigned int xff_staging_pages;
 extern unsigned int xff_staging_max_kb;
 extern unsigned int xff_grant_staging_pages;
 extern bool xff_trusted;
-extern bool xff_duplex;
 extern struct fipc_poller_set xff_pollers;
 extern int xff_major;
 
@@ -137,16 +136,13 @@ struct xff_staging {
  * struct xff_chan - one fipc channel of a disk
  * @info: the disk
  * @index: number of the channel (queue-<index> in xenstore)
- * @fc: the two rings (protocol version 1)
- * @dc: the duplex ring, we are its client (version 3, @info->duplex);
- *	under @tx_lock, which the takers of responses hold too
- * @tx_lock: serialises senders on @fc.tx, and everything on @dc; taken
- *	with interrupts off (the event handler takes responses)
- * @req_ring: request ring memory (we send), or the duplex ring
- * @rsp_ring: response ring memory (we receive); version 1 only
+ * @dc: the duplex ring (protocol version 3), we are its client; under
+ *	@tx_lock, which the takers of responses hold too
+ * @tx_lock: serialises everything on @dc; taken with interrupts off (the
+ *	event handler takes responses)
+ * @ring: the duplex ring's memory
  * @ctrl: the control page
- * @req_refs: grant references of @req_ring
- * @rsp_refs: grant references of @rsp_ring
+ * @ring_refs: grant references of @ring (queue-<index>/req-ring-ref<i>)
  * @ctrl_ref: grant reference of @ctrl
  * @evtchn: event channel port
  * @irq: irq bound to @evtchn, or 0
@@ -171,14 +167,11 @@ struct xff_staging {
 struct xff_chan {
 	struct xff_info *info;
 	unsigned int index;
-	struct fipc_chan fc;
 	struct fipc_duplex_client dc;
-	spinlock_t tx_lock;		/* senders, and all of @dc */
-	void *req_ring;
-	void *rsp_ring;
+	spinlock_t tx_lock;		/* all of @dc */
+	void *ring;
 	struct fipcblk_ctrl *ctrl;
-	grant_ref_t req_refs[XFF_MAX_RING_PAGES];
-	grant_ref_t rsp_refs[XFF_MAX_RING_PAGES];
+	grant_ref_t ring_refs[XFF_MAX_RING_PAGES];
 	grant_ref_t ctrl_ref;
 	evtchn_port_t evtchn;
 	int irq;
@@ -350,7 +343,6 @@ enum xff_link {
  * @ms: the guest's memory shared with the backend (memshare path), or NULL
  * @ms_refused: the backend closed before connecting us on memshare: use
  *	the grant path for the next connection (cleared once connected)
- * @duplex: the channels are duplex rings (protocol version 3)
  * @grant_staging: on the grant path, the channels get staging pages
  *	(grant_staging_pages, the backend offers fipc-grant-staging; chosen
  *	at each connect)
@@ -401,7 +393,6 @@ struct xff_info {
 	struct xff_memshare *ms;
 	bool ms_refused;
 	bool grant_staging;
-	bool duplex;
 	struct dentry *dbg;
 	struct xff_inject inject;
 	u64 retired[XFF_NR_STATS];

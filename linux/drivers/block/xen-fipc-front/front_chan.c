@@ -2,9 +2,8 @@
 /*
  * xen-fipc-front: channel set-up and tear-down.
  *
- * Each channel owns a request ring and a response ring of 2^order pages
- * (protocol version 1) or one duplex ring of that size (version 3), and
- * one control page, all allocated here and granted to the backend,
+ * Each channel owns one duplex ring of 2^order pages (protocol version 3)
+ * and one control page, all allocated here and granted to the backend,
  * an event channel used only to wake a sleeping poller, and on the
  * memshare path its staging pages (front_staging.c).  A channel the
  * backend broke is marked here too (xff_protocol_error(), moved from
@@ -104,8 +103,7 @@ static void xff_chan_free(struct xff_chan *chan)
 		xenbus_free_evtchn(chan->info->xbdev, chan->evtchn);
 	chan->irq = 0;
 	chan->evtchn = 0;
-	xenbus_teardown_ring(&chan->req_ring, pages, chan->req_refs);
-	xenbus_teardown_ring(&chan->rsp_ring, pages, chan->rsp_refs);
+	xenbus_teardown_ring(&chan->ring, pages, chan->ring_refs);
 	xenbus_teardown_ring(&ctrl, 1, &chan->ctrl_ref);
 	chan->ctrl = NULL;
 }
@@ -115,35 +113,21 @@ static int xff_chan_alloc(struct xff_info *info, struct xff_chan *chan)
 	struct xenbus_device *dev = info->xbdev;
 	unsigned int pages = 1u << info->ring_order;
 	void *ctrl = NULL;
-	unsigned int i;
 	int err;
 
-	/* Nothing granted yet (a duplex channel has no response ring). */
+	/* Nothing granted yet. */
 	chan->ctrl_ref = INVALID_GRANT_REF;
-	for (i = 0; i < pages; i++)
-		chan->rsp_refs[i] = INVALID_GRANT_REF;
-	err = xenbus_setup_ring(dev, GFP_KERNEL, &chan->req_ring, pages,
-				chan->req_refs);
+	err = xenbus_setup_ring(dev, GFP_KERNEL, &chan->ring, pages,
+				chan->ring_refs);
 	if (err)
 		return err;
-	if (!info->duplex) {
-		err = xenbus_setup_ring(dev, GFP_KERNEL, &chan->rsp_ring,
-					pages, chan->rsp_refs);
-		if (err)
-			goto fail;
-	}
 	err = xenbus_setup_ring(dev, GFP_KERNEL, &ctrl, 1, &chan->ctrl_ref);
 	if (err)
 		goto fail;
 	chan->ctrl = ctrl;
 
-	/* Zeroed pages are empty rings; both sides start at position 0. */
-	if (info->duplex)
-		err = fipc_duplex_client_init(&chan->dc, chan->req_ring,
-					      info->ring_order);
-	else
-		err = fipc_chan_init(&chan->fc, chan->req_ring,
-				     chan->rsp_ring, info->ring_order);
+	/* Zeroed pages are an empty ring; both sides start at position 0. */
+	err = fipc_duplex_client_init(&chan->dc, chan->ring, info->ring_order);
 	if (err)
 		goto fail;
 
@@ -193,8 +177,8 @@ int xff_chans_setup(struct xff_info *info, unsigned int nr_chans,
 		chan->index = i;
 		spin_lock_init(&chan->tx_lock);
 		atomic_set(&chan->inflight, 0);
-		/* A duplex ring is waited on by xff_poll_ops.wait. */
-		fipc_poll_entry_init(&chan->poll, &chan->fc.rx);
+		/* The ring is waited on by xff_poll_ops.wait. */
+		fipc_poll_entry_init(&chan->poll, NULL);
 		atomic64_set(&chan->notify_recv, 0);
 		atomic64_set(&chan->notify_spurious, 0);
 		err = xff_chan_alloc(info, chan);
@@ -265,14 +249,7 @@ static int xff_chan_write_keys(struct xenbus_transaction xbt,
 	for (i = 0; i < pages; i++) {
 		snprintf(key, sizeof(key), "queue-%u/req-ring-ref%u",
 			 chan->index, i);
-		err = xenbus_printf(xbt, node, key, "%u", chan->req_refs[i]);
-		if (err)
-			return err;
-		if (info->duplex)
-			continue;
-		snprintf(key, sizeof(key), "queue-%u/rsp-ring-ref%u",
-			 chan->index, i);
-		err = xenbus_printf(xbt, node, key, "%u", chan->rsp_refs[i]);
+		err = xenbus_printf(xbt, node, key, "%u", chan->ring_refs[i]);
 		if (err)
 			return err;
 	}

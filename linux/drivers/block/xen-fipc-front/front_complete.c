@@ -6,7 +6,7 @@
  * by xff_poll_ops), or in a channel's event handler while its poller
  * sleeps (xff_irq_take()); a bit of the channel (rx_claim) lets one of
  * them at a time take responses.  Each response is copied out of the ring once
- * (fipc_recv_burst) and checked against the request it names: the
+ * (fipc_duplex_take_reply()) and checked against the request it names: the
  * hardware queue, tag and generation in its id must match a request in
  * flight on this channel.  A response that matches nothing means a
  * broken or hostile backend: the channel is marked broken and the disk
@@ -259,10 +259,6 @@ static int xff_take(struct xff_chan *chan, unsigned int budget, bool in_irq)
 					       budget - done), in_irq);
 		if (!n)
 			break;
-		if (n == -EMSGSIZE) {
-			xff_protocol_error(chan, "multi-slot response");
-			break;
-		}
 		if (n < 0) {
 			xff_protocol_error(chan, "response ring corrupted");
 			break;
@@ -368,28 +364,13 @@ static int xff_poll_show(struct fipc_poller *pl, char *buf, size_t size)
 
 /*
  * xff_wait() - the poller's short wait on its only channel
- * (fipc_poll_ops.wait): on two rings, the fipc wait strategy on the
- * response ring, with the channel's rx_claim held: before giving up, the
- * wait frees the slots a release batch held back, which changes the
- * receiver's state just as taking responses does, so it must not run
- * beside the event handler's xff_irq_take().  That handler, finding the
- * claim held, kicks the poller, which looks again after this wait.  If
- * the claim is taken (the handler is taking responses), the spin-loop
- * hint only.  A duplex ring's client state is under tx_lock, which a wait
- * in hardware cannot hold: there, the spin-loop hint only too.
+ * (fipc_poll_ops.wait): the duplex ring's client state is under tx_lock,
+ * which a wait in hardware cannot hold, so the spin-loop hint only.
  */
 static int xff_wait(struct fipc_poll_entry *entry, struct fipc_waiter *w)
 {
-	struct xff_chan *chan = xff_poll_chan(entry);
-	int ret;
-
-	if (chan->info->duplex || !xff_rx_claim(chan)) {
-		cpu_relax();
-		return 0;
-	}
-	ret = fipc_wait_rx(&chan->fc.rx, w);
-	xff_rx_release(chan);
-	return ret;
+	cpu_relax();
+	return 0;
 }
 
 /* What the pollers of xff_pollers do with our channels. */

@@ -8,7 +8,7 @@
  * on the disk's first channel, next to the normal traffic, and waits (30 s
  * at most) for the backend's answer; reading the file gives the result of
  * the last one, "<kind> status <n>" (0 okay, -1 error, -2 not supported)
- * or "<kind> timeout".  "proto" corrupts the request ring instead, which
+ * or "<kind> timeout".  "proto" corrupts the ring instead, which
  * must make the backend shut the channel down (the disk then reconnects).
  * Reading also lists the kinds.  The test request's data page is a page
  * of our own, never a page of the disk's users.  On a memshare channel
@@ -236,11 +236,8 @@ static int xff_inject_memshare(struct xff_info *info, enum xff_kind kind,
 static u32 *xff_inject_next_flag(struct xff_chan *chan)
 {
 	struct fipc_duplex_client *dc = &chan->dc;
-	struct fipc_ring *tx = &chan->fc.tx;
 
-	if (chan->info->duplex)
-		return &dc->slots[dc->submit_slot].flag;
-	return &tx->slots[tx->seq & tx->mask].flag;
+	return &dc->slots[dc->submit_slot].flag;
 }
 
 static int xff_inject_send(struct xff_info *info, enum xff_kind kind,

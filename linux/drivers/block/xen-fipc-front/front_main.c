@@ -50,11 +50,6 @@ module_param_named(grant_staging_pages, xff_grant_staging_pages, uint, 0644);
 MODULE_PARM_DESC(grant_staging_pages,
 		 "grant path: pages per channel, granted writable once, that READs and WRITEs of up to staging_max_kb are copied through, as blkif's persistent grants, where the backend offers it (fipc-grant-staging); capped by the backend; never for an untrusted backend; 0: every request carries grants; read at each connect (default 256)");
 
-bool xff_duplex = true;
-module_param_named(duplex, xff_duplex, bool, 0644);
-MODULE_PARM_DESC(duplex,
-		 "Use protocol version 3, one duplex ring per channel, where the backend offers it (a response goes over its request's position: half the cache-line transfers of two one-way rings per request); N: two one-way rings (version 1); read at each connect (default Y)");
-
 bool xff_trusted = true;
 module_param_named(trusted, xff_trusted, bool, 0644);
 MODULE_PARM_DESC(trusted,

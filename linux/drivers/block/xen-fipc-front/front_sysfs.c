@@ -173,11 +173,11 @@ static ssize_t ring_order_show(struct device *d,
 static DEVICE_ATTR_RO(ring_order);
 
 /*
- * A word about the connection, read under the mutex: its data path
- * (grant, memshare) or, if @rings, its rings (duplex: protocol version
- * 3; two-rings: version 1); "none" while it has no channels.
+ * The connection's data path (grant, memshare), read under the mutex;
+ * "none" while it has no channels.
  */
-static ssize_t xff_show_conn(struct device *d, char *buf, bool rings)
+static ssize_t data_path_show(struct device *d, struct device_attribute *attr,
+			      char *buf)
 {
 	struct xff_info *info = dev_get_drvdata(d);
 	const char *word;
@@ -187,27 +187,13 @@ static ssize_t xff_show_conn(struct device *d, char *buf, bool rings)
 	mutex_lock(&info->mutex);
 	if (!info->chans)
 		word = "none";
-	else if (rings)
-		word = info->duplex ? "duplex" : "two-rings";
 	else
 		word = info->ms ? "memshare" : "grant";
 	mutex_unlock(&info->mutex);
 	return sysfs_emit(buf, "%s\n", word);
 }
 
-static ssize_t data_path_show(struct device *d, struct device_attribute *attr,
-			      char *buf)
-{
-	return xff_show_conn(d, buf, false);
-}
 static DEVICE_ATTR_RO(data_path);
-
-static ssize_t ring_mode_show(struct device *d, struct device_attribute *attr,
-			      char *buf)
-{
-	return xff_show_conn(d, buf, true);
-}
-static DEVICE_ATTR_RO(ring_mode);
 
 /* Staging pages of all channels (memshare; 0 on grant). */
 static ssize_t staging_pages_show(struct device *d,
@@ -279,7 +265,7 @@ static ssize_t resumes_show(struct device *d, struct device_attribute *attr,
 static DEVICE_ATTR_RO(resumes);
 
 static struct xff_stat_attr xff_stat_attrs[XFF_NR_STATS];
-static struct attribute *xff_attrs[XFF_NR_STATS + 12];
+static struct attribute *xff_attrs[XFF_NR_STATS + 11];
 
 static const struct attribute_group xff_stat_group = {
 	.name = "statistics",
@@ -315,7 +301,6 @@ void xff_sysfs_init(void)
 	xff_attrs[i++] = &dev_attr_queues.attr;
 	xff_attrs[i++] = &dev_attr_ring_order.attr;
 	xff_attrs[i++] = &dev_attr_data_path.attr;
-	xff_attrs[i++] = &dev_attr_ring_mode.attr;
 	xff_attrs[i++] = &dev_attr_staging_pages.attr;
 	xff_attrs[i++] = &dev_attr_stuck_requests.attr;
 	xff_attrs[i++] = &dev_attr_stuck_waiting.attr;

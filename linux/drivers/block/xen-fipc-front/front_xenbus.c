@@ -87,17 +87,14 @@ static int xff_pick_version(struct xff_info *info)
 			   NULL);
 	if (IS_ERR(vers))
 		return PTR_ERR(vers);
-	/* The duplex ring where both ends speak it, else two rings. */
-	if (READ_ONCE(xff_duplex) &&
-	    xff_list_has(vers, __stringify(FIPCBLK_PROTOCOL_DUPLEX)))
+	/* The duplex ring only: version 1 (two one-way rings) is retired. */
+	if (xff_list_has(vers, __stringify(FIPCBLK_PROTOCOL_DUPLEX)))
 		version = FIPCBLK_PROTOCOL_DUPLEX;
-	else if (xff_list_has(vers, __stringify(FIPCBLK_PROTOCOL_VERSION)))
-		version = FIPCBLK_PROTOCOL_VERSION;
 	else
 		version = -EPROTONOSUPPORT;
 	if (version < 0)
-		dev_err(&dev->dev, "backend offers protocol versions \"%s\", we speak %u and %u\n",
-			vers, FIPCBLK_PROTOCOL_VERSION, FIPCBLK_PROTOCOL_DUPLEX);
+		dev_err(&dev->dev, "backend offers protocol versions \"%s\", we speak only %u\n",
+			vers, FIPCBLK_PROTOCOL_DUPLEX);
 	kfree(vers);
 	return version;
 }
@@ -221,7 +218,6 @@ static void xff_talk_to_backend(struct xff_info *info)
 			      READ_ONCE(xff_grant_staging_pages) &&
 			      xenbus_read_unsigned(dev->otherend,
 						   "fipc-grant-staging", 0) == 1;
-	info->duplex = version == FIPCBLK_PROTOCOL_DUPLEX;
 	err = xff_chans_setup(info, nr, order);
 	if (err) {
 		xff_memshare_teardown(info);

@@ -9,7 +9,7 @@
 # it as a correct frontend would and prints "<mode> removed"), unload it.
 # Then load -o ATTACK_FINAL (noreap) once more and stay: dom0 destroys us.
 . /fipc/lib.sh
-modes=$(fipc_opt ATTACK_MODES "noreap prestamp storm xsbad cycle closebusy forge rebind")
+modes=$(fipc_opt ATTACK_MODES "noreap storm xsbad cycle closebusy forge rebind")
 secs=$(fipc_opt ATTACK_SECONDS 20)
 cyc=$(fipc_opt ATTACK_CYCLES 50)
 final=$(fipc_opt ATTACK_FINAL noreap)

@@ -1,7 +1,7 @@
 # fipc-hostile-backend, guest side, the duplex round (issue 45, finding
 # 11): sourced by guest-hostile-backend.sh (check, figure, now, $out).
-# xvde is served by dom0's fipc_attack_back.ko on protocol 3 (its
-# duplex_vdevs), which we take (xen-fipc-front's duplex=Y).  For each
+# xvde is served by dom0's fipc_attack_back.ko on the duplex ring
+# (protocol 3, as every disk), its attacks armed there (dx_vdevs).  For each
 # attack of -o DX_ATTACKS (NAME:OP, OP as io() in guest-hostile-backend.sh)
 # we write the block "FIPC-ATTACKB-DX NAME", which the attacker answers
 # honestly, then one O_DIRECT dd of OP, which it attacks
@@ -10,7 +10,7 @@
 # says "backend protocol error" for xvde), must not complete the request
 # (a READ the attacker filled with its pattern comes back all zeros,
 # sent again once reconnected, or fails: never with the pattern), and
-# the disk reconnects on the duplex ring and works (a 4 KiB read).  A
+# the disk reconnects and works (a 4 KiB read).  A
 # withheld reply (withhold) is sent again once the attacker closed; the
 # event storm (the storm block, as on xvdb) is throttled.  The last,
 # silent, never answers: we say "@@FIPC-HBACK dx-silent", dom0 detaches
@@ -67,15 +67,15 @@ dx_arm() {
 		oflag=direct >> $out/dx-dd.log 2>&1
 }
 
-# dx_after: does the disk work, on the duplex ring?  Sets $after (1 if
-# so) and $aftertext.
+# dx_after: is the disk connected again, and does it work?  Sets $after
+# (1 if so) and $aftertext.
 dx_after() {
 	dx_dd read4k 3000 /tmp/dx-after.bin 60
 	ar=$?
 	set -- $(dx_data /tmp/dx-after.bin)
-	m=$(cat $dxst/ring_mode 2>/dev/null)
-	after=$([ $ar = 0 ] && [ "$1" = 4096 ] && [ "$2" = 0 ] && [ "$m" = duplex ] && echo 1)
-	aftertext="then a 4 KiB read rc=$ar, $1 bytes, $2 not zero, on the $m ring"
+	m=$(cat $dxst/data_path 2>/dev/null)
+	after=$([ $ar = 0 ] && [ "$1" = 4096 ] && [ "$2" = 0 ] && [ "$m" = grant ] && echo 1)
+	aftertext="then a 4 KiB read rc=$ar, $1 bytes, $2 not zero, data path $m"
 }
 
 # dx_attack NAME OP BLOCK: one attack (check() sets $name: not ours).
@@ -195,8 +195,8 @@ duplex() {
 		return 1
 	fi
 	dxsize=$(cat /sys/block/xvde/size)
-	m=$(cat $dxst/ring_mode 2>/dev/null)
-	check dx-duplex "$([ "$m" = duplex ] && echo 1)" "xvde is on the $m ring (protocol 3 wanted)"
+	m=$(cat $dxst/data_path 2>/dev/null)
+	check dx-connected "$([ "$m" = grant ] && echo 1)" "xvde is connected on the $m data path (grant wanted)"
 	storm_ms=$(fipc_opt STORM_MS 3000)
 	storm_max=$(fipc_opt STORM_MAX $((storm_ms * 500 / 1000)))
 	blk=2000

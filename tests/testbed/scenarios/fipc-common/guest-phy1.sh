@@ -9,17 +9,6 @@ export FIPC_SZ_SMALL=$(fipc_opt SZ_SMALL 1m) FIPC_SZ_BIG=$(fipc_opt SZ_BIG 4m)
 rc=0
 fipc_wait_disk xvdb 120 || exit 1
 FIPC_DEV=/dev/xvdb FIPC_BS_MIN=512 fipc_fio verify-xvdb /fipc/scenario/verify.fio || rc=1
-# The rings xvdb is on: the duplex ring by default, two rings with
-# -o FRONT_PARAMS=duplex=N (so the test command keeps an honest guest
-# on protocol version 1).
-want=duplex
-case " $(fipc_opt FRONT_PARAMS '') " in
-*" duplex=N "* | *" duplex=n "* | *" duplex=0 "*) want=two-rings ;;
-esac
-m=$(cat /sys/bus/xen/devices/fipcblk-51728/statistics/ring_mode)
-echo "phy1-xl: xvdb's rings: $m"
-[ "$m" = "$want" ] ||
-	{ echo "phy1-xl: FAIL xvdb is on '$m', want '$want'"; rc=1; }
 
 echo "@@FIPC-PHY1 cycles-start"
 seen=0 reads=0 present=0

@@ -28,8 +28,8 @@
 # expose nothing, xvdb shows that the count sees what is there.
 #
 # The duplex round (issue 45, finding 11; -o DUPLEX=0 leaves it out):
-# xvde offers protocol 3 (the attacker's duplex_vdevs) and the guest
-# takes it.  Each attack of -o DX_ATTACKS (NAME:OP) is armed by the guest
+# xvde is where the guest may arm the duplex ring's attacks (the
+# attacker's dx_vdevs; every disk is on protocol 3).  Each attack of -o DX_ATTACKS (NAME:OP) is armed by the guest
 # and hits its next dd (tests/attack/fab_duplex.c): forged flag kinds,
 # lap-ago and lap-ahead stamps, spans of 0 and past what is outstanding,
 # an acknowledgment taking the waiting call's position, replies for
@@ -99,10 +99,10 @@ pvh_linger() { [ "$FIPC_OPT_LINGER" != 0 ] && [ "$GUEST_TYPE" = pv ]; }
 
 # attackb: the attacker's lines about our guest, from dom0's kernel log;
 # attackb.log for xvdb (keepmap, "ms=0" or no ms field), linger.log for
-# xvdc (memshare, "ms=1" and the ms-* events), dx.log for xvde (protocol
-# 3: "proto=3" or "proto=1,3", and the dx-* events).
+# xvdc (memshare, "ms=1" and the ms-* events), dx.log for xvde ("dx=1",
+# and the dx-* events).
 attackb() {
-    local dxre=' proto=(3|1,3)( |$)|^@@FIPC-ATTACKB dx-'
+    local dxre=' dx=1( |$)|^@@FIPC-ATTACKB dx-'
     dmesg | sed -n 's/.*\(@@FIPC-ATTACKB .*\)/\1/p' | grep " dom=$(did) " > "$R/attackb-all.log"
     grep -E "$dxre" "$R/attackb-all.log" > "$R/dx.log"
     grep -v -E ' ms=1 |^@@FIPC-ATTACKB ms-' "$R/attackb-all.log" | grep -v -E "$dxre" > "$R/attackb.log"
@@ -125,7 +125,7 @@ start() {
     fipc_load_module fipc || return 1
     fipc_load_module fipc_attack_back mode=keepmap hold_s="$FIPC_OPT_HOLD_S" \
         hold_count="$NOPS" linger_sector="$FIPC_OPT_LINGER_SECTOR" \
-        duplex_vdevs="$([ "$DUPLEX" = 1 ] && echo 51776)" || return 1
+        dx_vdevs="$([ "$DUPLEX" = 1 ] && echo 51776)" || return 1
     case $GUEST_TYPE in
     pv) cfg=$here/domU.cfg ;;
     pvh-kasan)
@@ -248,8 +248,8 @@ guest_checks() {
 dx_checks() {
     local rc=0 log=$1 line kind op pos slots held flag leak ev ms online fe out n=0 nc c want v
     line=$(grep '^@@FIPC-ATTACKB bound .*/51776 ' "$log" | head -n 1)
-    verdict dx-offered "$([ "$(field "$line" proto)" = 1,3 ] && echo 1)" \
-        "xvde offered protocol versions $(field "$line" proto)" || rc=1
+    verdict dx-offered "$([ "$(field "$line" dx)" = 1 ] && echo 1)" \
+        "xvde bound with the duplex ring's attacks (dx=$(field "$line" dx))" || rc=1
     # One line per attack: kind op pos slots held flag leak, then its
     # outcome: event ms online frontend ("-" where none).
     awk '
@@ -274,13 +274,13 @@ dx_checks() {
     done < "$R/dx-outcomes.txt"
     want=$(($(echo $FIPC_OPT_DX_ATTACKS | wc -w) + 1))
     nc=$(grep -c '^@@FIPC-ATTACKB dx-caught ' "$log")
-    c=$(grep -c '^@@FIPC-ATTACKB connected .* proto=3' "$log")
+    c=$(grep -c '^@@FIPC-ATTACKB connected .* dx=1' "$log")
     figure dx_attacks "$n"
     figure dx_connects "$c"
     verdict dx-attacks "$([ "$n" = "$want" ] && echo 1)" "$n attacks made, $want wanted" || rc=1
     verdict dx-reconnected "$([ "$c" -ge "$nc" ] && [ "$c" -gt 1 ] && echo 1)" \
         "the frontend connected on protocol 3 $c times ($nc closes after an attack)" || rc=1
-    line=$(grep '^@@FIPC-ATTACKB storm .* proto=3' "$log" | head -n 1)
+    line=$(grep '^@@FIPC-ATTACKB storm .* dx=1' "$log" | head -n 1)
     figure dx_storm_sent "$(field "$line" sent)"
     verdict dx-storm-sent "$([ -n "$line" ] && [ "$(field "$line" sent)" -ge 2000 ] && echo 1)" \
         "the attacker sent $(field "$line" sent) notifications in $(field "$line" ms) ms on the duplex ring" || rc=1

@@ -26,8 +26,8 @@
 # measures checked as in fipc-hostile: xsbad (every bad key refused, an
 # error node under the driver domain's error/ directory), cycle (every
 # connect made, every grant ended at once), closebusy (Closed within 5 s),
-# forge (each forged flag closes the channel), and for noreap, prestamp
-# and storm the honest guest's rounds go on meanwhile.  Modes that need
+# forge (each forged flag closes the channel), and for noreap and storm
+# the honest guest's rounds go on meanwhile.  Modes that need
 # dom0's view inside the backend (rebind, the grant budget; poller CPU,
 # interrupts, memory) are fipc-hostile's.  Then the attacker, holding its
 # responses, is destroyed: its backend directory goes.  The honest guest
@@ -45,8 +45,8 @@ VDEV=51728
 DD=drvdom
 DD_TYPE=$(fipc_opt DD_TYPE pv)
 # fa_bad_cases in tests/attack/fipc_attack.c
-XSBAD_CASES=14
-MODES=$(fipc_opt ATTACK_MODES "noreap prestamp storm xsbad cycle closebusy forge")
+XSBAD_CASES=15
+MODES=$(fipc_opt ATTACK_MODES "noreap storm xsbad cycle closebusy forge")
 # -o ATTACK_TIME_SCALE: the attacker's waits for the backend and our time
 # bounds, times this (a slow backend domain: the KASAN kernel).
 TSCALE=$(fipc_opt ATTACK_TIME_SCALE 1)
@@ -258,7 +258,7 @@ rc=0
 fipc_step hostile-dd-ready 1200 ready || rc=1
 for m in $MODES; do
     case $m in
-    noreap|prestamp|storm) fipc_step "attack-$m" 900 timed "$m" || rc=1 ;;
+    noreap|storm) fipc_step "attack-$m" 900 timed "$m" || rc=1 ;;
     cycle) fipc_step attack-cycle $((($(fipc_opt ATTACK_CYCLES 50) * 10 + 900) * TSCALE)) cycle || rc=1 ;;
     xsbad|closebusy|forge) fipc_step "attack-$m" 1500 "$m" || rc=1 ;;
     *) fipc_fail "mode $m is fipc-hostile's (it looks inside dom0's backend)"; rc=1 ;;

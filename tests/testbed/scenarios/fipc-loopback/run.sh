@@ -27,8 +27,7 @@ setup() {
     mkdir -p /run/fipc
     truncate -s 256M "$LOOPFILE" || return 1
     losetup --sector-size 4096 -f --show "$LOOPFILE" > /run/fipc/loop4k || return 1
-    # Duplex rings (protocol version 3) are the frontend's opt-in.
-    FIPC_FRONT_PARAMS="duplex=Y" fipc_modules_load 1 || return 1
+    fipc_modules_load 1 || return 1
     fipc_blk_attach 0 51728 /dev/nullb0 w || return 1
     fipc_blk_attach 0 51744 "$(cat /run/fipc/loop4k)" w fipc-max-queues=1 fipc-weight=512 || return 1
     fipc_blk_attach 0 51760 /dev/nullb0 r || return 1
@@ -144,21 +143,11 @@ weights() {
     return $rc
 }
 
-# ring_mode of xvdb's backend and frontend, "BACKEND FRONTEND".
-ring_modes() {
-    echo "$(fipc_be_stat 0 51728 ring_mode) $(cat /sys/bus/xen/devices/fipcblk-51728/statistics/ring_mode 2>/dev/null)"
-}
-
-# The backend reloaded under verified I/O, offering protocol version 1
-# only (duplex=N): the frontend reconnects on two rings instead of its
-# duplex ring, its requests put back and sent again on the new rings.
+# The backend reloaded under verified I/O: the frontend reconnects on a
+# new duplex ring, its requests put back and sent again on it.
 reload() {
-    local pid rc=0 i=0 pe0 m
+    local pid rc=0 i=0 pe0
     pe0=$(dmesg | grep -c 'protocol error')
-    m=$(ring_modes)
-    fipc_log "reload: ring modes before (backend, frontend): $m"
-    [ "$m" = "duplex duplex" ] ||
-        { fipc_fail "reload: xvdb's rings are '$m' before the reload, want 'duplex duplex' (the frontend loaded with duplex=Y)"; rc=1; }
     local w0
     w0=$(fipc_be_stat 0 51728 wr_req)
     FIPC_DEV=/dev/xvdb fipc_fio dom0 reload "$common/reload.fio" &
@@ -175,13 +164,9 @@ reload() {
     done
     rmmod xen-fipc-back || { fipc_fail "rmmod xen-fipc-back failed"; rc=1; }
     sleep 1
-    fipc_load_module xen-fipc-back poll_idle_us="$(fipc_opt POLL_IDLE_US 100)" duplex=N || rc=1
+    fipc_load_module xen-fipc-back poll_idle_us="$(fipc_opt POLL_IDLE_US 100)" || rc=1
     fipc_blk_wait_connected 0 51728 60 || rc=1
     wait $pid || { fipc_fail "verified I/O across the backend reload failed"; rc=1; }
-    m=$(ring_modes)
-    fipc_log "reload: ring modes after the reload with duplex=N: $m"
-    [ "$m" = "two-rings two-rings" ] ||
-        { fipc_fail "reload: xvdb's rings are '$m' after a reload with duplex=N, want 'two-rings two-rings'"; rc=1; }
     fipc_log "requeued by the frontend: $(cat /sys/bus/xen/devices/fipcblk-51728/statistics/requeued)"
     [ "$(dmesg | grep -c 'protocol error')" = "$pe0" ] ||
         { fipc_fail "reload: a protocol error was reported"; rc=1; }

@@ -21,20 +21,22 @@
  * Protocol version.  The backend writes the versions it supports; the
  * frontend picks one it also supports and writes it back.  Ends with no
  * version in common refuse each other: the frontend reports the error in
- * its "error" node and goes to Closed.
- */
-#define FIPCBLK_PROTOCOL_VERSION	1
-/*
- * Version 3: the same messages, keys and states, but each channel has one
- * duplex ring instead of a request ring and a response ring (see "Duplex
- * ring" below).  A backend offers both ("1 3"); a frontend picks 3 when it
- * is offered and it is set to (xen-fipc-front: duplex, default Y).
- * Version 2 (fipc 0.254 to 0.356) was the same ring with the position's
- * low 16 bits as each flag's stamp instead of the lap's; it is no longer
- * offered or accepted, so a version 2 peer and a version 3 peer agree on
- * version 1.
+ * its "error" node and goes to Closed; the backend refuses any other
+ * version the frontend writes with its "error" node.
+ *
+ * Version 3, the only one: each channel is one duplex ring and a control
+ * page (see "Rings" below).
  */
 #define FIPCBLK_PROTOCOL_DUPLEX		3
+/*
+ * Retired versions, refused by name.  Version 1 (fipc until issue 47)
+ * gave each channel two one-way rings, a request ring and a response ring
+ * (queue-<q>/rsp-ring-ref<i>; "One-way ring" below).  Version 2 (fipc
+ * 0.254 to 0.356) was the duplex ring with the position's low 16 bits as
+ * each flag's stamp instead of the lap's.
+ */
+#define FIPCBLK_PROTOCOL_TWO_RINGS	1
+#define FIPCBLK_PROTOCOL_POS_STAMP	2
 
 /*
  * Byte order.  Every integer of this protocol (slot flags, message
@@ -47,82 +49,61 @@
  * ---------------------------------------------------------------------
  * Rings
  *
- * A channel is a request ring (frontend to backend), a response ring
- * (backend to frontend) and a control page (struct fipcblk_ctrl).  Each
- * ring is 2^order pages of FIPCBLK_PAGE_BYTES, order FIPCBLK_RING_MIN_ORDER
- * to FIPCBLK_RING_MAX_ORDER, cut into FIPCBLK_RING_SLOTS(order) slots of
- * FIPCBLK_SLOT_BYTES (one cache line): FIPCBLK_MSG_BYTES of payload, then
- * a 32-bit flag word at byte FIPCBLK_SLOT_FLAG_OFFSET.  The ring memory
- * holds nothing else: no producer or consumer index.  The frontend
- * allocates the rings and zeroes them before granting them; a zeroed ring
- * is empty.
+ * A channel is one duplex ring, which carries the frontend's requests
+ * and the backend's responses, and a control page (struct fipcblk_ctrl).
+ * The ring is 2^order pages of FIPCBLK_PAGE_BYTES, order
+ * FIPCBLK_RING_MIN_ORDER to FIPCBLK_RING_MAX_ORDER, cut into
+ * FIPCBLK_RING_SLOTS(order) slots of FIPCBLK_SLOT_BYTES (one cache line):
+ * FIPCBLK_MSG_BYTES of payload, then a 32-bit flag word at byte
+ * FIPCBLK_SLOT_FLAG_OFFSET.  The ring memory holds nothing else: no
+ * producer or consumer index.  The frontend allocates the ring and zeroes
+ * it before granting it; a zeroed ring is empty.
  *
- * Each end keeps a private 32-bit sequence number, starting at 0: the next
- * slot it will fill (sender) or read (receiver).  Sequence number s lives
- * in slot s & (slots - 1).  The flag word of a slot is:
+ * Each end keeps its cursors in private memory: 32-bit positions that
+ * only grow (modulo 2^32), all starting at 0; position pos lives in slot
+ * pos & (slots - 1).  Nobody writes a slot free.  The flag word of a slot
+ * is FIPCBLK_DUPLEX_FLAG(kind, count, lap): a kind in bits 31..24, a
+ * count in bits 23..16 and the stamp lap & 0xffff, where lap is the
+ * slot's position divided by the number of slots, pos >> (6 +
+ * fipc-ring-order) (every slot of one lap has the same stamp):
  *
- *   FIPCBLK_FLAG_FREE (0)       free: the sender may fill it
- *   FIPCBLK_FLAG(len, s)        holds slot s of a message: bits 31..24
- *                               FIPCBLK_FLAG_READY >> 24 (0xa5); bits
- *                               23..16 the message length in slots (1 to
- *                               FIPCBLK_MSG_MAX_SLOTS) in its first (head)
- *                               slot, 0 in each continuation slot; bits
- *                               15..0 the stamp, s & 0xffff
- *   anything else               a protocol violation
- *
- * Sending a message of n slots at sequence number s: every slot s to
- * s + n - 1 must be free (a slot still holding FIPCBLK_FLAG(x, s - slots),
- * this end's own message of one lap ago, means the ring is full: try
- * later; any other value is a violation).  Write the payload, then the
- * flag, of each continuation slot (FIPCBLK_FLAG(0, s + i)); then the head
- * slot's payload; then the head's flag FIPCBLK_FLAG(n, s) with release
- * ordering, so the whole message is visible before it.  s += n.
- *
- * Receiving at s: read the head's flag with acquire ordering.  FREE:
- * nothing yet.  It must be FIPCBLK_FLAG(n, s) with 1 <= n <= 32, and each
- * continuation flag FIPCBLK_FLAG(0, s + i), else the peer is broken.  Copy
- * the n payloads into private memory, once, and use only the copy.  Hand
- * the slots back by writing FIPCBLK_FLAG_FREE (release ordering, after
- * the copy); a receiver may collect up to half a ring of consumed slots
- * before freeing them, and frees what it holds before it sleeps.  s += n.
- *
- * A receiver that finds a flag it does not expect (wrong kind, length or
- * stamp, or a continuation out of place) must stop using the channel: it
- * is never resynchronised (the frontend and backend both report it in
- * their "error" node and close).  On x86 the release and acquire
- * orderings are plain stores and loads with a compiler barrier.
- * docs/protocol.md explains the design; lib/fipc implements it.
- *
- * Duplex ring (protocol version 3).  A channel is one ring, of the same
- * size and slots, that carries both directions, and the control page;
- * nobody writes FREE.  The flag word of a slot is
- * FIPCBLK_DUPLEX_FLAG(kind, count, lap): a kind in bits 31..24, a count
- * in bits 23..16 and the stamp lap & 0xffff, where lap is the slot's
- * 32-bit position divided by the number of slots, pos >> (6 +
- * fipc-ring-order) (position pos lives in slot pos & (slots - 1); every
- * slot of one lap has the same stamp):
- *
- *   FIPCBLK_DUPLEX_CALL    a request (count: its length in slots in the
- *                          head, 0 in continuations)
+ *   FIPCBLK_DUPLEX_CALL    a request (count: its length in slots, 1 to
+ *                          FIPCBLK_MSG_MAX_SLOTS, in the head, 0 in
+ *                          continuations)
  *   FIPCBLK_DUPLEX_POST    a request that wants no response: never sent
  *                          by a fipcblk frontend, a protocol violation
  *   FIPCBLK_DUPLEX_REPLY   a response (count: positions it retires, >= 1)
  *   FIPCBLK_DUPLEX_ACK     no payload; retires count positions
  *
- * The frontend (client) writes requests at its submit position, as on a
- * one-way ring (continuations first, the head flag last with release),
- * and may fill positions up to one ring ahead of its done position.  The
- * backend (server) reads requests in order at its read position and
- * writes each response, in any order of completion, at its completion
- * position, which only covers positions whose requests it has read: a
- * response's count retires every position read that no other unanswered
- * request needs, one being kept for each; an acknowledgment retires
- * continuation slots early.  The frontend reads responses and
+ * The frontend (client) writes each request at its submit position:
+ * the payload, then the flag, of each continuation slot; then the head
+ * slot's payload, then its flag with release ordering, so the whole
+ * request is visible before it.  It may fill positions up to one ring
+ * ahead of its done position.  The backend (server) reads requests in
+ * order at its read position (the head's flag with acquire ordering),
+ * copies each payload once into private memory and uses only the copy,
+ * and writes each response, in any order of completion, at its
+ * completion position, which only covers positions whose requests it has
+ * read: a response's count retires every position read that no other
+ * unanswered request needs, one being kept for each; an acknowledgment
+ * retires continuation slots early.  The frontend reads responses and
  * acknowledgments in order at its done position, which moves by their
  * count.  Either end checks every flag against what the position may
  * hold (kind, stamp, a count within what is outstanding) and stops using
- * the channel otherwise; docs/protocol.md "Duplex ring" has the full
- * rules and lib/fipc/include/fipc/fipc_duplex.h implements them.
+ * the channel otherwise: it is never resynchronised (the frontend and
+ * backend both report it in their "error" node and close).  On x86 the
+ * release and acquire orderings are plain stores and loads with a
+ * compiler barrier.  docs/protocol.md "Duplex ring" has the full rules
+ * and lib/fipc/include/fipc/fipc_duplex.h implements them.
+ *
+ * One-way ring (retired protocol version 1, whose channel was a request
+ * ring and a response ring of these slots; lib/fipc still implements it,
+ * and a duplex ring never holds its flags): a sender fills the slot of
+ * its sequence number s when its flag is FIPCBLK_FLAG_FREE (0); a message
+ * of n slots is FIPCBLK_FLAG(0, s + i) in each continuation, then
+ * FIPCBLK_FLAG(n, s) (kind FIPCBLK_FLAG_READY >> 24, 0xa5; stamp s &
+ * 0xffff) in its head, with release ordering; the receiver copies it out
+ * once and writes FIPCBLK_FLAG_FREE back, after the copy, with release.
  *
  * ---------------------------------------------------------------------
  * XenStore keys
@@ -178,7 +159,7 @@
  *   fipc-memshare         u 0/1 [0]  the guest owner's consent to memshare
  *
  * Backend directory, written by the backend before InitWait:
- *   fipc-protocol-versions  space-separated list of u, e.g. "1 3"
+ *   fipc-protocol-versions  space-separated list of u: "3"
  *   multi-queue-max-queues  u >= 1   channels it accepts
  *   fipc-max-ring-order     u 0..4   largest ring order it maps
  *   fipc-max-request-bytes  u        largest data length of one request,
@@ -206,7 +187,7 @@
  *
  * Frontend directory, written by the frontend before Initialised (all in
  * one transaction):
- *   fipc-protocol           u        the chosen version
+ *   fipc-protocol           u        the chosen version, 3
  *   multi-queue-num-queues  u 1..multi-queue-max-queues  channels
  *   fipc-ring-order         u 0..fipc-max-ring-order  log2 of each ring's
  *                                    pages
@@ -217,11 +198,9 @@
  *   fipc-memshare-writable  u 0..backend's fipc-memshare-writable [0]
  *                                    memshare: the pages are granted
  *                                    writable and READs name pfns too
- *   queue-<q>/req-ring-ref<i>  u (grant ref)  page i of queue q's request
- *                                    ring (version 3: of its duplex
- *                                    ring), i < 2^fipc-ring-order
- *   queue-<q>/rsp-ring-ref<i>  u (grant ref)  the same, response ring;
- *                                    version 1 only
+ *   queue-<q>/req-ring-ref<i>  u (grant ref)  page i of queue q's duplex
+ *                                    ring, i < 2^fipc-ring-order (the
+ *                                    name of version 1's request ring)
  *   queue-<q>/ctrl-ring-ref    u (grant ref)  queue q's control page
  *   queue-<q>/event-channel    u      port used only to wake a sleeping
  *                                    poller (see struct fipcblk_ctrl)
@@ -244,7 +223,7 @@
  *   probe: writes its offer, InitWait
  *                                      on InitWait: picks the version,
  *                                      queues, order and data path,
- *                                      grants rings, writes its keys,
+ *                                      grants its ring, writes its keys,
  *                                      Initialised
  *   checks every key, maps, writes
  *   the geometry, Connected
@@ -275,18 +254,21 @@
 #define FIPCBLK_RING_SLOTS(order) \
 	((FIPCBLK_PAGE_BYTES << (order)) / FIPCBLK_SLOT_BYTES)
 #define FIPCBLK_MSG_MAX_SLOTS		32
-#define FIPCBLK_FLAG_FREE		0x00000000U
-#define FIPCBLK_FLAG_READY		0xa5000000U
 #define FIPCBLK_FLAG_KIND_MASK		0xff000000U
 #define FIPCBLK_FLAG_LEN_MASK		0x00ff0000U
 #define FIPCBLK_FLAG_LEN_SHIFT		16
 #define FIPCBLK_FLAG_STAMP_MASK		0x0000ffffU
-/* The flag of slot seq of a message: len in its head slot, else 0. */
+/*
+ * The one-way ring's flags (retired version 1): free, and that of slot
+ * seq of a message (len in its head slot, else 0).
+ */
+#define FIPCBLK_FLAG_FREE		0x00000000U
+#define FIPCBLK_FLAG_READY		0xa5000000U
 #define FIPCBLK_FLAG(len, seq) \
 	(FIPCBLK_FLAG_READY | ((uint32_t)(len) << FIPCBLK_FLAG_LEN_SHIFT) | \
 	 ((uint32_t)(seq) & FIPCBLK_FLAG_STAMP_MASK))
 
-/* Duplex ring (protocol version 3, see "Duplex ring" above). */
+/* The duplex ring's flags (see "Rings" above). */
 #define FIPCBLK_DUPLEX_CALL		0xc1000000U
 #define FIPCBLK_DUPLEX_POST		0xc2000000U
 #define FIPCBLK_DUPLEX_REPLY		0xc4000000U
