@@ -102,7 +102,8 @@ suites+=(
 	# make e2e: a second PVH migration in a row once left a grant-path
 	# disk with no I/O after the resume (1 of 17 PVH migrations,
 	# 2026-11-29, not understood yet; issue 45's note), and the test
-	# command must pass on the code as it is.
+	# command must pass on the code as it is.  Its slow grant-path disk
+	# (xvdf) has grant requests in flight at every suspend.
 	# fipc-memshare: its PVH guest only in make e2e, for time (about 460
 	# s on a slow host); fipc-migrate runs the hostile pfn kinds on a PVH
 	# guest's writable memshare here.  Its one crash (2026-11-26) came

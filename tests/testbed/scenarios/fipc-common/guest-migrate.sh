@@ -1,35 +1,41 @@
 #!/bin/sh
-# fipc-migrate, domU side: on xvdb (grant) and xvdc (memshare) a loop
-# that reads back each write at once (raw_check, below), and rounds of
-# verified random writes on three fipc disks at once (xvdb: grant, xvdc: memshare, xvdd: memshare on a disk
-# that takes 1.5 s a request, which background reads keep busy, so that
-# requests are in flight whenever the guest is suspended) while dom0
-# saves, restores and migrates the guest.  Each round writes new data (randrepeat=0) and reads all of it
-# back.  When dom0 puts "stop" in xvdb's mailbox, one more round, then
-# the end; every round must pass.  Each round starts with a flush and a
-# discard on xvde (a dom0 loop device that discards): 1 MiB of new data
-# written and flushed (fsync), then discarded, must read back as zeroes,
-# so both work on every connection the guest has had, the ones made
-# again after a resume included.
+# fipc-migrate, domU side: on xvdb (grant), xvdc (memshare) and xvdf
+# (grant, slow; fio) a loop that reads back each write at once (raw_check,
+# below), and rounds of verified random writes on four fipc disks at once
+# (xvdb: grant, xvdc: memshare, xvdd: memshare on a disk that takes 1.5 s
+# a request, xvdf: grant on such a disk, both kept busy by background
+# reads, so that requests are in flight whenever the guest is suspended)
+# while dom0 saves, restores and migrates the guest.  On the slow disks
+# only asynchronous I/O (fio, libaio), which a suspend can find in
+# flight (see raw_check_aio).  Each round writes new data
+# (randrepeat=0) and reads all of it back.  When dom0 puts "stop" in
+# xvdb's mailbox, one more round, then the end; every round must pass.
+# Each round starts with a flush and a discard on xvde (a dom0 loop
+# device that discards): 1 MiB of new data written and flushed (fsync),
+# then discarded, must read back as zeroes, so both work on every
+# connection the guest has had, the ones made again after a resume
+# included.
 . /fipc/lib.sh
 . /fipc/scenario/guest-lib.sh
-for d in xvdb xvdc xvdd xvde; do
+for d in xvdb xvdc xvdd xvde xvdf; do
     fipc_wait_disk $d 120 || exit 1
 done
 echo "@@FIPC-MIGRATE xvde: write cache '$(cat /sys/block/xvde/queue/write_cache)', discard_max_bytes $(cat /sys/block/xvde/queue/discard_max_bytes)"
 dd if=/dev/zero of=/tmp/zero-1m bs=1M count=1 2>/dev/null
-# Reads that never stop on another region of xvdd (1.5 s each, 6 at a
-# time): requests are in flight on it at every suspend.  A request must
-# outlast the window between the freezing of user space (fio stops
-# sending) and the suspend: with 600 ms and 4 at a time a PVH guest's
-# live migration once found only 1 left.
+# Reads that never stop on another region of xvdd and of xvdf (1.5 s
+# each, 6 at a time on each): requests are in flight on both at every
+# suspend.  A request must outlast the window between the freezing of
+# user space (fio stops sending) and the suspend: with 600 ms and 4 at a
+# time a PVH guest's live migration once found only 1 left.
 # fio stops at the trigger file, with its results.
 rm -f /tmp/stop-background
 fio --output-format=json --output=/fipc/out/background.json \
     --trigger-file=/tmp/stop-background \
-    --name=xvdd-background --filename=/dev/xvdd --offset=32m --size=16m \
     --rw=randread --bs=4k --iodepth=6 --ioengine=libaio --direct=1 \
-    --time_based --runtime=100000 > /dev/null 2>&1 &
+    --time_based --runtime=100000 --offset=32m --size=16m \
+    --name=xvdd-background --filename=/dev/xvdd \
+    --name=xvdf-background --filename=/dev/xvdf \
+    > /dev/null 2>&1 &
 bgpid=$!
 # raw_check DISK VDEV MIB: read after write until /tmp/stop-raw, on 64
 # blocks of 4 KiB at MIB MiB of DISK: each write new (the disk and a
@@ -67,11 +73,80 @@ raw_check() {
     done
     echo "$seq $bad $seen" > /fipc/out/raw-$d
 }
-rm -f /tmp/stop-raw
+# raw_check_aio DISK VDEV MIB: the same with one fio (libaio) that runs
+# until /tmp/stop-raw-aio: random writes of new data on the 64 blocks,
+# 8 at a time, each 8 read back and checked (verify_backlog; the header
+# names the write, so an older write of the block does not pass).
+# Asynchronous, so that fio freezes at once with its requests in flight;
+# a dd waits for its I/O in a sleep the freezer waits for: a suspend never
+# finds a dd's request in flight, and on a slow disk a dd holds the
+# suspend back for as long as its request takes, while the other disks'
+# requests end.  Its mismatches: 0, or 1 if fio failed.
+raw_check_aio() {
+    d=$1 st=/sys/bus/xen/devices/fipcblk-$2/statistics/resumes
+    r0=$(cat "$st") bad=0
+    fio --name=raw --filename=/dev/$d --offset=$3m --size=256k --bs=4k \
+        --rw=randwrite --randrepeat=0 --ioengine=libaio --direct=1 \
+        --iodepth=8 --verify=crc32c --verify_backlog=8 --verify_fatal=1 \
+        --time_based --runtime=100000 --trigger-file=/tmp/stop-raw-aio \
+        --output-format=json --output=/tmp/raw-$d.json \
+        2> /fipc/out/raw-$d.err > /dev/null || bad=1
+    [ $bad = 0 ] || echo "@@FIPC-MIGRATE raw $d: $(head -n 2 /fipc/out/raw-$d.err | tr '\n' ' ')"
+    # Not in /fipc/out: the host would take it for a verify job, whose
+    # reads must cover its writes (the last ones here are never read).
+    w=$(grep -o '"total_ios" : [0-9]*' /tmp/raw-$d.json | sed -n '2s/.* //p')
+    echo "${w:-0} $bad $(($(cat "$st") - r0))" > /fipc/out/raw-$d
+}
+# stall_watch: every 5 s, each fipc disk's completions (/sys/block/X/stat)
+# and requests in flight; a disk with requests in flight and no
+# completion for 60 s of the guest's running time (12 looks; a suspend
+# does not count) has its state printed on the console, again each
+# minute while it lasts: its frontend's counters and xenbus state, the
+# block layer's (blk-mq debugfs: requeue list, each hardware queue's
+# state, dispatch list, busy requests and runs: a request put off for
+# want of grant references is run again every few ms) and the pollers'.
+stall_watch() {
+    [ -d /sys/kernel/debug/block ] || mount -t debugfs none /sys/kernel/debug
+    while true; do
+        for v in 51728 51744 51760 51776 51792; do
+            x=xvd$(echo bcdef | cut -c$(((v - 51712) / 16)))
+            set -- $(cat /sys/block/$x/stat)
+            done_now=$(($1 + $5 + ${12:-0} + ${16:-0}))
+            eval "last=\${wd_done_$x:-x} n=\${wd_n_$x:-0}"
+            if [ "$9" -gt 0 ] && [ "$done_now" = "$last" ]; then
+                n=$((n + 1))
+            else
+                n=0
+            fi
+            eval "wd_done_$x=$done_now wd_n_$x=$n"
+            [ $n -ge 12 ] && [ $((n % 12)) = 0 ] || continue
+            echo "@@FIPC-MIGRATE stall $x: $9 request(s) in flight, no completion for $((n * 5)) s"
+            {
+                echo "inflight $(cat /sys/block/$x/inflight) xenbus state $(cat /sys/bus/xen/devices/fipcblk-$v/state 2>/dev/null)"
+                grep -H . /sys/bus/xen/devices/fipcblk-$v/statistics/* | sed 's|.*/||' | tr '\n' ' '
+                echo
+                cat /sys/kernel/debug/xen-fipc-front/fipcblk-$v/counters | tr '\n' ' '
+                echo
+                cd /sys/kernel/debug/block/$x &&
+                    grep -H . state requeue_list hctx*/state hctx*/flags \
+                        hctx*/dispatch hctx*/busy hctx*/run hctx*/tags \
+                        hctx*/cpu*/*_rq_list 2>/dev/null
+                cd /
+                cat /sys/module/xen_fipc_front/parameters/poller_cpus
+            } 2>&1 | sed "s/^/@@FIPC-MIGRATE stall $x: /"
+        done
+        sleep 5
+    done
+}
+stall_watch &
+watch=$!
+rm -f /tmp/stop-raw /tmp/stop-raw-aio
 raw_check xvdb 51728 512 &
 rawb=$!
 raw_check xvdc 51744 640 &
 rawc=$!
+raw_check_aio xvdf 51792 48 &
+rawf=$!
 echo "@@FIPC-MIGRATE running"
 n=0
 bad=0
@@ -106,7 +181,8 @@ round() {
         --randrepeat=0 --verify=crc32c --do_verify=1 --verify_fatal=1 \
         --name=xvdb --filename=/dev/xvdb --offset=0 --size=${mb}m --iodepth=16 \
         --name=xvdc --filename=/dev/xvdc --offset=256m --size=${mb}m --iodepth=16 \
-        --name=xvdd --filename=/dev/xvdd --offset=0 --size=128k --iodepth=8
+        --name=xvdd --filename=/dev/xvdd --offset=0 --size=128k --iodepth=8 \
+        --name=xvdf --filename=/dev/xvdf --offset=0 --size=128k --iodepth=8
     rc=$?
     echo $rc > /fipc/out/round.rc
     echo "@@FIPC-MIGRATE round $n rc=$rc uptime=$(cut -d' ' -f1 /proc/uptime)"
@@ -122,11 +198,12 @@ done
 # dom0 says stop once it has saved, restored and migrated us: one more
 # whole round on the connections we have now.
 round
-touch /tmp/stop-raw
-wait $rawb $rawc
-for d in xvdb xvdc; do
+touch /tmp/stop-raw /tmp/stop-raw-aio
+wait $rawb $rawc $rawf
+for d in xvdb xvdc xvdf; do
     echo "@@FIPC-MIGRATE raw $d: $(cat /fipc/out/raw-$d 2>/dev/null) (writes, mismatches, resumes seen)"
 done
+kill $watch
 touch /tmp/stop-background
 wait $bgpid
 bgrc=$?
@@ -134,7 +211,7 @@ echo $bgrc > /fipc/out/background.rc
 echo "@@FIPC-MIGRATE background reads rc=$bgrc"
 [ $bgrc -eq 0 ] || bad=$((bad + 1))
 echo "$n $bad" > /fipc/out/rounds
-for v in 51728 51744 51760 51776; do
+for v in 51728 51744 51760 51776 51792; do
     fipc_front_stats $v "/fipc/out/front-$v.json"
 done
 # The frontend's pollers, each frozen once per suspend (freezes).

@@ -1,9 +1,10 @@
 #!/bin/bash
 # Scenario "fipc-migrate" (dom0 side): a guest reads back each write at
 # once on its grant and memshare disks (a stale READ after a suspend shows
-# as a mismatch) and runs rounds of fio verify on three phy1 disks (xvdb on the grant path; xvdc and xvdd asking for
-# memshare, xvdd on a null_blk taking 1.5 s a request so that requests
-# are in flight whenever the guest is suspended).  dom0 saves the guest
+# as a mismatch) and runs rounds of fio verify on four phy1 disks (xvdb
+# and xvdf on the grant path; xvdc and xvdd asking for memshare; xvdd and
+# xvdf each on a null_blk taking 1.5 s a request, so that requests are in
+# flight on both paths whenever the guest is suspended).  dom0 saves the guest
 # with "xl save", checks that the saved domain left nothing behind
 # (backend devices, xenstore nodes, the domain itself, so no page of it
 # still mapped), restores it with "xl restore", and waits until every
@@ -16,7 +17,7 @@
 # the guest to stop: every fio round must have passed its verify with no
 # I/O error, each disk must count one resume per save or migration, the
 # requests it sent again must be exactly those put back (requests -
-# completions = requeued), xvdd must have had some, the guest's kernel
+# completions = requeued), xvdd and xvdf must have had some, the guest's kernel
 # log must be clean, every poller of the frontend must have been
 # frozen once per suspend, and in the PVH guest (memory shared writable)
 # the pages of the READs by pfn put back must have been held, each let go
@@ -28,6 +29,7 @@
 # goes through the same resume path): the README test command runs it so,
 # make e2e in full.  -o REPEAT=N (2): each save/restore and migration N
 # times in a row, the read-after-write loops running across all of them.
+# -o PV=0 leaves out the PV guest (to repeat the PVH migrations only).
 # The PV guest also takes a checkpoint (xl save -c): its suspend is
 # undone, and its disks must go on serving on the same connections.
 set -u
@@ -37,13 +39,15 @@ fipc_scenario_begin "$@"
 export FIPC_DOMU_LOAD="fipc xen-fipc-front"
 # -o GUEST_LOGLEVEL=7: the guest's driver messages on its console too.
 export FIPC_DOMU_CMDLINE_EXTRA="loglevel=$(fipc_opt GUEST_LOGLEVEL 4)"
-# xvdb, xvdc, xvdd: fio verify rounds; xvde: flush and discard
-export VDEVS="51728 51744 51760" FD_VDEV=51776
+# xvdb, xvdc, xvdd, xvdf: fio verify rounds; xvde: flush and discard;
+# xvdd and xvdf: slow (requests in flight at each suspend)
+export VDEVS="51728 51744 51760 51792" FD_VDEV=51776 SLOW_VDEVS="51760 51792"
 
 prepare() {
     fipc_dmesg_mark
     fipc_null_blk 1 || return 1
     fipc_null_blk_slow nullslow 1500 16 64 2 1 || return 1
+    fipc_null_blk_slow nullslowg 1500 16 64 2 1 || return 1
     mkdir -p /run/fipc
     truncate -s 64M /run/fipc/fd.img || return 1
     losetup -f --show /run/fipc/fd.img > /run/fipc/fd-loop || return 1
@@ -63,13 +67,9 @@ start() {
 }
 
 # want_path VDEV: the data path disk VDEV must be on ($PATHS: the paths
-# of xvdb, xvdc and xvdd).
+# of xvdb to xvdf).
 want_path() {
-    local i=0 v p
-    for v in $VDEVS; do
-        i=$((i + 1))
-        [ "$v" = "$1" ] && { echo "$PATHS" | cut -d' ' -f$i; return; }
-    done
+    echo "$PATHS" | cut -d' ' -f$((($1 - 51728) / 16 + 1))
 }
 
 # reqs DOMID VDEV: requests the backend has served on disk VDEV.
@@ -78,8 +78,8 @@ reqs() {
 }
 
 # serving WHAT DOMID MIN: every disk of DOMID is connected on its data
-# path, and each has served MIN more requests (xvdd: MIN / 10) since
-# they connected (fio's rounds write, then read back).
+# path, and each has served MIN more requests (xvdd, xvdf: MIN / 10)
+# since they connected (fio's rounds write, then read back).
 serving() {
     local what=$1 id=$2 min=$3 v want p i=0 ok
     local -A r0
@@ -94,13 +94,13 @@ serving() {
         ok=1
         for v in $VDEVS; do
             want=$min
-            [ "$v" = 51760 ] && want=$((min / 10))
+            case " $SLOW_VDEVS " in *" $v "*) want=$((min / 10)) ;; esac
             [ $(($(reqs "$id" "$v") - r0[$v])) -ge "$want" ] || ok=0
         done
         [ $ok = 1 ] && break
         i=$((i + 1))
         if [ $i -ge 3000 ]; then
-            fipc_fail "$what: in 300 s the disks of domain $id served $(for v in $VDEVS; do printf '%s ' $(($(reqs "$id" "$v") - r0[$v])); done)requests, want $min each (xvdd $((min / 10)))"
+            fipc_fail "$what: in 300 s the disks of domain $id served $(for v in $VDEVS; do printf '%s ' $(($(reqs "$id" "$v") - r0[$v])); done)requests, want $min each (xvdd, xvdf $((min / 10)))"
             fipc_domu_console_tail "$GUEST"
             diagnose "$id"
             return 1
@@ -115,7 +115,8 @@ serving() {
 }
 
 # diagnose DOMID: what dom0 knows of a domain whose disks do not serve:
-# each disk's xenbus states and backend counters, the backend pollers,
+# each disk's xenbus states and backend counters (debugfs's too), the
+# backend pollers,
 # dom0's kernel log since the scenario began.
 diagnose() {
     local v d
@@ -123,6 +124,8 @@ diagnose() {
         d=$FIPC_BE_SYSFS/fipcblk-$1-$v
         echo "--- disk $v of domain $1: backend state $(fipc_blk_state "$1" "$v" back), frontend $(fipc_blk_state "$1" "$v" front)"
         [ -d "$d/statistics" ] && grep -H . "$d"/statistics/* 2>/dev/null | sed "s|^$d/statistics/||" | tr '\n' ' '
+        echo
+        fipc_be_dbg "$1" "$v" | tr '\n' ' '
         echo
     done
     cat /sys/module/xen_fipc_back/parameters/poller_cpus 2>/dev/null
@@ -137,12 +140,15 @@ flushed_and_discarded() {
         [ "$(fipc_be_stat "$1" "$FD_VDEV" ds_req)" -gt 0 ]
 }
 
-# busy WHAT DOMID: xvdd has requests in flight (its background reads),
-# so that the suspend that follows finds some.
+# busy WHAT DOMID: xvdd and xvdf have requests in flight (their
+# background reads), so that the suspend that follows finds some.
 busy() {
-    fipc_until 30 test "$(fipc_be_stat "$2" 51760 inflight)" -gt 0 && return 0
-    fipc_fail "$1: no request in flight on xvdd of domain $2 for 30 s"
-    return 1
+    local v
+    for v in $SLOW_VDEVS; do
+        fipc_until 30 test "$(fipc_be_stat "$2" "$v" inflight)" -gt 0 && continue
+        fipc_fail "$1: no request in flight on disk $v of domain $2 for 30 s"
+        return 1
+    done
 }
 
 # left_nothing WHAT DOMID: the domain is gone and so is everything the
@@ -236,13 +242,15 @@ check() {
     # on memshare (xvdc: read-only with staging pages in the PV guest,
     # writable with READs by pfn in the PVH guest): no read returned
     # anything but the write just before it.
-    for d in xvdb xvdc; do
-        local w m seen
+    # xvdf too (grant path, 1.5 s a request: fewer writes; one fio, so
+    # mismatches 0 or 1).
+    for d in xvdb xvdc xvdf; do
+        local w m seen least=20
         read -r w m seen < "$r/raw-$d" 2>/dev/null ||
             { fipc_fail "guest: no read-after-write result for $d"; rc=1; continue; }
         fipc_log "guest: $d read after write: $w writes, $m mismatches, $seen resume(s) seen"
-        [ "$m" = 0 ] && [ "$w" -ge 20 ] && [ "$seen" = "$1" ] || {
-            fipc_fail "guest: $d read after write: $m mismatch(es) in $w writes, $seen of $1 resume(s) seen (want none, at least 20, all)"
+        [ "$m" = 0 ] && [ "$w" -ge $least ] && [ "$seen" = "$1" ] || {
+            fipc_fail "guest: $d read after write: $m mismatch(es) in $w writes, $seen of $1 resume(s) seen (want none, at least $least, all)"
             rc=1
         }
     done
@@ -252,7 +260,8 @@ r, resumes, paths, kind = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sy
 checkpoints = int(sys.argv[5])
 bad = []
 held = 0
-for v, name in (("51728", "xvdb"), ("51744", "xvdc"), ("51760", "xvdd"), ("51776", "xvde")):
+for i, name in enumerate(("xvdb", "xvdc", "xvdd", "xvde", "xvdf")):
+    v = str(51728 + 16 * i)
     s = json.load(open("%s/front-%s.json" % (r, v)))
     print("%s: resumes %s requeued %s errors %s requests %s completions %s data_path %s"
           % (name, s["resumes"], s["requeued"], s["errors"], s["requests"],
@@ -266,7 +275,7 @@ for v, name in (("51728", "xvdb"), ("51744", "xvdc"), ("51760", "xvdd"), ("51776
     if s["requests"] - s["completions"] != s["requeued"]:
         bad.append("%s: %d requests sent, %d answered, %d put back: not each once"
                    % (name, s["requests"], s["completions"], s["requeued"]))
-    want = paths[("xvdb", "xvdc", "xvdd", "xvde").index(name)]
+    want = paths[i]
     if s["data_path"] != want:
         bad.append("%s on the %s path at the end, want %s" % (name, s["data_path"], want))
     # A PVH guest's memory is shared writable: its READs go by pfn (and
@@ -275,8 +284,8 @@ for v, name in (("51728", "xvdb"), ("51744", "xvdc"), ("51760", "xvdd"), ("51776
         bad.append("%s: no READ by pfn on the PVH guest's writable memshare" % name)
     if kind == "pv" and s.get("memshare_read_pfns", 0) != 0:
         bad.append("%s: %s READs by pfn in a PV guest" % (name, s["memshare_read_pfns"]))
-    if name == "xvdd" and s["requeued"] < 1:
-        bad.append("xvdd: no request was in flight at a suspend (requeued 0)")
+    if name in ("xvdd", "xvdf") and s["requeued"] < 1:
+        bad.append("%s: no request was in flight at a suspend (requeued 0)" % name)
     held += s.get("memshare_held", 0)
 # A READ by pfn put back at a resume (the PVH guest's memory is shared
 # writable; xvdd always has some) keeps its pages held until the grants
@@ -318,17 +327,23 @@ PY
         rc=1
     fi
     n=$(grep -c 'resumed (restore or migration)' "$r/dmesg.txt")
-    [ "$n" = $((4 * $1)) ] || { fipc_fail "guest: $n 'resumed' lines in its kernel log, want $((4 * $1)) (4 disks, $1 resume(s))"; rc=1; }
+    [ "$n" = $((5 * $1)) ] || { fipc_fail "guest: $n 'resumed' lines in its kernel log, want $((5 * $1)) (5 disks, $1 resume(s))"; rc=1; }
     # The console of a guest that moved may be logged under its name
     # during the migration too.
     for f in "$GUEST" "$GUEST--incoming"; do
         [ -f "/var/log/xen/console/guest-$f.log" ] || continue
-        if tr -d '\r' < "/var/log/xen/console/guest-$f.log" | grep -qiE 'xvd[bcd].*error|error.*xvd[bcd]|I/O error'; then
+        if tr -d '\r' < "/var/log/xen/console/guest-$f.log" | grep -qiE 'xvd[b-f].*error|error.*xvd[b-f]|I/O error'; then
             fipc_fail "guest: an I/O error on the console of $f"
-            tr -d '\r' < "/var/log/xen/console/guest-$f.log" | grep -iE -m 3 'xvd[bcd].*error|error.*xvd[bcd]|I/O error'
+            tr -d '\r' < "/var/log/xen/console/guest-$f.log" | grep -iE -m 3 'xvd[b-f].*error|error.*xvd[b-f]|I/O error'
             rc=1
         fi
         fipc_domu_kernel_clean "$f" "guest" || rc=1
+        # The guest's stall watch (guest-migrate.sh): requests in flight
+        # on a disk and none answered for a minute.
+        if tr -d '\r' < "/var/log/xen/console/guest-$f.log" | grep -q '^@@FIPC-MIGRATE stall'; then
+            fipc_fail "guest: a disk stalled (console of $f): $(tr -d '\r' < "/var/log/xen/console/guest-$f.log" | grep -m 1 '^@@FIPC-MIGRATE stall')"
+            rc=1
+        fi
     done
     return $rc
 }
@@ -381,7 +396,9 @@ guest_run() {
 
 fipc_step fipc-prepare 120 prepare || exit 1
 rc=0
-guest_run pv domU domU.cfg "grant memshare memshare grant" || rc=1
-guest_run pvh domUh domU-pvh.cfg "grant memshare memshare grant" || rc=1
+if [ "$(fipc_opt PV 1)" = 1 ]; then
+    guest_run pv domU domU.cfg "grant memshare memshare grant grant" || rc=1
+fi
+guest_run pvh domUh domU-pvh.cfg "grant memshare memshare grant grant" || rc=1
 fipc_step fipc-finish 120 finish || rc=1
 exit $rc
