@@ -97,16 +97,44 @@ raw_check_aio() {
     w=$(grep -o '"total_ios" : [0-9]*' /tmp/raw-$d.json | sed -n '2s/.* //p')
     echo "${w:-0} $bad $(($(cat "$st") - r0))" > /fipc/out/raw-$d
 }
+# disk_state TAG DISK VDEV WHY: the state of a disk on the console, each
+# line "@@FIPC-MIGRATE TAG DISK: ...": its frontend's counters and xenbus
+# state, the block layer's (blk-mq debugfs: requeue list, each hardware
+# queue's state, dispatch list, busy requests, runs and tags: a request
+# put off for want of grant references is run again every few ms) and
+# the pollers'.
+disk_state() {
+    t=$1
+    shift
+    echo "@@FIPC-MIGRATE $t $1: $3"
+    {
+        echo "inflight $(cat /sys/block/$1/inflight) xenbus state $(cat /sys/bus/xen/devices/fipcblk-$2/state 2>/dev/null)"
+        grep -H . /sys/bus/xen/devices/fipcblk-$2/statistics/* | sed 's|.*/||' | tr '\n' ' '
+        echo
+        cat /sys/kernel/debug/xen-fipc-front/fipcblk-$2/counters | tr '\n' ' '
+        echo
+        cd /sys/kernel/debug/block/$1 &&
+            grep -H . state requeue_list hctx*/state hctx*/flags \
+                hctx*/dispatch hctx*/busy hctx*/run hctx*/tags \
+                hctx*/cpu*/*_rq_list 2>/dev/null
+        cd /
+        cat /sys/module/xen_fipc_front/parameters/poller_cpus
+    } 2>&1 | sed "s/^/@@FIPC-MIGRATE $t $1: /"
+}
 # stall_watch: every 5 s, each fipc disk's completions (/sys/block/X/stat)
 # and requests in flight; a disk with requests in flight and no
 # completion for 60 s of the guest's running time (12 looks; a suspend
-# does not count) has its state printed on the console, again each
-# minute while it lasts: its frontend's counters and xenbus state, the
-# block layer's (blk-mq debugfs: requeue list, each hardware queue's
-# state, dispatch list, busy requests and runs: a request put off for
-# want of grant references is run again every few ms) and the pollers'.
+# does not count) has its state printed (disk_state), again each minute
+# while it lasts.  Requests the driver has not been given (a queue that
+# does not run, tags all taken) are not in flight: the kernel's hung task
+# report (60 s here, with the blocked task's stack) has every blocked
+# task's stack (sysrq w) and every disk's state printed once ("hung"
+# lines; a "stall" line fails the run); so has a round that runs for
+# over 240 s, once ("stall").
 stall_watch() {
     [ -d /sys/kernel/debug/block ] || mount -t debugfs none /sys/kernel/debug
+    echo 60 > /proc/sys/kernel/hung_task_timeout_secs
+    hung=0 slow=0
     while true; do
         for v in 51728 51744 51760 51776 51792; do
             x=xvd$(echo bcdef | cut -c$(((v - 51712) / 16)))
@@ -119,22 +147,33 @@ stall_watch() {
                 n=0
             fi
             eval "wd_done_$x=$done_now wd_n_$x=$n"
-            [ $n -ge 12 ] && [ $((n % 12)) = 0 ] || continue
-            echo "@@FIPC-MIGRATE stall $x: $9 request(s) in flight, no completion for $((n * 5)) s"
-            {
-                echo "inflight $(cat /sys/block/$x/inflight) xenbus state $(cat /sys/bus/xen/devices/fipcblk-$v/state 2>/dev/null)"
-                grep -H . /sys/bus/xen/devices/fipcblk-$v/statistics/* | sed 's|.*/||' | tr '\n' ' '
-                echo
-                cat /sys/kernel/debug/xen-fipc-front/fipcblk-$v/counters | tr '\n' ' '
-                echo
-                cd /sys/kernel/debug/block/$x &&
-                    grep -H . state requeue_list hctx*/state hctx*/flags \
-                        hctx*/dispatch hctx*/busy hctx*/run hctx*/tags \
-                        hctx*/cpu*/*_rq_list 2>/dev/null
-                cd /
-                cat /sys/module/xen_fipc_front/parameters/poller_cpus
-            } 2>&1 | sed "s/^/@@FIPC-MIGRATE stall $x: /"
+            [ $n -ge 12 ] && [ $((n % 12)) = 0 ] &&
+                disk_state stall $x $v "$9 request(s) in flight, no completion for $((n * 5)) s"
         done
+        # A round that has run 240 s of the guest's running time (48
+        # looks; one takes 40 to 150 s, a resume in it included): a
+        # request of it never answered while the others go on (fio waits
+        # for it in an interruptible sleep).
+        r=$(cat /tmp/round-n 2>/dev/null)
+        if [ "$r" != "${round_last:-}" ]; then
+            round_last=$r round_looks=0
+        fi
+        round_looks=$((round_looks + 1))
+        if [ $slow = 0 ] && [ $round_looks -gt 48 ]; then
+            slow=1
+            echo w > /proc/sysrq-trigger
+            for v in 51728 51744 51760 51776 51792; do
+                disk_state stall xvd$(echo bcdef | cut -c$(((v - 51712) / 16))) $v "round $r running for over 240 s"
+            done
+        fi
+        if [ $hung = 0 ] && dmesg | grep -q 'blocked for more than'; then
+            hung=1
+            # Every blocked task's stack, kernel threads' too.
+            echo w > /proc/sysrq-trigger
+            for v in 51728 51744 51760 51776 51792; do
+                disk_state hung xvd$(echo bcdef | cut -c$(((v - 51712) / 16))) $v "a task hung (its stack above)"
+            done
+        fi
         sleep 5
     done
 }
@@ -175,6 +214,7 @@ flush_discard() {
 # back.
 round() {
     n=$((n + 1))
+    echo $n > /tmp/round-n
     flush_discard || bad=$((bad + 1))
     fio --output-format=json --output=/fipc/out/round.json \
         --ioengine=libaio --direct=1 --rw=randwrite --bs=4k \
