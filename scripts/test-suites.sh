@@ -99,11 +99,12 @@ suites+=(
 	# fipc-migrate: the PVH guest's save/restore only in make e2e (about
 	# 1 min): its migration takes the same resume path; see its run.sh.
 	# Each save/restore and migration once (REPEAT=1), not twice as in
-	# make e2e: a second PVH migration in a row once left a grant-path
-	# disk with no I/O after the resume (1 of 17 PVH migrations,
-	# 2026-11-29, not understood yet; issue 45's note), and the test
-	# command must pass on the code as it is.  Its slow grant-path disk
-	# (xvdf) has grant requests in flight at every suspend.
+	# make e2e: PVH migrations in a row twice left a guest's round that
+	# never ended after the resume (1 of 17, the second in a row; 1 of
+	# 16, the fourth; 2026-11-29, not understood yet: design.md), and
+	# the test command must pass on the code as it is.  Its slow
+	# grant-path disk (xvdf) has grant requests in flight at every
+	# suspend.
 	# fipc-memshare: its PVH guest only in make e2e, for time (about 460
 	# s on a slow host); fipc-migrate runs the hostile pfn kinds on a PVH
 	# guest's writable memshare here.  Its one crash (2026-11-26) came
