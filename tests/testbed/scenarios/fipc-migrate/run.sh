@@ -140,12 +140,20 @@ flushed_and_discarded() {
         [ "$(fipc_be_stat "$1" "$FD_VDEV" ds_req)" -gt 0 ]
 }
 
+# has_inflight DOMID VDEV: the disk's backend has requests in flight.
+has_inflight() {
+    [ "$(fipc_be_stat "$1" "$2" inflight)" -gt 0 ]
+}
+
 # busy WHAT DOMID: xvdd and xvdf have requests in flight (their
-# background reads), so that the suspend that follows finds some.
+# background reads), so that the suspend that follows finds some.  Looked
+# at again every 0.1 s for 30 s: until 2026-11-29 the count was read once
+# (a command substitution in fipc_until's arguments), and a moment with
+# none failed the run (xvdf in run r2, xvdd in r6, PVH, emulated).
 busy() {
     local v
     for v in $SLOW_VDEVS; do
-        fipc_until 30 test "$(fipc_be_stat "$2" "$v" inflight)" -gt 0 && continue
+        fipc_until 30 has_inflight "$2" "$v" && continue
         fipc_fail "$1: no request in flight on disk $v of domain $2 for 30 s"
         return 1
     done
