@@ -103,8 +103,8 @@ suites+=(
 	# never ended after the resume (1 of 17, the second in a row; 1 of
 	# 16, the fourth; 2026-11-29, not understood yet: design.md), and
 	# the test command must pass on the code as it is.  Its slow
-	# grant-path disk (xvdf) has grant requests in flight at every
-	# suspend.
+	# grant-path disk (xvdf) has grant requests in flight at most
+	# suspends.
 	# fipc-memshare: its PVH guest only in make e2e, for time (about 460
 	# s on a slow host); fipc-migrate runs the hostile pfn kinds on a PVH
 	# guest's writable memshare here.  Its one crash (2026-11-26) came
