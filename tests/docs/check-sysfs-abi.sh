@@ -17,7 +17,9 @@
 #     "<x>.attr.mode = <mode>" (the statistics counters): every string of
 #     <array>'s initializer, or "<x>.attr.name = "<name>"", or
 #     "<x>.attr.name = <fn>(i)" where <fn> returns "<array>[i].name" of
-#     { "<name>"[, true] } entries (true: in debugfs, not sysfs);
+#     { "<name>"[, true] } entries (true: in debugfs, not sysfs); the
+#     backend's xfb_idx_attr_init(attr, <name>, idx, show, store) reads
+#     as those two lines, mode 0644 with a store, else 0444;
 #   - the directory: the name of the file's one named attribute_group
 #     (statistics/), under the module's device directory below;
 #   - module_param*(name, ..., perm) (perm 0: no sysfs file), also
@@ -286,6 +288,14 @@ for my $spec (@ARGV) {
 				} elsif ($fn !~ /^(?:DEVICE_ATTR_IGNORE_LOCKDEP|__ATTR_NULL)$/) {
 					push @out, "P\t$where: unknown attribute macro $fn()";
 				}
+			}
+			# The backend's helper for them, xfb_idx_attr_init(attr,
+			# name, idx, show, store): 0644 with a store, else 0444.
+			for my $c (calls($x, 'xfb_idx_attr_init')) {
+				my (undef, @a) = @$c;
+				next unless @a == 5;
+				my $mode = $a[4] eq 'NULL' ? '0444' : '0644';
+				$x .= "\n.attr.mode = $mode;\n.attr.name = $a[1];\n";
 			}
 			my ($rt_mode) = $x =~ /\.attr\.mode\s*=\s*([^;]+);/;
 			while ($x =~ /\.attr\.name\s*=\s*(?:(\w+)\s*\[|"([^"]+)"|(\w+)\s*\()/g) {

@@ -3,14 +3,15 @@
  * KUnit tests of the fipcblk backend's I/O limits
  * (linux/drivers/block/xen-fipc-back/back_limit.c).
  *
- * tests/kunit/run.sh builds this file with back_limit.c, unchanged, in
- * lib/fipcblk/ of the UML KUnit tree.  The buckets take the time as an
- * argument, so each case runs a client on a clock of its own: one that
- * sends as fast as it is let (a saturating job) must get the rate and
- * no more over a long while, plus one burst; a quiet disk gathers no
- * more than a burst; a request larger than a bucket still starts; each
- * rate counts only the requests it names; a new limit applies at once;
- * and the values an administrator or a toolstack may write are parsed
+ * tests/kunit/run.sh builds this file with back_limit.c and the
+ * parser of back_validate.c, unchanged, in lib/fipcblk/ of the UML
+ * KUnit tree.  The buckets take the time as an argument, so each case
+ * runs a client on a clock of its own: one that sends as fast as it is
+ * let (a saturating job) must get the rate and no more over a long
+ * while, plus one burst; a quiet disk gathers no more than a burst; a
+ * request larger than a bucket still starts; each rate counts only the
+ * requests it names; a new limit applies at once; and the rates and
+ * burst lengths an administrator or a toolstack may write are parsed
  * strictly.
  */
 #include <kunit/test.h>
@@ -196,6 +197,9 @@ static void xfb_test_live_change(struct kunit *test)
 	/* 101 at once, then one each ms until 2 s: 1999 more. */
 	KUNIT_EXPECT_EQ(test, xfb_saturate(&l, false, 0, now, 2),
 			101ULL + 1999);
+	/* The same limit again keeps the bucket empty: no new burst. */
+	KUNIT_ASSERT_EQ(test, xfb_limiter_set(&l, XFB_IOPS, 1000, now), 0);
+	KUNIT_EXPECT_NE(test, xfb_limiter_admit(&l, false, 0, now), 0ULL);
 	KUNIT_ASSERT_EQ(test, xfb_limiter_set(&l, XFB_IOPS, 0, now), 0);
 	KUNIT_EXPECT_FALSE(test, l.on);
 	KUNIT_EXPECT_EQ(test, xfb_limiter_admit(&l, false, 0, now), 0ULL);
@@ -208,6 +212,93 @@ static void xfb_test_live_change(struct kunit *test)
 			-EINVAL);
 	KUNIT_EXPECT_EQ(test, xfb_limiter_set_burst(&l, XFB_BURST_MS_MAX), 0);
 	KUNIT_EXPECT_EQ(test, xfb_limiter_burst_ms(&l), (u32)XFB_BURST_MS_MAX);
+}
+
+/*
+ * Two disks of one guest, each under its own limits and the guest's
+ * total: both saturating for 10 s, the one due first asking first (when
+ * both are due at once, the one not served last, as a poller's round
+ * takes each channel in turn).  @n gets what each started.
+ */
+static void xfb_saturate_two(struct xfb_limiter *disk, struct xfb_limiter *guest,
+			     u64 *n)
+{
+	struct xfb_limiter *ls[2][XFB_LIMITERS_MAX] = {
+		{ &disk[0], guest }, { &disk[1], guest }
+	};
+	u64 next[2] = { T0, T0 }, end = T0 + 10 * NSEC_PER_SEC, wait;
+	unsigned int d, last = 1;
+
+	n[0] = 0;
+	n[1] = 0;
+	while (next[0] < end || next[1] < end) {
+		if (next[0] != next[1])
+			d = next[0] < next[1] ? 0 : 1;
+		else
+			d = !last;
+		wait = xfb_limiters_admit(ls[d], XFB_LIMITERS_MAX, false, 4096,
+					  next[d]);
+		if (wait) {
+			next[d] += wait;
+		} else {
+			n[d]++;
+			last = d;
+		}
+	}
+}
+
+/* The guest's total binds both disks together; each disk's own still holds. */
+static void xfb_test_guest_total(struct kunit *test)
+{
+	struct xfb_limiter disk[2], guest;
+	u64 n[2];
+
+	xfb_limiter_init(&disk[0]);
+	xfb_limiter_init(&disk[1]);
+	xfb_limiter_init(&guest);
+	KUNIT_ASSERT_EQ(test, xfb_limiter_set(&guest, XFB_IOPS_READ, 1000, T0),
+			0);
+	xfb_saturate_two(disk, &guest, n);
+	/* 10 s at 1000/s and one 100 ms burst (100 + 1), shared. */
+	KUNIT_EXPECT_GE(test, n[0] + n[1], 10000ULL);
+	KUNIT_EXPECT_LE(test, n[0] + n[1], 10101ULL + 2);
+	/* Neither disk starves the other. */
+	KUNIT_EXPECT_GE(test, n[0], 4000ULL);
+	KUNIT_EXPECT_GE(test, n[1], 4000ULL);
+
+	/* Disk 0 capped at 200/s: disk 1 takes the rest of the total. */
+	xfb_limiter_init(&guest);
+	KUNIT_ASSERT_EQ(test, xfb_limiter_set(&guest, XFB_IOPS_READ, 1000, T0),
+			0);
+	KUNIT_ASSERT_EQ(test, xfb_limiter_set(&disk[0], XFB_IOPS, 200, T0), 0);
+	xfb_saturate_two(disk, &guest, n);
+	KUNIT_EXPECT_LE(test, n[0], 2021ULL + 1);
+	KUNIT_EXPECT_GE(test, n[0], 2000ULL);
+	KUNIT_EXPECT_GE(test, n[0] + n[1], 10000ULL);
+	KUNIT_EXPECT_LE(test, n[0] + n[1], 10101ULL + 2);
+}
+
+/* A request the guest's total holds back costs its disk nothing. */
+static void xfb_test_guest_refusal_costs_nothing(struct kunit *test)
+{
+	struct xfb_limiter disk, guest;
+	struct xfb_limiter *ls[XFB_LIMITERS_MAX] = { &disk, &guest };
+	u64 due;
+
+	xfb_limiter_init(&disk);
+	xfb_limiter_init(&guest);
+	KUNIT_ASSERT_EQ(test, xfb_limiter_set(&disk, XFB_IOPS, 1000, T0), 0);
+	KUNIT_ASSERT_EQ(test, xfb_limiter_set(&guest, XFB_IOPS, 10, T0), 0);
+	/* The guest's burst: 10 a second for 100 ms, one request and one more. */
+	KUNIT_EXPECT_EQ(test, xfb_limiters_admit(ls, 2, false, 0, T0), 0ULL);
+	KUNIT_EXPECT_EQ(test, xfb_limiters_admit(ls, 2, false, 0, T0), 0ULL);
+	due = disk.due[XFB_IOPS];
+	KUNIT_EXPECT_NE(test, xfb_limiters_admit(ls, 2, false, 0, T0), 0ULL);
+	KUNIT_EXPECT_EQ(test, disk.due[XFB_IOPS], due);
+	/* A NULL entry is no limit; a write counts against a total too. */
+	ls[1] = NULL;
+	KUNIT_EXPECT_EQ(test, xfb_limiters_admit(ls, 2, true, 0, T0), 0ULL);
+	KUNIT_EXPECT_GT(test, disk.due[XFB_IOPS], due);
 }
 
 /**
@@ -262,6 +353,52 @@ static void xfb_test_rate_parse(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, rate, c->err ? 12345ULL : c->rate);
 }
 
+/**
+ * struct xfb_burst_case - a burst length written to sysfs or xenstore
+ * @s: the value
+ * @err: what xfb_burst_parse() must return
+ * @ms: the length it must give (when @err is 0)
+ */
+struct xfb_burst_case {
+	const char *s;
+	int err;
+	u32 ms;
+};
+
+static const struct xfb_burst_case xfb_burst_cases[] = {
+	{ "1", 0, 1 },
+	{ "100\n", 0, 100 },
+	{ "60000", 0, XFB_BURST_MS_MAX },
+	{ "60001", -EINVAL, 0 },
+	{ "4294967297", -EINVAL, 0 },
+	{ "0", -EINVAL, 0 },
+	{ "", -EINVAL, 0 },
+	{ "+5", -EINVAL, 0 },
+	{ " 5", -EINVAL, 0 },
+	{ "5 ", -EINVAL, 0 },
+	{ "-1", -EINVAL, 0 },
+	{ "0x10", -EINVAL, 0 },
+	{ "none", -EINVAL, 0 },
+	{ "5\n\n", -EINVAL, 0 },
+};
+
+static void xfb_burst_case_desc(const struct xfb_burst_case *c, char *desc)
+{
+	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "\"%*pE\"", (int)strlen(c->s),
+		 c->s);
+}
+
+KUNIT_ARRAY_PARAM(xfb_burst, xfb_burst_cases, xfb_burst_case_desc);
+
+static void xfb_test_burst_parse(struct kunit *test)
+{
+	const struct xfb_burst_case *c = test->param_value;
+	u32 ms = 12345;
+
+	KUNIT_EXPECT_EQ(test, xfb_burst_parse(c->s, &ms), c->err);
+	KUNIT_EXPECT_EQ(test, ms, c->err ? 12345U : c->ms);
+}
+
 static struct kunit_case xfb_limit_test_cases[] = {
 	KUNIT_CASE(xfb_test_no_limit),
 	KUNIT_CASE(xfb_test_iops_burst_then_rate),
@@ -271,7 +408,10 @@ static struct kunit_case xfb_limit_test_cases[] = {
 	KUNIT_CASE(xfb_test_quiet_gathers_one_burst),
 	KUNIT_CASE(xfb_test_rates_count_their_direction),
 	KUNIT_CASE(xfb_test_live_change),
+	KUNIT_CASE(xfb_test_guest_total),
+	KUNIT_CASE(xfb_test_guest_refusal_costs_nothing),
 	KUNIT_CASE_PARAM(xfb_test_rate_parse, xfb_parse_gen_params),
+	KUNIT_CASE_PARAM(xfb_test_burst_parse, xfb_burst_gen_params),
 	{}
 };
 

@@ -214,6 +214,7 @@ struct xfb_be;
  *	mutex, never under one
  * @devs: the guest's devices (xfb_be.guest_node), for its service totals
  * @retired: counters of the guest's devices already freed
+ * @limits: the I/O limits of all its devices together (back_throttle.c)
  */
 struct xfb_guest {
 	struct list_head node;
@@ -226,6 +227,7 @@ struct xfb_guest {
 	struct mutex devs_lock;		/* protects devs, retired */
 	struct list_head devs;
 	u64 retired[XFB_NR_STATS];
+	struct xfb_limiter limits;
 };
 
 /**
@@ -661,6 +663,40 @@ void xfb_debugfs_remove(struct xfb_be *be);
 /* back_sysfs.c */
 extern const struct attribute_group *xfb_groups[];
 void xfb_sysfs_init(void);
+
+/**
+ * struct xfb_idx_attr - one sysfs file of a family told apart by an index
+ * @da: the attribute
+ * @idx: which one (a counter of statistics/, a rate of limits/)
+ */
+struct xfb_idx_attr {
+	struct device_attribute da;
+	unsigned int idx;
+};
+
+/* The index of the file @da, one of a family's struct xfb_idx_attr. */
+static inline unsigned int xfb_attr_idx(struct device_attribute *da)
+{
+	return container_of(da, struct xfb_idx_attr, da)->idx;
+}
+
+/* Fill @a before its group is registered; @store NULL: read-only. */
+static inline struct attribute *
+xfb_idx_attr_init(struct xfb_idx_attr *a, const char *name,
+		  unsigned int idx,
+		  ssize_t (*show)(struct device *, struct device_attribute *,
+				  char *),
+		  ssize_t (*store)(struct device *, struct device_attribute *,
+				   const char *, size_t))
+{
+	sysfs_attr_init(&a->da.attr);
+	a->da.attr.name = name;
+	a->da.attr.mode = store ? 0644 : 0444;
+	a->da.show = show;
+	a->da.store = store;
+	a->idx = idx;
+	return &a->da.attr;
+}
 
 /* back_throttle.c */
 extern const struct attribute_group xfb_limit_group;

@@ -67,6 +67,7 @@ struct xfb_guest *xfb_guest_get(domid_t domid)
 		atomic_set(&g->grants_peak, 0);
 		mutex_init(&g->devs_lock);
 		INIT_LIST_HEAD(&g->devs);
+		xfb_limiter_init(&g->limits);
 		list_add(&g->node, &xfb_guests);
 	}
 out:

@@ -19,12 +19,21 @@
 #include <linux/string.h>
 #include <linux/time64.h>
 #include "back_limit.h"
+#include "back_validate.h"
+
+/* The length of @s without the one trailing newline a sysfs write has. */
+static size_t xfb_limit_len(const char *s)
+{
+	size_t len = strlen(s);
+
+	return len && s[len - 1] == '\n' ? len - 1 : len;
+}
 
 /**
  * xfb_rate_parse() - a limit as an administrator or a toolstack writes it
  * @s: "none" (no limit), or a plain decimal number from 1 to
- *	XFB_RATE_MAX (no sign, blank or base prefix); one trailing newline
- *	allowed (sysfs)
+ *	XFB_RATE_MAX (xfb_parse_dec(): no sign, blank or base prefix); one
+ *	trailing newline allowed (sysfs)
  * @rate: set to the number, 0 for "none"
  *
  * Return: 0, or -EINVAL (0 too: a disk that may do nothing is a mistake,
@@ -32,28 +41,35 @@
  */
 int xfb_rate_parse(const char *s, u64 *rate)
 {
-	size_t len = strlen(s);
-	u64 v = 0;
-	size_t i;
+	size_t len = xfb_limit_len(s);
+	u64 v;
 
-	if (len && s[len - 1] == '\n')
-		len--;
 	if (len == 4 && !strncmp(s, "none", 4)) {
 		*rate = 0;
 		return 0;
 	}
-	if (!len)
-		return -EINVAL;
-	for (i = 0; i < len; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -EINVAL;
-		/* Saturate: anything above XFB_RATE_MAX is refused. */
-		if (v <= XFB_RATE_MAX)
-			v = v * 10 + (s[i] - '0');
-	}
-	if (!v || v > XFB_RATE_MAX)
+	if (xfb_parse_dec(s, len, XFB_RATE_MAX, &v) || !v)
 		return -EINVAL;
 	*rate = v;
+	return 0;
+}
+
+/**
+ * xfb_burst_parse() - a burst length as an administrator or a toolstack
+ *	writes it
+ * @s: a plain decimal number of milliseconds from 1 to XFB_BURST_MS_MAX
+ *	(as xfb_rate_parse()); one trailing newline allowed (sysfs)
+ * @ms: set to the number
+ *
+ * Return: 0, or -EINVAL.
+ */
+int xfb_burst_parse(const char *s, u32 *ms)
+{
+	u64 v;
+
+	if (xfb_parse_dec(s, xfb_limit_len(s), XFB_BURST_MS_MAX, &v) || !v)
+		return -EINVAL;
+	*ms = v;
 	return 0;
 }
 
@@ -75,7 +91,9 @@ void xfb_limiter_init(struct xfb_limiter *l)
  * @rate: per second, 0 to lift it, at most XFB_RATE_MAX
  * @now: the clock of xfb_limiter_admit()
  *
- * The bucket starts full: a new limit applies from the next request on.
+ * A changed limit's bucket starts full: it applies from the next request
+ * on.  The same limit set again (a reconnection, another disk of the
+ * guest connecting) keeps its bucket as it is: no new burst.
  *
  * Return: 0, or -EINVAL.
  */
@@ -88,8 +106,9 @@ int xfb_limiter_set(struct xfb_limiter *l, enum xfb_rate r, u64 rate,
 	if (r >= XFB_NR_RATES || rate > XFB_RATE_MAX)
 		return -EINVAL;
 	spin_lock(&l->lock);
+	if (l->rate[r] != rate)
+		l->due[r] = now;
 	l->rate[r] = rate;
-	l->due[r] = now;
 	for (i = 0; i < XFB_NR_RATES; i++)
 		on |= l->rate[i] != 0;
 	WRITE_ONCE(l->on, on);
@@ -171,24 +190,13 @@ static u64 xfb_rate_cost_ns(enum xfb_rate r, u64 rate, u64 bytes)
 	return div64_u64(units * NSEC_PER_SEC, rate);
 }
 
-/**
- * xfb_limiter_admit() - may a request start now; if so, count it
- * @l: the disk's buckets
- * @write: a write, flush or discard (not a read)
- * @bytes: data it moves (0 for a flush or discard)
- * @now: a monotonic clock, in ns
- *
- * Return: 0 if it may start (it is counted in every bucket that applies),
- * or how long to wait before asking again, in ns (nothing counted).
- */
-u64 xfb_limiter_admit(struct xfb_limiter *l, bool write, u64 bytes, u64 now)
+/* When @l's buckets for a request of this direction allow it (ns). */
+static u64 xfb_limiter_wait(const struct xfb_limiter *l, bool write,
+			    u64 now)
 {
 	u64 wait = 0, start;
 	unsigned int r;
 
-	if (!READ_ONCE(l->on))
-		return 0;
-	spin_lock(&l->lock);
 	for (r = 0; r < XFB_NR_RATES; r++) {
 		if (!l->rate[r] || !xfb_rate_counts(r, write))
 			continue;
@@ -196,12 +204,76 @@ u64 xfb_limiter_admit(struct xfb_limiter *l, bool write, u64 bytes, u64 now)
 		if (start > now)
 			wait = max(wait, start - now);
 	}
-	for (r = 0; !wait && r < XFB_NR_RATES; r++) {
+	return wait;
+}
+
+/* Count a request that starts now in each of @l's buckets it applies to. */
+static void xfb_limiter_charge(struct xfb_limiter *l, bool write,
+			       u64 bytes, u64 now)
+{
+	unsigned int r;
+
+	for (r = 0; r < XFB_NR_RATES; r++) {
 		if (!l->rate[r] || !xfb_rate_counts(r, write))
 			continue;
 		l->due[r] = max(l->due[r], now) +
 			    xfb_rate_cost_ns(r, l->rate[r], bytes);
 	}
-	spin_unlock(&l->lock);
+}
+
+/**
+ * xfb_limiters_admit() - may a request start now under every one of a
+ *	set of limits (a disk's, its guest's total); if so, count it
+ * @ls: the buckets, always locked in this order (the disk's, then the
+ *	guest's); an entry may be NULL
+ * @n: entries of @ls, at most XFB_LIMITERS_MAX
+ * @write: a write, flush or discard (not a read)
+ * @bytes: data it moves (0 for a flush or discard)
+ * @now: a monotonic clock, in ns
+ *
+ * A request is counted in all of them or in none: one a guest's total
+ * holds back costs its disk nothing.
+ *
+ * Return: 0 if it may start (it is counted in every bucket that applies),
+ * or how long to wait before asking again, in ns (nothing counted).
+ */
+u64 xfb_limiters_admit(struct xfb_limiter *const *ls, unsigned int n,
+		       bool write, u64 bytes, u64 now)
+{
+	unsigned int i, on = 0;
+	u64 wait = 0;
+
+	n = min_t(unsigned int, n, XFB_LIMITERS_MAX);
+	for (i = 0; i < n; i++)
+		on |= (ls[i] && READ_ONCE(ls[i]->on)) << i;
+	if (!on)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (on & BIT(i))
+			spin_lock_nested(&ls[i]->lock, i);
+	for (i = 0; i < n; i++)
+		if (on & BIT(i))
+			wait = max(wait, xfb_limiter_wait(ls[i], write, now));
+	for (i = 0; !wait && i < n; i++)
+		if (on & BIT(i))
+			xfb_limiter_charge(ls[i], write, bytes, now);
+	for (i = n; i-- > 0; )
+		if (on & BIT(i))
+			spin_unlock(&ls[i]->lock);
 	return wait;
+}
+
+/**
+ * xfb_limiter_admit() - may a request start now under one set of limits;
+ *	if so, count it
+ * @l: the buckets
+ * @write: a write, flush or discard (not a read)
+ * @bytes: data it moves (0 for a flush or discard)
+ * @now: a monotonic clock, in ns
+ *
+ * Return: as xfb_limiters_admit().
+ */
+u64 xfb_limiter_admit(struct xfb_limiter *l, bool write, u64 bytes, u64 now)
+{
+	return xfb_limiters_admit(&l, 1, write, bytes, now);
 }

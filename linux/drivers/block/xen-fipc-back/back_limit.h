@@ -38,6 +38,8 @@ enum xfb_rate {
 /* How long a burst at full speed may be, after a quiet while. */
 #define XFB_BURST_MS_DEFAULT	100
 #define XFB_BURST_MS_MAX	60000
+/* Sets of limits one request may be under: its disk's, its guest's. */
+#define XFB_LIMITERS_MAX	2
 
 /**
  * struct xfb_limiter - token buckets of one disk
@@ -65,6 +67,9 @@ u64 xfb_limiter_get(struct xfb_limiter *l, enum xfb_rate r);
 int xfb_limiter_set_burst(struct xfb_limiter *l, u32 ms);
 u32 xfb_limiter_burst_ms(struct xfb_limiter *l);
 u64 xfb_limiter_admit(struct xfb_limiter *l, bool write, u64 bytes, u64 now);
+u64 xfb_limiters_admit(struct xfb_limiter *const *ls, unsigned int n,
+		       bool write, u64 bytes, u64 now);
 int xfb_rate_parse(const char *s, u64 *rate);
+int xfb_burst_parse(const char *s, u32 *ms);
 
 #endif /* _XEN_FIPC_BACK_LIMIT_H */

@@ -11,22 +11,16 @@
 #include <linux/sysfs.h>
 #include "back.h"
 
-struct xfb_stat_attr {
-	struct device_attribute da;
-	unsigned int idx;
-};
-
 static ssize_t xfb_stat_show(struct device *d, struct device_attribute *da,
 			     char *buf)
 {
-	struct xfb_stat_attr *a = container_of(da, struct xfb_stat_attr, da);
 	struct xfb_be *be = dev_get_drvdata(d);
 	u64 sum;
 
 	if (!be)
 		return -ENODEV;
 	mutex_lock(&be->mutex);
-	sum = xfb_be_stat(be, a->idx);
+	sum = xfb_be_stat(be, xfb_attr_idx(da));
 	mutex_unlock(&be->mutex);
 	return sysfs_emit(buf, "%llu\n", sum);
 }
@@ -266,7 +260,7 @@ static ssize_t weight_store(struct device *d, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RW(weight);
 
-static struct xfb_stat_attr xfb_stat_attrs[XFB_NR_STATS];
+static struct xfb_idx_attr xfb_stat_attrs[XFB_NR_STATS];
 static struct attribute *xfb_attrs[XFB_NR_STATS + 13];
 
 static const struct attribute_group xfb_stat_group = {
@@ -288,16 +282,11 @@ void xfb_sysfs_init(void)
 	unsigned int i, k;
 
 	for (i = 0, k = 0; k < XFB_NR_STATS; k++) {
-		struct xfb_stat_attr *a = &xfb_stat_attrs[k];
-
 		if (xfb_stat_debug(k))
 			continue;
-		sysfs_attr_init(&a->da.attr);
-		a->da.attr.name = xfb_stat_name(k);
-		a->da.attr.mode = 0444;
-		a->da.show = xfb_stat_show;
-		a->idx = k;
-		xfb_attrs[i++] = &a->da.attr;
+		xfb_attrs[i++] = xfb_idx_attr_init(&xfb_stat_attrs[k],
+						   xfb_stat_name(k), k,
+						   xfb_stat_show, NULL);
 	}
 	xfb_attrs[i++] = &dev_attr_queues.attr;
 	xfb_attrs[i++] = &dev_attr_inflight.attr;

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * xen-fipc-back: a disk's I/O limits (the buckets are back_limit.c).
- * The toolstack sets them in our own xenstore directory (fipc-iops,
- * fipc-bps-read, ..., fipc-burst-ms; the guest cannot write there), read
- * at each connect; an administrator changes them live in sysfs
- * (limits/), which writes the keys too, so a reconnection keeps them.
- * The poller asks before it handles each request it takes; a request
- * over the limits is held (its private copy) and its channel parked
- * until the buckets allow it: a timed retry, so a poller with nothing
- * else to do sleeps meanwhile.
+ * xen-fipc-back: a disk's I/O limits and its guest's total (the buckets
+ * are back_limit.c).  The toolstack sets them in our own xenstore
+ * directory (fipc-iops, ..., fipc-burst-ms for the disk; fipc-guest-iops,
+ * ..., fipc-guest-burst-ms for all the guest's disks together; the guest
+ * cannot write there), read at each connect; an administrator changes
+ * them live in sysfs (limits/), which writes the keys too, so a
+ * reconnection keeps them.  The poller asks before it handles each
+ * request it takes; a request over either set is held (its private copy)
+ * and its channel parked until the buckets allow it: a timed retry, so a
+ * poller with nothing else to do sleeps meanwhile.
  */
 #include <linux/device.h>
 #include <linux/ktime.h>
@@ -20,8 +21,16 @@
 /* A held request asks again at least this often: a new limit shows. */
 #define XFB_LIMIT_RETRY_MAX_US	(100 * USEC_PER_MSEC)
 
-/* The files of limits/: each rate's, then the burst's. */
-static const char *const xfb_limit_names[XFB_NR_RATES + 1] = {
+/*
+ * A set of limits has a file (and key) per rate, then the burst's; the
+ * disk's set comes first, then the guest's total.
+ */
+#define XFB_SET_FILES		(XFB_NR_RATES + 1)
+#define XFB_GUEST_FILES		XFB_SET_FILES
+#define XFB_LIMIT_FILES		(2 * XFB_SET_FILES)
+
+/* The files of limits/. */
+static const char *const xfb_limit_names[XFB_LIMIT_FILES] = {
 	[XFB_IOPS] = "iops",
 	[XFB_IOPS_READ] = "iops_read",
 	[XFB_IOPS_WRITE] = "iops_write",
@@ -29,10 +38,17 @@ static const char *const xfb_limit_names[XFB_NR_RATES + 1] = {
 	[XFB_BPS_READ] = "bps_read",
 	[XFB_BPS_WRITE] = "bps_write",
 	[XFB_NR_RATES] = "burst_ms",
+	[XFB_GUEST_FILES + XFB_IOPS] = "guest_iops",
+	[XFB_GUEST_FILES + XFB_IOPS_READ] = "guest_iops_read",
+	[XFB_GUEST_FILES + XFB_IOPS_WRITE] = "guest_iops_write",
+	[XFB_GUEST_FILES + XFB_BPS] = "guest_bps",
+	[XFB_GUEST_FILES + XFB_BPS_READ] = "guest_bps_read",
+	[XFB_GUEST_FILES + XFB_BPS_WRITE] = "guest_bps_write",
+	[XFB_GUEST_FILES + XFB_NR_RATES] = "guest_burst_ms",
 };
 
 /* Their keys in our xenstore directory, in the same order. */
-static const char *const xfb_limit_keys[XFB_NR_RATES + 1] = {
+static const char *const xfb_limit_keys[XFB_LIMIT_FILES] = {
 	[XFB_IOPS] = "fipc-iops",
 	[XFB_IOPS_READ] = "fipc-iops-read",
 	[XFB_IOPS_WRITE] = "fipc-iops-write",
@@ -40,7 +56,22 @@ static const char *const xfb_limit_keys[XFB_NR_RATES + 1] = {
 	[XFB_BPS_READ] = "fipc-bps-read",
 	[XFB_BPS_WRITE] = "fipc-bps-write",
 	[XFB_NR_RATES] = "fipc-burst-ms",
+	[XFB_GUEST_FILES + XFB_IOPS] = "fipc-guest-iops",
+	[XFB_GUEST_FILES + XFB_IOPS_READ] = "fipc-guest-iops-read",
+	[XFB_GUEST_FILES + XFB_IOPS_WRITE] = "fipc-guest-iops-write",
+	[XFB_GUEST_FILES + XFB_BPS] = "fipc-guest-bps",
+	[XFB_GUEST_FILES + XFB_BPS_READ] = "fipc-guest-bps-read",
+	[XFB_GUEST_FILES + XFB_BPS_WRITE] = "fipc-guest-bps-write",
+	[XFB_GUEST_FILES + XFB_NR_RATES] = "fipc-guest-burst-ms",
 };
+
+/* The set of limits file or key @i is of; @r: its rate, or XFB_NR_RATES. */
+static struct xfb_limiter *xfb_limit_set(struct xfb_be *be, unsigned int i,
+					 unsigned int *r)
+{
+	*r = i % XFB_SET_FILES;
+	return i < XFB_GUEST_FILES ? &be->limits : &be->guest->limits;
+}
 
 /* Report a toolstack value that is not a limit: never ignored. */
 static int xfb_limit_refuse(struct xfb_be *be, const char *key,
@@ -51,45 +82,81 @@ static int xfb_limit_refuse(struct xfb_be *be, const char *key,
 	return -EINVAL;
 }
 
-/**
- * xfb_throttle_read() - the toolstack's limits, at each connect
- * @be: the device, be->mutex held
- *
- * An absent key is no limit (the burst: XFB_BURST_MS_DEFAULT).  A value
- * that is not a limit ("0", "fast", "-1") refuses the connection with
- * the error node written and logged: a limit is never silently dropped.
- *
- * Return: 0 or -EINVAL.
+/*
+ * Read one set of limits from the keys from @first on: absent keys are
+ * no limit (the burst: XFB_BURST_MS_DEFAULT).  @found: some key was
+ * there.
  */
-int xfb_throttle_read(struct xfb_be *be)
+static int xfb_throttle_read_set(struct xfb_be *be, unsigned int first,
+				 u64 *rate, u32 *ms, bool *found)
 {
-	u64 rate[XFB_NR_RATES] = { 0 }, now;
-	u32 ms = XFB_BURST_MS_DEFAULT;
 	unsigned int r;
 	char *s;
 	int err;
 
-	for (r = 0; r <= XFB_NR_RATES; r++) {
-		s = xenbus_read(XBT_NIL, be->dev->nodename, xfb_limit_keys[r],
-				NULL);
+	*ms = XFB_BURST_MS_DEFAULT;
+	*found = false;
+	for (r = 0; r < XFB_SET_FILES; r++) {
+		if (r < XFB_NR_RATES)
+			rate[r] = 0;
+		s = xenbus_read(XBT_NIL, be->dev->nodename,
+				xfb_limit_keys[first + r], NULL);
 		if (IS_ERR(s))
 			continue;
+		*found = true;
 		if (r == XFB_NR_RATES)
-			err = xfb_parse_uint(s, 1, XFB_BURST_MS_MAX, &ms);
+			err = xfb_burst_parse(s, ms);
 		else
 			err = xfb_rate_parse(s, &rate[r]);
 		if (err)
-			err = xfb_limit_refuse(be, xfb_limit_keys[r], s,
+			err = xfb_limit_refuse(be, xfb_limit_keys[first + r], s,
 					       r == XFB_NR_RATES ? "1 to 60000 ms" :
 					       "none, or 1 to 2^40 a second");
 		kfree(s);
 		if (err)
 			return err;
 	}
-	now = ktime_get_ns();
-	xfb_limiter_set_burst(&be->limits, ms);
+	return 0;
+}
+
+static void xfb_throttle_apply(struct xfb_limiter *l, const u64 *rate,
+			       u32 ms)
+{
+	u64 now = ktime_get_ns();
+	unsigned int r;
+
+	xfb_limiter_set_burst(l, ms);
 	for (r = 0; r < XFB_NR_RATES; r++)
-		xfb_limiter_set(&be->limits, r, rate[r], now);
+		xfb_limiter_set(l, r, rate[r], now);
+}
+
+/**
+ * xfb_throttle_read() - the toolstack's limits, at each connect
+ * @be: the device, be->mutex held
+ *
+ * The disk's keys set its limits; an absent key is no limit (the burst:
+ * XFB_BURST_MS_DEFAULT).  The guest's keys, if the disk has any, set the
+ * guest's total the same way (every disk of the guest shares it); a disk
+ * without them leaves the total as its other disks set it.  A value that
+ * is not a limit ("0", "fast", "-1") refuses the connection with the
+ * error node written and logged: a limit is never silently dropped.
+ *
+ * Return: 0 or -EINVAL.
+ */
+int xfb_throttle_read(struct xfb_be *be)
+{
+	u64 rate[XFB_NR_RATES], grate[XFB_NR_RATES];
+	bool found, gfound;
+	u32 ms, gms;
+	int err;
+
+	err = xfb_throttle_read_set(be, 0, rate, &ms, &found) ?:
+	      xfb_throttle_read_set(be, XFB_GUEST_FILES, grate, &gms, &gfound);
+	if (err)
+		return err;
+	xfb_throttle_apply(&be->limits, rate, ms);
+	if (gfound)
+		xfb_throttle_apply(&be->guest->limits, grate, gms);
 	return 0;
 }
 
@@ -107,17 +174,21 @@ int xfb_throttle_read(struct xfb_be *be)
  */
 bool xfb_throttle(struct xfb_chan *chan, unsigned int nslots)
 {
+	struct xfb_limiter *ls[XFB_LIMITERS_MAX] = {
+		&chan->be->limits, &chan->be->guest->limits
+	};
 	struct fipcblk_request r;
 	u64 now, wait, bytes;
 
-	if (!READ_ONCE(chan->be->limits.on) && !chan->limit_held)
+	if (!READ_ONCE(ls[0]->on) && !READ_ONCE(ls[1]->on) &&
+	    !chan->limit_held)
 		return false;
 	memcpy(&r, chan->msgbuf[0].data, sizeof(r));
 	bytes = (r.op == FIPCBLK_OP_READ || r.op == FIPCBLK_OP_WRITE) ?
 		r.nr_bytes : 0;
 	now = ktime_get_ns();
-	wait = xfb_limiter_admit(&chan->be->limits, r.op != FIPCBLK_OP_READ,
-				 bytes, now);
+	wait = xfb_limiters_admit(ls, XFB_LIMITERS_MAX,
+				  r.op != FIPCBLK_OP_READ, bytes, now);
 	if (!wait) {
 		if (chan->limit_held)
 			chan->st[XFB_THROTTLED_US] +=
@@ -136,71 +207,86 @@ bool xfb_throttle(struct xfb_chan *chan, unsigned int nslots)
 	return true;
 }
 
-/**
- * struct xfb_limit_attr - a file of limits/
- * @da: the attribute
- * @rate: its rate, or XFB_NR_RATES for burst_ms
- */
-struct xfb_limit_attr {
-	struct device_attribute da;
-	unsigned int rate;
-};
-
 static ssize_t xfb_limit_show(struct device *d, struct device_attribute *da,
 			      char *buf)
 {
-	struct xfb_limit_attr *a = container_of(da, struct xfb_limit_attr, da);
 	struct xfb_be *be = dev_get_drvdata(d);
+	struct xfb_limiter *l;
+	unsigned int r;
 	u64 rate;
 
 	if (!be)
 		return -ENODEV;
-	if (a->rate == XFB_NR_RATES)
-		return sysfs_emit(buf, "%u\n",
-				  xfb_limiter_burst_ms(&be->limits));
-	rate = xfb_limiter_get(&be->limits, a->rate);
+	l = xfb_limit_set(be, xfb_attr_idx(da), &r);
+	if (r == XFB_NR_RATES)
+		return sysfs_emit(buf, "%u\n", xfb_limiter_burst_ms(l));
+	rate = xfb_limiter_get(l, r);
 	return rate ? sysfs_emit(buf, "%llu\n", rate) :
 		      sysfs_emit(buf, "none\n");
+}
+
+/* Parse and set rate @r of @l (XFB_NR_RATES: the burst); @value: as set. */
+static int xfb_limit_change(struct xfb_limiter *l, unsigned int r,
+			    const char *buf, u64 *value)
+{
+	u32 ms;
+	int err;
+
+	if (r == XFB_NR_RATES) {
+		err = xfb_burst_parse(buf, &ms) ?:
+		      xfb_limiter_set_burst(l, ms);
+		*value = ms;
+		return err;
+	}
+	return xfb_rate_parse(buf, value) ?:
+	       xfb_limiter_set(l, r, *value, ktime_get_ns());
+}
+
+/* Write key @i into @be's directory: @value, or "none" for 0. */
+static int xfb_limit_key_write(struct xfb_be *be, unsigned int i, u64 value)
+{
+	if (value)
+		return xenbus_printf(XBT_NIL, be->dev->nodename,
+				     xfb_limit_keys[i], "%llu", value);
+	return xenbus_write(XBT_NIL, be->dev->nodename, xfb_limit_keys[i],
+			    "none");
 }
 
 /*
  * A new limit applies at once (a held request asks again within
  * XFB_LIMIT_RETRY_MAX_US) and goes into our xenstore key, for the next
- * connection.
+ * connection: a guest's total into the key of each of its disks, so the
+ * disk that connects next does not bring back an older one.
  */
 static ssize_t xfb_limit_store(struct device *d, struct device_attribute *da,
 			       const char *buf, size_t count)
 {
-	struct xfb_limit_attr *a = container_of(da, struct xfb_limit_attr, da);
-	struct xfb_be *be = dev_get_drvdata(d);
-	u64 rate = 0;
-	u32 ms;
+	struct xfb_be *be = dev_get_drvdata(d), *each;
+	unsigned int i = xfb_attr_idx(da), r;
+	struct xfb_limiter *l;
+	u64 value;
 	int err;
 
 	if (!be)
 		return -ENODEV;
-	mutex_lock(&be->mutex);
-	if (a->rate == XFB_NR_RATES) {
-		err = kstrtou32(buf, 10, &ms) ?:
-		      xfb_limiter_set_burst(&be->limits, ms);
-		rate = ms;
-	} else {
-		err = xfb_rate_parse(buf, &rate) ?:
-		      xfb_limiter_set(&be->limits, a->rate, rate,
-				      ktime_get_ns());
+	l = xfb_limit_set(be, i, &r);
+	if (i < XFB_GUEST_FILES) {
+		mutex_lock(&be->mutex);
+		err = xfb_limit_change(l, r, buf, &value) ?:
+		      xfb_limit_key_write(be, i, value);
+		mutex_unlock(&be->mutex);
+		return err ? err : count;
 	}
-	if (!err && rate)
-		err = xenbus_printf(XBT_NIL, be->dev->nodename,
-				    xfb_limit_keys[a->rate], "%llu", rate);
-	else if (!err)
-		err = xenbus_write(XBT_NIL, be->dev->nodename,
-				   xfb_limit_keys[a->rate], "none");
-	mutex_unlock(&be->mutex);
+	mutex_lock(&be->guest->devs_lock);
+	err = xfb_limit_change(l, r, buf, &value);
+	list_for_each_entry(each, &be->guest->devs, guest_node)
+		err = err ?: xfb_limit_key_write(each, i, value);
+	mutex_unlock(&be->guest->devs_lock);
 	return err ? err : count;
 }
 
-static struct xfb_limit_attr xfb_limit_attrs[XFB_NR_RATES + 1];
-static struct attribute *xfb_limit_files[XFB_NR_RATES + 2];
+static struct xfb_idx_attr xfb_limit_attrs[XFB_LIMIT_FILES];
+static struct attribute *xfb_limit_files[XFB_LIMIT_FILES + 1];
 
 const struct attribute_group xfb_limit_group = {
 	.name = "limits",
@@ -214,16 +300,10 @@ void xfb_throttle_sysfs_init(void)
 {
 	unsigned int i;
 
-	for (i = 0; i <= XFB_NR_RATES; i++) {
-		struct xfb_limit_attr *a = &xfb_limit_attrs[i];
-
-		sysfs_attr_init(&a->da.attr);
-		a->da.attr.name = xfb_limit_names[i];
-		a->da.attr.mode = 0644;
-		a->da.show = xfb_limit_show;
-		a->da.store = xfb_limit_store;
-		a->rate = i;
-		xfb_limit_files[i] = &a->da.attr;
-	}
+	for (i = 0; i < XFB_LIMIT_FILES; i++)
+		xfb_limit_files[i] = xfb_idx_attr_init(&xfb_limit_attrs[i],
+						       xfb_limit_names[i], i,
+						       xfb_limit_show,
+						       xfb_limit_store);
 	xfb_limit_files[i] = NULL;
 }

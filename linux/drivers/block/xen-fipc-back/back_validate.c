@@ -18,6 +18,7 @@
 #include <linux/math.h>
 #include <linux/nospec.h>
 #include <linux/stddef.h>
+#include <linux/string.h>
 #include <linux/unaligned.h>
 #include <fipc/fipc_duplex.h>
 #include "back_validate.h"
@@ -59,34 +60,59 @@ u32 xfb_ref_at(const struct fipc_msg *msgs, unsigned int i)
 }
 
 /**
+ * xfb_parse_dec() - a plain decimal number, strictly
+ * @s: the text (need not be NUL-terminated)
+ * @len: its length
+ * @max: the largest value allowed, below U64_MAX / 10
+ * @val: set to the value on success
+ *
+ * Only decimal digits make a number here: no sign, blank, base prefix
+ * or trailing text, and not nothing (kstrtouint and "%u" take some of
+ * these, and "%u" wraps "-1" and "4294967297" silently).
+ *
+ * Return: 0; -EINVAL if @s is empty or holds anything but digits;
+ * -ERANGE if the number is above @max.
+ */
+int xfb_parse_dec(const char *s, size_t len, u64 max, u64 *val)
+{
+	u64 v = 0;
+	size_t i;
+
+	if (!len)
+		return -EINVAL;
+	for (i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -EINVAL;
+		/* Saturate: once above @max, the number stays above it. */
+		if (v <= max)
+			v = v * 10 + (s[i] - '0');
+	}
+	if (v > max)
+		return -ERANGE;
+	*val = v;
+	return 0;
+}
+
+/**
  * xfb_parse_uint() - parse a number the frontend wrote into xenstore
  * @s: the value as read, NUL-terminated
  * @min: smallest value allowed
  * @max: largest value allowed
  * @val: set to the value on success
  *
- * Only a plain decimal number is a number here: no sign, blank, base
- * prefix, trailing text or empty string (kstrtouint and "%u" take some
- * of these, and "%u" wraps "-1" and "4294967297" silently).
+ * As xfb_parse_dec(), on the whole string.
  *
  * Return: 0; -EINVAL if @s is not made of decimal digits only; -ERANGE
  * if the number is outside [@min, @max].
  */
 int xfb_parse_uint(const char *s, u32 min, u32 max, u32 *val)
 {
-	u64 v = 0;
-	const char *p;
+	u64 v;
+	int err = xfb_parse_dec(s, strlen(s), max, &v);
 
-	if (!*s)
-		return -EINVAL;
-	for (p = s; *p; p++) {
-		if (*p < '0' || *p > '9')
-			return -EINVAL;
-		/* Saturate: any number above U32_MAX is out of range. */
-		if (v <= U32_MAX)
-			v = v * 10 + (*p - '0');
-	}
-	if (v < min || v > max)
+	if (err)
+		return err;
+	if (v < min)
 		return -ERANGE;
 	*val = v;
 	return 0;

@@ -47,6 +47,7 @@ struct page;
 int xfb_pfn_pages(struct page *const *map, unsigned long npfns,
 		  bool writable, u8 op, const struct fipc_msg *msgs,
 		  unsigned int nrefs, struct page **pages, const char **why);
+int xfb_parse_dec(const char *s, size_t len, u64 max, u64 *val);
 int xfb_parse_uint(const char *s, u32 min, u32 max, u32 *val);
 
 #endif /* _XEN_FIPC_BACK_VALIDATE_H */

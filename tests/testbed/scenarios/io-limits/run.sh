@@ -5,8 +5,8 @@
 # through sysfs (limits/ of its backend device), and "neighbour".
 #   refusals  xl's limit options (capped's config) are in limits/, none
 #             on the neighbour; 0, garbage, a rate past 2^40 and a burst
-#             of 0 are refused (EINVAL); "none" lifts a limit; a limit set
-#             is in xenstore
+#             of 0, "+5" or past 60000 ms are refused (EINVAL); "none"
+#             lifts a limit; a limit set is in xenstore
 #   caps      for each of capped's saturating 4 KiB reads (iops_read),
 #             64 KiB reads (bps_read), 4 KiB writes (iops_write) and
 #             64 KiB writes (bps_write): its rate uncapped from the
@@ -87,7 +87,7 @@ refusals() {
             fipc_fail "limits/iops took '$v'"; rc=1
         fi
     done
-    for v in 0 60001 x; do
+    for v in 0 60001 x +5 ' 5' 4294967297; do
         if lim burst_ms "$v" 2>/dev/null; then
             fipc_fail "limits/burst_ms took '$v'"; rc=1
         fi

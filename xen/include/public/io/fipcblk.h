@@ -150,6 +150,13 @@
  *                                    other value: error node, no
  *                                    connection) and rewritten when
  *                                    changed in sysfs (limits/)
+ *   fipc-guest-iops, fipc-guest-iops-read, fipc-guest-iops-write,
+ *   fipc-guest-bps, fipc-guest-bps-read, fipc-guest-bps-write,
+ *   fipc-guest-burst-ms   as the seven above, for all the guest's disks
+ *                                    together; a disk that has any of
+ *                                    them sets the guest's total at its
+ *                                    connect (absent ones: none, 100);
+ *                                    one with none leaves it as it is
  *
  * Frontend directory, written by the toolstack:
  *   backend, backend-id, virtual-device, device-type, state   as for vbd
