@@ -127,15 +127,18 @@ e2e-kasan: modules dom0-overlay
 	@scripts/e2e-kasan.sh
 
 # The main job: build, boot the emulated testbed, run the fio harness on
-# every configuration and the noisy-neighbour benchmark, print the tables
-# (labelled emulated).
+# every configuration, the noisy-neighbour and the dom0 responsiveness
+# benchmarks, print the tables (labelled emulated).
 demo: all dom0-overlay
 	@echo "=== demo: fio harness on the emulated Xen testbed, $(DEMO_BACKING) (figures are emulated)"
 	tests/testbed/fipc-testbed run bench $(DEMO_ARGS) $(DEMO_BACKING_ARGS) $(TESTBED_ARGS)
 	@echo "=== demo: noisy neighbour (guest A saturates a slow disk; B and C read at QD 1)"
 	tests/testbed/fipc-testbed run noisy $(TESTBED_ARGS)
+	@echo "=== demo: dom0 responsiveness (dom0's wake-up latency while a guest bursts I/O)"
+	tests/testbed/fipc-testbed run dom0-latency $(TESTBED_ARGS)
 	@/usr/bin/python3 bench/fio/report.py $(BUILD)/testbed/results/bench \
-		--noisy $(BUILD)/testbed/results/noisy --out $(BUILD)/bench --emulated
+		--noisy $(BUILD)/testbed/results/noisy \
+		--dom0-latency $(BUILD)/testbed/results/dom0-latency --out $(BUILD)/bench --emulated
 	@echo "=== demo: tables in build/bench/fio.md, data in build/bench/fio.json"
 
 # The fio harness with PVH guests beside the PV ones (issue 14): phy and

@@ -26,6 +26,11 @@ guests B and C and configurations phy and phy1), alone and beside a guest
 that saturates a slow disk; fio.json gets them as "noisy" and fio.md a
 table, with each guest's median p99 growth over the rounds.
 
+With --dom0-latency DIR (the testbed's "dom0-latency" scenario): its
+DIR/dom0-latency.json (dom0's wake-up latency with the guest idle and
+while it bursts I/O on phy: and on phy1:, and the guest's IOPS); fio.json
+gets it as "dom0_latency" and fio.md a "dom0 responsiveness" table.
+
 Output: fio.json, fio.md (markdown tables shaped like the Fip-see report's
 Tables 8 to 17) and PNG plots, written to --out; the tables are printed.
 """
@@ -489,6 +494,62 @@ def noisy_table(noisy, emulated):
     return "\n".join(out)
 
 
+DOM0_LATENCY_CONFIGS = (("idle", "guest idle"), ("phy", "phy: (xen-blkback)"),
+                        ("phy1", "phy1: (xen-fipc-back)"))
+
+
+def load_dom0_latency(ddir):
+    """The dom0-latency scenario's summary (its summary.py), or None."""
+    path = os.path.join(ddir, "dom0-latency.json")
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return json.load(f)
+
+
+def dom0_latency_table(d, emulated):
+    """The "dom0 responsiveness" section: per configuration dom0's wake-up
+    latency (us; each a median over the rounds, max the largest) and the
+    guest's IOPS, then the target's line and the scenario's checks."""
+    if not d or not d.get("configs"):
+        return ""
+    label = " (emulated: QEMU TCG testbed, functional evidence only)" if emulated else ""
+    out = [f"### dom0 responsiveness: dom0's wake-ups while a guest bursts I/O{label}\n",
+           f"wakeprobe in dom0 (SCHED_OTHER, on the backend poller's CPU): "
+           f"{d['probe_s']:g} s of {d['interval_us']} us sleeps (lateness), then as long of "
+           f"pipe wake-ups between two processes, with the guest idle and while it bursts "
+           f"4 KiB random reads and writes at QD 32 on the same null_blk through each path; "
+           f"medians over {d['rounds']} round(s). Guest IOPS: requests the device completed "
+           f"during the probe per second, and fio's within its bursts.\n",
+           "| configuration | sleep p50 (us) | sleep p99 | sleep max | pipe p50 | pipe p99 | "
+           "pipe max | guest IOPS during probe | guest IOPS in bursts |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for cfg, name in DOM0_LATENCY_CONFIGS:
+        c = d["configs"].get(cfg)
+        if not c:
+            continue
+        s, p = c.get("sleep") or {}, c.get("pipe") or {}
+        out.append(f"| {name} | {fmt(s.get('p50_us'), 1)} | {fmt(s.get('p99_us'), 1)} | "
+                   f"{fmt(s.get('max_us'), 1)} | {fmt(p.get('p50_us'), 1)} | "
+                   f"{fmt(p.get('p99_us'), 1)} | {fmt(p.get('max_us'), 1)} | "
+                   f"{fmt(c.get('iops_probe'))} | {fmt(c.get('iops_fio'))} |")
+    out.append("")
+    t = d.get("target")
+    if t:
+        spread = (f"the rounds' spread {t['spread_us']:.1f} us" if t.get("spread_known")
+                  else "one round, no spread")
+        out.append(f"Target (phy1 no worse than phy): sleep p99 phy1 {t['phy1_p99_us']:.1f} us, "
+                   f"phy {t['phy_p99_us']:.1f} us, {spread}: "
+                   + ("met" if t["met"] else "not met")
+                   + ("" if t.get("judged") else " (reported, not judged"
+                      + (": emulated timings)" if emulated else ")")) + ".\n")
+    checks = d.get("checks") or []
+    bad = [c["name"] for c in checks if not c["ok"]]
+    out.append(f"Checks: {len(checks) - len(bad)} of {len(checks)} passed"
+               + (f"; failed: {', '.join(bad)}" if bad else "") + ".\n")
+    return "\n".join(out)
+
+
 def plots(res, outdir, emulated):
     try:
         import matplotlib
@@ -546,6 +607,8 @@ def main():
     ap.add_argument("--emulated", action="store_true", help="label figures as emulated")
     ap.add_argument("--meta", help="JSON file with extra facts (machine, sizes) to embed")
     ap.add_argument("--noisy", help="results of the testbed's noisy scenario, for its section")
+    ap.add_argument("--dom0-latency", help="results of the testbed's dom0-latency scenario, "
+                    "for its section")
     args = ap.parse_args()
     res = collect(args.results)
     skipped = []
@@ -572,11 +635,18 @@ def main():
         print(f"report: no noisy-neighbour results under {args.noisy}", file=sys.stderr)
         return 1
     doc["noisy"] = noisy
+    dlat = load_dom0_latency(args.dom0_latency) if args.dom0_latency else None
+    if args.dom0_latency and not dlat:
+        print(f"report: no dom0-latency.json under {args.dom0_latency}", file=sys.stderr)
+        return 1
+    doc["dom0_latency"] = dlat
     with open(os.path.join(args.out, "fio.json"), "w") as f:
         json.dump(doc, f, indent=2, sort_keys=True)
     md = tables(res, args.emulated, skipped, backing)
     if noisy:
         md += "\n" + noisy_table(noisy, args.emulated)
+    if dlat:
+        md += "\n" + dom0_latency_table(dlat, args.emulated)
     with open(os.path.join(args.out, "fio.md"), "w") as f:
         f.write(md + "\n")
     print(md)
