@@ -68,6 +68,10 @@ def load_bursts(gdir, phase):
         if not re.search(r"-b\d+\.json$", p):
             continue
         bursts += 1
+        rc = p[:-len(".json")] + ".rc"
+        if os.path.exists(rc) and open(rc).read().strip() != "0":
+            bad += 1
+            continue
         try:
             job = load_fio(p)["jobs"][0]
         except (ValueError, KeyError, IndexError):

@@ -7,7 +7,8 @@
 #                        again while the mailbox holds the phase; "started"
 #                        at once, "done" once dom0 posted another word
 #   bye                  exit
-# Each burst's fio result is /fipc/out/<phase>-b<K>.json.  The bursts
+# Each burst's fio result is /fipc/out/<phase>-b<K>.json (exit status:
+# .rc, which the host's summarize.py wants beside it).  The bursts
 # print nothing: every console line is work for dom0's xenconsoled, in
 # the middle of dom0's probe.  -o SELFTEST=noio: no I/O in the phy1
 # phases (the scenario must then fail).
@@ -38,7 +39,10 @@ while :; do
 		fi
 		n=$((n + 1))
 		FIPC_DEV=$dev FIPC_BURST_S=$on fio --output-format=json \
-			--output="/fipc/out/$phase-b$n.json" /fipc/scenario/burst.fio || bad=$((bad + 1))
+			--output="/fipc/out/$phase-b$n.json" /fipc/scenario/burst.fio
+		r=$?
+		echo $r > "/fipc/out/$phase-b$n.rc"
+		[ $r -eq 0 ] || bad=$((bad + 1))
 		sleep "$off"
 	done
 	[ $bad -eq 0 ] || rc=1
