@@ -100,16 +100,17 @@ static bool fipc_test_match(const struct fipc_msg *m, unsigned int n, u32 tag)
 }
 
 /*
- * Pollers.  A test channel is one ring whose sender view plays the peer;
- * its sleeping word is a plain variable, and its last-look hook records
+ * Pollers.  A test channel is one duplex ring whose client plays the
+ * peer, posting requests that expect no reply; the poller is the server.
+ * Its sleeping word is a plain variable, and its last-look hook records
  * whether the word was already set when it looked.
  */
 #define FIPC_POLL_TEST_WAIT_MS	5000
 
 struct fipc_poll_test_chan {
 	struct fipc_poll_entry poll;
-	struct fipc_ring tx;	/* the peer */
-	struct fipc_ring rx;
+	struct fipc_duplex_client tx;	/* the peer */
+	struct fipc_duplex_server rx;
 	int sleeping;
 	bool looked_sleeping;
 	atomic_t looks;
@@ -144,7 +145,8 @@ static int fipc_poll_test_poll(struct fipc_poll_entry *entry,
 	int n = 0, local;
 
 	WRITE_ONCE(c->budget_seen, budget);
-	while (budget-- && fipc_recv(&c->rx, &msg, 1) == 1) {
+	while (budget-- &&
+	       fipc_duplex_take_request(&c->rx, &msg, 1, NULL) == 1) {
 		u32 seq;
 
 		/* Messages numbered by the sender must come in order. */
@@ -180,7 +182,14 @@ static bool fipc_poll_test_has_work(struct fipc_poll_entry *entry)
 	if (READ_ONCE(c->sleeping))
 		c->looked_sleeping = true;
 	atomic_inc(&c->looks);
-	return fipc_rx_ready(&c->rx);
+	return fipc_duplex_request_ready(&c->rx);
+}
+
+/* Between rounds, alone on its poller: the duplex server's wait. */
+static int fipc_poll_test_wait(struct fipc_poll_entry *entry,
+			       struct fipc_waiter *w)
+{
+	return fipc_duplex_server_wait(&fipc_poll_test_chan(entry)->rx, w);
 }
 
 static bool fipc_poll_test_busy(struct fipc_poll_entry *entry)
@@ -199,6 +208,7 @@ static const struct fipc_poll_ops fipc_poll_test_ops = {
 	.set_sleeping = fipc_poll_test_set_sleeping,
 	.has_work = fipc_poll_test_has_work,
 	.busy = fipc_poll_test_busy,
+	.wait = fipc_poll_test_wait,
 	.show = fipc_poll_test_show,
 };
 
@@ -215,6 +225,7 @@ static const struct fipc_poll_ops fipc_poll_test_irq_ops = {
 	.poll = fipc_poll_test_poll,
 	.set_sleeping = fipc_poll_test_set_sleeping,
 	.has_work = fipc_poll_test_has_work,
+	.wait = fipc_poll_test_wait,
 	.show = fipc_poll_test_show,
 	.irq_take = fipc_poll_test_irq_take,
 };
@@ -236,8 +247,9 @@ static struct fipc_poller_set *fipc_poll_test_set(struct kunit *test,
 }
 
 /*
- * Test channels, each on its own ring memory of order 0 (tx: the peer's
- * view, rx: the poller's), so that all of them can carry messages at once.
+ * Test channels, each on its own duplex ring memory of order 0 (tx: the
+ * peer's client, rx: the poller's server), so that all of them can carry
+ * messages at once.
  */
 static struct fipc_poll_test_chan *
 fipc_poll_test_chans(struct kunit *test, unsigned int n)
@@ -250,9 +262,11 @@ fipc_poll_test_chans(struct kunit *test, unsigned int n)
 	for (i = 0; i < n; i++) {
 		void *mem = fipc_test_alloc(test, 0);
 
-		KUNIT_ASSERT_EQ(test, fipc_ring_init(&c[i].tx, mem, 0), 0);
-		KUNIT_ASSERT_EQ(test, fipc_ring_init(&c[i].rx, mem, 0), 0);
-		fipc_poll_entry_init(&c[i].poll, &c[i].rx);
+		KUNIT_ASSERT_EQ(test,
+				fipc_duplex_client_init(&c[i].tx, mem, 0), 0);
+		KUNIT_ASSERT_EQ(test,
+				fipc_duplex_server_init(&c[i].rx, mem, 0), 0);
+		fipc_poll_entry_init(&c[i].poll);
 	}
 	return c;
 }
@@ -345,7 +359,7 @@ static void fipc_poll_test_sleep(struct kunit *test, bool freezable)
 	/* The peer sends and, seeing the word set, notifies. */
 	c->wakeups_seen = READ_ONCE(pl->wakeups);
 	for (i = 0; i < 3; i++)
-		KUNIT_EXPECT_EQ(test, fipc_send(&c->tx, &msg, 1), 0);
+		KUNIT_EXPECT_EQ(test, fipc_duplex_post(&c->tx, &msg, 1), 0);
 	KUNIT_EXPECT_TRUE(test, fipc_poll_entry_irq(&c->poll));
 	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_got3, c));
 	KUNIT_EXPECT_EQ(test, atomic64_read(&pl->irqs), 1ll);
@@ -688,7 +702,7 @@ static void fipc_poll_test_send_notify(struct kunit *test,
 {
 	struct fipc_msg msg = { };
 
-	KUNIT_EXPECT_EQ(test, fipc_send(&c->tx, &msg, 1), 0);
+	KUNIT_EXPECT_EQ(test, fipc_duplex_post(&c->tx, &msg, 1), 0);
 	fipc_poll_entry_irq(&c->poll);
 }
 
@@ -1101,7 +1115,7 @@ static bool fipc_poll_test_feed_one(struct fipc_poll_test_feeder *f,
 	bool sent;
 
 	memcpy(msg.data, &f->sent[i], sizeof(f->sent[i]));
-	sent = fipc_send(&c->tx, &msg, 1) == 0;
+	sent = fipc_duplex_post(&c->tx, &msg, 1) == 0;
 	if (sent)
 		f->sent[i]++;
 	if (READ_ONCE(c->sleeping))
@@ -1165,7 +1179,7 @@ static void fipc_poll_test_all_in_order(struct kunit *test,
 		KUNIT_EXPECT_GT(test, f->sent[i], 0u);
 		KUNIT_EXPECT_EQ(test, (u32)atomic_read(&c->received), f->sent[i]);
 		KUNIT_EXPECT_EQ(test, atomic_read(&c->misordered), 0);
-		KUNIT_EXPECT_EQ(test, fipc_ring_error(&c->rx), 0);
+		KUNIT_EXPECT_EQ(test, fipc_duplex_server_error(&c->rx), 0);
 	}
 }
 
@@ -1508,10 +1522,10 @@ static void fipc_poll_test_idle_window(struct kunit *test,
 
 /*
  * A poller serving one channel waits on its ring between rounds
- * (fipc_wait_rx(): MWAITX or UMWAIT where the CPU has them), which a
- * kick from another CPU cannot end early.  While the channel says work
- * of it ends elsewhere (ops->busy), the poller spins instead: through a
- * whole idle window, not one wait on the ring.
+ * (ops->wait, fipc_duplex_server_wait(): MWAITX or UMWAIT where the CPU
+ * has them), which a kick from another CPU cannot end early.  While the
+ * channel says work of it ends elsewhere (ops->busy), the poller spins
+ * instead: through a whole idle window, not one wait on the ring.
  */
 static void fipc_test_poller_busy(struct kunit *test)
 {
@@ -1655,7 +1669,8 @@ static void fipc_test_poller_weight(struct kunit *test)
 	}
 	for (i = 0; i < 4; i++)
 		for (j = 0; j < 16; j++)
-			KUNIT_EXPECT_EQ(test, fipc_send(&c[i].tx, &msg, 1), 0);
+			KUNIT_EXPECT_EQ(test,
+					fipc_duplex_post(&c[i].tx, &msg, 1), 0);
 	d.want = 16;
 	KUNIT_EXPECT_TRUE(test, fipc_poll_entry_irq(&c[0].poll));
 	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_all_received,
@@ -1665,7 +1680,7 @@ static void fipc_test_poller_weight(struct kunit *test)
 
 	/* Live: the next visit of channel 2 takes 4 x 1024 / 256. */
 	fipc_poll_entry_set_weight(&c[2].poll, 1024);
-	KUNIT_EXPECT_EQ(test, fipc_send(&c[2].tx, &msg, 1), 0);
+	KUNIT_EXPECT_EQ(test, fipc_duplex_post(&c[2].tx, &msg, 1), 0);
 	fipc_poll_entry_irq(&c[2].poll);
 	d.c = &c[2];
 	d.n = 1;
@@ -1743,7 +1758,7 @@ static void fipc_test_poller_set(struct kunit *test)
 /*
  * A duplex channel in a poller: the poller is the server, answering each
  * call, and waits on the ring with the channel's own wait op
- * (fipc_duplex_server_wait()); the entry has no one-way ring at all.
+ * (fipc_duplex_server_wait()).
  */
 struct fipc_poll_test_dx {
 	struct fipc_poll_entry poll;
@@ -1834,7 +1849,7 @@ static void fipc_test_poller_duplex(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, d);
 	KUNIT_ASSERT_EQ(test, fipc_duplex_client_init(&d->client, mem, 0), 0);
 	KUNIT_ASSERT_EQ(test, fipc_duplex_server_init(&d->server, mem, 0), 0);
-	fipc_poll_entry_init(&d->poll, NULL);
+	fipc_poll_entry_init(&d->poll);
 	set->ops = &fipc_poll_test_dx_ops;
 	set->idle_us = 20000;
 	KUNIT_ASSERT_EQ(test, fipc_poller_set_start(set), 0);

@@ -123,11 +123,12 @@ static int fipc_poll_round(struct fipc_poller *pl, int *peer_work)
 }
 
 /*
- * Wait a little before the next round: with one channel, the fipc wait
- * strategy (MWAITX/UMWAIT where the CPU has them, else PAUSE) on its
- * ring (or the channel's own wait, ops->wait, for a duplex ring), unless
- * work of it ends elsewhere (ops->busy): a kick cannot end a hardware
- * wait early.  Otherwise, and with several channels, the spin-loop hint.
+ * Wait a little before the next round: with one channel, the channel's
+ * own wait (ops->wait: the fipc wait strategy, MWAITX/UMWAIT where the
+ * CPU has them, else PAUSE, on its duplex ring), unless work of it ends
+ * elsewhere (ops->busy): a kick cannot end a hardware wait early.
+ * Otherwise, with several channels, or without ops->wait, the spin-loop
+ * hint.
  */
 static void fipc_poll_pause(struct fipc_poller *pl)
 {
@@ -137,12 +138,9 @@ static void fipc_poll_pause(struct fipc_poller *pl)
 	if (pl->nr_entries == 1 && mutex_trylock(&pl->lock)) {
 		entry = list_first_entry_or_null(&pl->entries,
 						 struct fipc_poll_entry, node);
-		if (entry && !(ops->busy && ops->busy(entry))) {
+		if (entry && ops->wait && !(ops->busy && ops->busy(entry))) {
 			pl->rx_waits++;
-			if (ops->wait)
-				ops->wait(entry, &pl->waiter);
-			else
-				fipc_wait_rx(entry->rx, &pl->waiter);
+			ops->wait(entry, &pl->waiter);
 		} else {
 			cpu_relax();
 		}

@@ -86,9 +86,6 @@
  * Of struct fipc_poll_entry, whose fields are all the pollers':
  * @node: entry in the poller's list
  * @poller: the poller serving the channel, NULL while detached
- * @rx: the channel's receiving ring, watched with the fipc wait strategy
- *	while the poller serves this channel alone; NULL if the set's ops
- *	wait on the channel themselves (fipc_poll_ops.wait)
  * @retry_us: set by the driver's @poll (fipc_poll_entry_retry()): a
  *	sleeping poller looks again after this many microseconds; 0: never
  * @weight: the channel's share of its poller against the other channels

@@ -18,14 +18,14 @@
 /**
  * fipc_poll_entry_init() - prepare a channel's entry, detached
  * @entry: the entry
- * @rx: the channel's receiving ring (its memory may come later), or NULL
- *	if the set's ops wait on the channel themselves (fipc_poll_ops.wait)
+ *
+ * A poller serving the channel alone waits on it with the set's
+ * fipc_poll_ops.wait, if the set has one.
  */
-void fipc_poll_entry_init(struct fipc_poll_entry *entry, struct fipc_ring *rx)
+void fipc_poll_entry_init(struct fipc_poll_entry *entry)
 {
 	INIT_LIST_HEAD(&entry->node);
 	entry->poller = NULL;
-	entry->rx = rx;
 	entry->retry_us = 0;
 	entry->weight = FIPC_POLL_WEIGHT_DEFAULT;
 	entry->cpus = NULL;

@@ -44,8 +44,9 @@ struct fipc_poll_entry;
  * @busy: optional: true while work of the channel ends elsewhere and is
  *	announced with fipc_poll_entry_wake(): the poller then spins rather
  *	than wait in hardware (MWAITX, UMWAIT), which a kick cannot end
- * @wait: optional: wait for the channel's next message (in place of
- *	fipc_wait_rx() on the entry's ring) when the poller serves it alone
+ * @wait: optional: wait for the channel's next message, with the
+ *	poller's fipc_waiter, when the poller serves it alone (without it,
+ *	the poller spins between rounds)
  * @show: optional: more text after the poller's line of
  *	fipc_poller_set_show(), at most @size bytes; return the bytes written
  * @irq_take: optional: from fipc_poll_entry_irq() (any context) while
@@ -76,7 +77,6 @@ struct fipc_poll_entry {
 	/* private: */
 	struct list_head node;
 	struct fipc_poller *poller;
-	struct fipc_ring *rx;
 	unsigned int retry_us;
 	unsigned int weight;
 	const struct cpumask *cpus;
@@ -142,7 +142,7 @@ void fipc_poller_set_stop(struct fipc_poller_set *set);
 int fipc_poller_set_repin(struct fipc_poller_set *set, const char *list);
 int fipc_poller_set_show(struct fipc_poller_set *set, char *buf);
 
-void fipc_poll_entry_init(struct fipc_poll_entry *entry, struct fipc_ring *rx);
+void fipc_poll_entry_init(struct fipc_poll_entry *entry);
 void fipc_poller_attach(struct fipc_poller_set *set,
 			struct fipc_poll_entry *entry,
 			const struct cpumask *cpus);

@@ -223,7 +223,7 @@ int xfb_chans_map(struct xfb_be *be, unsigned int nr, unsigned int order)
 		chan->be = be;
 		chan->index = i;
 		/* The ring is waited on by xfb_poll_ops.wait. */
-		fipc_poll_entry_init(&chan->poll, NULL);
+		fipc_poll_entry_init(&chan->poll);
 		fipc_poll_entry_set_weight(&chan->poll, be->weight);
 		INIT_LIST_HEAD(&chan->free_reqs);
 		init_llist_head(&chan->done);

@@ -178,7 +178,7 @@ int xff_chans_setup(struct xff_info *info, unsigned int nr_chans,
 		spin_lock_init(&chan->tx_lock);
 		atomic_set(&chan->inflight, 0);
 		/* The ring is waited on by xff_poll_ops.wait. */
-		fipc_poll_entry_init(&chan->poll, NULL);
+		fipc_poll_entry_init(&chan->poll);
 		atomic64_set(&chan->notify_recv, 0);
 		atomic64_set(&chan->notify_spurious, 0);
 		err = xff_chan_alloc(info, chan);
