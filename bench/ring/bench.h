@@ -154,8 +154,6 @@ struct bench_ring {
 
 extern const struct bench_ring bench_ring_floor;
 extern const struct bench_ring bench_ring_floor64;
-extern const struct bench_ring bench_ring_fipc;
-extern const struct bench_ring bench_ring_fipc_rb16;
 extern const struct bench_ring bench_ring_duplex;
 extern const struct bench_ring bench_ring_cursors;
 extern const struct bench_ring bench_ring_xen;

@@ -14,7 +14,7 @@
  *   bool srv_complete(const struct bench_buf *b)  complete a request
  *                                             without a response payload
  *
- * Rings that need no completions (fipc, ptr_ring) make cli_reclaim() and
+ * Rings that need no completions (ptr_ring) make cli_reclaim() and
  * srv_complete() no-ops.  All waiting spins with PAUSE.
  *
  * A ring with a kind of message that expects no reply defines

@@ -22,10 +22,9 @@ static const unsigned int burst_sizes[] = { 1, 2, 4, 8, 16, 32, 64 };
 #define NR_BURSTS	ARRAY_SIZE(burst_sizes)
 
 static const struct bench_ring *const all_rings[] = {
-	&bench_ring_floor, &bench_ring_fipc, &bench_ring_duplex,
-	&bench_ring_xen, &bench_ring_packed, &bench_ring_ptr,
-	&bench_ring_fipc_rb16, &bench_ring_cursors, &bench_ring_floor64,
-	&bench_ring_virtio_packed, &bench_ring_nvme,
+	&bench_ring_floor, &bench_ring_duplex, &bench_ring_xen,
+	&bench_ring_packed, &bench_ring_ptr, &bench_ring_cursors,
+	&bench_ring_floor64, &bench_ring_virtio_packed, &bench_ring_nvme,
 };
 
 #define NR_RINGS	ARRAY_SIZE(all_rings)
@@ -502,24 +501,19 @@ static void write_targets(FILE *j, const struct opts *o, const u64 *rtt_p50,
 			  const double *pair, u64 (*burst_p50)[NR_BURSTS],
 			  const double *oneway)
 {
-	static const char *const rings[] = { "fipc", "duplex" };
 	int d = ring_index(o, "duplex"), pk = ring_index(o, "packed");
-	int fi = ring_index(o, "fipc"), r;
 	double v[NR_RINGS];
 	unsigned int i, k;
 
 	fprintf(j, "  \"summary\": {\n");
-	for (i = 0; i < ARRAY_SIZE(rings); i++) {
-		r = ring_index(o, rings[i]);
-		if (r < 0)
-			continue;
+	if (d >= 0) {
 		if (rtt_p50[0])
-			fprintf(j, "    \"%s_rtt_p50_over_floor\": %.3f,\n",
-				rings[i], (double)rtt_p50[r] / rtt_p50[0]);
-		fprintf(j, "    \"%s_rtt_p50_over_paired_floor\": %.3f,\n",
-			rings[i], pair[r]);
+			fprintf(j, "    \"duplex_rtt_p50_over_floor\": %.3f,\n",
+				(double)rtt_p50[d] / rtt_p50[0]);
+		fprintf(j, "    \"duplex_rtt_p50_over_paired_floor\": %.3f,\n",
+			pair[d]);
 	}
-	/* Issue 15: the duplex ring against packed (and fipc one-way). */
+	/* Issue 15: the duplex ring against packed. */
 	if (d >= 0 && pk >= 0 && rtt_p50[pk]) {
 		fprintf(j, "    \"duplex_rtt_p50_over_packed\": %.3f,\n",
 			(double)rtt_p50[d] / rtt_p50[pk]);
@@ -530,9 +524,6 @@ static void write_targets(FILE *j, const struct opts *o, const u64 *rtt_p50,
 				(double)burst_p50[d][k] / burst_p50[pk][k] : 0);
 		fprintf(j, " },\n");
 	}
-	if (d >= 0 && fi >= 0 && oneway[fi])
-		fprintf(j, "    \"duplex_oneway_over_fipc\": %.3f,\n",
-			oneway[d] / oneway[fi]);
 	for (i = 0; i < NR_RINGS; i++)
 		v[i] = rtt_p50[i];
 	fprintf(j, "    \"fastest_rtt_p50\": \"%s\",\n",
@@ -784,8 +775,8 @@ static void help(void)
 		"  -w WARM     untimed round trips before each series (default 10000)\n"
 		"  -b BATCHES  timed batches per burst size per round (default 10000)\n"
 		"  -s STREAM   one-way messages per ring per round (default 2000000)\n"
-		"  -R LIST     rings: floor,fipc,duplex,xen_ring,packed,ptr_ring,fipc_rb16,\n"
-		"              cursors\n"
+		"  -R LIST     rings: floor,duplex,xen_ring,packed,ptr_ring,cursors,\n"
+		"              floor64,virtio_pk,nvme_sqcq\n"
 		"  -j FILE     write the JSON record to FILE\n"
 		"  -g COMMIT   git commit to record\n");
 	exit(2);

@@ -5,8 +5,7 @@ Groups the runs' JSON files by build (the label pairs.sh passed as -g) and
 CPU pair, takes the median of each figure over a group's runs, and prints a
 Markdown table with issue 15's targets for the duplex ring, each judged on
 every pair: round trip p50 <= 1.05 x the floor and <= packed's, cycles per
-message <= packed's at every burst size, one-way rate >= the two-ring
-fipc's.  Every ratio is taken within one run (same CPUs, same minute)
+message <= packed's at every burst size.  Every ratio is taken within one run (same CPUs, same minute)
 before the median; where a run records each ring's p50 per round, the
 round-trip ratios are paired by round (the rings of one round ran one
 after another) and the targets are judged on those.  The reference rings
@@ -24,7 +23,7 @@ import statistics
 import sys
 
 RTT_OVER_FLOOR_MAX = 1.05
-RINGS = ("duplex", "packed", "fipc")
+RINGS = ("duplex", "packed")
 REFERENCES = ("floor64", "virtio_pk", "nvme_sqcq")
 
 
@@ -67,8 +66,7 @@ def run_figures(d):
 
     floor = p50("floor")
     f = {"floor_p50": floor,
-         "duplex_over_packed": s.get("duplex_rtt_p50_over_packed"),
-         "oneway_over_fipc": s.get("duplex_oneway_over_fipc")}
+         "duplex_over_packed": s.get("duplex_rtt_p50_over_packed")}
     for ring in RINGS:
         f[ring + "_p50"] = p50(ring)
         f[ring + "_over_floor"] = (p50(ring) / floor
@@ -113,10 +111,8 @@ def judge(med, bursts):
     rtt = None if None in (over_floor, over_packed) else over_floor and over_packed
     burst_ok = [at_most(med.get("burst_%d" % b), 1.0) for b in bursts]
     burst = None if not burst_ok or None in burst_ok else all(burst_ok)
-    oneway = med.get("oneway_over_fipc")
     return {"rtt": rtt, "burst": burst,
-            "burst_over": [b for b, ok in zip(bursts, burst_ok) if ok is False],
-            "oneway": None if oneway is None else oneway >= 1.0}
+            "burst_over": [b for b, ok in zip(bursts, burst_ok) if ok is False]}
 
 
 def fmt(value, spec="%.2f"):
@@ -130,10 +126,10 @@ def verdict(ok):
 def table(rows):
     bursts = sorted({b for r in rows for b in r["bursts"]})
     head = ["build", "CPUs", "runs", "floor p50", "duplex p50 (x floor)",
-            "packed p50 (x floor)", "fipc p50 (x floor)", "duplex / packed",
+            "packed p50 (x floor)", "duplex / packed",
             "paired: duplex / floor, floor64, packed"]
     head += ["burst %d" % b for b in bursts]
-    head += ["one-way duplex / fipc", "RTT", "bursts", "one-way"]
+    head += ["RTT", "bursts"]
     out = ["| " + " | ".join(head) + " |",
            "|" + "|".join("---" for _ in head) + "|"]
     for r in rows:
@@ -145,7 +141,7 @@ def table(rows):
 
         cells = [r["build"], ",".join(str(c) for c in r["cpus"]),
                  str(r["runs"]), fmt(m.get("floor_p50"), "%.0f"),
-                 ring("duplex"), ring("packed"), ring("fipc"),
+                 ring("duplex"), ring("packed"),
                  fmt(m.get("duplex_over_packed"), "%.3f"),
                  " / ".join(fmt(m.get("duplex_over_%s_paired" % ref), "%.3f")
                             for ref in ("floor", "floor64", "packed"))]
@@ -153,8 +149,7 @@ def table(rows):
         over = ""
         if t["burst_over"]:
             over = " (over at %s)" % ", ".join(str(b) for b in t["burst_over"])
-        cells += [fmt(m.get("oneway_over_fipc")), verdict(t["rtt"]),
-                  verdict(t["burst"]) + over, verdict(t["oneway"])]
+        cells += [verdict(t["rtt"]), verdict(t["burst"]) + over]
         out.append("| " + " | ".join(cells) + " |")
     return "\n".join(out)
 
@@ -189,8 +184,7 @@ def tally(rows):
     for build in sorted({r["build"] for r in rows}):
         mine = [r for r in rows if r["build"] == build]
         parts = []
-        for key, name in (("rtt", "round trip"), ("burst", "bursts"),
-                          ("oneway", "one-way")):
+        for key, name in (("rtt", "round trip"), ("burst", "bursts")):
             met = sum(1 for r in mine if r["targets"][key] is True)
             parts.append("%s met on %d of %d pairs" % (name, met, len(mine)))
         lines.append("- %s: %s" % (build, "; ".join(parts)))
@@ -214,8 +208,7 @@ def main(argv=None):
     print("Medians over each pair's runs; ratios taken within a run. Targets "
           "(issue 15): duplex round trip p50 <= %.2f x the floor and <= "
           "packed (paired by round where the runs record rounds); cycles "
-          "per message <= packed at every burst; one-way >= the two-ring "
-          "fipc.\n" % RTT_OVER_FLOOR_MAX)
+          "per message <= packed at every burst.\n" % RTT_OVER_FLOOR_MAX)
     print(table(rows))
     print()
     refs = reference_table(rows)

@@ -12,8 +12,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-RINGS = ["fipc", "duplex", "xen_ring", "packed", "ptr_ring", "fipc_rb16",
-         "cursors", "floor64", "virtio_pk", "nvme_sqcq"]
+RINGS = ["duplex", "xen_ring", "packed", "ptr_ring", "cursors", "floor64",
+         "virtio_pk", "nvme_sqcq"]
 BURSTS = ["1", "2", "4", "8", "16", "32", "64"]
 
 

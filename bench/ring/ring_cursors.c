@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * "cursors": the other layout issue 15 allows, measured against the
- * duplex ring and not shipped in the library.  Two one-way rings of 64
- * slots, as fipc's, but nobody writes a free flag: every reply carries
+ * duplex ring and not shipped in the library.  Two rings of 64 slots,
+ * one each way, but nobody writes a free flag: every reply carries
  * the server's read cursor on the request ring (as an NVMe completion
  * carries the submission queue head), and every request the client's
  * done cursor on the reply ring.  A side learns how far it may fill its

@@ -7,9 +7,9 @@
 #                                       machine (bench/ring/pairs.sh runs it)
 
 RING_BENCH := $(BUILD)/bench/ring-bench
-RING_BENCH_SRCS := $(addprefix bench/ring/,main.c ring_floor.c ring_fipc.c \
-	ring_xen.c ring_packed.c ring_ptr.c ring_duplex.c ring_cursors.c \
-	ring_floor64.c ring_virtio_packed.c ring_nvme.c)
+RING_BENCH_SRCS := $(addprefix bench/ring/,main.c ring_floor.c ring_xen.c \
+	ring_packed.c ring_ptr.c ring_duplex.c ring_cursors.c ring_floor64.c \
+	ring_virtio_packed.c ring_nvme.c)
 RING_BENCH_HDRS := $(wildcard bench/ring/*.h)
 RING_BENCH_ARGS ?=
 # Kernel style: stub operations leave parameters unused, as in the kernel.

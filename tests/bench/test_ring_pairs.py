@@ -11,17 +11,16 @@ import pairs  # noqa: E402
 BURSTS = (1, 2, 4, 8, 16, 32, 64)
 
 
-def run_json(build, cpus, floor, duplex, packed, fipc, bursts, oneway):
+def run_json(build, cpus, floor, duplex, packed, bursts):
     """One run as ring-bench writes it, with the fields pairs.py reads."""
     def ring(p50):
         return {"rtt_cycles": {"min": p50 - 10, "p50": p50, "p99": p50 * 2}}
     return {"benchmark": "ring", "git_commit": build, "cpus": list(cpus),
             "floor": ring(floor), "duplex": ring(duplex),
-            "packed": ring(packed), "fipc": ring(fipc),
+            "packed": ring(packed),
             "summary": {"duplex_rtt_p50_over_packed": round(duplex / packed, 3),
                         "duplex_burst_over_packed":
-                            {str(b): r for b, r in zip(BURSTS, bursts)},
-                        "duplex_oneway_over_fipc": oneway}}
+                            {str(b): r for b, r in zip(BURSTS, bursts)}}}
 
 
 def write(tmp_path, name, data):
@@ -36,18 +35,16 @@ def rows_by_key(tmp_path):
 def test_targets_met_and_not_met(tmp_path):
     level = [0.99] * 7
     write(tmp_path, "a-0_1-1.json",
-          run_json("a", (0, 1), 600, 620, 640, 900, level, 1.2))
+          run_json("a", (0, 1), 600, 620, 640, level))
     # Round trip 1.10 x the floor, over packed, and 8 % over at 16.
     over = [0.99, 0.99, 0.99, 1.0, 1.08, 0.95, 0.9]
     write(tmp_path, "a-2_9-1.json",
-          run_json("a", (2, 9), 600, 660, 650, 900, over, 0.9))
+          run_json("a", (2, 9), 600, 660, 650, over))
     rows = rows_by_key(tmp_path)
     good = rows[("a", (0, 1))]["targets"]
-    assert good == {"rtt": True, "burst": True, "burst_over": [],
-                    "oneway": True}
+    assert good == {"rtt": True, "burst": True, "burst_over": []}
     bad = rows[("a", (2, 9))]["targets"]
-    assert bad == {"rtt": False, "burst": False, "burst_over": [16],
-                   "oneway": False}
+    assert bad == {"rtt": False, "burst": False, "burst_over": [16]}
     text = pairs.tally(pairs.summarise(pairs.load_runs(str(tmp_path))))
     assert "round trip met on 1 of 2 pairs" in text
     assert "bursts met on 1 of 2 pairs" in text
@@ -57,23 +54,21 @@ def test_medians_over_runs_not_means(tmp_path):
     level = [1.0] * 7
     for k, duplex in enumerate((620, 630, 900)):
         write(tmp_path, "b-0_1-%d.json" % k,
-              run_json("b", (0, 1), 600, duplex, 640, 900, level, 1.0))
+              run_json("b", (0, 1), 600, duplex, 640, level))
     row = rows_by_key(tmp_path)[("b", (0, 1))]
     assert row["runs"] == 3
     assert row["median"]["duplex_p50"] == 630
     assert abs(row["median"]["duplex_over_floor"] - 1.05) < 1e-9
     # 1.05 x the floor is within the target; one slow run does not count.
     assert row["targets"]["rtt"] is True
-    # Level with fipc one way meets "no lower than".
-    assert row["targets"]["oneway"] is True
 
 
 def test_builds_and_pairs_kept_apart_and_other_json_skipped(tmp_path):
     level = [1.0] * 7
     write(tmp_path, "x-0_1-1.json",
-          run_json("x", (0, 1), 600, 600, 600, 900, level, 1.0))
+          run_json("x", (0, 1), 600, 600, 600, level))
     write(tmp_path, "y-0_1-1.json",
-          run_json("y", (0, 1), 600, 700, 600, 900, level, 1.0))
+          run_json("y", (0, 1), 600, 700, 600, level))
     write(tmp_path, "fio.json", {"benchmark": "fio"})
     (tmp_path / "broken.json").write_text("{")
     rows = rows_by_key(tmp_path)
@@ -83,14 +78,12 @@ def test_builds_and_pairs_kept_apart_and_other_json_skipped(tmp_path):
 
 
 def test_missing_figures_are_not_judged(tmp_path):
-    d = run_json("old", (0, 1), 600, 620, 640, 900, [1.0] * 7, 1.0)
-    del d["summary"]["duplex_oneway_over_fipc"]
+    d = run_json("old", (0, 1), 600, 620, 640, [1.0] * 7)
     del d["packed"]
     d["summary"]["duplex_rtt_p50_over_packed"] = None
     write(tmp_path, "old-0_1-1.json", d)
     row = rows_by_key(tmp_path)[("old", (0, 1))]
     assert row["targets"]["rtt"] is None
-    assert row["targets"]["oneway"] is None
     assert "n/a" in pairs.table([row])
 
 
@@ -110,10 +103,9 @@ b=${cpus#*,}
 cat > "$out" <<EOF
 {"benchmark": "ring", "git_commit": "$build", "cpus": [$a, $b],
  "floor": {"rtt_cycles": {"p50": 500}}, "duplex": {"rtt_cycles": {"p50": 510}},
- "packed": {"rtt_cycles": {"p50": 520}}, "fipc": {"rtt_cycles": {"p50": 800}},
+ "packed": {"rtt_cycles": {"p50": 520}},
  "summary": {"duplex_rtt_p50_over_packed": 0.98,
-  "duplex_burst_over_packed": {"1": 0.99, "64": 0.9},
-  "duplex_oneway_over_fipc": 1.1}}
+  "duplex_burst_over_packed": {"1": 0.99, "64": 0.9}}}
 EOF
 """
 
@@ -177,7 +169,7 @@ def test_round_trip_judged_paired_by_round(tmp_path):
     level = [1.0] * 7
     # Over all rounds the floor's p50 is low (two of five rounds sat on
     # near CPUs), so duplex looks 1.20 x it; round by round it is 1.02.
-    data = run_json("p", (0, 1), 500, 600, 600, 900, level, 1.0)
+    data = run_json("p", (0, 1), 500, 600, 600, level)
     write(tmp_path, "p-0_1-1.json", with_rounds(data, {
         "floor": [500, 590, 480, 590, 590],
         "duplex": [510, 602, 490, 600, 602],
@@ -188,7 +180,7 @@ def test_round_trip_judged_paired_by_round(tmp_path):
     assert row["median"]["duplex_over_packed_paired"] < 1.0
     assert row["targets"]["rtt"] is True
     # Paired by round and over 1.05 in most rounds: not met.
-    data = run_json("q", (0, 1), 500, 600, 600, 900, level, 1.0)
+    data = run_json("q", (0, 1), 500, 600, 600, level)
     write(tmp_path, "q-0_1-1.json", with_rounds(data, {
         "floor": [500, 500, 500, 500, 500],
         "duplex": [540, 540, 500, 540, 540],
@@ -198,7 +190,7 @@ def test_round_trip_judged_paired_by_round(tmp_path):
 
 def test_reference_rings_table(tmp_path):
     level = [1.0] * 7
-    data = run_json("r", (2, 9), 600, 600, 600, 900, level, 1.0)
+    data = run_json("r", (2, 9), 600, 600, 600, level)
     data = with_rounds(data, {"duplex": [600, 700, 600],
                               "virtio_pk": [1200, 1400, 1260],
                               "nvme_sqcq": [1500, 1750, 1320]})
@@ -215,6 +207,6 @@ def test_reference_rings_table(tmp_path):
     other = tmp_path / "old"
     other.mkdir()
     write(other, "o-0_1-1.json",
-          run_json("o", (0, 1), 600, 600, 600, 900, level, 1.0))
+          run_json("o", (0, 1), 600, 600, 600, level))
     assert pairs.reference_table(
         pairs.summarise(pairs.load_runs(str(other)))) == ""
