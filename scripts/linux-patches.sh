@@ -96,7 +96,6 @@ for f in lib/fipc/*.[ch] lib/fipc/*/*.[ch] include/fipc/*.h; do
 	[ "$rc" -le 1 ] || { echo "linux-patches: unifdef failed on $f" >&2; exit 1; }
 done
 cp "$top/tests/kunit/fipc_kunit.c" lib/fipc/fipc_kunit.c
-cp "$top/tests/ring/oneway_test.c" lib/fipc/fipc_ring_kunit.c
 cp "$top/tests/ring/duplex_test.c" lib/fipc/fipc_duplex_kunit.c
 cp "$top/tests/ring/ring_test.h" lib/fipc/ring_test.h
 "$top/scripts/kcompat-native.sh" "$probes/fipc_kcompat_probes.h" \
@@ -106,21 +105,20 @@ rm -f "$probes/lib_kcompat.h"
 printf '\nsource "lib/fipc/Kconfig"\n' >> lib/Kconfig
 printf '\nobj-$(CONFIG_FIPC) += fipc/\n' >> lib/Makefile
 commit "lib: add fipc, rings of cache-line slots for cross-domain IPC" \
-"A channel is two one-way rings of 64-byte slots in shared memory.
-Each slot carries 60 bytes of payload and its own ready/free flag in
-its last four bytes, so there is no shared producer or consumer
-counter and a message costs only the transfer of its own cache line.
-The receiver copies each slot once into private memory and checks
-every flag against the one value it may have, so a hostile peer (the
-other side may be another virtual machine) can only stop the flow.
-A duplex mode carries requests and replies on one ring.
+"A channel is one duplex ring of 64-byte slots in shared memory that
+carries requests and their replies.  Each slot carries 60 bytes of
+payload and its own flag in its last four bytes, so there is no shared
+producer or consumer counter and a request and its reply cost the
+transfers of one cache line there and back.  Each side copies a slot
+once into private memory and checks every flag against the values it
+may have, so a hostile peer (the other side may be another virtual
+machine) can only stop the flow.
 
 Also the pinned polling threads that serve many channels, sleep when
 idle after a learnt idle window and scale with load.  The rings are in
 lib/fipc/ring/, the threads in lib/fipc/poller/.
 
-KUnit suites: the rings (fipc_ring, fipc_duplex) and the pollers
-(fipc)."
+KUnit suites: the ring (fipc_duplex) and the pollers (fipc)."
 
 # 0002: the public header.
 mkdir -p include/xen/interface/io

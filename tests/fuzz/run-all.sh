@@ -9,5 +9,4 @@ build=$2
 here=$(dirname "$0")
 # run.sh BINARY SECONDS OUT SEEDS NAME
 exec "$here/../user/run-summed.sh" -j \
-	"$here/run.sh $build/fuzz/fuzz-rx $secs $build/fuzz $here/corpus fuzz" \
 	"$here/run.sh $build/fuzz/fuzz-duplex $secs $build/fuzz-duplex $here/corpus-duplex fuzz-duplex"

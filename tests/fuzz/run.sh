@@ -3,13 +3,14 @@
 # bounded time.  New inputs go to the build directory, never into the
 # committed corpus; a crash leaves its input under artifacts/.
 # usage: run.sh BINARY SECONDS BUILD_DIR [SEEDS_DIR [NAME]]
-# (defaults: tests/fuzz/corpus, the receive-path fuzzer, named "fuzz")
+# (defaults: tests/fuzz/corpus-duplex, the duplex ring's fuzzer, named
+# "fuzz-duplex")
 set -u
 bin=$1
 secs=$2
 out=$3
-seeds=${4:-$(dirname "$0")/corpus}
-name=${5:-fuzz}
+seeds=${4:-$(dirname "$0")/corpus-duplex}
+name=${5:-fuzz-duplex}
 mkdir -p "$out/corpus" "$out/artifacts"
 pass=0
 fail=0

@@ -1,10 +1,9 @@
 #!/bin/bash
 # Build and run the fipc KUnit suites under UML with kunit.py from Debian's
 # linux-source-6.1 (or FIPC_KTARGET's source, below; make kunit,
-# scripts/test-all.sh): "fipc_ring" (the
-# one-way rings, tests/ring/oneway_test.c) and "fipc_duplex" (the duplex
-# ring, tests/ring/duplex_test.c), the same sources the userspace build
-# runs, through tests/ring/ring_test.h; "fipc" (the pollers,
+# scripts/test-all.sh): "fipc_duplex" (the duplex ring,
+# tests/ring/duplex_test.c), the same source the userspace build runs,
+# through tests/ring/ring_test.h; "fipc" (the pollers,
 # fipc_kunit.c); "fipcblk_validate" (the backend's request
 # validation, fipcblk_validate_kunit.c); and "fipcblk_limit" (its I/O
 # limits, fipcblk_limit_kunit.c).
@@ -13,10 +12,9 @@
 # scripts/linux-src.sh) stays pristine: a hard-link copy of it made once,
 # $FIPC_CACHE/kunit-<ver>/src, gets our lib/fipc/ (and its headers again
 # as include/fipc/ for <fipc/fipc.h>), tests/kunit/fipc_kunit.c as
-# lib/fipc/fipc_kunit.c, tests/ring/duplex_test.c as
-# lib/fipc/fipc_duplex_kunit.c and tests/ring/oneway_test.c as
-# lib/fipc/fipc_ring_kunit.c with tests/ring/ring_test.h beside them (the
-# library's own lib/fipc/Kbuild lists the three suites' objects), a
+# lib/fipc/fipc_kunit.c and tests/ring/duplex_test.c as
+# lib/fipc/fipc_duplex_kunit.c with tests/ring/ring_test.h beside them
+# (the library's own lib/fipc/Kbuild lists the two suites' objects), a
 # lib/fipcblk/ made of tests/kunit/fipcblk/
 # (Kconfig, Kbuild), fipcblk_validate_kunit.c, fipcblk_limit_kunit.c,
 # the driver's unchanged back_validate.[ch] and back_limit.[ch] and
@@ -43,7 +41,7 @@ mkdir -p "$out"
 # The cases the suites declare, as <suite>.<case>: any that gives no
 # result counts as failed.
 suites="fipc_kunit.c fipcblk_validate_kunit.c fipcblk_limit_kunit.c"
-shared="$top/tests/ring/oneway_test.c $top/tests/ring/duplex_test.c"
+shared="$top/tests/ring/duplex_test.c"
 expected=$(for f in $suites; do
 	# the .name of the file's struct kunit_suite, not of other structs
 	s=$(sed -n '/^static struct kunit_suite /,/^};/s/^[[:space:]]*\.name = "\([a-z0-9_]*\)",.*/\1/p' \
@@ -145,9 +143,6 @@ sync_tree() {
 	put "$top/tests/ring/duplex_test.c" \
 		"$tree/lib/fipc/fipc_duplex_kunit.c" || return 1
 	echo lib/fipc/fipc_duplex_kunit.c >>"$want"
-	put "$top/tests/ring/oneway_test.c" \
-		"$tree/lib/fipc/fipc_ring_kunit.c" || return 1
-	echo lib/fipc/fipc_ring_kunit.c >>"$want"
 	# lib/fipcblk/: destination, then source in the repository.
 	while read -r f from; do
 		put "$top/$from" "$tree/lib/fipcblk/$f" || return 1

@@ -156,8 +156,7 @@ if grep -E '(lib/fipc|xen-fipc-(front|back)|mem-reservation)[/.].*warning:' "$bl
 else
 	ok "no W=1 warning in the series' files"
 fi
-for o in lib/fipc/fipc.o lib/fipc/fipc_kunit.o lib/fipc/fipc_ring_kunit.o \
-	lib/fipc/fipc_duplex_kunit.o \
+for o in lib/fipc/fipc.o lib/fipc/fipc_kunit.o lib/fipc/fipc_duplex_kunit.o \
 	drivers/block/xen-fipc-front/xen-fipc-front.o \
 	drivers/block/xen-fipc-front/front_inject.o \
 	drivers/block/xen-fipc-back/xen-fipc-back.o \

@@ -1,6 +1,6 @@
-# Userspace tests of lib/fipc: the unit tests of the rings (tests/ring/,
-# the same sources KUnit runs), a two-thread stress test (also under
-# ThreadSanitizer) and libFuzzer targets for the receive paths.
+# Userspace tests of lib/fipc: the unit tests of the duplex ring
+# (tests/ring/, the same source KUnit runs), a two-thread stress test
+# (also under ThreadSanitizer) and a libFuzzer target for both ends.
 # Included by the top-level Makefile, which defines TOP, BUILD,
 # USER_CFLAGS, FIPC_SRCS, FIPC_HDRS and LIBFIPC.
 
@@ -25,26 +25,10 @@ CLANG_CFLAGS := $(filter-out -O2,$(USER_CFLAGS)) -O1 \
 # Ring tests shared with KUnit (tests/ring/, one source for both builds).
 RING_TEST_HDRS := tests/ring/ring_test.h $(USER_TEST_HDRS)
 
-$(TEST_BUILD)/user/ring: tests/ring/oneway_test.c $(RING_TEST_HDRS) \
-		$(LIBFIPC)
-	@mkdir -p $(dir $@)
-	$(CC) $(USER_CFLAGS) -pthread $< $(LIBFIPC) -o $@
-
 $(TEST_BUILD)/user/duplex: tests/ring/duplex_test.c $(RING_TEST_HDRS) \
 		$(LIBFIPC)
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -pthread $< $(LIBFIPC) -o $@
-
-# A peer written from the public header alone (C99, no lib/fipc) against
-# lib/fipc: the header is a complete specification of the ring.
-$(TEST_BUILD)/user/header: tests/user/header_test.c tests/user/header_peer.c \
-		tests/user/header_peer.h xen/include/public/io/fipcblk.h \
-		$(RING_TEST_HDRS) $(LIBFIPC)
-	@mkdir -p $(dir $@)
-	$(CC) -std=c99 -pedantic -O2 -Wall -Wextra -Werror -Ixen/include \
-		-c tests/user/header_peer.c -o $@-peer.o
-	$(CC) $(USER_CFLAGS) -Ixen/include -pthread $< $@-peer.o $(LIBFIPC) \
-		-o $@
 
 STRESS_SRCS := tests/user/stress.c tests/user/stress_duplex.c
 STRESS_HDRS := tests/user/stress.h $(USER_TEST_HDRS)
@@ -59,17 +43,7 @@ $(TEST_BUILD)/user/stress-tsan: $(STRESS_SRCS) $(STRESS_HDRS) $(FIPC_SRCS)
 	$(CLANG) $(CLANG_CFLAGS) -fsanitize=thread -pthread $(STRESS_SRCS) \
 		$(FIPC_SRCS) -o $@
 
-# libFuzzer + ASan + UBSan; the entry point's name comes from here so that
-# the source stays free of CamelCase.
-$(TEST_BUILD)/fuzz/fuzz-rx: tests/fuzz/fuzz_rx.c tests/fuzz/fuzz_input.h \
-		$(FIPC_HDRS) $(FIPC_SRCS)
-	@mkdir -p $(dir $@)
-	$(CLANG) $(CLANG_CFLAGS) -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=all \
-		-DFUZZ_ENTRY=LLVMFuzzerTestOneInput $< $(FIPC_SRCS) -o $@
-
-check-user-unit: $(TEST_BUILD)/user/ring $(TEST_BUILD)/user/duplex \
-		$(TEST_BUILD)/user/header
+check-user-unit: $(TEST_BUILD)/user/duplex
 	@tests/user/run-summed.sh $^
 
 check-user-stress: $(TEST_BUILD)/user/stress
@@ -78,7 +52,9 @@ check-user-stress: $(TEST_BUILD)/user/stress
 check-user-tsan: $(TEST_BUILD)/user/stress-tsan
 	@tests/user/run-tsan.sh $< $(TSAN_MSGS)
 
-# The duplex ring (both ends, against its own reference model).
+# The duplex ring (both ends, against its own reference model), with
+# libFuzzer + ASan + UBSan; the entry point's name comes from here so that
+# the source stays free of CamelCase.
 $(TEST_BUILD)/fuzz/fuzz-duplex: tests/fuzz/fuzz_duplex.c \
 		tests/fuzz/fuzz_input.h $(FIPC_HDRS) $(FIPC_SRCS)
 	@mkdir -p $(dir $@)
@@ -87,7 +63,7 @@ $(TEST_BUILD)/fuzz/fuzz-duplex: tests/fuzz/fuzz_duplex.c \
 		-DFUZZ_ENTRY=LLVMFuzzerTestOneInput $< $(FIPC_SRCS) -o $@
 
 # Every fuzzer, FUZZ_SECONDS each, each from its own seed corpus.
-FUZZERS := $(TEST_BUILD)/fuzz/fuzz-rx $(TEST_BUILD)/fuzz/fuzz-duplex
+FUZZERS := $(TEST_BUILD)/fuzz/fuzz-duplex
 define run_fuzzers
 	@tests/fuzz/run-all.sh $(FUZZ_SECONDS) $(TEST_BUILD)
 endef
@@ -100,7 +76,6 @@ fuzz: $(FUZZERS)
 
 # Regenerate the committed seed corpora.
 fuzz-corpus:
-	@python3 tests/fuzz/gen_corpus.py tests/fuzz/corpus
 	@python3 tests/fuzz/gen_corpus_duplex.py tests/fuzz/corpus-duplex
 
 CHECK_DEPS += check-user-unit check-user-stress check-user-tsan check-fuzz

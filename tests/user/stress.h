@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the two-thread stress tests share (stress.c: one-way and echo
- * rings; stress_duplex.c: the duplex ring): the message format, its
- * checks, pinning, backing off, and the progress watchdog.
+ * What the two-thread stress test's files share (stress.c: the variants
+ * and main(); stress_duplex.c: the duplex ring's client and server): the
+ * message format, its checks, pinning, backing off, and the progress
+ * watchdog.
  */
 #ifndef _FIPC_TESTS_STRESS_H
 #define _FIPC_TESTS_STRESS_H
@@ -17,7 +18,6 @@
 #include <fipc/fipc.h>
 #include <fipc/fipc_duplex.h>
 
-#define BURST_MAX	16
 #define WATCHDOG_SECS	120
 #define HDR_SEQ		0	/* u64 message number */
 #define HDR_HASH	8	/* u64 hash of every other byte */
@@ -26,33 +26,24 @@
 /**
  * struct variant - one stress configuration
  * @name: printed on the result line
- * @order: ring order (both rings)
- * @batch: release batch of the receiving rings
- * @echo: the consumer sends every message back
- * @duplex: one duplex ring instead (@batch: its acknowledgment batch,
- *	0 for the default; @echo unused)
+ * @order: ring order
+ * @batch: the server's acknowledgment batch, 0 for the default
  */
 struct variant {
 	const char *name;
 	unsigned int order;
 	unsigned int batch;
-	bool echo;
-	bool duplex;
 };
 
 /**
  * struct stats - what one thread did, to show that the mix happened
- * @bursts: send_burst or recv_burst calls that moved more than 1 message
- * @partial: send_burst calls that moved fewer than asked (ring full)
  * @multi: multi-slot messages
  * @eagain: sends that found the ring full
  * @slots: slots moved
- * @posted: duplex: posted requests
- * @reordered: duplex: replies sent or received out of call order
+ * @posted: posted requests
+ * @reordered: replies sent or received out of call order
  */
 struct stats {
-	u64 bursts;
-	u64 partial;
 	u64 multi;
 	u64 eagain;
 	u64 slots;
@@ -64,12 +55,9 @@ struct stats {
  * struct stress - one run
  * @v: the variant
  * @nmsgs: messages to send
- * @req_mem: memory of the request ring (producer to consumer)
- * @rsp_mem: memory of the response ring (echo only)
- * @prod: the producer's channel (tx: requests, rx: responses)
- * @cons: the consumer's channel (rx: requests, tx: responses)
- * @dc: duplex: the client (the producer thread's end)
- * @ds: duplex: the server (the consumer thread's end)
+ * @req_mem: memory of the duplex ring
+ * @dc: the client (the first thread's end)
+ * @ds: the server (the second thread's end)
  * @cpu: the CPUs to pin to, -1 for none
  * @progress: messages handled per thread, for the watchdog
  * @done: thread finished
@@ -82,9 +70,6 @@ struct stress {
 	const struct variant *v;
 	u64 nmsgs;
 	void *req_mem;
-	void *rsp_mem;
-	struct fipc_chan prod;
-	struct fipc_chan cons;
 	struct fipc_duplex_client dc;
 	struct fipc_duplex_server ds;
 	int cpu[2];

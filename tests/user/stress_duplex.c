@@ -227,7 +227,7 @@ static bool dx_drained(struct stress *s)
 /**
  * run_duplex_variant() - one duplex stress run
  * @suite: the suite name on the result line
- * @v: the variant (@v->duplex)
+ * @v: the variant
  * @nmsgs: messages the client sends
  *
  * Return: true if every message and every reply arrived intact.
