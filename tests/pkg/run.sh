@@ -47,7 +47,7 @@ deb2=$(FIPC_DEB_VERSION=$v2 "$top/scripts/make-deb.sh" | tail -n 1)
 check "make deb builds fipc-dkms $v2" test -f "$deb2"
 
 list=$(dpkg-deb -c "$deb1" | awk '{ print $6 }')
-for f in dkms.conf Kbuild fipc/ring/fipc_ring.c xen-fipc-front/front_main.c \
+for f in dkms.conf Kbuild fipc/ring/fipc_duplex_ring.c xen-fipc-front/front_main.c \
 	xen-fipc-back/back_main.c include/fipc/fipc.h include/xen/interface/io/fipcblk.h \
 	kcompat-probe.sh compat/include/linux/blkdev.h compat/probes/bdev_file_open.c; do
 	check "package holds /usr/src/fipc-$v1/$f" grep -qx "./usr/src/fipc-$v1/$f" <<<"$list"

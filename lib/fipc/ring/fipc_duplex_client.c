@@ -9,7 +9,6 @@
  * may have (fipc_duplex_client_look()); a span is bounded by what was
  * submitted before it moves the cursor; payloads are copied once.
  */
-#include "fipc_internal.h"
 #include <fipc/fipc_duplex.h>
 
 static int fipc_duplex_client_fail(struct fipc_duplex_client *c)

@@ -1,12 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fipc duplex ring set-up: a client or a server view of one ring.
+ * fipc duplex ring set-up: empty ring memory, and a client or a server
+ * view of one ring.
  */
-#include "fipc_internal.h"
 #include <fipc/fipc_duplex.h>
 
 /* Default acknowledgment batch: a quarter of the ring, see below. */
 #define FIPC_DUPLEX_ACK_BATCH_DIV	4
+
+/**
+ * fipc_ring_clear() - make ring memory an empty ring
+ * @mem: the ring's memory, FIPC_RING_BYTES(@order) bytes
+ * @order: log2 of the ring size in 4 KiB pages
+ *
+ * Only the side that allocates the ring calls this, before it shares the
+ * memory; FIPC_FLAG_FREE is zero, so zeroed memory is already empty.
+ */
+void fipc_ring_clear(void *mem, unsigned int order)
+{
+	memset(mem, 0, FIPC_RING_BYTES(order));
+}
+EXPORT_SYMBOL_GPL(fipc_ring_clear);
 
 static int fipc_duplex_check_mem(void *mem, unsigned int order)
 {

@@ -10,7 +10,6 @@
  * length bounds the copy only after array_index_nospec(); payloads are
  * copied once into the caller's buffer.
  */
-#include "fipc_internal.h"
 #include <fipc/fipc_duplex.h>
 
 static int fipc_duplex_server_fail(struct fipc_duplex_server *s)

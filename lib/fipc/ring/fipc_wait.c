@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fipc waiting: poll a ring's next slot with a chosen method, then fall
- * back to a caller-provided sleep hook (an event channel, a wait queue).
+ * fipc waiting: poll the duplex ring's next slot with a chosen method,
+ * then fall back to a caller-provided sleep hook (an event channel, a
+ * wait queue).
  */
-#include "fipc_internal.h"
-#include "fipc_cpu.h"
 #include <fipc/fipc_duplex.h>
+#include "fipc_cpu.h"
 
 static const char * const fipc_wait_names[FIPC_WAIT_NR_METHODS] = {
 	[FIPC_WAIT_PAUSE] = "pause",
@@ -134,7 +134,8 @@ static void fipc_wait_once(enum fipc_wait_method method, u32 *flag, u32 seen)
 }
 
 /*
- * The wait loop shared by every kind of ring, inlined into each caller
+ * The wait loop shared by both ends of the duplex ring, inlined into each
+ * caller
  * with its own @poll and @before_sleep.  @poll returns 1 when the caller
  * should call its receive function (a message, or a flag that function
  * will reject), a negative error to stop, or 0 "not yet", with the flag
@@ -171,43 +172,6 @@ fipc_wait_loop(struct fipc_waiter *w, void *ctx,
 		fipc_wait_once(w->method, flag, seen);
 	}
 }
-
-static int fipc_wait_rx_poll(void *ctx, u32 **flag, u32 *seen)
-{
-	struct fipc_ring *rx = ctx;
-
-	if (unlikely(rx->error))
-		return rx->error;
-	if (fipc_rx_ready(rx))
-		return 1;
-	*flag = &fipc_slot_at(rx, rx->seq)->flag;
-	*seen = FIPC_FLAG_FREE;
-	return 0;
-}
-
-static void fipc_wait_rx_before_sleep(void *ctx)
-{
-	fipc_recv_release(ctx);
-}
-
-/**
- * fipc_wait_rx() - wait until a message is ready at the receiver's cursor
- * @rx: the receiving ring
- * @w: the wait strategy
- *
- * Before calling the sleep hook, slots held back by a release batch are
- * freed, so the sender is never blocked by a sleeping receiver.
- *
- * Return: 0 when fipc_recv() should be called; -EPROTO if the ring is
- * broken; -ETIMEDOUT after @w->spin_limit empty polls with no sleep hook;
- * or the sleep hook's negative return.
- */
-int fipc_wait_rx(struct fipc_ring *rx, struct fipc_waiter *w)
-{
-	return fipc_wait_loop(w, rx, fipc_wait_rx_poll,
-			      fipc_wait_rx_before_sleep);
-}
-EXPORT_SYMBOL_GPL(fipc_wait_rx);
 
 static int fipc_wait_reply_poll(void *ctx, u32 **flag, u32 *seen)
 {

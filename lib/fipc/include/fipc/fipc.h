@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * fipc: one-way rings of cache-line slots for cross-domain IPC.
+ * fipc: rings of cache-line slots for cross-domain IPC.
  *
  * A ring is 2^order 4 KiB pages of shared memory cut into 64-byte slots.
  * Each slot carries 60 bytes of payload and, in its last 4 bytes, a flag
- * that says whether the slot is free or holds a ready message.  There is
- * no shared producer or consumer counter: each side keeps its own cursor
- * in private memory, so a message costs only the transfer of its own
- * cache line.  A channel is two such rings, one per direction.
+ * word.  There is no shared producer or consumer counter: each side
+ * keeps its own cursors in private memory, so a message costs only the
+ * transfer of its own cache line.  This header has the slots, the one
+ * copy of a payload and the wait strategies; the ring itself, which
+ * carries requests and their replies, is in <fipc/fipc_duplex.h>.
  *
  * The wire format is described in docs/protocol.md.
  */
@@ -33,11 +34,12 @@ static_assert(FIPC_RING_SLOTS(FIPC_MIN_ORDER) >= FIPC_MSG_MAX_SLOTS,
 	      "a maximal message fits in the smallest ring");
 
 /*
- * Slot flag word.  FREE is all zero, so zeroed memory is an empty ring.
- * A ready slot holds FIPC_FLAG_READY in bits 31..24, the message length
- * in slots in bits 23..16 (head slot only, 0 in continuation slots) and
- * the low 16 bits of the slot's sequence number in bits 15..0.  Any other
- * value is a protocol violation by the peer.
+ * Slot flag word: a kind in bits 31..24, a count in bits 23..16 and a
+ * stamp in bits 15..0 (the duplex ring's kinds and meanings are in
+ * fipc_duplex.h).  FREE is all zero, so zeroed memory is an empty ring.
+ * FIPC_FLAG_READY is the kind of the retired one-way ring (fipcblk
+ * protocol 1), never valid in a duplex ring: kept so that its
+ * value stays reserved (xen/include/public/io/fipcblk.h).
  */
 #define FIPC_FLAG_FREE		0x00000000u
 #define FIPC_FLAG_READY		0xa5000000u
@@ -49,7 +51,7 @@ static_assert(FIPC_RING_SLOTS(FIPC_MIN_ORDER) >= FIPC_MSG_MAX_SLOTS,
 /**
  * struct fipc_slot - one cache line of a ring, as laid out in shared memory
  * @payload: message bytes, opaque to the library
- * @flag: FIPC_FLAG_FREE or a ready flag, see above; written last
+ * @flag: the flag word, see above; written last
  */
 struct fipc_slot {
 	u8 payload[FIPC_SLOT_PAYLOAD];
@@ -57,9 +59,9 @@ struct fipc_slot {
 };
 
 /*
- * Exactly one cache line.  fipc_ring_init() checks that the ring memory
- * is slot aligned (it is page aligned in practice), so every slot starts
- * on a cache-line boundary.
+ * Exactly one cache line.  fipc_duplex_client_init() and _server_init()
+ * check that the ring memory is slot aligned (it is page aligned in
+ * practice), so every slot starts on a cache-line boundary.
  */
 static_assert(sizeof(struct fipc_slot) == FIPC_SLOT_BYTES,
 	      "a fipc slot is one 64-byte cache line");
@@ -72,34 +74,6 @@ static_assert(sizeof(struct fipc_slot) == FIPC_SLOT_BYTES,
  */
 struct fipc_msg {
 	u8 data[FIPC_SLOT_PAYLOAD];
-};
-
-/**
- * struct fipc_ring - one side's private view of a one-way ring
- * @slots: the shared slots
- * @mask: number of slots minus one
- * @seq: sequence number of the next slot to fill (sender) or read (receiver)
- * @release_seq: receiver only: first consumed slot not yet handed back
- * @release_batch: receiver only: consumed slots to collect before freeing
- * @error: 0, or -EPROTO once the peer has broken the protocol (sticky)
- */
-struct fipc_ring {
-	struct fipc_slot *slots;
-	u32 mask;
-	u32 seq;
-	u32 release_seq;
-	u32 release_batch;
-	int error;
-};
-
-/**
- * struct fipc_chan - a bidirectional channel: one ring each way
- * @tx: the ring this side sends on
- * @rx: the ring this side receives from
- */
-struct fipc_chan {
-	struct fipc_ring tx;
-	struct fipc_ring rx;
 };
 
 /* Bytes of a payload moved first by fipc_payload_move(). */
@@ -154,84 +128,8 @@ static inline void fipc_slot_copy(const struct fipc_slot *slot,
 }
 
 void fipc_ring_clear(void *mem, unsigned int order);
-int fipc_ring_init(struct fipc_ring *ring, void *mem, unsigned int order);
-int fipc_ring_set_release_batch(struct fipc_ring *rx, unsigned int batch);
-int fipc_chan_init(struct fipc_chan *chan, void *tx_mem, void *rx_mem,
-		   unsigned int order);
 
-int fipc_send(struct fipc_ring *tx, const struct fipc_msg *msg,
-	      unsigned int nslots);
-int fipc_send_burst(struct fipc_ring *tx, const struct fipc_msg *msgs,
-		    unsigned int count);
-
-int fipc_recv(struct fipc_ring *rx, struct fipc_msg *buf,
-	      unsigned int max_slots);
-int fipc_recv_burst(struct fipc_ring *rx, struct fipc_msg *bufs,
-		    unsigned int count);
-void fipc_recv_release(struct fipc_ring *rx);
-
-/*
- * For tests and diagnostics, never a hot path: each reads up to @max of
- * the peer's lines (flags) to count them.
- */
-int fipc_tx_space(struct fipc_ring *tx, unsigned int max);
-int fipc_rx_pending(struct fipc_ring *rx, unsigned int max);
-
-/**
- * fipc_ring_error() - the sticky protocol error of a ring
- * @ring: the ring
- *
- * Return: 0 while the peer has followed the protocol, else -EPROTO.
- */
-static inline int fipc_ring_error(const struct fipc_ring *ring)
-{
-	return ring->error;
-}
-
-/**
- * fipc_ring_slots() - number of slots in a ring
- * @ring: the ring
- *
- * Return: the slot count, a power of two.
- */
-static inline unsigned int fipc_ring_slots(const struct fipc_ring *ring)
-{
-	return ring->mask + 1;
-}
-
-/**
- * fipc_rx_ready() - cheap check whether a message waits at the cursor
- * @rx: the receiving ring
- *
- * For poll loops: reads one flag, copies nothing and validates nothing,
- * so a true result only means "call fipc_recv() now".
- *
- * Return: true if the next slot is not free.
- */
-static inline bool fipc_rx_ready(const struct fipc_ring *rx)
-{
-	const struct fipc_slot *slot = &rx->slots[rx->seq & rx->mask];
-
-	return READ_ONCE(slot->flag) != FIPC_FLAG_FREE;
-}
-
-/**
- * fipc_tx_room() - cheap check whether the next slot can be filled
- * @tx: the sending ring
- *
- * For poll loops deciding whether waiting output can go on: reads one
- * flag and validates nothing (fipc_send() does).
- *
- * Return: true if the slot at the cursor is free.
- */
-static inline bool fipc_tx_room(const struct fipc_ring *tx)
-{
-	const struct fipc_slot *slot = &tx->slots[tx->seq & tx->mask];
-
-	return READ_ONCE(slot->flag) == FIPC_FLAG_FREE;
-}
-
-/* Waiting for a message: fipc_wait.c */
+/* Waiting for a message: fipc_wait.c, fipc_duplex_*_wait() */
 
 /**
  * enum fipc_wait_method - how a receiver waits for the next message
@@ -274,6 +172,5 @@ const char *fipc_wait_method_name(enum fipc_wait_method method);
 int fipc_waiter_init(struct fipc_waiter *w, enum fipc_wait_method method,
 		     unsigned int spin_limit, int (*sleep)(void *arg),
 		     void *arg);
-int fipc_wait_rx(struct fipc_ring *rx, struct fipc_waiter *w);
 
 #endif /* _FIPC_FIPC_H */
