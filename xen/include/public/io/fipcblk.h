@@ -31,7 +31,7 @@
 /*
  * Retired versions, refused by name.  Version 1 (fipc until issue 47)
  * gave each channel two one-way rings, a request ring and a response ring
- * (queue-<q>/rsp-ring-ref<i>; "One-way ring" below).  Version 2 (fipc
+ * (queue-<q>/rsp-ring-ref<i>; FIPCBLK_FLAG() below).  Version 2 (fipc
  * 0.254 to 0.356) was the duplex ring with the position's low 16 bits as
  * each flag's stamp instead of the lap's.
  */
@@ -94,16 +94,9 @@
  * backend both report it in their "error" node and close).  On x86 the
  * release and acquire orderings are plain stores and loads with a
  * compiler barrier.  docs/protocol.md "Duplex ring" has the full rules
- * and lib/fipc/include/fipc/fipc_duplex.h implements them.
- *
- * One-way ring (retired protocol version 1, whose channel was a request
- * ring and a response ring of these slots; lib/fipc still implements it,
- * and a duplex ring never holds its flags): a sender fills the slot of
- * its sequence number s when its flag is FIPCBLK_FLAG_FREE (0); a message
- * of n slots is FIPCBLK_FLAG(0, s + i) in each continuation, then
- * FIPCBLK_FLAG(n, s) (kind FIPCBLK_FLAG_READY >> 24, 0xa5; stamp s &
- * 0xffff) in its head, with release ordering; the receiver copies it out
- * once and writes FIPCBLK_FLAG_FREE back, after the copy, with release.
+ * and lib/fipc/include/fipc/fipc_duplex.h implements them.  The kind
+ * 0xa5 (FIPCBLK_FLAG_READY) was the retired one-way ring's (protocol
+ * version 1): a duplex ring never holds it.
  *
  * ---------------------------------------------------------------------
  * XenStore keys
@@ -266,8 +259,10 @@
 #define FIPCBLK_FLAG_LEN_SHIFT		16
 #define FIPCBLK_FLAG_STAMP_MASK		0x0000ffffU
 /*
- * The one-way ring's flags (retired version 1): free, and that of slot
- * seq of a message (len in its head slot, else 0).
+ * A zeroed slot (FIPCBLK_FLAG_FREE), and the flags of the retired
+ * one-way ring (version 1: kind 0xa5, a message's length in its head
+ * slot, the slot's sequence number as stamp), which no duplex flag may
+ * be.
  */
 #define FIPCBLK_FLAG_FREE		0x00000000U
 #define FIPCBLK_FLAG_READY		0xa5000000U
