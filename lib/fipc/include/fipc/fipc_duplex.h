@@ -2,17 +2,17 @@
 /*
  * fipc duplex ring: requests and their replies in one ring.
  *
- * The ring is the same memory as a one-way fipc ring (2^order pages of
- * 64-byte slots, 60 bytes of payload and a flag word each) but carries
- * both directions.  The client writes requests at its submit cursor; the
- * server reads them in order and writes each reply at its completion
- * cursor, which only ever covers positions whose requests it has already
- * read; the client reads the replies in order at its done cursor.  A
- * reply retires the positions it covers (its span), and the client may
- * fill any position up to one ring ahead of its done cursor.  Nobody
- * writes a "free" flag and nobody reads a line before writing it, so a
- * request and its reply cost the transfers of one cache line there and
- * back, as a cache-line ping-pong does.
+ * The ring is 2^order pages of 64-byte slots, 60 bytes of payload and a
+ * flag word each (fipc.h), and carries both directions.  The client
+ * writes requests at its submit cursor; the server reads them in order
+ * and writes each reply at its completion cursor, which only ever covers
+ * positions whose requests it has already read; the client reads the
+ * replies in order at its done cursor.  A reply retires the positions
+ * it covers (its span), and the client may fill any position up to one
+ * ring ahead of its done cursor.  Nobody writes a "free" flag and nobody
+ * reads a line before writing it, so a request and its reply cost the
+ * transfers of one cache line there and back, as a cache-line ping-pong
+ * does.
  *
  * Replies carry no id: the caller puts its own id in each request and
  * the server copies it into the reply; completions may come in any
@@ -35,7 +35,8 @@
  * the head slot of a request (0 in its continuation slots), and the
  * span (positions retired, at least 1) in a reply or an acknowledgment.
  * Zeroed memory is an empty ring.  The kinds differ from FIPC_FLAG_READY,
- * so that a peer speaking the one-way protocol is caught at once.
+ * so that a peer speaking the retired one-way protocol is caught at
+ * once.
  *
  * A lap stamp rather than the position's low bits, and a slot index
  * kept beside each client cursor rather than the position masked at
