@@ -134,14 +134,14 @@ static void fipc_wait_once(enum fipc_wait_method method, u32 *flag, u32 seen)
 }
 
 /*
- * The wait loop shared by both ends of the duplex ring, inlined into each
- * caller
- * with its own @poll and @before_sleep.  @poll returns 1 when the caller
- * should call its receive function (a message, or a flag that function
- * will reject), a negative error to stop, or 0 "not yet", with the flag
- * to watch and the value it holds in *@flag and *@seen.  @before_sleep
- * (if not NULL) runs before the sleep hook and before giving up, so that
- * whatever the peer may be waiting for (slots, positions) is handed back.
+ * The wait loop shared by both ends of the duplex ring, inlined into
+ * each caller with its own @poll and @before_sleep.  @poll returns 1
+ * when the caller should call its take function (a message, or a flag
+ * that function will reject), a negative error to stop, or 0 "not yet",
+ * with the flag to watch and the value it holds in *@flag and *@seen.
+ * @before_sleep (if not NULL) runs before the sleep hook and before
+ * giving up, so that whatever the peer may be waiting for (positions) is
+ * handed back.
  */
 static __always_inline int
 fipc_wait_loop(struct fipc_waiter *w, void *ctx,
