@@ -47,7 +47,7 @@ class Dom0:
             self.nodes["/local/domain/%d/name" % domid] = name
 
     def disk(self, domid, vdev=51728, bstate=4, fstate=4, path="grant", memshare=False,
-             berr=None, ferr=None, stats=None, sysfs=True, protocol="3"):
+             berr=None, ferr=None, stats=None, sysfs=True, protocol="3", limits=None):
         b = "/local/domain/0/backend/fipcblk/%d/%d" % (domid, vdev)
         f = "/local/domain/%d/device/fipcblk/%d" % (domid, vdev)
         self.nodes.update({
@@ -76,6 +76,15 @@ class Dom0:
         vals.update({"queues": 1 if connected else 0, "weight": 256, "rd_req": 10, "wr_req": 20,
                      "data_path": path if connected else "none"})
         vals.update(stats or {})
+        for k, v in vals.items():
+            (d / k).write_text("%s\n" % v)
+        if limits is None:
+            return
+        d = d.parent / "limits"
+        d.mkdir()
+        vals = {k: "none" for k in fipc.LIMITS}
+        vals.update(burst_ms="100", guest_burst_ms="100")
+        vals.update(limits)
         for k, v in vals.items():
             (d / k).write_text("%s\n" % v)
 
@@ -359,3 +368,33 @@ def test_status_reads_xenstore_once_per_guest(tmp_path):
     ls = [c for c in calls if c.startswith("xenstore-ls")]
     assert len(ls) == 4, calls
     assert len(calls) - len(ls) <= 1, calls
+
+
+def test_status_shows_limits_and_throttled(tmp_path):
+    d0 = Dom0(tmp_path)
+    d0.guest(5, "web")
+    d0.disk(5, stats={"throttled_req": 1200, "throttled_us": 2500000},
+            limits={"iops_read": "441", "guest_bps": "1048576", "guest_burst_ms": "250"})
+    d0.disk(5, vdev=51744, limits={})
+    s = d0.status()
+    a, b = s["disks"]
+    assert a["limits"]["iops_read"] == "441" and a["limits"]["iops"] == "none"
+    assert a["statistics"]["throttled_req"] == 1200
+    text = d0.run("status").stdout
+    head, row_a, row_b = text.splitlines()[-3:]
+    assert head.split()[-2:] == ["THROTTLED", "LIMITS"]
+    assert row_a.endswith("1200 (2.5 s)  iops_read=441,guest_bps=1048576,guest_burst_ms=250")
+    assert row_b.split()[-2:] == ["0", "-"]
+    r = d0.run("diagnose", "web")
+    assert "I/O limits: iops_read=441,guest_bps=1048576,guest_burst_ms=250 " \
+        "(burst_ms 100; guest total: burst_ms 250)" in r.stdout
+    assert "I/O limits: none (burst_ms 100; guest total: burst_ms 100)" in r.stdout
+    assert "throttled_req 1200 throttled_us 2500000" in r.stdout
+
+
+def test_status_without_limits_dir(tmp_path):
+    """A backend from before limits/: no limits, no THROTTLED counters."""
+    d0, d = one_disk(tmp_path, 5, "web")
+    assert d["limits"] is None
+    assert d0.run("status").stdout.splitlines()[-1].split()[-1] == "-"
+    assert "I/O limits" not in d0.run("diagnose", "web").stdout

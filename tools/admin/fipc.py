@@ -33,8 +33,11 @@ STATES = {1: "Initialising", 2: "InitWait", 3: "Initialised", 4: "Connected",
 COUNTERS = ("rd_req", "wr_req", "f_req", "ds_req", "oo_req", "rd_sect",
             "wr_sect", "invalid_req", "proto_errors", "grant_errors",
             "io_errors", "recycled_held", "grant_waits", "staged_grant_req",
-            "guest_grants_peak")
+            "guest_grants_peak", "throttled_req", "throttled_us")
 GAUGES = ("queues", "inflight", "memshare_pages", "staging_pages", "weight")
+# The disk's I/O limits and its guest's total (limits/, "none" or a number).
+LIMITS = tuple(p + k for p in ("", "guest_") for k in (
+    "iops", "iops_read", "iops_write", "bps", "bps_read", "bps_write", "burst_ms"))
 TEXT = ("data_path",)
 # fipc-protocol: 3 is the only one served; 1 and 2 are refused, by name.
 PROTOCOLS = {"1": "two-rings (retired)", "2": "position-stamped (retired)",
@@ -208,6 +211,9 @@ def disk_facts(host, be, domid, vdev, loaded):
             stats[k] = to_int(host.sys(sdir + "/statistics/" + k))
         for k in TEXT:
             stats[k] = host.sys(sdir + "/statistics/" + k)
+    limits = None
+    if host.sys_ls(sdir + "/limits"):
+        limits = {k: host.sys(sdir + "/limits/" + k) for k in LIMITS}
     d = {
         "domid": to_int(domid),
         "guest": guest.get(gpath + "/name"),
@@ -228,6 +234,7 @@ def disk_facts(host, be, domid, vdev, loaded):
         "frontend_error": ferr,
         "hotplug_error": b.get("hotplug-error"),
         "statistics": stats,
+        "limits": limits,
         "xenstore": {"backend": b, "frontend": f},
     }
     d["state"], d["problems"] = judge(d, loaded)
@@ -408,6 +415,28 @@ def print_backend(info):
                  num(p.get("contended_sleeps")), num(p.get("steal_sleeps"))))
 
 
+def throttled(st):
+    """Requests that waited for a limit, and their wait in all."""
+    n, us = st.get("throttled_req"), st.get("throttled_us")
+    if n is None:
+        return "-"
+    return "%d (%.1f s)" % (n, (us or 0) / 1e6) if n else "0"
+
+
+def limits_set(limits):
+    """The limits that are set, "name=value,..."; "-" if none."""
+    if not limits:
+        return "-"
+    on = ["%s=%s" % (k, limits[k]) for k in LIMITS
+          if limits.get(k) not in (None, "none") and not k.endswith("burst_ms")]
+    if not on:
+        return "-"
+    # A burst only where it is not the default 100 ms.
+    on += ["%s=%s" % (k, limits[k]) for k in ("burst_ms", "guest_burst_ms")
+           if limits.get(k) not in (None, "100")]
+    return ",".join(on)
+
+
 def print_status(data):
     print_backend(data["backend"])
     disks = data["disks"]
@@ -415,7 +444,7 @@ def print_status(data):
         print("no fipc (phy1:) disks")
         return
     rows = [("GUEST", "DISK", "TARGET", "STATE", "PATH", "QUEUES",
-             "INFLIGHT", "READS", "WRITES", "ERRORS")]
+             "INFLIGHT", "READS", "WRITES", "ERRORS", "THROTTLED", "LIMITS")]
     for d in disks:
         st = d["statistics"] or {}
         errs = sum(st.get(k) or 0 for k in ("invalid_req", "proto_errors",
@@ -423,7 +452,8 @@ def print_status(data):
         rows.append(("%s (%s)" % (d["guest"] or "-", d["domid"]), d["disk"],
                      d["target"] or "-", d["state"], d["data_path"] or "-", num(st.get("queues")),
                      num(st.get("inflight")), num(st.get("rd_req")),
-                     num(st.get("wr_req")), str(errs)))
+                     num(st.get("wr_req")), str(errs), throttled(st),
+                     limits_set(d["limits"])))
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for r in rows:
         print("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
@@ -450,6 +480,10 @@ def print_diagnose(disks):
         else:
             print("backend statistics: " + " ".join("%s %s" % (k, num(st[k])) for k in
                                                      TEXT + GAUGES + COUNTERS))
+        if d["limits"] is not None:
+            print("I/O limits: %s (burst_ms %s; guest total: burst_ms %s)"
+                  % (limits_set(d["limits"]) if limits_set(d["limits"]) != "-" else "none",
+                     d["limits"].get("burst_ms"), d["limits"].get("guest_burst_ms")))
         if not d["problems"]:
             print("verdict: %s, healthy" % d["state"])
         for p in d["problems"]:
