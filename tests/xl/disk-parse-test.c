@@ -48,6 +48,10 @@ struct good {
 	/* The I/O limits (0: not given), by designated initializers. */
 	unsigned long long iops, iops_read, iops_write, bps, bps_read, bps_write;
 	int burst_ms;
+	/* The guest's totals (0: not given), likewise. */
+	unsigned long long guest_iops, guest_iops_read, guest_iops_write;
+	unsigned long long guest_bps, guest_bps_read, guest_bps_write;
+	int guest_burst_ms;
 };
 
 struct bad {
@@ -67,6 +71,18 @@ struct bad {
 	"bad value for bps (use 1 to 1099511627776, or up to 1024G with a 1024-based K, M or G)"
 #define ERR_LIMITS_PHY1 \
 	"iops, iops-read, iops-write, bps, bps-read, bps-write and burst-ms need backendtype phy1"
+#define SPEC_ALL_GUEST \
+	"phy1:/dev/nullb1,xvdg,w,guest-iops=5000,guest-iops-read=4000,guest-iops-write=1000,guest-bps=200M,guest-bps-read=512K,guest-bps-write=1G,guest-burst-ms=250"
+#define SPEC_GUEST_BOUNDS \
+	"phy1:/dev/nullb1,xvdg,w,guest-iops=1,guest-iops-write=1099511627776,guest-bps=1024G,guest-bps-read=1,guest-bps-write=1099511627776,guest-burst-ms=60000"
+#define SPEC_GUEST_AND_DISK \
+	"backendtype=phy1,guest-iops=9,iops=3,vdev=xvdc,guest-iops=10,guest-burst-ms=1,burst-ms=7,guest-bps-read=3G,target=/dev/nullb2"
+#define ERR_GUEST_IOPS \
+	"bad value for guest-iops (use 1 to 1099511627776)"
+#define ERR_GUEST_BPS \
+	"bad value for guest-bps (use 1 to 1099511627776, or up to 1024G with a 1024-based K, M or G)"
+#define ERR_GUEST_PHY1 \
+	"guest-iops, guest-iops-read, guest-iops-write, guest-bps, guest-bps-read, guest-bps-write and guest-burst-ms need backendtype phy1"
 
 #define PHY1 LIBXL_DISK_BACKEND_PHY1
 #define RAW LIBXL_DISK_FORMAT_RAW
@@ -233,6 +249,27 @@ static const struct good goods[] = {
 	  { SPEC_LIMIT_KEYWORDS },
 	  PHY1, "/dev/nullb0", "xvdb", 1, RAW, NULL, NULL, UNSET, 0, NULL, 0, 0,
 	  .iops_write = 7, .bps = 1024, .burst_ms = 1 },
+	{ "all guest totals, guest-bps with K, M and G",
+	  { SPEC_ALL_GUEST },
+	  PHY1, "/dev/nullb1", "xvdg", 1, RAW, NULL, NULL, UNSET, 0, NULL, 0, 0,
+	  .guest_iops = 5000, .guest_iops_read = 4000, .guest_iops_write = 1000,
+	  .guest_bps = 200 << 20, .guest_bps_read = 512 << 10,
+	  .guest_bps_write = 1ULL << 30, .guest_burst_ms = 250 },
+	{ "guest totals at their bounds",
+	  { SPEC_GUEST_BOUNDS },
+	  PHY1, "/dev/nullb1", "xvdg", 1, RAW, NULL, NULL, UNSET, 0, NULL, 0, 0,
+	  .guest_iops = 1, .guest_iops_write = 1ULL << 40,
+	  .guest_bps = 1ULL << 40, .guest_bps_read = 1,
+	  .guest_bps_write = 1ULL << 40, .guest_burst_ms = 60000 },
+	{ "guest totals beside the disk's limits, keyword form, last counts",
+	  { SPEC_GUEST_AND_DISK },
+	  PHY1, "/dev/nullb2", "xvdc", 1, RAW, NULL, NULL, UNSET, 0, NULL, 0, 0,
+	  .iops = 3, .burst_ms = 7, .guest_iops = 10, .guest_bps_read = 3ULL << 30,
+	  .guest_burst_ms = 1 },
+	{ "a guest total in the positional form's separate arguments",
+	  { "phy1:/dev/nullb0", "xvdb", "w", "guest-bps-write=64M" },
+	  PHY1, "/dev/nullb0", "xvdb", 1, RAW, NULL, NULL, UNSET, 0, NULL, 0, 0,
+	  .guest_bps_write = 64 << 20 },
 	{ "queues=1 and a multi-range CPU list",
 	  { "phy1:/dev/nullb1,xvdi,w,queues=1,poller-cpus=0:2-3:8-15" },
 	  PHY1,
@@ -473,6 +510,60 @@ static const struct bad bads[] = {
 	{ "burst-ms=1s",
 	  { "phy1:/dev/sda,xvdb,w,burst-ms=1s" },
 	  "bad value for burst-ms" },
+	{ "guest-iops=0",
+	  { "phy1:/dev/sda,xvdb,w,guest-iops=0" },
+	  ERR_GUEST_IOPS },
+	{ "guest-iops takes no suffix",
+	  { "phy1:/dev/sda,xvdb,w,guest-iops=5K" },
+	  ERR_GUEST_IOPS },
+	{ "guest-iops-read above 2^40",
+	  { "phy1:/dev/sda,xvdb,w,guest-iops-read=1099511627777" },
+	  "bad value for guest-iops-read (use 1 to 1099511627776)" },
+	{ "guest-iops-write=fast",
+	  { "phy1:/dev/sda,xvdb,w,guest-iops-write=fast" },
+	  "bad value for guest-iops-write" },
+	{ "guest-iops=-1",
+	  { "phy1:/dev/sda,xvdb,w,guest-iops=-1" },
+	  "bad value for guest-iops" },
+	{ "guest-bps=0",
+	  { "phy1:/dev/sda,xvdb,w,guest-bps=0" },
+	  ERR_GUEST_BPS },
+	{ "guest-bps=0K",
+	  { "phy1:/dev/sda,xvdb,w,guest-bps=0K" },
+	  ERR_GUEST_BPS },
+	{ "guest-bps-read=1025G",
+	  { "phy1:/dev/sda,xvdb,w,guest-bps-read=1025G" },
+	  "bad value for guest-bps-read" },
+	{ "guest-bps-write=1099511627777",
+	  { "phy1:/dev/sda,xvdb,w,guest-bps-write=1099511627777" },
+	  "bad value for guest-bps-write" },
+	{ "guest-bps overflowing with M",
+	  { "phy1:/dev/sda,xvdb,w,guest-bps=17592186044416M" },
+	  ERR_GUEST_BPS },
+	{ "guest-bps huge",
+	  { "phy1:/dev/sda,xvdb,w,guest-bps=99999999999999999999" },
+	  ERR_GUEST_BPS },
+	{ "guest-bps=1g (lower case)",
+	  { "phy1:/dev/sda,xvdb,w,guest-bps=1g" },
+	  ERR_GUEST_BPS },
+	{ "guest-bps=2GB",
+	  { "phy1:/dev/sda,xvdb,w,guest-bps=2GB" },
+	  ERR_GUEST_BPS },
+	{ "guest-bps empty",
+	  { "phy1:/dev/sda,xvdb,w,guest-bps=" },
+	  ERR_GUEST_BPS },
+	{ "guest-burst-ms=0",
+	  { "phy1:/dev/sda,xvdb,w,guest-burst-ms=0" },
+	  "bad value for guest-burst-ms (use 1 to 60000)" },
+	{ "guest-burst-ms=60001",
+	  { "phy1:/dev/sda,xvdb,w,guest-burst-ms=60001" },
+	  "bad value for guest-burst-ms (use 1 to 60000)" },
+	{ "guest-burst-ms=100ms",
+	  { "phy1:/dev/sda,xvdb,w,guest-burst-ms=100ms" },
+	  "bad value for guest-burst-ms (use 1 to 60000)" },
+	{ "guest-burst-ms empty",
+	  { "phy1:/dev/sda,xvdb,w,guest-burst-ms=" },
+	  "bad value for guest-burst-ms (use 1 to 60000)" },
 	{ "poller-cpus descending",
 	  { "phy1:/dev/sda,xvdb,w,poller-cpus=3-1" },
 	  "bad value for poller-cpus" },
@@ -509,6 +600,12 @@ static const struct bad bads[] = {
 	{ "burst-ms with backendtype=phy",
 	  { "backendtype=phy,vdev=xvda,burst-ms=100,target=/dev/sda" },
 	  ERR_LIMITS_PHY1 },
+	{ "guest-iops on a classic disk",
+	  { "/dev/sda,raw,xvda,w,guest-iops=100" },
+	  ERR_GUEST_PHY1 },
+	{ "guest-burst-ms with backendtype=phy",
+	  { "backendtype=phy,vdev=xvda,guest-burst-ms=100,target=/dev/sda" },
+	  ERR_GUEST_PHY1 },
 };
 
 static int failures;
@@ -619,6 +716,25 @@ static void test_good(const struct good *t)
 	      t->bps_write);
 	CHECK(d.fipc_burst_ms == t->burst_ms, "burst-ms %d, expected %d",
 	      d.fipc_burst_ms, t->burst_ms);
+	CHECK(d.fipc_guest_iops == t->guest_iops &&
+	      d.fipc_guest_iops_read == t->guest_iops_read &&
+	      d.fipc_guest_iops_write == t->guest_iops_write,
+	      "guest-iops %llu/%llu/%llu, expected %llu/%llu/%llu",
+	      (unsigned long long)d.fipc_guest_iops,
+	      (unsigned long long)d.fipc_guest_iops_read,
+	      (unsigned long long)d.fipc_guest_iops_write, t->guest_iops,
+	      t->guest_iops_read, t->guest_iops_write);
+	CHECK(d.fipc_guest_bps == t->guest_bps &&
+	      d.fipc_guest_bps_read == t->guest_bps_read &&
+	      d.fipc_guest_bps_write == t->guest_bps_write,
+	      "guest-bps %llu/%llu/%llu, expected %llu/%llu/%llu",
+	      (unsigned long long)d.fipc_guest_bps,
+	      (unsigned long long)d.fipc_guest_bps_read,
+	      (unsigned long long)d.fipc_guest_bps_write, t->guest_bps,
+	      t->guest_bps_read, t->guest_bps_write);
+	CHECK(d.fipc_guest_burst_ms == t->guest_burst_ms,
+	      "guest-burst-ms %d, expected %d", d.fipc_guest_burst_ms,
+	      t->guest_burst_ms);
 	CHECK(streq(d.fipc_poller_cpus, t->poller_cpus),
 	      "poller cpus %s, expected %s", d.fipc_poller_cpus,
 	      t->poller_cpus);
@@ -654,7 +770,7 @@ static void test_bad(const struct bad *t)
 static void test_json(void)
 {
 	static const char * const specs[] = {
-		"phy1:/dev/nullb0,xvdb,w,memshare=on,queues=2,weight=512,poller-cpus=1-2,iops-read=300,bps=1024G,burst-ms=250",
+		"phy1:/dev/nullb0,xvdb,w,memshare=on,queues=2,weight=512,poller-cpus=1-2,iops-read=300,bps=1024G,burst-ms=250,guest-bps-write=2M,guest-burst-ms=300",
 		NULL
 	};
 	libxl_device_disk d;
@@ -680,8 +796,13 @@ static void test_json(void)
 	      "JSON lacks fipc_bps (64 bits): %s", json);
 	CHECK(json && strstr(json, "\"fipc_burst_ms\": 250"),
 	      "JSON lacks fipc_burst_ms: %s", json);
+	CHECK(json && strstr(json, "\"fipc_guest_bps_write\": 2097152"),
+	      "JSON lacks fipc_guest_bps_write: %s", json);
+	CHECK(json && strstr(json, "\"fipc_guest_burst_ms\": 300"),
+	      "JSON lacks fipc_guest_burst_ms: %s", json);
 	CHECK(json && !strstr(json, "\"fipc_iops\":") &&
-	      !strstr(json, "\"fipc_bps_write\":"),
+	      !strstr(json, "\"fipc_bps_write\":") &&
+	      !strstr(json, "\"fipc_guest_iops\":"),
 	      "JSON has limits not given: %s", json);
 	/* (Parsing JSON back needs a libxl_ctx, hence a running Xen.) */
 	result("JSON of a phy1 disk (domain config, xl block-attach -n)", why);
