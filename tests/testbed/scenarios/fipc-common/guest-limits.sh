@@ -5,11 +5,18 @@
 # its part and prints "@@LIMITS <guest> <phase> done rc=N":
 #   alone1, alone2   neighbour: QD 1 4 KiB random reads (capped: nothing)
 #   riops, rbps, wiops, wbps
-#                    capped: 4 KiB random reads at QD 8, 64 KiB random
-#                    reads at QD 4, 4 KiB or 64 KiB random writes
-#                    (saturating); <kind>-free: the same job, dom0 sets no
-#                    cap; the neighbour reads at QD 1 beside riops
+#                    capped: 4 KiB random reads at QD 32, 64 KiB random
+#                    reads at QD 16, 4 KiB or 64 KiB random writes
+#                    (saturating; deep queues, so that a backend poller
+#                    that wakes late still finds work to admit: at QD 4
+#                    and 500 64 KiB reads a second, 8 ms late lost rate);
+#                    <kind>-free: the same job, dom0 sets no cap; the
+#                    neighbour reads at QD 1 beside riops
 #   live, slow       capped: riops's job, for dom0's timed windows
+#   paced-<N>        capped: riops's job paced by fio to N a second; the
+#                    neighbour reads at QD 1 beside it (both "paced")
+#   g<KIND>          capped: KIND's job on xvdb and xvdc at once (one fio,
+#                    two jobs), under the guest's total
 #   bye              everybody: exit
 # Jobs run -o LIMIT_S (5) seconds, live -o LIVE_S (16), the free ones and
 # slow 8; fio's JSON is <phase>.json.
@@ -17,24 +24,32 @@
 . /fipc/scenario/guest-lib.sh
 me=$FIPC_GUEST_NAME
 t=$(fipc_opt LIMIT_S 5)
-for d in xvdb xvdm; do
+disks="xvdb xvdm"
+[ "$me" != capped ] || disks="$disks xvdc"
+for d in $disks; do
 	fipc_wait_disk $d 120 || exit 1
 done
 
-# job PHASE RW BS QD SECONDS
+# job PHASE RW BS QD SECONDS [FIO ARGS...]: on xvdb, or as the FIO ARGS
+# name (their --name and --filename make the jobs).
 job() {
-	fipc_fio "$1" --name="$1" --filename=/dev/xvdb --ioengine=libaio \
-		--direct=1 --rw="$2" --bs="$3" --iodepth="$4" --size=256m \
-		--time_based=1 --runtime="$5"
+	p=$1 rw=$2 bs=$3 qd=$4 s=$5
+	shift 5
+	[ $# -gt 0 ] || set -- --name="$p" --filename=/dev/xvdb
+	fipc_fio "$p" --ioengine=libaio --direct=1 --rw="$rw" --bs="$bs" \
+		--iodepth="$qd" --size=256m --time_based=1 --runtime="$s" "$@"
 }
 
-# kind KIND PHASE SECONDS: capped's job of KIND (riops rbps wiops wbps).
+# kind KIND PHASE SECONDS [FIO ARGS...]: capped's job of KIND (riops
+# rbps wiops wbps).
 kind() {
-	case $1 in
-	riops) job "$2" randread 4k 8 "$3" ;;
-	rbps) job "$2" randread 64k 4 "$3" ;;
-	wiops) job "$2" randwrite 4k 8 "$3" ;;
-	wbps) job "$2" randwrite 64k 4 "$3" ;;
+	k=$1 p=$2 s=$3
+	shift 3
+	case $k in
+	riops) job "$p" randread 4k 32 "$s" "$@" ;;
+	rbps) job "$p" randread 64k 16 "$s" "$@" ;;
+	wiops) job "$p" randwrite 4k 32 "$s" "$@" ;;
+	wbps) job "$p" randwrite 64k 16 "$s" "$@" ;;
 	esac
 }
 
@@ -46,8 +61,15 @@ while :; do
 	case $me:$phase in
 	*:bye) break ;;
 	neighbour:alone[12] | neighbour:riops) job "$phase" randread 4k 1 "$t" || r=1 ;;
+	neighbour:paced-*) job paced randread 4k 1 "$t" || r=1 ;;
 	capped:riops | capped:rbps | capped:wiops | capped:wbps)
 		kind "$phase" "$phase" "$t" || r=1 ;;
+	capped:paced-*)
+		kind riops paced "$t" --name=paced --filename=/dev/xvdb \
+			--rate_iops="${phase#paced-}" || r=1 ;;
+	capped:griops | capped:grbps | capped:gwiops | capped:gwbps)
+		kind "${phase#g}" "$phase" "$t" --name=b --filename=/dev/xvdb \
+			--name=c --filename=/dev/xvdc || r=1 ;;
 	capped:*-free) kind "${phase%-free}" "$phase" 8 || r=1 ;;
 	capped:live) kind riops live "$(fipc_opt LIVE_S 16)" || r=1 ;;
 	capped:slow) kind riops slow 8 || r=1 ;;
