@@ -91,11 +91,42 @@
  * count.  Either end checks every flag against what the position may
  * hold (kind, stamp, a count within what is outstanding) and stops using
  * the channel otherwise: it is never resynchronised (the frontend and
- * backend both report it in their "error" node and close).  On x86 the
- * release and acquire orderings are plain stores and loads with a
- * compiler barrier.  docs/protocol.md "Duplex ring" has the full rules
- * and lib/fipc/include/fipc/fipc_duplex.h implements them.  The kind
- * 0xa5 (FIPCBLK_FLAG_READY) was the retired one-way ring's (protocol
+ * backend both report it in their "error" node and close).
+ *
+ * Exactly, with slots = FIPCBLK_RING_SLOTS(order), the frontend's
+ * cursors submit and done, held = submit - done (at most slots) and
+ * calls (requests without their response yet), and the backend's read,
+ * complete (its completion position) and unanswered (requests read
+ * without a response yet); each flag is stamped with the lap of the
+ * position it is written at:
+ *
+ *   A request of n slots (1 to FIPCBLK_MSG_MAX_SLOTS): the head, at
+ *     submit, flagged CALL with count n; continuations flagged CALL with
+ *     count 0.  The backend takes it only if its head is stamped with
+ *     read's lap, its continuation flags are exactly those, and
+ *     read + n - complete <= slots.
+ *   A response, written at complete, has the count
+ *     read - complete - unanswered + 1 and retires the positions
+ *     complete to complete + count - 1 (only the slot at complete is
+ *     written).  An acknowledgment retires at most
+ *     read - complete - unanswered.  A count is at most 255: the backend
+ *     acknowledges first what a response's count would not hold.
+ *   At done, when held > 0, stamped with done's lap: a response, if
+ *     calls >= 1 and 1 <= count <= held - (calls - 1); an
+ *     acknowledgment, if 1 <= count <= held - calls; the frontend's own
+ *     CALL flag (count at most FIPCBLK_MSG_MAX_SLOTS): no response yet.
+ *   "Nothing yet" at read, or at done when held = 0, is what position
+ *     pos - slots left: 0 (in the first lap only, pos < slots); a CALL
+ *     or POST flag with count at most FIPCBLK_MSG_MAX_SLOTS stamped with
+ *     the lap before pos's; or, if that position has been retired
+ *     (always at done; at read when read - complete < slots), a REPLY
+ *     or ACK flag with count >= 1 stamped with that lap.
+ *   Anything else breaks the channel.
+ *
+ * On x86 the release and acquire orderings are plain stores and loads
+ * with a compiler barrier.  docs/protocol.md "Duplex ring" has the full
+ * rules and lib/fipc/include/fipc/fipc_duplex.h implements them.  The
+ * kind 0xa5 (FIPCBLK_FLAG_READY) was the retired one-way ring's (protocol
  * version 1): a duplex ring never holds it.
  *
  * ---------------------------------------------------------------------
