@@ -1,5 +1,6 @@
 # Userspace tests of lib/fipc: the unit tests of the duplex ring
-# (tests/ring/, the same source KUnit runs), a two-thread stress test
+# (tests/ring/, the same source KUnit runs), a peer of fipcblk's ring
+# written from the public header alone against it, a two-thread stress test
 # (also under ThreadSanitizer) and a libFuzzer target for both ends.
 # Included by the top-level Makefile, which defines TOP, BUILD,
 # USER_CFLAGS, FIPC_SRCS, FIPC_HDRS and LIBFIPC.
@@ -30,6 +31,18 @@ $(TEST_BUILD)/user/duplex: tests/ring/duplex_test.c $(RING_TEST_HDRS) \
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -pthread $< $(LIBFIPC) -o $@
 
+# Both ends of a fipcblk channel's ring written from the public header
+# alone (C99, no lib/fipc) against lib/fipc: the header is a complete
+# specification of the ring.
+$(TEST_BUILD)/user/header: tests/user/header_test.c tests/user/header_peer.c \
+		tests/user/header_peer.h xen/include/public/io/fipcblk.h \
+		$(RING_TEST_HDRS) $(LIBFIPC)
+	@mkdir -p $(dir $@)
+	$(CC) -std=c99 -pedantic -O2 -Wall -Wextra -Werror -Ixen/include \
+		-c tests/user/header_peer.c -o $@-peer.o
+	$(CC) $(USER_CFLAGS) -Ixen/include -pthread $< $@-peer.o $(LIBFIPC) \
+		-o $@
+
 STRESS_SRCS := tests/user/stress.c tests/user/stress_duplex.c
 STRESS_HDRS := tests/user/stress.h $(USER_TEST_HDRS)
 
@@ -43,7 +56,7 @@ $(TEST_BUILD)/user/stress-tsan: $(STRESS_SRCS) $(STRESS_HDRS) $(FIPC_SRCS)
 	$(CLANG) $(CLANG_CFLAGS) -fsanitize=thread -pthread $(STRESS_SRCS) \
 		$(FIPC_SRCS) -o $@
 
-check-user-unit: $(TEST_BUILD)/user/duplex
+check-user-unit: $(TEST_BUILD)/user/duplex $(TEST_BUILD)/user/header
 	@tests/user/run-summed.sh $^
 
 check-user-stress: $(TEST_BUILD)/user/stress

@@ -1,0 +1,1037 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The public header is enough to write a peer: tests/user/header_peer.c,
+ * both ends of a fipcblk duplex ring (protocol 3) written from
+ * xen/include/public/io/fipcblk.h alone (C99, no lib/fipc), works with
+ * lib/fipc's other end.  Its frontend posts requests of 0 to
+ * FIPCBLK_MAX_REFS references to lib/fipc's server and takes the
+ * responses, answered out of order; lib/fipc's client does the same with
+ * its backend; many laps each, interleaved and in two threads.  Each side
+ * fills the ring as the other counts it, and each refuses a forged or
+ * stale flag.  Requests are laid out and read back with the header's
+ * structures and helpers.  Userspace only (the peer is plain C99); it
+ * uses the ring tests' runner (ring_test.h).
+ */
+#include <stdint.h>
+#include <fipc/fipc_duplex.h>
+#include "../ring/ring_test.h"
+#include <public/io/fipcblk.h>
+#include "header_peer.h"
+
+/* Flags as fipcblk.h writes them. */
+#define HDR_FLAG(kind, count, pos, order) \
+	FIPCBLK_DUPLEX_FLAG(FIPCBLK_DUPLEX_##kind, count, \
+			    FIPCBLK_DUPLEX_LAP(pos, order))
+
+/* Reference i of request k: distinct for every (k, i). */
+static u32 hdr_ref(u32 k, unsigned int i)
+{
+	return 0x40000000u ^ (k << 9) ^ i;
+}
+
+/* References of request k: every count from 0 to FIPCBLK_MAX_REFS. */
+static unsigned int hdr_nr_refs(u32 k, unsigned int max)
+{
+	return (k * 37u) % (max + 1);
+}
+
+/*
+ * Request k with nr_refs references, fields such that fipcblk.h's data
+ * addressing calls for exactly that many.
+ */
+static void hdr_make(struct fipcblk_request *req, u32 *refs, u32 k,
+		     unsigned int nr_refs)
+{
+	unsigned int i, tail = (k % 3) * 512;
+
+	memset(req, 0, sizeof(*req));
+	req->id = 0x5eed000000000000ull + k;
+	req->sector = 8ull * k;
+	if (!nr_refs) {
+		req->op = k & 1 ? FIPCBLK_OP_FLUSH : FIPCBLK_OP_DISCARD;
+		req->nr_bytes = k & 1 ? 0 : 4096 * (k % 5 + 1);
+		req->sector = k & 1 ? 0 : req->sector;
+	} else {
+		req->op = k & 1 ? FIPCBLK_OP_READ : FIPCBLK_OP_WRITE;
+		req->flags = k & 2 ? FIPCBLK_F_FUA : 0;
+		req->first_offset = nr_refs > 1 ? (k % 8) * 512 : 0;
+		req->nr_bytes = nr_refs * FIPCBLK_PAGE_BYTES -
+				req->first_offset - tail;
+	}
+	for (i = 0; i < nr_refs; i++)
+		refs[i] = hdr_ref(k, i);
+}
+
+/* Lay request k out in lib/fipc's message buffers: its length in slots. */
+static unsigned int hdr_encode(struct fipc_msg *msgs, u32 k,
+			       unsigned int nr_refs)
+{
+	static u32 refs[FIPCBLK_MAX_REFS];
+	struct fipcblk_request req;
+	unsigned int i, n = FIPCBLK_REQ_SLOTS(nr_refs);
+
+	hdr_make(&req, refs, k, nr_refs);
+	memset(msgs, 0, n * sizeof(*msgs));
+	memcpy(msgs[0].data, &req, sizeof(req));
+	for (i = 0; i < nr_refs; i++)
+		memcpy(msgs[FIPCBLK_REF_SLOT(i)].data + FIPCBLK_REF_OFFSET(i),
+		       &refs[i], sizeof(refs[i]));
+	return n;
+}
+
+/*
+ * Is the request in @msgs (@n slots, as lib/fipc took it) request k,
+ * read through fipcblk.h's structures?  0 if so, else a line number.
+ */
+static int hdr_check_msgs(const struct fipc_msg *msgs, unsigned int n, u32 k,
+			  unsigned int nr_refs)
+{
+	static u32 refs[FIPCBLK_MAX_REFS];
+	struct fipcblk_request_cont cont;
+	struct fipcblk_request want, got;
+	unsigned int i;
+	u32 ref;
+
+	hdr_make(&want, refs, k, nr_refs);
+	if (n != FIPCBLK_REQ_SLOTS(nr_refs))
+		return __LINE__;
+	memcpy(&got, msgs[0].data, sizeof(got));
+	if (got.id != want.id || got.sector != want.sector ||
+	    got.nr_bytes != want.nr_bytes ||
+	    got.first_offset != want.first_offset || got.op != want.op ||
+	    got.flags != want.flags || peer_request_refs(&got) != nr_refs)
+		return __LINE__;
+	for (i = 0; i < nr_refs; i++) {
+		if (i < FIPCBLK_HEAD_REFS) {
+			ref = got.refs[i];
+		} else {
+			memcpy(&cont, msgs[FIPCBLK_REF_SLOT(i)].data,
+			       sizeof(cont));
+			ref = cont.refs[(i - FIPCBLK_HEAD_REFS) %
+					FIPCBLK_CONT_REFS];
+		}
+		if (ref != refs[i])
+			return __LINE__;
+	}
+	return 0;
+}
+
+/* Is what the header's backend took (n slots) request k?  As above. */
+static int hdr_check_req(const struct fipcblk_request *got, const u32 *refs,
+			 int n, unsigned int nr, u32 k, unsigned int nr_refs)
+{
+	static u32 want_refs[FIPCBLK_MAX_REFS];
+	struct fipcblk_request want;
+
+	hdr_make(&want, want_refs, k, nr_refs);
+	if (n != (int)FIPCBLK_REQ_SLOTS(nr_refs) || nr != nr_refs)
+		return __LINE__;
+	if (got->id != want.id || got->sector != want.sector ||
+	    got->nr_bytes != want.nr_bytes ||
+	    got->first_offset != want.first_offset || got->op != want.op ||
+	    got->flags != want.flags)
+		return __LINE__;
+	if (memcmp(refs, want_refs, nr_refs * sizeof(*refs)))
+		return __LINE__;
+	return 0;
+}
+
+static void hdr_make_rsp(struct fipcblk_response *rsp, u64 id, u8 op)
+{
+	memset(rsp, 0, sizeof(*rsp));
+	rsp->id = id;
+	rsp->op = op;
+	rsp->status = id & 4 ? FIPCBLK_RSP_ERROR : FIPCBLK_RSP_OKAY;
+}
+
+/* The order the k-th of @n requests taken together is answered in. */
+static unsigned int hdr_perm(unsigned int round, unsigned int k,
+			     unsigned int n)
+{
+	switch (round % 3) {
+	case 0:
+		return k;
+	case 1:
+		return n - 1 - k;
+	default:
+		return (k + round) % n;
+	}
+}
+
+#define HDR_BATCH	FIPCBLK_RING_SLOTS(FIPCBLK_RING_MAX_ORDER)
+
+/* A ring of the largest order, buffers, and a batch's ids and ops. */
+struct hdr_mem {
+	void *mem;
+	struct fipc_msg *bufs;
+	u64 *ids;
+	u8 *ops;
+	u64 *order_ids;
+};
+
+static struct hdr_mem *hdr_mem(struct kunit *test)
+{
+	struct hdr_mem *m = rt_zalloc(test, sizeof(*m));
+
+	RT_ASSERT(m);
+	m->mem = rt_ring_alloc(test, FIPCBLK_RING_MAX_ORDER);
+	m->bufs = rt_bufs(test, FIPC_MSG_MAX_SLOTS);
+	m->ids = rt_zalloc(test, HDR_BATCH * sizeof(*m->ids));
+	m->ops = rt_zalloc(test, HDR_BATCH);
+	m->order_ids = rt_zalloc(test, HDR_BATCH * sizeof(*m->order_ids));
+	RT_ASSERT(m->mem && m->bufs && m->ids && m->ops && m->order_ids);
+	return m;
+}
+
+/*
+ * The header's frontend against lib/fipc's server, interleaved: the
+ * frontend fills the ring, the server takes every request and answers
+ * them in a permuted order, the frontend takes every response.
+ */
+static void hdr_front_to_lib(struct kunit *test, struct hdr_mem *m,
+			     unsigned int order,
+			     unsigned int batch, u32 total)
+{
+	void *mem = m->mem;
+	struct fipc_msg *bufs = m->bufs;
+	u64 *ids = m->ids;
+	u8 *ops = m->ops;
+	u64 *order_ids = m->order_ids;
+	static u32 refs[FIPCBLK_MAX_REFS];
+	struct fipcblk_request req;
+	struct fipcblk_response rsp;
+	struct fipc_duplex_server srv;
+	struct peer_front front;
+	u32 sent = 0, taken = 0, answered = 0, round = 0, fulls = 0;
+	unsigned int n, i, j, nr;
+	struct fipc_msg reply;
+	int len, err;
+
+	memset(mem, 0, FIPCBLK_PAGE_BYTES << order);
+	RT_ASSERT_EQ(fipc_duplex_server_init(&srv, mem, order), 0);
+	if (batch)
+		RT_ASSERT_EQ(fipc_duplex_set_ack_batch(&srv, batch), 0);
+	peer_front_init(&front, mem, order);
+	while (answered < total) {
+		/* The frontend posts until the ring is full. */
+		while (sent < total) {
+			nr = hdr_nr_refs(sent, FIPCBLK_MAX_REFS);
+			hdr_make(&req, refs, sent, nr);
+			err = peer_front_request(&front, &req, refs, nr);
+			if (err == PEER_FULL) {
+				fulls++;
+				break;
+			}
+			RT_ASSERT_MSG(err == PEER_OK, "request %u: %d", sent,
+				      err);
+			sent++;
+		}
+		/* The server takes them all, in order, intact. */
+		for (n = 0; ; n++) {
+			len = fipc_duplex_take_request(&srv, bufs,
+						       FIPC_MSG_MAX_SLOTS,
+						       NULL);
+			if (len == -EAGAIN)
+				break;
+			nr = hdr_nr_refs(taken, FIPCBLK_MAX_REFS);
+			RT_ASSERT_MSG(len > 0 && !hdr_check_msgs(bufs, len,
+								 taken, nr),
+				      "request %u: %d slots, check line %d",
+				      taken, len, len > 0 ?
+				      hdr_check_msgs(bufs, len, taken, nr) : 0);
+			RT_ASSERT(n < HDR_BATCH);
+			memcpy(&req, bufs[0].data, sizeof(req));
+			ids[n] = req.id;
+			ops[n] = req.op;
+			taken++;
+		}
+		RT_ASSERT_EQ(taken, sent);
+		/* ... and answers them in another order. */
+		for (i = 0; i < n; i++) {
+			j = hdr_perm(round, i, n);
+			hdr_make_rsp(&rsp, ids[j], ops[j]);
+			order_ids[i] = ids[j];
+			memcpy(reply.data, &rsp, sizeof(rsp));
+			RT_ASSERT_EQ(fipc_duplex_reply(&srv, &reply), 0);
+		}
+		/* The frontend takes the responses as they were written. */
+		for (i = 0; i < n; i++) {
+			err = peer_front_response(&front, &rsp);
+			RT_ASSERT_MSG(err == PEER_OK, "response %u of %u: %d",
+				      i, n, err);
+			RT_ASSERT_EQ(rsp.id, order_ids[i]);
+			RT_EXPECT_EQ(rsp.op, ops[hdr_perm(round, i, n)]);
+			RT_EXPECT_EQ(rsp.status, rsp.id & 4 ?
+				     FIPCBLK_RSP_ERROR : FIPCBLK_RSP_OKAY);
+		}
+		RT_ASSERT_EQ(peer_front_response(&front, &rsp), PEER_EMPTY);
+		answered += n;
+		round++;
+	}
+	RT_EXPECT_EQ(fipc_duplex_server_error(&srv), 0);
+	RT_EXPECT_EQ(front.broken, 0);
+	RT_EXPECT_EQ(front.calls, 0);
+	/* Many laps, and the ring was found full on the way. */
+	RT_EXPECT(front.submit > 16u * FIPCBLK_RING_SLOTS(order));
+	RT_EXPECT(fulls > 16);
+}
+
+static void hdr_test_front_to_lib(struct kunit *test)
+{
+	struct hdr_mem *m = hdr_mem(test);
+
+	hdr_front_to_lib(test, m, 0, 0, 3000);	/* default batch */
+	hdr_front_to_lib(test, m, 0, 1, 1000);
+	hdr_front_to_lib(test, m, 2, 255, 2000);
+	hdr_front_to_lib(test, m, 4, 0, 2000);
+}
+
+/*
+ * lib/fipc's client against the header's backend, interleaved, as
+ * above: the client calls until the ring is full, the backend takes
+ * every request and answers them in a permuted order.
+ */
+static void hdr_lib_to_back(struct kunit *test, struct hdr_mem *m,
+			    unsigned int order,
+			    unsigned int batch, u32 total)
+{
+	void *mem = m->mem;
+	struct fipc_msg *bufs = m->bufs;
+	u64 *ids = m->ids;
+	u8 *ops = m->ops;
+	u64 *order_ids = m->order_ids;
+	static u32 refs[FIPCBLK_MAX_REFS];
+	struct fipcblk_request req;
+	struct fipcblk_response rsp;
+	struct fipc_duplex_client cl;
+	struct peer_back back;
+	u32 sent = 0, taken = 0, answered = 0, round = 0, fulls = 0;
+	unsigned int n, i, j, nr, got_nr;
+	struct fipc_msg reply;
+	int len, err;
+
+	memset(mem, 0, FIPCBLK_PAGE_BYTES << order);
+	RT_ASSERT_EQ(fipc_duplex_client_init(&cl, mem, order), 0);
+	peer_back_init(&back, mem, order, batch);
+	while (answered < total) {
+		while (sent < total) {
+			nr = hdr_nr_refs(sent, FIPCBLK_MAX_REFS);
+			len = hdr_encode(bufs, sent, nr);
+			err = fipc_duplex_call(&cl, bufs, len);
+			if (err == -EAGAIN) {
+				fulls++;
+				break;
+			}
+			RT_ASSERT_MSG(!err, "call %u: %d", sent, err);
+			sent++;
+		}
+		for (n = 0; ; n++) {
+			len = peer_back_request(&back, &req, refs, &got_nr);
+			if (len == PEER_EMPTY)
+				break;
+			nr = hdr_nr_refs(taken, FIPCBLK_MAX_REFS);
+			RT_ASSERT_MSG(!hdr_check_req(&req, refs, len, got_nr,
+						     taken, nr),
+				      "request %u: %d slots, check line %d",
+				      taken, len, hdr_check_req(&req, refs, len,
+								got_nr, taken,
+								nr));
+			RT_ASSERT(n < HDR_BATCH);
+			ids[n] = req.id;
+			ops[n] = req.op;
+			taken++;
+		}
+		RT_ASSERT_EQ(taken, sent);
+		for (i = 0; i < n; i++) {
+			j = hdr_perm(round, i, n);
+			hdr_make_rsp(&rsp, ids[j], ops[j]);
+			order_ids[i] = ids[j];
+			RT_ASSERT_EQ(peer_back_response(&back, &rsp), PEER_OK);
+		}
+		for (i = 0; i < n; i++) {
+			err = fipc_duplex_take_reply(&cl, &reply);
+			RT_ASSERT_MSG(!err, "reply %u of %u: %d", i, n, err);
+			memcpy(&rsp, reply.data, sizeof(rsp));
+			RT_ASSERT_EQ(rsp.id, order_ids[i]);
+			RT_EXPECT_EQ(rsp.op, ops[hdr_perm(round, i, n)]);
+			RT_EXPECT_EQ(rsp.status, rsp.id & 4 ?
+				     FIPCBLK_RSP_ERROR : FIPCBLK_RSP_OKAY);
+		}
+		RT_ASSERT_EQ(fipc_duplex_take_reply(&cl, &reply), -EAGAIN);
+		answered += n;
+		round++;
+	}
+	RT_EXPECT_EQ(fipc_duplex_client_error(&cl), 0);
+	RT_EXPECT_EQ(back.broken, 0);
+	RT_EXPECT_EQ(back.unanswered, 0);
+	RT_EXPECT(back.read > 16u * FIPCBLK_RING_SLOTS(order));
+	RT_EXPECT(fulls > 16);
+}
+
+static void hdr_test_lib_to_back(struct kunit *test)
+{
+	struct hdr_mem *m = hdr_mem(test);
+
+	hdr_lib_to_back(test, m, 0, 1, 3000);
+	hdr_lib_to_back(test, m, 0, 16, 1000);
+	hdr_lib_to_back(test, m, 2, 255, 2000);	/* spans up to 255 */
+	hdr_lib_to_back(test, m, 4, 1000, 2000);	/* responses ack first */
+}
+
+/* One-slot requests (no references) through the frontend, taken back. */
+static void hdr_lap(struct kunit *test, struct peer_front *front,
+		    struct fipc_duplex_server *srv, struct fipc_msg *bufs,
+		    unsigned int count)
+{
+	struct fipcblk_request req;
+	struct fipcblk_response rsp;
+	unsigned int i;
+
+	memset(&req, 0, sizeof(req));
+	req.op = FIPCBLK_OP_FLUSH;
+	for (i = 0; i < count; i++) {
+		req.id = i;
+		RT_ASSERT_EQ(peer_front_request(front, &req, NULL, 0), 0);
+		RT_ASSERT_EQ(fipc_duplex_take_request(srv, bufs, 1, NULL), 1);
+		RT_ASSERT_EQ(fipc_duplex_reply(srv, bufs), 0);
+		RT_ASSERT_EQ(peer_front_response(front, &rsp), PEER_OK);
+		RT_ASSERT_EQ(rsp.id, i);
+	}
+}
+
+/* The frontend fills the ring as lib/fipc's server counts it. */
+static void hdr_test_front_full(struct kunit *test)
+{
+	void *mem = rt_ring_alloc(test, 1);
+	struct fipc_msg *bufs = rt_bufs(test, FIPC_MSG_MAX_SLOTS);
+	static u32 refs[FIPCBLK_MAX_REFS];
+	const unsigned int slots = FIPCBLK_RING_SLOTS(1);
+	struct fipcblk_request req;
+	struct fipcblk_response rsp;
+	struct fipc_duplex_server srv;
+	struct peer_front front;
+	unsigned int sent = 0, i;
+	int err;
+
+	RT_ASSERT(mem && bufs);
+	RT_ASSERT_EQ(fipc_duplex_server_init(&srv, mem, 1), 0);
+	peer_front_init(&front, mem, 1);
+	memset(&req, 0, sizeof(req));
+	req.op = FIPCBLK_OP_FLUSH;
+	/* A lap and a half first, so that the ring holds last lap's flags. */
+	hdr_lap(test, &front, &srv, bufs, slots + slots / 2);
+	while (!(err = peer_front_request(&front, &req, NULL, 0)))
+		sent++;
+	RT_EXPECT_EQ(err, PEER_FULL);
+	RT_EXPECT_EQ(sent, slots);
+	/* A response is in the way until it is taken. */
+	RT_ASSERT_EQ(fipc_duplex_take_request(&srv, bufs, 1, NULL), 1);
+	RT_ASSERT_EQ(fipc_duplex_reply(&srv, bufs), 0);
+	RT_EXPECT_EQ(peer_front_request(&front, &req, NULL, 0), PEER_FULL);
+	RT_EXPECT_EQ(peer_front_response(&front, &rsp), PEER_OK);
+	RT_EXPECT_EQ(peer_front_request(&front, &req, NULL, 0), PEER_OK);
+	RT_EXPECT_EQ(peer_front_request(&front, &req, NULL, 0), PEER_FULL);
+	/* Drain: slots requests are left. */
+	for (i = 0; i < slots; i++) {
+		RT_ASSERT_EQ(fipc_duplex_take_request(&srv, bufs, 1, NULL), 1);
+		RT_ASSERT_EQ(fipc_duplex_reply(&srv, bufs), 0);
+		RT_ASSERT_EQ(peer_front_response(&front, &rsp), PEER_OK);
+	}
+	RT_EXPECT_EQ(fipc_duplex_take_request(&srv, bufs, 1, NULL), -EAGAIN);
+
+	/* Two free positions: a 3-slot request waits, a 2-slot one goes. */
+	for (i = 0; i < slots - 2; i++)
+		RT_ASSERT_EQ(peer_front_request(&front, &req, NULL, 0), 0);
+	for (i = 0; i < FIPCBLK_HEAD_REFS + FIPCBLK_CONT_REFS + 1; i++)
+		refs[i] = i + 8;
+	req.op = FIPCBLK_OP_WRITE;
+	req.nr_bytes = (FIPCBLK_HEAD_REFS + FIPCBLK_CONT_REFS + 1) *
+		       FIPCBLK_PAGE_BYTES;
+	RT_EXPECT_EQ(peer_front_request(&front, &req, refs,
+					FIPCBLK_HEAD_REFS +
+					FIPCBLK_CONT_REFS + 1), PEER_FULL);
+	req.nr_bytes = (FIPCBLK_HEAD_REFS + 1) * FIPCBLK_PAGE_BYTES;
+	RT_EXPECT_EQ(peer_front_request(&front, &req, refs,
+					FIPCBLK_HEAD_REFS + 1), PEER_OK);
+	RT_EXPECT_EQ(front.submit - front.done, slots);
+	for (i = 0; i < slots - 1; i++) {
+		RT_ASSERT(fipc_duplex_take_request(&srv, bufs,
+						   FIPC_MSG_MAX_SLOTS,
+						   NULL) > 0);
+		RT_ASSERT_EQ(fipc_duplex_reply(&srv, bufs), 0);
+		RT_ASSERT_EQ(peer_front_response(&front, &rsp), PEER_OK);
+	}
+
+	/*
+	 * Acknowledgments give room back before the responses: with a batch
+	 * of 1, two maximal requests taken leave two positions held.
+	 */
+	RT_ASSERT_EQ(fipc_duplex_set_ack_batch(&srv, 1), 0);
+	req.nr_bytes = FIPCBLK_MAX_REFS * FIPCBLK_PAGE_BYTES;
+	for (i = 0; i < FIPCBLK_MAX_REFS; i++)
+		refs[i] = hdr_ref(7, i);
+	for (i = 0; i < slots / FIPCBLK_MSG_MAX_SLOTS; i++)
+		RT_ASSERT_EQ(peer_front_request(&front, &req, refs,
+						FIPCBLK_MAX_REFS), PEER_OK);
+	RT_EXPECT_EQ(peer_front_request(&front, &req, refs, FIPCBLK_MAX_REFS),
+		     PEER_FULL);
+	for (i = 0; i < slots / FIPCBLK_MSG_MAX_SLOTS; i++)
+		RT_ASSERT_EQ(fipc_duplex_take_request(&srv, bufs,
+						      FIPC_MSG_MAX_SLOTS,
+						      NULL),
+			     FIPCBLK_MSG_MAX_SLOTS);
+	for (i = 0; i < slots / FIPCBLK_MSG_MAX_SLOTS - 1; i++)
+		RT_EXPECT_EQ(peer_front_request(&front, &req, refs,
+						FIPCBLK_MAX_REFS), PEER_OK);
+	RT_EXPECT_EQ(peer_front_request(&front, &req, refs, FIPCBLK_MAX_REFS),
+		     PEER_FULL);
+	RT_EXPECT_EQ(front.broken, 0);
+	RT_EXPECT_EQ(fipc_duplex_server_error(&srv), 0);
+}
+
+/* lib/fipc's client fills the ring as the header's backend counts it. */
+static void hdr_test_back_full(struct kunit *test)
+{
+	void *mem = rt_ring_alloc(test, 1);
+	struct fipc_msg *bufs = rt_bufs(test, FIPC_MSG_MAX_SLOTS);
+	static u32 refs[FIPCBLK_MAX_REFS];
+	const unsigned int slots = FIPCBLK_RING_SLOTS(1);
+	struct fipcblk_request req;
+	struct fipcblk_response rsp;
+	struct fipc_duplex_client cl;
+	struct peer_back back;
+	unsigned int sent = 0, i, nr;
+	struct fipc_msg reply;
+	int err;
+
+	RT_ASSERT(mem && bufs);
+	RT_ASSERT_EQ(fipc_duplex_client_init(&cl, mem, 1), 0);
+	peer_back_init(&back, mem, 1, 1);
+	hdr_make_rsp(&rsp, 1, FIPCBLK_OP_FLUSH);
+	for (i = 0; i < slots + slots / 2; i++) {
+		RT_ASSERT_EQ(fipc_duplex_call(&cl, bufs, hdr_encode(bufs, 1, 0)),
+			     0);
+		RT_ASSERT_EQ(peer_back_request(&back, &req, refs, &nr), 1);
+		RT_ASSERT_EQ(peer_back_response(&back, &rsp), PEER_OK);
+		RT_ASSERT_EQ(fipc_duplex_take_reply(&cl, &reply), 0);
+	}
+	hdr_encode(bufs, 1, 0);
+	while (!(err = fipc_duplex_call(&cl, bufs, 1)))
+		sent++;
+	RT_EXPECT_EQ(err, -EAGAIN);
+	RT_EXPECT_EQ(sent, slots);
+	RT_EXPECT_EQ(peer_back_request(&back, &req, refs, &nr), 1);
+	RT_EXPECT_EQ(peer_back_response(&back, &rsp), PEER_OK);
+	RT_EXPECT_EQ(fipc_duplex_call(&cl, bufs, 1), -EAGAIN);
+	RT_EXPECT_EQ(fipc_duplex_take_reply(&cl, &reply), 0);
+	RT_EXPECT_EQ(fipc_duplex_call(&cl, bufs, 1), 0);
+	RT_EXPECT_EQ(fipc_duplex_call(&cl, bufs, 1), -EAGAIN);
+	for (i = 0; i < slots; i++) {
+		RT_ASSERT_EQ(peer_back_request(&back, &req, refs, &nr), 1);
+		RT_ASSERT_EQ(peer_back_response(&back, &rsp), PEER_OK);
+		RT_ASSERT_EQ(fipc_duplex_take_reply(&cl, &reply), 0);
+	}
+	RT_EXPECT_EQ(peer_back_request(&back, &req, refs, &nr), PEER_EMPTY);
+
+	/* The backend acknowledges continuations at once (batch 1). */
+	for (i = 0; i < slots / FIPCBLK_MSG_MAX_SLOTS; i++)
+		RT_ASSERT_EQ(fipc_duplex_call(&cl, bufs,
+					      hdr_encode(bufs, 2,
+							 FIPCBLK_MAX_REFS)),
+			     0);
+	RT_EXPECT_EQ(fipc_duplex_call(&cl, bufs, FIPCBLK_MSG_MAX_SLOTS),
+		     -EAGAIN);
+	for (i = 0; i < slots / FIPCBLK_MSG_MAX_SLOTS; i++)
+		RT_ASSERT_EQ(peer_back_request(&back, &req, refs, &nr),
+			     FIPCBLK_MSG_MAX_SLOTS);
+	for (i = 0; i < slots / FIPCBLK_MSG_MAX_SLOTS - 1; i++)
+		RT_EXPECT_EQ(fipc_duplex_call(&cl, bufs,
+					      FIPCBLK_MSG_MAX_SLOTS), 0);
+	RT_EXPECT_EQ(fipc_duplex_call(&cl, bufs, FIPCBLK_MSG_MAX_SLOTS),
+		     -EAGAIN);
+	RT_EXPECT_EQ(back.broken, 0);
+	RT_EXPECT_EQ(fipc_duplex_client_error(&cl), 0);
+}
+
+/* The header's backend takes no forged or stale flag. */
+static void hdr_test_back_forged(struct kunit *test)
+{
+	void *mem = rt_ring_alloc(test, 0);
+	struct fipc_msg *bufs = rt_bufs(test, FIPC_MSG_MAX_SLOTS);
+	static u32 refs[FIPCBLK_MAX_REFS];
+	const unsigned int slots = FIPCBLK_RING_SLOTS(0);
+	struct fipcblk_slot *ring = mem;
+	struct fipcblk_request req;
+	struct fipcblk_response rsp;
+	struct fipc_duplex_client cl;
+	struct peer_back back;
+	struct fipc_msg reply;
+	unsigned int nr, i;
+	static const u32 bad[] = {
+		HDR_FLAG(CALL, 1, 64, 0),	/* next lap's */
+		HDR_FLAG(POST, 1, 0, 0),	/* never from a frontend */
+		HDR_FLAG(CALL, 0, 0, 0),	/* a continuation as head */
+		HDR_FLAG(CALL, 33, 0, 0),	/* too long */
+		HDR_FLAG(REPLY, 1, 0, 0),	/* the backend's own kind */
+		HDR_FLAG(ACK, 1, 0, 0),
+	};
+
+	RT_ASSERT(mem && bufs);
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		memset(mem, 0, FIPCBLK_PAGE_BYTES);
+		peer_back_init(&back, mem, 0, 1);
+		RT_EXPECT_EQ(peer_back_request(&back, &req, refs, &nr),
+			     PEER_EMPTY);
+		ring[0].flag = bad[i];
+		RT_EXPECT_EQ_MSG(peer_back_request(&back, &req, refs, &nr),
+				 PEER_BROKEN, "flag %x", bad[i]);
+		/* Sticky: a good request afterwards is not taken either. */
+		ring[0].flag = HDR_FLAG(CALL, 1, 0, 0);
+		RT_EXPECT_EQ(peer_back_request(&back, &req, refs, &nr),
+			     PEER_BROKEN);
+		RT_EXPECT_EQ(back.read, 0);
+	}
+	/* The retired one-way ring's flag. */
+	memset(mem, 0, FIPCBLK_PAGE_BYTES);
+	peer_back_init(&back, mem, 0, 1);
+	ring[0].flag = FIPCBLK_FLAG(1, 0);
+	RT_EXPECT_EQ(peer_back_request(&back, &req, refs, &nr), PEER_BROKEN);
+
+	/* A continuation flag not exactly CALL, 0, its lap. */
+	memset(mem, 0, FIPCBLK_PAGE_BYTES);
+	peer_back_init(&back, mem, 0, 1);
+	ring[1].flag = HDR_FLAG(CALL, 0, 64, 0);
+	ring[0].flag = HDR_FLAG(CALL, 2, 0, 0);
+	RT_EXPECT_EQ(peer_back_request(&back, &req, refs, &nr), PEER_BROKEN);
+	RT_EXPECT_EQ(back.read, 0);
+
+	/*
+	 * Through lib/fipc's client: a lap, then what the last lap left is
+	 * "nothing yet", replayed requests included; anything else is not.
+	 */
+	memset(mem, 0, FIPCBLK_PAGE_BYTES);
+	RT_ASSERT_EQ(fipc_duplex_client_init(&cl, mem, 0), 0);
+	peer_back_init(&back, mem, 0, 1);
+	for (i = 0; i < slots; i++) {
+		RT_ASSERT_EQ(fipc_duplex_call(&cl, bufs, hdr_encode(bufs, i, 0)),
+			     0);
+		RT_ASSERT_EQ(peer_back_request(&back, &req, refs, &nr), 1);
+		hdr_make_rsp(&rsp, req.id, req.op);
+		RT_ASSERT_EQ(peer_back_response(&back, &rsp), PEER_OK);
+		RT_ASSERT_EQ(fipc_duplex_take_reply(&cl, &reply), 0);
+	}
+	RT_EXPECT_EQ(ring[0].flag, HDR_FLAG(REPLY, 1, 0, 0));
+	RT_EXPECT_EQ(peer_back_request(&back, &req, refs, &nr), PEER_EMPTY);
+	ring[0].flag = HDR_FLAG(CALL, 1, 0, 0);		/* a replay */
+	RT_EXPECT_EQ(peer_back_request(&back, &req, refs, &nr), PEER_EMPTY);
+	ring[0].flag = HDR_FLAG(ACK, 3, 0, 0);
+	RT_EXPECT_EQ(peer_back_request(&back, &req, refs, &nr), PEER_EMPTY);
+	RT_EXPECT_EQ(back.read, slots);
+	ring[0].flag = FIPCBLK_FLAG_FREE;		/* zero after a lap */
+	RT_EXPECT_EQ(peer_back_request(&back, &req, refs, &nr), PEER_BROKEN);
+
+	/* Overfill: a request reaching a position not handed back. */
+	memset(mem, 0, FIPCBLK_PAGE_BYTES);
+	RT_ASSERT_EQ(fipc_duplex_client_init(&cl, mem, 0), 0);
+	peer_back_init(&back, mem, 0, 1);
+	for (i = 0; i < slots; i++) {
+		RT_ASSERT_EQ(fipc_duplex_call(&cl, bufs, hdr_encode(bufs, i, 0)),
+			     0);
+		RT_ASSERT_EQ(peer_back_request(&back, &req, refs, &nr), 1);
+	}
+	/* Last lap's request, not retired: no response may be there. */
+	ring[0].flag = HDR_FLAG(REPLY, 1, 0, 0);
+	RT_EXPECT_EQ(peer_back_request(&back, &req, refs, &nr), PEER_BROKEN);
+	back.broken = 0;	/* unstick it, for one more forged flag */
+	ring[0].flag = HDR_FLAG(CALL, 1, slots, 0);
+	RT_EXPECT_EQ(peer_back_request(&back, &req, refs, &nr), PEER_BROKEN);
+	RT_EXPECT_EQ(back.read, slots);
+
+	/* A length its fields do not call for: taken, answered an error. */
+	memset(mem, 0, FIPCBLK_PAGE_BYTES);
+	RT_ASSERT_EQ(fipc_duplex_client_init(&cl, mem, 0), 0);
+	peer_back_init(&back, mem, 0, 1);
+	hdr_encode(bufs, 1, 0);			/* a flush, no references */
+	RT_ASSERT_EQ(fipc_duplex_call(&cl, bufs, 2), 0);
+	RT_EXPECT_EQ(peer_back_request(&back, &req, refs, &nr), PEER_INVALID);
+	hdr_make_rsp(&rsp, req.id, req.op);
+	rsp.status = FIPCBLK_RSP_ERROR;
+	RT_EXPECT_EQ(peer_back_response(&back, &rsp), PEER_OK);
+	RT_EXPECT_EQ(peer_back_response(&back, &rsp), PEER_BROKEN);
+	RT_EXPECT_EQ(fipc_duplex_take_reply(&cl, &reply), 0);
+	memcpy(&rsp, reply.data, sizeof(rsp));
+	RT_EXPECT_EQ(rsp.status, FIPCBLK_RSP_ERROR);
+	RT_EXPECT_EQ(fipc_duplex_client_error(&cl), 0);
+}
+
+/* The header's frontend takes no forged or stale flag. */
+static void hdr_test_front_forged(struct kunit *test)
+{
+	void *mem = rt_ring_alloc(test, 0);
+	struct fipc_msg *bufs = rt_bufs(test, FIPC_MSG_MAX_SLOTS);
+	const unsigned int slots = FIPCBLK_RING_SLOTS(0);
+	struct fipcblk_slot *ring = mem;
+	struct fipcblk_request req;
+	struct fipcblk_response rsp;
+	struct fipc_duplex_server srv;
+	struct peer_front front;
+	unsigned int i;
+	static const struct {
+		unsigned int sent;	/* one-slot requests before */
+		u32 flag;		/* then at position 0 */
+	} bad[] = {
+		{ 0, HDR_FLAG(REPLY, 1, 0, 0) },	/* nothing was sent */
+		{ 0, HDR_FLAG(ACK, 1, 0, 0) },
+		{ 1, HDR_FLAG(REPLY, 2, 0, 0) },	/* past what was sent */
+		{ 2, HDR_FLAG(REPLY, 2, 0, 0) },	/* the other call's */
+		{ 2, HDR_FLAG(ACK, 1, 0, 0) },		/* both held for calls */
+		{ 1, HDR_FLAG(REPLY, 1, 64, 0) },	/* next lap's */
+		{ 1, HDR_FLAG(REPLY, 0, 0, 0) },
+		{ 1, HDR_FLAG(CALL, 33, 0, 0) },
+		{ 1, FIPCBLK_FLAG(1, 0) },		/* retired kind */
+	};
+
+	RT_ASSERT(mem && bufs);
+	memset(&req, 0, sizeof(req));
+	req.op = FIPCBLK_OP_FLUSH;
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		memset(mem, 0, FIPCBLK_PAGE_BYTES);
+		peer_front_init(&front, mem, 0);
+		RT_EXPECT_EQ(peer_front_response(&front, &rsp), PEER_EMPTY);
+		while (front.submit < bad[i].sent)
+			RT_ASSERT_EQ(peer_front_request(&front, &req, NULL, 0),
+				     PEER_OK);
+		/* Its own request there: nothing yet. */
+		RT_EXPECT_EQ(peer_front_response(&front, &rsp), PEER_EMPTY);
+		ring[0].flag = bad[i].flag;
+		RT_EXPECT_EQ_MSG(peer_front_response(&front, &rsp),
+				 PEER_BROKEN, "case %u", i);
+		RT_EXPECT_EQ(front.done, 0);
+		RT_EXPECT_EQ(peer_front_request(&front, &req, NULL, 0),
+			     PEER_BROKEN);
+	}
+
+	/* After a lap, last lap's flags are nothing yet; a fresh one not. */
+	memset(mem, 0, FIPCBLK_PAGE_BYTES);
+	RT_ASSERT_EQ(fipc_duplex_server_init(&srv, mem, 0), 0);
+	peer_front_init(&front, mem, 0);
+	hdr_lap(test, &front, &srv, bufs, slots);
+	RT_EXPECT_EQ(peer_front_response(&front, &rsp), PEER_EMPTY);
+	ring[0].flag = HDR_FLAG(CALL, 1, 0, 0);
+	RT_EXPECT_EQ(peer_front_response(&front, &rsp), PEER_EMPTY);
+	ring[0].flag = HDR_FLAG(ACK, 9, 0, 0);
+	RT_EXPECT_EQ(peer_front_response(&front, &rsp), PEER_EMPTY);
+	ring[0].flag = HDR_FLAG(REPLY, 1, slots, 0);	/* this lap's */
+	RT_EXPECT_EQ(peer_front_response(&front, &rsp), PEER_BROKEN);
+	RT_EXPECT_EQ(front.done, slots);
+
+	/* lib/fipc's server reads the header's flags as the peer does. */
+	memset(mem, 0, FIPCBLK_PAGE_BYTES);
+	RT_ASSERT_EQ(fipc_duplex_server_init(&srv, mem, 0), 0);
+	ring[0].flag = HDR_FLAG(CALL, 1, 64, 0);
+	RT_EXPECT_EQ(fipc_duplex_take_request(&srv, bufs, 1, NULL), -EPROTO);
+	memset(mem, 0, FIPCBLK_PAGE_BYTES);
+	RT_ASSERT_EQ(fipc_duplex_server_init(&srv, mem, 0), 0);
+	peer_front_init(&front, mem, 0);
+	hdr_lap(test, &front, &srv, bufs, slots);
+	ring[0].flag = HDR_FLAG(CALL, 1, 0, 0);
+	RT_EXPECT_EQ(fipc_duplex_take_request(&srv, bufs, 1, NULL), -EAGAIN);
+}
+
+/* fipcblk.h's constants are lib/fipc's. */
+static void hdr_test_constants(struct kunit *test)
+{
+	unsigned int o;
+
+	RT_EXPECT_EQ(FIPCBLK_DUPLEX_CALL, FIPC_DUPLEX_CALL);
+	RT_EXPECT_EQ(FIPCBLK_DUPLEX_POST, FIPC_DUPLEX_POST);
+	RT_EXPECT_EQ(FIPCBLK_DUPLEX_REPLY, FIPC_DUPLEX_REPLY);
+	RT_EXPECT_EQ(FIPCBLK_DUPLEX_ACK, FIPC_DUPLEX_ACK);
+	RT_EXPECT_EQ(FIPCBLK_SLOT_BYTES, sizeof(struct fipc_slot));
+	RT_EXPECT_EQ(FIPCBLK_SLOT_FLAG_OFFSET, offsetof(struct fipc_slot, flag));
+	RT_EXPECT_EQ(FIPCBLK_MSG_BYTES, FIPC_SLOT_PAYLOAD);
+	RT_EXPECT_EQ(FIPCBLK_MSG_MAX_SLOTS, FIPC_MSG_MAX_SLOTS);
+	RT_EXPECT_EQ(FIPCBLK_PAGE_BYTES, FIPC_PAGE_BYTES);
+	RT_EXPECT_EQ(FIPCBLK_RING_MIN_ORDER, FIPC_MIN_ORDER);
+	RT_EXPECT_EQ(FIPCBLK_RING_MAX_ORDER, FIPC_MAX_ORDER);
+	for (o = FIPCBLK_RING_MIN_ORDER; o <= FIPCBLK_RING_MAX_ORDER; o++) {
+		RT_EXPECT_EQ(FIPCBLK_RING_SLOTS(o), FIPC_RING_SLOTS(o));
+		RT_EXPECT_EQ(FIPCBLK_DUPLEX_LAP(12345u, o),
+			     12345u >> FIPC_DUPLEX_LAP_SHIFT(o));
+	}
+}
+
+/*
+ * Two threads, one ring: each end runs on its own, as in two domains.
+ * A thread records the first thing that went wrong and stops both.
+ */
+#define HDR_TH_MSGS	100000u
+#define HDR_TH_REFS	40	/* up to 3 slots a request */
+
+struct hdr_th {
+	void *mem;
+	unsigned int order;
+	u32 total;
+	u8 *seen;		/* responses taken, by request number */
+	int stop;
+	int line;		/* where it failed, 0 if it did not */
+	u32 at;			/* at which request */
+	int err;		/* with what */
+};
+
+static bool hdr_th_stopped(struct hdr_th *t)
+{
+	return __atomic_load_n(&t->stop, __ATOMIC_RELAXED);
+}
+
+static int hdr_th_fail(struct hdr_th *t, int line, u32 at, int err)
+{
+	if (!__atomic_exchange_n(&t->stop, 1, __ATOMIC_RELAXED)) {
+		t->line = line;
+		t->at = at;
+		t->err = err;
+	}
+	return -1;
+}
+
+/* A response's id names a request sent and not answered yet. */
+static bool hdr_th_seen(struct hdr_th *t, u64 id, u32 sent)
+{
+	u64 k = id - 0x5eed000000000000ull;
+
+	if (k >= sent || t->seen[k])
+		return false;
+	t->seen[k] = 1;
+	return true;
+}
+
+static int hdr_th_front(void *arg)
+{
+	struct hdr_th *t = arg;
+	static u32 refs[FIPCBLK_MAX_REFS];
+	struct fipcblk_request req;
+	struct fipcblk_response rsp;
+	struct peer_front front;
+	u32 sent = 0, got = 0;
+	unsigned int nr;
+	bool moved;
+	int err;
+
+	peer_front_init(&front, t->mem, t->order);
+	while (got < t->total && !hdr_th_stopped(t)) {
+		moved = false;
+		if (sent < t->total) {
+			nr = hdr_nr_refs(sent, HDR_TH_REFS);
+			hdr_make(&req, refs, sent, nr);
+			err = peer_front_request(&front, &req, refs, nr);
+			if (!err) {
+				sent++;
+				moved = true;
+			} else if (err != PEER_FULL) {
+				return hdr_th_fail(t, __LINE__, sent, err);
+			}
+		}
+		err = peer_front_response(&front, &rsp);
+		if (!err) {
+			if (!hdr_th_seen(t, rsp.id, sent))
+				return hdr_th_fail(t, __LINE__, got, 0);
+			got++;
+			moved = true;
+		} else if (err != PEER_EMPTY) {
+			return hdr_th_fail(t, __LINE__, got, err);
+		}
+		if (!moved)
+			sched_yield();
+	}
+	return 0;
+}
+
+/* Answer held (if any) after cur: pairs of requests answered swapped. */
+static int hdr_th_srv(void *arg)
+{
+	struct hdr_th *t = arg;
+	struct fipc_msg bufs[FIPC_MSG_MAX_SLOTS], held;
+	struct fipc_duplex_server srv;
+	u32 taken = 0, answered = 0;
+	bool holding = false;
+	int len;
+
+	if (fipc_duplex_server_init(&srv, t->mem, t->order))
+		return hdr_th_fail(t, __LINE__, 0, 0);
+	while (answered < t->total && !hdr_th_stopped(t)) {
+		len = fipc_duplex_take_request(&srv, bufs, FIPC_MSG_MAX_SLOTS,
+					       NULL);
+		if (len == -EAGAIN) {
+			if (holding) {
+				if (fipc_duplex_reply(&srv, &held))
+					return hdr_th_fail(t, __LINE__,
+							   answered, 0);
+				holding = false;
+				answered++;
+			}
+			sched_yield();
+			continue;
+		}
+		if (len < 0 || hdr_check_msgs(bufs, len, taken,
+					      hdr_nr_refs(taken, HDR_TH_REFS)))
+			return hdr_th_fail(t, __LINE__, taken, len);
+		taken++;
+		if (!holding && (taken & 1)) {
+			held = bufs[0];
+			holding = true;
+			continue;
+		}
+		if (fipc_duplex_reply(&srv, &bufs[0]))
+			return hdr_th_fail(t, __LINE__, answered, 0);
+		answered++;
+		if (holding) {
+			if (fipc_duplex_reply(&srv, &held))
+				return hdr_th_fail(t, __LINE__, answered, 0);
+			holding = false;
+			answered++;
+		}
+	}
+	return 0;
+}
+
+static int hdr_th_client(void *arg)
+{
+	struct hdr_th *t = arg;
+	struct fipc_msg bufs[FIPC_MSG_MAX_SLOTS], reply;
+	struct fipcblk_response rsp;
+	struct fipc_duplex_client cl;
+	u32 sent = 0, got = 0;
+	unsigned int len = 0;
+	bool moved;
+	int err;
+
+	if (fipc_duplex_client_init(&cl, t->mem, t->order))
+		return hdr_th_fail(t, __LINE__, 0, 0);
+	while (got < t->total && !hdr_th_stopped(t)) {
+		moved = false;
+		if (sent < t->total) {
+			if (!len)
+				len = hdr_encode(bufs, sent,
+						 hdr_nr_refs(sent,
+							     HDR_TH_REFS));
+			err = fipc_duplex_call(&cl, bufs, len);
+			if (!err) {
+				sent++;
+				len = 0;
+				moved = true;
+			} else if (err != -EAGAIN) {
+				return hdr_th_fail(t, __LINE__, sent, err);
+			}
+		}
+		err = fipc_duplex_take_reply(&cl, &reply);
+		if (!err) {
+			memcpy(&rsp, reply.data, sizeof(rsp));
+			if (!hdr_th_seen(t, rsp.id, sent))
+				return hdr_th_fail(t, __LINE__, got, 0);
+			got++;
+			moved = true;
+		} else if (err != -EAGAIN) {
+			return hdr_th_fail(t, __LINE__, got, err);
+		}
+		if (!moved)
+			sched_yield();
+	}
+	return 0;
+}
+
+static int hdr_th_back(void *arg)
+{
+	struct hdr_th *t = arg;
+	static u32 refs[FIPCBLK_MAX_REFS];
+	struct fipcblk_request req;
+	struct fipcblk_response rsp, held;
+	struct peer_back back;
+	u32 taken = 0, answered = 0;
+	bool holding = false;
+	unsigned int nr;
+	int len;
+
+	peer_back_init(&back, t->mem, t->order, 4);
+	while (answered < t->total && !hdr_th_stopped(t)) {
+		len = peer_back_request(&back, &req, refs, &nr);
+		if (len == PEER_EMPTY) {
+			if (holding) {
+				if (peer_back_response(&back, &held))
+					return hdr_th_fail(t, __LINE__,
+							   answered, 0);
+				holding = false;
+				answered++;
+			}
+			sched_yield();
+			continue;
+		}
+		if (len < 0 || hdr_check_req(&req, refs, len, nr, taken,
+					     hdr_nr_refs(taken, HDR_TH_REFS)))
+			return hdr_th_fail(t, __LINE__, taken, len);
+		taken++;
+		hdr_make_rsp(&rsp, req.id, req.op);
+		if (!holding && (taken & 1)) {
+			held = rsp;
+			holding = true;
+			continue;
+		}
+		if (peer_back_response(&back, &rsp))
+			return hdr_th_fail(t, __LINE__, answered, 0);
+		answered++;
+		if (holding) {
+			if (peer_back_response(&back, &held))
+				return hdr_th_fail(t, __LINE__, answered, 0);
+			holding = false;
+			answered++;
+		}
+	}
+	return 0;
+}
+
+static void hdr_threads(struct kunit *test, int (*a)(void *),
+			int (*b)(void *), const char *what)
+{
+	struct hdr_th t = { .order = 0, .total = HDR_TH_MSGS };
+	struct rt_thread ta, tb;
+	u32 k;
+
+	t.mem = rt_ring_alloc(test, t.order);
+	t.seen = rt_zalloc(test, t.total);
+	RT_ASSERT(t.mem && t.seen);
+	RT_ASSERT_EQ(rt_thread_start(&ta, a, &t, "hdr-a"), 0);
+	if (rt_thread_start(&tb, b, &t, "hdr-b")) {
+		hdr_th_fail(&t, __LINE__, 0, 0);
+		rt_thread_join(&ta);
+		RT_ASSERT(0);
+	}
+	if (!rt_thread_wait(&ta, 120000) || !rt_thread_wait(&tb, 1000))
+		hdr_th_fail(&t, __LINE__, 0, 0);	/* a watchdog */
+	rt_thread_join(&ta);
+	rt_thread_join(&tb);
+	RT_EXPECT_EQ_MSG(t.line, 0, "%s: line %d at %u, error %d", what,
+			 t.line, t.at, t.err);
+	for (k = 0; k < t.total && t.seen[k]; k++)
+		;
+	RT_EXPECT_EQ_MSG(k, t.total, "%s: response %u missing", what, k);
+}
+
+static void hdr_test_threads(struct kunit *test)
+{
+	hdr_threads(test, hdr_th_front, hdr_th_srv, "header front, lib server");
+	hdr_threads(test, hdr_th_client, hdr_th_back,
+		    "lib client, header back");
+}
+
+static struct rt_case hdr_cases[] = {
+	RT_CASE(hdr_test_constants),
+	RT_CASE(hdr_test_front_to_lib),
+	RT_CASE(hdr_test_lib_to_back),
+	RT_CASE(hdr_test_front_full),
+	RT_CASE(hdr_test_back_full),
+	RT_CASE(hdr_test_front_forged),
+	RT_CASE(hdr_test_back_forged),
+	RT_CASE(hdr_test_threads),
+	RT_END
+};
+
+RT_SUITE(fipcblk_header, hdr_cases);
