@@ -15,12 +15,8 @@
 # Needs root and dkms (installed from Debian's archive if missing).
 # Leaves the host as it found it.  Last line: "N passed, N failed".
 set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-pass=0 fail=0
-ok() { echo "ok   $*"; pass=$((pass + 1)); }
-bad() { echo "FAIL $*"; fail=$((fail + 1)); }
-check() { local what=$1; shift; if "$@"; then ok "$what"; else bad "$what"; fi; }
-finish() { echo "$pass passed, $fail failed"; [ "$fail" = 0 ]; exit $?; }
+# shellcheck source=tests/pkg/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 if [ "$(id -u)" != 0 ]; then
 	echo "pkg: needs root (dpkg -i, dkms install)"

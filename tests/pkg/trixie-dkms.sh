@@ -7,12 +7,8 @@
 # architecture-independent one as on Debian 12 (tests/pkg/run.sh).
 # Last line: "N passed, N failed".
 set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-pass=0 fail=0
-ok() { echo "ok   $*"; pass=$((pass + 1)); }
-bad() { echo "FAIL $*"; fail=$((fail + 1)); }
-check() { local what=$1; shift; if "$@"; then ok "$what"; else bad "$what"; fi; }
-finish() { echo "$pass passed, $fail failed"; [ "$fail" = 0 ]; exit $?; }
+# shellcheck source=tests/pkg/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 v=0.0.3+trixie
 deb=$(FIPC_DEB_VERSION=$v "$top/scripts/make-deb.sh" | tail -n 1)

@@ -20,11 +20,8 @@
 # No Xen 4.20 source (make-deb-xen-tools.sh exit 3): "skipped: ...", exit 77.
 # Last line: "N passed, N failed".
 set -u
-top=$(cd "$(dirname "$0")/../.." && pwd)
-pass=0 fail=0
-ok() { echo "ok   $*"; pass=$((pass + 1)); }
-bad() { echo "FAIL $*"; fail=$((fail + 1)); }
-check() { local what=$1; shift; if "$@"; then ok "$what"; else bad "$what"; fi; }
+# shellcheck source=tests/pkg/lib.sh
+. "$(dirname "$0")/lib.sh"
 S=${FIPC_XEN_SERIES:-4.17}
 export FIPC_XEN_SERIES=$S
 root= tmpd=
