@@ -27,6 +27,22 @@ amarker() {
 # aline ERE: the attacker's last console line matching ^ERE.
 aline() { tr -d '\r' < /var/log/xen/console/guest-attacker.log | grep -E "^$1" | tail -n 1; }
 
+# checked_mode MODE TIMEOUT [ARG...]: a mode that only its "done" line
+# checks: mode_begin MODE, wait up to TIMEOUT s for "@@FIPC-ATTACK MODE
+# done", log that line, check_MODE LINE ARG..., mode_end MODE (the
+# scenario's mode_begin and mode_end).
+checked_mode() {
+    local m=$1 to=$2 rc=0 line
+    shift 2
+    mode_begin "$m" || return 1
+    amarker "@@FIPC-ATTACK $m done" "$to" || return 1
+    line=$(aline "@@FIPC-ATTACK $m done")
+    fipc_log "$line"
+    "check_$m" "$line" "$@" || rc=1
+    mode_end "$m" || rc=1
+    return $rc
+}
+
 # go WORD: let the attacker's module, loaded with wait_go=1, start the mode
 # WORD (or answer it: "release", "case-N").
 go() {

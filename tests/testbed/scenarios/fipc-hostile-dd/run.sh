@@ -167,38 +167,14 @@ xsbad() {
 }
 
 cycle() {
-    local rc=0 line n
+    local n
     n=$(fipc_opt ATTACK_CYCLES 50)
-    mode_begin cycle || return 1
-    amarker "@@FIPC-ATTACK cycle done" $(((n * 10 + 300) * TSCALE)) || return 1
-    line=$(aline "@@FIPC-ATTACK cycle done")
-    fipc_log "$line"
-    check_cycle "$line" "$n" || rc=1
-    mode_end cycle || rc=1
-    return $rc
+    checked_mode cycle $(((n * 10 + 300) * TSCALE)) "$n"
 }
 
-closebusy() {
-    local rc=0 line
-    mode_begin closebusy || return 1
-    amarker "@@FIPC-ATTACK closebusy done" 600 || return 1
-    line=$(aline "@@FIPC-ATTACK closebusy done")
-    fipc_log "$line"
-    check_closebusy "$line" $((5000 * TSCALE)) || rc=1
-    mode_end closebusy || rc=1
-    return $rc
-}
+closebusy() { checked_mode closebusy 600 $((5000 * TSCALE)); }
 
-forge() {
-    local rc=0 line
-    mode_begin forge || return 1
-    amarker "@@FIPC-ATTACK forge done" 900 || return 1
-    line=$(aline "@@FIPC-ATTACK forge done")
-    fipc_log "$line"
-    check_forge "$line" || rc=1
-    mode_end forge || rc=1
-    return $rc
-}
+forge() { checked_mode forge 900; }
 
 # The attacker, holding its responses again, destroyed: its backend
 # directory in the driver domain must go, the honest guest's stay.

@@ -386,16 +386,7 @@ leak_checks() {
     return $rc
 }
 
-closebusy() {
-    local rc=0 line
-    mode_begin closebusy || return 1
-    amarker "@@FIPC-ATTACK closebusy done" 180 || return 1
-    line=$(aline "@@FIPC-ATTACK closebusy done")
-    fipc_log "$line"
-    check_closebusy "$line" 5000 || rc=1
-    mode_end closebusy || rc=1
-    return $rc
-}
+closebusy() { checked_mode closebusy 180 5000; }
 
 forge() {
     local rc=0 line n v
