@@ -157,30 +157,16 @@ static size_t probe_sleep(const struct probe_opts *o, long long *s,
 	return n;
 }
 
-static int full_read(int fd, void *buf, size_t len)
+enum { IO_READ, IO_WRITE };
+
+/* All of @len bytes read from @fd (IO_READ) or written to it (IO_WRITE). */
+static int full_io(int fd, void *buf, size_t len, int dir)
 {
 	char *p = buf;
 	ssize_t r;
 
 	while (len) {
-		r = read(fd, p, len);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return -1;
-		p += r;
-		len -= r;
-	}
-	return 0;
-}
-
-static int full_write(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-	ssize_t r;
-
-	while (len) {
-		r = write(fd, p, len);
+		r = dir == IO_WRITE ? write(fd, p, len) : read(fd, p, len);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
@@ -215,9 +201,9 @@ static size_t probe_pipe(const struct probe_opts *o, long long *s,
 	if (!pid) {
 		close(to[1]);
 		close(from[0]);
-		while (!full_read(to[0], &t, sizeof(t)) && t >= 0) {
+		while (!full_io(to[0], &t, sizeof(t), IO_READ) && t >= 0) {
 			t = now_ns() - t;
-			if (full_write(from[1], &t, sizeof(t)))
+			if (full_io(from[1], &t, sizeof(t), IO_WRITE))
 				break;
 		}
 		_exit(0);
@@ -229,8 +215,8 @@ static size_t probe_pipe(const struct probe_opts *o, long long *s,
 	while (n < max && next < end) {
 		sleep_until(next);
 		t = now_ns();
-		if (full_write(to[1], &t, sizeof(t)) ||
-		    full_read(from[0], &t, sizeof(t)))
+		if (full_io(to[1], &t, sizeof(t), IO_WRITE) ||
+		    full_io(from[0], &t, sizeof(t), IO_READ))
 			break;
 		s[n++] = t;
 		next += step;
@@ -239,7 +225,7 @@ static size_t probe_pipe(const struct probe_opts *o, long long *s,
 			next = t + step;
 	}
 	t = -1;
-	full_write(to[1], &t, sizeof(t));
+	full_io(to[1], &t, sizeof(t), IO_WRITE);
 	close(to[1]);
 	close(from[0]);
 	waitpid(pid, &status, 0);
