@@ -766,22 +766,29 @@ static void fa_rebind(struct fa_dev *fa)
 		rounds, connected, lost, sent, fa->busy_grants);
 }
 
-static void fa_run(struct fa_dev *fa)
+/* The modes the parameter "mode" may name. */
+static const struct fa_mode {
+	const char *name;
+	void (*run)(struct fa_dev *fa);
+} fa_modes[] = {
+	{ "noreap", fa_noreap },
+	{ "storm", fa_storm },
+	{ "xsbad", fa_xsbad },
+	{ "cycle", fa_cycle },
+	{ "closebusy", fa_closebusy },
+	{ "forge", fa_forge },
+	{ "rebind", fa_rebind },
+};
+
+/* The mode that "mode" names, or NULL if none does. */
+static const struct fa_mode *fa_find_mode(void)
 {
-	if (!strcmp(mode, "noreap"))
-		fa_noreap(fa);
-	else if (!strcmp(mode, "storm"))
-		fa_storm(fa);
-	else if (!strcmp(mode, "xsbad"))
-		fa_xsbad(fa);
-	else if (!strcmp(mode, "cycle"))
-		fa_cycle(fa);
-	else if (!strcmp(mode, "closebusy"))
-		fa_closebusy(fa);
-	else if (!strcmp(mode, "forge"))
-		fa_forge(fa);
-	else if (!strcmp(mode, "rebind"))
-		fa_rebind(fa);
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(fa_modes); i++)
+		if (!strcmp(mode, fa_modes[i].name))
+			return &fa_modes[i];
+	return NULL;
 }
 
 static int fa_thread(void *arg)
@@ -791,7 +798,7 @@ static int fa_thread(void *arg)
 	if (wait_go)
 		pr_info("@@FIPC-ATTACK %s waiting\n", mode);
 	if (!wait_go || fa_wait_go(fa, mode))
-		fa_run(fa);
+		fa_find_mode()->run(fa);	/* fa_init() checked it */
 	/* dom0 takes its counters before we may be unbound. */
 	if (wait_go && fa_wait_go(fa, "release"))
 		pr_info("@@FIPC-ATTACK %s released\n", mode);
@@ -869,11 +876,6 @@ static bool fa_registered;
 
 static int __init fa_init(void)
 {
-	static const char * const modes[] = {
-		"noreap", "storm", "xsbad", "cycle", "closebusy", "forge",
-		"rebind",
-	};
-	unsigned int i;
 	int err;
 
 	if (!xen_domain())
@@ -884,9 +886,7 @@ static int __init fa_init(void)
 		pr_info("mode none: not binding any device\n");
 		return 0;
 	}
-	for (i = 0; i < ARRAY_SIZE(modes) && strcmp(mode, modes[i]); i++)
-		;
-	if (i == ARRAY_SIZE(modes)) {
+	if (!fa_find_mode()) {
 		pr_err("unknown mode %s\n", mode);
 		return -EINVAL;
 	}
