@@ -3,10 +3,12 @@
  * KUnit tests of the fipc pollers (lib/fipc).
  *
  * tests/kunit/run.sh builds this file in-tree, in lib/fipc/, with the
- * pollers' own header (lib/fipc/poller/fipc_poller_internal.h).  The poller
- * cases run a fipc poller set over channels of a test driver whose
- * sleeping word is a plain variable.  The tests of the rings themselves
- * are in tests/ring/ (one source for KUnit and userspace).
+ * pollers' own header (lib/fipc/poller/fipc_poller_internal.h) and the
+ * ring tests' (tests/ring/ring_test.h, put beside it: its test-managed
+ * ring memory and message buffers).  The poller cases run a fipc poller
+ * set over channels of a test driver whose sleeping word is a plain
+ * variable.  The tests of the rings themselves are in tests/ring/ (one
+ * source for KUnit and userspace).
  */
 #include <kunit/test.h>
 #include <kunit/resource.h>
@@ -20,52 +22,21 @@
 #include <fipc/fipc.h>
 #include <fipc/fipc_duplex.h>
 #include "poller/fipc_poller_internal.h"
-
-/* A ring's memory, test managed: freed when the test case ends. */
-struct fipc_test_pages {
-	unsigned long addr;
-	unsigned int order;
-};
-
-static int fipc_test_pages_init(struct kunit_resource *res, void *context)
-{
-	struct fipc_test_pages *p = context;
-
-	p->addr = __get_free_pages(GFP_KERNEL | __GFP_ZERO, p->order);
-	if (!p->addr)
-		return -ENOMEM;
-	res->data = p;
-	return 0;
-}
-
-static void fipc_test_pages_free(struct kunit_resource *res)
-{
-	struct fipc_test_pages *p = res->data;
-
-	free_pages(p->addr, p->order);
-	kfree(p);
-}
+#include "ring_test.h"
 
 /* 2^order zeroed pages (an empty ring of that order), or fail the test. */
 static void *fipc_test_alloc(struct kunit *test, unsigned int order)
 {
-	struct fipc_test_pages *p, *got;
+	void *mem = rt_ring_alloc(test, order);
 
-	p = kzalloc_obj(*p, GFP_KERNEL);
-	KUNIT_ASSERT_NOT_NULL(test, p);
-	p->order = order;
-	got = kunit_alloc_resource(test, fipc_test_pages_init,
-				   fipc_test_pages_free, GFP_KERNEL, p);
-	if (!got)
-		kfree(p);
-	KUNIT_ASSERT_NOT_NULL(test, got);
-	return (void *)got->addr;
+	KUNIT_ASSERT_NOT_NULL(test, mem);
+	return mem;
 }
 
 /* Message buffers, FIPC_MSG_MAX_SLOTS payloads each: too big for a stack. */
 static struct fipc_msg *fipc_test_bufs(struct kunit *test, unsigned int n)
 {
-	struct fipc_msg *m = kunit_kcalloc(test, n, sizeof(*m), GFP_KERNEL);
+	struct fipc_msg *m = rt_bufs(test, n);
 
 	KUNIT_ASSERT_NOT_NULL(test, m);
 	return m;
