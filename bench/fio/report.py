@@ -122,13 +122,17 @@ def window_per_io(counters, ios):
     return out
 
 
-def load_backing(resdir):
-    """backing.json of a results directory, or None."""
-    path = os.path.join(resdir, "backing.json")
+def load_json(path):
+    """The JSON document in the file at path, or None if there is none."""
     if not os.path.exists(path):
         return None
     with open(path) as f:
         return json.load(f)
+
+
+def load_backing(resdir):
+    """backing.json of a results directory, or None."""
+    return load_json(os.path.join(resdir, "backing.json"))
 
 
 def backing_label(info):
@@ -167,20 +171,16 @@ def collect(resdir):
                     print(f"report: {cfg}/{name}: not fio output ({e!r}), ignored",
                           file=sys.stderr)
         entry = {"jobs": jobs}
-        cpath = os.path.join(cdir, "counters.json")
-        if os.path.exists(cpath):
-            with open(cpath) as f:
-                counters = json.load(f)
+        counters = load_json(os.path.join(cdir, "counters.json"))
+        if counters is not None:
             ios = counters.pop("ios", 0) or sum(j["ios"] for j in jobs.values())
             # A configuration without pollers reports them as n/a, not 0.
             for p in POLLERS:
                 counters.setdefault(p + "_cpu_seconds", None)
             entry["counters"] = counters
             entry["per_io"] = window_per_io(counters, ios)
-        ipath = os.path.join(cdir, "idle.json")
-        if os.path.exists(ipath):
-            with open(ipath) as f:
-                idle = json.load(f)
+        idle = load_json(os.path.join(cdir, "idle.json"))
+        if idle is not None:
             for p in POLLERS:
                 idle.setdefault(p + "_cpu_seconds", None)
             entry["idle"] = idle
@@ -500,11 +500,7 @@ DOM0_LATENCY_CONFIGS = (("idle", "guest idle"), ("phy", "phy: (xen-blkback)"),
 
 def load_dom0_latency(ddir):
     """The dom0-latency scenario's summary (its summary.py), or None."""
-    path = os.path.join(ddir, "dom0-latency.json")
-    if not os.path.exists(path):
-        return None
-    with open(path) as f:
-        return json.load(f)
+    return load_json(os.path.join(ddir, "dom0-latency.json"))
 
 
 def dom0_latency_table(d, emulated):
