@@ -541,6 +541,22 @@ static void xfb_ms_put(struct xfb_be *be, struct xfb_memshare *ms)
 	xfb_ms_free(ms);
 }
 
+/*
+ * The end of xfb_memshare_map(), for a mapping found or made: @be uses
+ * @ms, ready, or on @err drops its reference.
+ */
+static int xfb_ms_use(struct xfb_be *be, struct xfb_memshare *ms, int err)
+{
+	if (err) {
+		xfb_ms_put(be, ms);
+		return err;
+	}
+	mutex_lock(&be->mutex);
+	be->ms = ms;
+	mutex_unlock(&be->mutex);
+	return 0;
+}
+
 /**
  * xfb_memshare_map() - map all of the frontend's shared memory
  * @be: the device, connecting on the memshare path, with no channels,
@@ -581,17 +597,11 @@ int xfb_memshare_map(struct xfb_be *be)
 		found->users++;
 		mutex_unlock(&xfb_ms_mutex);
 		wait_for_completion(&found->ready);
-		err = found->err;
-		if (err) {
-			xfb_ms_put(be, found);
-			return err;
-		}
-		mutex_lock(&be->mutex);
-		be->ms = found;
-		mutex_unlock(&be->mutex);
-		dev_info(&be->dev->dev, "memshare: using the %lu pages of domain %u already mapped for another disk\n",
-			 found->mapped, domid);
-		return 0;
+		err = xfb_ms_use(be, found, found->err);
+		if (!err)
+			dev_info(&be->dev->dev, "memshare: using the %lu pages of domain %u already mapped for another disk\n",
+				 found->mapped, domid);
+		return err;
 	}
 	ms = kzalloc_obj(*ms, GFP_KERNEL);
 	if (!ms) {
@@ -610,14 +620,7 @@ int xfb_memshare_map(struct xfb_be *be)
 	err = xfb_ms_fill(be, ms, max_pages);
 	ms->err = err;
 	complete_all(&ms->ready);
-	if (err) {
-		xfb_ms_put(be, ms);
-		return err;
-	}
-	mutex_lock(&be->mutex);
-	be->ms = ms;
-	mutex_unlock(&be->mutex);
-	return 0;
+	return xfb_ms_use(be, ms, err);
 }
 
 /**
