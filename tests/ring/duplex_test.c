@@ -745,6 +745,18 @@ static void dx_expect_server_broken(struct kunit *test, struct dx_pair *p,
 	RT_EXPECT_EQ(fipc_duplex_server_wait(&p->s, &w), -EPROTO);
 }
 
+/* @n one-slot calls, each taken by the server, none of them answered. */
+static void dx_calls_taken(struct kunit *test, struct dx_pair *p,
+			   struct fipc_msg *m, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		RT_EXPECT_EQ(fipc_duplex_call(&p->c, m, 1), 0);
+		RT_EXPECT_EQ(fipc_duplex_take_request(&p->s, m, 1, NULL), 1);
+	}
+}
+
 /*
  * Flags a hostile server may write at the client's done cursor while
  * two one-slot calls (positions 0 and 1) wait.
@@ -985,14 +997,10 @@ static void dx_test_hostile_overfill(struct kunit *test)
 {
 	struct fipc_msg *m = rt_bufs(test, DX_MAX);
 	struct dx_pair p;
-	unsigned int i;
 
 	RT_ASSERT(m);
 	RT_ASSERT(dx_pair_init(test, &p, 0));
-	for (i = 0; i < 64; i++) {
-		RT_EXPECT_EQ(fipc_duplex_call(&p.c, m, 1), 0);
-		RT_EXPECT_EQ(fipc_duplex_take_request(&p.s, m, 1, NULL), 1);
-	}
+	dx_calls_taken(test, &p, m, 64);
 	/* Position 64 is slot 0, whose call is still unanswered. */
 	RT_EXPECT_EQ(fipc_duplex_take_request(&p.s, m, 1, NULL), -EAGAIN);
 	dx_forge(&p, 64, dx_flag(DX_CALL, 1, 64));
@@ -1000,10 +1008,7 @@ static void dx_test_hostile_overfill(struct kunit *test)
 	dx_expect_server_broken(test, &p, m);
 	/* ... nor a posted message. */
 	RT_ASSERT(dx_pair_reset(&p));
-	for (i = 0; i < 64; i++) {
-		RT_EXPECT_EQ(fipc_duplex_call(&p.c, m, 1), 0);
-		RT_EXPECT_EQ(fipc_duplex_take_request(&p.s, m, 1, NULL), 1);
-	}
+	dx_calls_taken(test, &p, m, 64);
 	dx_forge(&p, 64, dx_flag(DX_POST, 1, 64));
 	RT_EXPECT_EQ(fipc_duplex_take_request(&p.s, m, 1, NULL), -EPROTO);
 	RT_EXPECT_EQ(dx_flag_at(&p, 64), dx_flag(DX_POST, 1, 64));
@@ -1013,20 +1018,14 @@ static void dx_test_hostile_overfill(struct kunit *test)
 	 * written none there since the call in it.
 	 */
 	RT_ASSERT(dx_pair_reset(&p));
-	for (i = 0; i < 64; i++) {
-		RT_EXPECT_EQ(fipc_duplex_call(&p.c, m, 1), 0);
-		RT_EXPECT_EQ(fipc_duplex_take_request(&p.s, m, 1, NULL), 1);
-	}
+	dx_calls_taken(test, &p, m, 64);
 	dx_forge(&p, 64, dx_flag(DX_REPLY, 1, 0));
 	RT_EXPECT(fipc_duplex_request_ready(&p.s));
 	RT_EXPECT_EQ(fipc_duplex_take_request(&p.s, m, 1, NULL), -EPROTO);
 	dx_expect_server_broken(test, &p, m);
 	/* One answered: it can. */
 	RT_ASSERT(dx_pair_reset(&p));
-	for (i = 0; i < 64; i++) {
-		RT_EXPECT_EQ(fipc_duplex_call(&p.c, m, 1), 0);
-		RT_EXPECT_EQ(fipc_duplex_take_request(&p.s, m, 1, NULL), 1);
-	}
+	dx_calls_taken(test, &p, m, 64);
 	RT_EXPECT_EQ(fipc_duplex_reply(&p.s, m), 0);
 	RT_EXPECT(!fipc_duplex_request_ready(&p.s));
 	RT_EXPECT_EQ(fipc_duplex_take_request(&p.s, m, 1, NULL), -EAGAIN);
@@ -1034,10 +1033,7 @@ static void dx_test_hostile_overfill(struct kunit *test)
 
 	/* A request of 3 slots from position 62 with none answered ... */
 	RT_ASSERT(dx_pair_reset(&p));
-	for (i = 0; i < 62; i++) {
-		RT_EXPECT_EQ(fipc_duplex_call(&p.c, m, 1), 0);
-		RT_EXPECT_EQ(fipc_duplex_take_request(&p.s, m, 1, NULL), 1);
-	}
+	dx_calls_taken(test, &p, m, 62);
 	dx_forge(&p, 63, dx_flag(DX_CALL, 0, 63));
 	dx_forge(&p, 64, dx_flag(DX_CALL, 0, 64));
 	dx_forge(&p, 62, dx_flag(DX_CALL, 3, 62));
@@ -1045,10 +1041,7 @@ static void dx_test_hostile_overfill(struct kunit *test)
 	dx_expect_server_broken(test, &p, m);
 	/* ... is fine once one reply has handed a position back. */
 	RT_ASSERT(dx_pair_reset(&p));
-	for (i = 0; i < 62; i++) {
-		RT_EXPECT_EQ(fipc_duplex_call(&p.c, m, 1), 0);
-		RT_EXPECT_EQ(fipc_duplex_take_request(&p.s, m, 1, NULL), 1);
-	}
+	dx_calls_taken(test, &p, m, 62);
 	RT_EXPECT_EQ(fipc_duplex_reply(&p.s, m), 0);
 	dx_forge(&p, 63, dx_flag(DX_CALL, 0, 63));
 	dx_forge(&p, 64, dx_flag(DX_CALL, 0, 64));
