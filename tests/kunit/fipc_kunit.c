@@ -272,6 +272,21 @@ static bool fipc_poll_test_asleep(void *arg)
 	       fipc_poll_test_idle(fipc_poll_entry_poller(&c->poll));
 }
 
+/*
+ * Start @set, attach @c and wait until the poller sleeps on it: the
+ * beginning of the cases of one poller and one channel.  Return: the
+ * poller.
+ */
+static struct fipc_poller *
+fipc_poll_test_start_one(struct kunit *test, struct fipc_poller_set *set,
+			 struct fipc_poll_test_chan *c)
+{
+	KUNIT_ASSERT_EQ(test, fipc_poller_set_start(set), 0);
+	fipc_poller_attach(set, &c->poll, NULL);
+	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_asleep, c));
+	return &set->pollers[0];
+}
+
 static bool fipc_poll_test_woken(void *arg)
 {
 	struct fipc_poll_test_chan *c = arg;
@@ -400,10 +415,7 @@ static void fipc_poll_test_retry(struct kunit *test, bool freezable)
 	u64 sleeps, wakeups, timed;
 
 	set->freezable = freezable;
-	KUNIT_ASSERT_EQ(test, fipc_poller_set_start(set), 0);
-	pl = &set->pollers[0];
-	fipc_poller_attach(set, &c->poll, NULL);
-	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_asleep, c));
+	pl = fipc_poll_test_start_one(test, set, c);
 
 	/* No retry asked: asleep it stays, whatever the time. */
 	sleeps = READ_ONCE(pl->sleeps);
@@ -708,10 +720,7 @@ static void fipc_test_poller_window(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, buf);
 	set->idle_max_us = 100000;
-	KUNIT_ASSERT_EQ(test, fipc_poller_set_start(set), 0);
-	pl = &set->pollers[0];
-	fipc_poller_attach(set, &c->poll, NULL);
-	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_asleep, c));
+	pl = fipc_poll_test_start_one(test, set, c);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(pl->gap_avg_ns), 0ull);
 
 	for (i = 1; i <= 24; i++) {
@@ -762,10 +771,7 @@ static void fipc_test_poller_window_local(struct kunit *test)
 	u64 avg_ms;
 
 	set->idle_max_us = USEC_PER_SEC;
-	KUNIT_ASSERT_EQ(test, fipc_poller_set_start(set), 0);
-	pl = &set->pollers[0];
-	fipc_poller_attach(set, &c->poll, NULL);
-	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_asleep, c));
+	pl = fipc_poll_test_start_one(test, set, c);
 
 	for (i = 1; i <= 16; i++) {
 		fipc_poll_test_send_after(test, c, 150, i);
@@ -830,9 +836,7 @@ static void fipc_test_poller_wake_race(struct kunit *test)
 	fipc_poll_test_race_woke = true;
 	set->steal_sleep = true;
 	set->steal_clock = fipc_poll_test_race_clock;
-	KUNIT_ASSERT_EQ(test, fipc_poller_set_start(set), 0);
-	fipc_poller_attach(set, &c->poll, NULL);
-	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_asleep, c));
+	fipc_poll_test_start_one(test, set, c);
 
 	/* It fires after the round that takes the message. */
 	WRITE_ONCE(fipc_poll_test_race_chan, c);
@@ -864,10 +868,7 @@ static u64 fipc_poll_test_long_window(struct kunit *test,
 	u64 window_ns;
 
 	set->idle_max_us = USEC_PER_SEC;
-	KUNIT_ASSERT_EQ(test, fipc_poller_set_start(set), 0);
-	pl = &set->pollers[0];
-	fipc_poller_attach(set, &c->poll, NULL);
-	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_asleep, c));
+	pl = fipc_poll_test_start_one(test, set, c);
 	for (i = 1; i <= 16; i++)
 		fipc_poll_test_send_after(test, c, 150, i);
 	window_ns = fipc_poll_idle_window(READ_ONCE(pl->gap_avg_ns),
@@ -1506,10 +1507,7 @@ static void fipc_test_poller_busy(struct kunit *test)
 	u64 waits, loops;
 
 	set->idle_us = 50000;
-	KUNIT_ASSERT_EQ(test, fipc_poller_set_start(set), 0);
-	pl = &set->pollers[0];
-	fipc_poller_attach(set, &c->poll, NULL);
-	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_asleep, c));
+	pl = fipc_poll_test_start_one(test, set, c);
 
 	WRITE_ONCE(c->busy, true);
 	waits = READ_ONCE(pl->rx_waits);
