@@ -15,9 +15,11 @@
 #include <linux/blk-mq.h>
 #include <linux/blkdev.h>
 #include <linux/completion.h>
+#include <linux/gfp.h>
 #include <linux/list.h>
 #include <linux/mempool.h>
 #include <linux/mutex.h>
+#include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
@@ -483,6 +485,21 @@ static inline unsigned int xff_page_span(unsigned int first, u32 bytes,
 
 	*start = i ? 0 : first;
 	return min_t(u64, end, PAGE_SIZE) - *start;
+}
+
+/*
+ * Free an array of @n pages that may be partly allocated (NULL entries,
+ * or a NULL array), and the array (front_memshare.c's tables,
+ * front_staging.c's staging pages).
+ */
+static inline void xff_free_pages(struct page **pages, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; pages && i < n; i++)
+		if (pages[i])
+			__free_page(pages[i]);
+	kfree(pages);
 }
 
 /*

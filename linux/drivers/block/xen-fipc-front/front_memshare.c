@@ -118,16 +118,9 @@ static u32 *xff_ms_table(struct xff_memshare *ms, unsigned long pfn)
 
 static void xff_ms_free(struct xff_memshare *ms)
 {
-	unsigned int t;
-
-	if (ms->tables) {
-		for (t = 0; t < ms->nr_tables; t++)
-			if (ms->tables[t])
-				__free_page(ms->tables[t]);
-	}
+	xff_free_pages(ms->tables, ms->nr_tables);
 	if (ms->dir)
 		__free_page(ms->dir);
-	kfree(ms->tables);
 	kvfree(ms->frames);
 	kvfree(ms->refs);
 	bitmap_free(ms->gone);

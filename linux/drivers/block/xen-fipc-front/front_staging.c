@@ -116,13 +116,9 @@ void xff_staging_setup(struct xff_info *info, struct xff_chan *chan)
 	return;
 
 fail:
-	if (stg->pages)
-		for (i = 0; i < n; i++)
-			if (stg->pages[i])
-				__free_page(stg->pages[i]);
+	xff_free_pages(stg->pages, n);
 	if (stg->list)
 		__free_page(stg->list);
-	kfree(stg->pages);
 	kfree(stg->refs);
 	kfree(stg->free);
 	memset(stg, 0, sizeof(*stg));
