@@ -235,8 +235,7 @@ finish() {
     local rc=0
     rm -f "${AUTO:?}/auto1.cfg" "$MODPROBE_CONF"
     bench_and_disks_gone || rc=1
-    rmmod xen-fipc-back || { fipc_fail "rmmod xen-fipc-back failed"; rc=1; }
-    rmmod fipc || rc=1
+    fipc_back_unload || rc=1
     fipc_health final || rc=1
     return $rc
 }

@@ -95,8 +95,7 @@ finish() {
     id=$(cat "$FIPC_WORK/domU1.id")
     # The guest is gone: libxl removes its disks, the backend devices go.
     fipc_blk_wait_gone "$id" || rc=1
-    rmmod xen-fipc-back || { fipc_fail "rmmod xen-fipc-back failed"; rc=1; }
-    rmmod fipc || rc=1
+    fipc_back_unload || rc=1
     fipc_health final || rc=1
     return $rc
 }

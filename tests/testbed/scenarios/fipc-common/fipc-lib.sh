@@ -162,6 +162,16 @@ fipc_be_stats_json() {
 # fipc_dmesg_mark: remember where the kernel log is now.
 fipc_dmesg_mark() { dmesg | wc -l > "$FIPC_WORK/dmesg.mark"; }
 
+# fipc_back_unload: unload the backend and fipc.ko, as the scenarios end
+# (what fipc_modules_load loaded without FRONT); the backend's rmmod
+# failing is a failed check.  1 if either rmmod failed.
+fipc_back_unload() {
+    local rc=0
+    rmmod xen-fipc-back || { fipc_fail "rmmod xen-fipc-back failed"; rc=1; }
+    rmmod fipc || rc=1
+    return $rc
+}
+
 # fipc_dmesg_since_mark: the kernel log since fipc_dmesg_mark (all of it
 # if there was none).
 fipc_dmesg_since_mark() {

@@ -220,8 +220,7 @@ handoff() {
 
 finish() {
     local rc=0
-    rmmod xen-fipc-back || { fipc_fail "rmmod xen-fipc-back failed"; rc=1; }
-    rmmod fipc || rc=1
+    fipc_back_unload || rc=1
     # The device the destroyed guests wrote to is still sound and usable
     # from dom0 once the backend let go of it (also the run's fio result).
     FIPC_DEV=/dev/nullb0 FIPC_BS_MIN=512 FIPC_SZ_SMALL=1m FIPC_SZ_BIG=4m \

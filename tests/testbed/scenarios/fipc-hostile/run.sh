@@ -524,8 +524,7 @@ honest() {
 finish() {
     local rc=0
     dmesg > "$R/dmesg.txt"
-    rmmod xen-fipc-back || { fipc_fail "rmmod xen-fipc-back failed"; rc=1; }
-    rmmod fipc || rc=1
+    fipc_back_unload || rc=1
     fipc_health final || rc=1
     checks_summary hostile
     return $rc

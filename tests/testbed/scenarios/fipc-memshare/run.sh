@@ -464,8 +464,7 @@ finish() {
     # 3), nor a disconnect's over 1 s (its drain and unmapping, which
     # took 1841 ms there, run in a work item).
     fipc_xenwatch_timing_check memshare 100 20 1000 || rc=1
-    rmmod xen-fipc-back || { fipc_fail "rmmod xen-fipc-back failed"; rc=1; }
-    rmmod fipc || rc=1
+    fipc_back_unload || rc=1
     meminfo MemFree > "$FIPC_RESULTS/dom0/memfree-after-unload.txt"
     fipc_health final || rc=1
     return $rc

@@ -362,8 +362,7 @@ PY
 
 finish() {
     local rc=0
-    rmmod xen-fipc-back || { fipc_fail "rmmod xen-fipc-back failed"; rc=1; }
-    rmmod fipc || rc=1
+    fipc_back_unload || rc=1
     losetup -d "$(cat /run/fipc/fd-loop)" || { fipc_fail "the loop device of xvde is still in use"; rc=1; }
     fipc_health final || rc=1
     return $rc

@@ -215,8 +215,7 @@ check() {
         { fipc_fail "the guest saw xvdc appear ${seen:-0} times, want $n"; rc=1; }
     # libxl removes the devices of a domain that is gone.
     fipc_blk_wait_gone "$id" || rc=1
-    rmmod xen-fipc-back || { fipc_fail "rmmod xen-fipc-back failed"; rc=1; }
-    rmmod fipc || rc=1
+    fipc_back_unload || rc=1
     fipc_health final || rc=1
     return $rc
 }

@@ -420,8 +420,7 @@ stacks_down() {
 
 finish() {
 	local rc=0
-	rmmod xen-fipc-back || { fipc_fail "rmmod xen-fipc-back failed"; rc=1; }
-	rmmod fipc || rc=1
+	fipc_back_unload || rc=1
 	rmmod fipc_holdref || { fipc_fail "rmmod fipc_holdref failed"; rc=1; }
 	fipc_health final || rc=1
 	return $rc
