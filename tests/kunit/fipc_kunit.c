@@ -42,34 +42,6 @@ static struct fipc_msg *fipc_test_bufs(struct kunit *test, unsigned int n)
 	return m;
 }
 
-/* The payload byte i of slot s of the message tagged tag. */
-static u8 fipc_test_byte(u32 tag, unsigned int s, unsigned int i)
-{
-	u32 x = tag * 2654435761u + s * 40503u + i * 97u;
-
-	return (u8)(x ^ (x >> 11) ^ (x >> 23));
-}
-
-static void fipc_test_fill(struct fipc_msg *m, unsigned int n, u32 tag)
-{
-	unsigned int s, i;
-
-	for (s = 0; s < n; s++)
-		for (i = 0; i < FIPC_SLOT_PAYLOAD; i++)
-			m[s].data[i] = fipc_test_byte(tag, s, i);
-}
-
-static bool fipc_test_match(const struct fipc_msg *m, unsigned int n, u32 tag)
-{
-	unsigned int s, i;
-
-	for (s = 0; s < n; s++)
-		for (i = 0; i < FIPC_SLOT_PAYLOAD; i++)
-			if (m[s].data[i] != fipc_test_byte(tag, s, i))
-				return false;
-	return true;
-}
-
 /*
  * Pollers.  A test channel is one duplex ring whose client plays the
  * peer, posting requests that expect no reply; the poller is the server.
@@ -1833,7 +1805,7 @@ static void fipc_test_poller_duplex(struct kunit *test)
 
 	/* The client calls three times and notifies the sleeping poller. */
 	for (i = 0; i < 3; i++) {
-		fipc_test_fill(msg, 1, 40 + i);
+		rt_fill(msg, 1, 40 + i);
 		KUNIT_EXPECT_EQ(test, fipc_duplex_call(&d->client, msg, 1), 0);
 	}
 	KUNIT_EXPECT_TRUE(test, fipc_poll_entry_irq(&d->poll));
@@ -1842,7 +1814,7 @@ static void fipc_test_poller_duplex(struct kunit *test)
 	for (i = 0; i < 3; i++) {
 		KUNIT_EXPECT_EQ(test, fipc_duplex_take_reply(&d->client, msg),
 				0);
-		KUNIT_EXPECT_TRUE(test, fipc_test_match(msg, 1, 40 + i));
+		KUNIT_EXPECT_TRUE(test, rt_match(msg, 1, 40 + i));
 	}
 	KUNIT_EXPECT_EQ(test, fipc_duplex_room(&d->client), 64u);
 	KUNIT_EXPECT_EQ(test, fipc_duplex_server_error(&d->server), 0);

@@ -80,48 +80,6 @@ static bool dx_pair_reset(struct dx_pair *p)
 	       !fipc_duplex_server_init(&p->s, p->mem, p->order);
 }
 
-/*
- * Payload byte i of slot n of the message tagged tag; the first four
- * bytes of a message are its tag (a caller's id, as it were).
- */
-static u8 dx_byte(u32 tag, unsigned int n, unsigned int i)
-{
-	u32 x = tag * 2654435761u + n * 40503u + i * 97u;
-
-	if (!n && i < sizeof(tag))
-		return (u8)(tag >> (8 * i));
-	return (u8)(x ^ (x >> 11) ^ (x >> 23));
-}
-
-static void dx_fill(struct fipc_msg *m, unsigned int len, u32 tag)
-{
-	unsigned int n, i;
-
-	for (n = 0; n < len; n++)
-		for (i = 0; i < FIPC_SLOT_PAYLOAD; i++)
-			m[n].data[i] = dx_byte(tag, n, i);
-}
-
-static bool dx_bytes_match(const u8 *data, u32 tag, unsigned int n)
-{
-	unsigned int i;
-
-	for (i = 0; i < FIPC_SLOT_PAYLOAD; i++)
-		if (data[i] != dx_byte(tag, n, i))
-			return false;
-	return true;
-}
-
-static bool dx_match(const struct fipc_msg *m, unsigned int len, u32 tag)
-{
-	unsigned int n;
-
-	for (n = 0; n < len; n++)
-		if (!dx_bytes_match(m[n].data, tag, n))
-			return false;
-	return true;
-}
-
 static u32 dx_tag(const struct fipc_msg *m)
 {
 	u32 tag;
@@ -134,7 +92,7 @@ static u32 dx_tag(const struct fipc_msg *m)
 static bool dx_slot_holds(const struct dx_pair *p, u32 pos, u32 tag,
 			  unsigned int n)
 {
-	return dx_bytes_match(p->mem[pos & (p->slots - 1)].payload, tag, n);
+	return rt_slot_match(p->mem[pos & (p->slots - 1)].payload, tag, n);
 }
 
 /* Set-up */
@@ -221,7 +179,7 @@ static void dx_test_wire_format(struct kunit *test)
 	RT_ASSERT(dx_pair_init(test, &p, 0));
 
 	/* A one-slot call and its reply, in place. */
-	dx_fill(m, 1, 1);
+	rt_fill(m, 1, 1);
 	RT_EXPECT_EQ(fipc_duplex_call(&p.c, m, 1), 0);
 	RT_EXPECT_EQ(dx_flag_at(&p, 0), dx_flag(DX_CALL, 1, 0));
 	RT_EXPECT(dx_slot_holds(&p, 0, 1, 0));
@@ -231,25 +189,25 @@ static void dx_test_wire_format(struct kunit *test)
 	RT_EXPECT(fipc_duplex_request_ready(&p.s));
 	RT_EXPECT_EQ(fipc_duplex_take_request(&p.s, in, DX_MAX, &posted), 1);
 	RT_EXPECT(!posted);
-	RT_EXPECT(dx_match(in, 1, 1));
+	RT_EXPECT(rt_match(in, 1, 1));
 	RT_EXPECT_EQ(fipc_duplex_unanswered(&p.s), 1);
 	RT_EXPECT(!fipc_duplex_request_ready(&p.s));
 	/* Taking a request writes nothing. */
 	RT_EXPECT_EQ(dx_flag_at(&p, 0), dx_flag(DX_CALL, 1, 0));
-	dx_fill(m, 1, 2);
+	rt_fill(m, 1, 2);
 	RT_EXPECT_EQ(fipc_duplex_reply(&p.s, m), 0);
 	RT_EXPECT_EQ(dx_flag_at(&p, 0), dx_flag(DX_REPLY, 1, 0));
 	RT_EXPECT(dx_slot_holds(&p, 0, 2, 0));
 	RT_EXPECT_EQ(fipc_duplex_unanswered(&p.s), 0);
 	RT_EXPECT(fipc_duplex_reply_ready(&p.c));
 	RT_EXPECT_EQ(fipc_duplex_take_reply(&p.c, in), 0);
-	RT_EXPECT(dx_match(in, 1, 2));
+	RT_EXPECT(rt_match(in, 1, 2));
 	RT_EXPECT_EQ(fipc_duplex_calls(&p.c), 0);
 	RT_EXPECT_EQ(fipc_duplex_room(&p.c), 64);
 	RT_EXPECT_EQ(fipc_duplex_take_reply(&p.c, in), -EAGAIN);
 
 	/* Three slots: continuations first, the reply spans all three. */
-	dx_fill(m, 3, 3);
+	rt_fill(m, 3, 3);
 	RT_EXPECT_EQ(fipc_duplex_call(&p.c, m, 3), 0);
 	RT_EXPECT_EQ(dx_flag_at(&p, 1), dx_flag(DX_CALL, 3, 1));
 	RT_EXPECT_EQ(dx_flag_at(&p, 2), dx_flag(DX_CALL, 0, 2));
@@ -259,36 +217,36 @@ static void dx_test_wire_format(struct kunit *test)
 	RT_EXPECT(dx_slot_holds(&p, 3, 3, 2));
 	RT_EXPECT_EQ(fipc_duplex_room(&p.c), 61);
 	RT_EXPECT_EQ(fipc_duplex_take_request(&p.s, in, DX_MAX, &posted), 3);
-	RT_EXPECT(dx_match(in, 3, 3));
-	dx_fill(m, 1, 4);
+	RT_EXPECT(rt_match(in, 3, 3));
+	rt_fill(m, 1, 4);
 	RT_EXPECT_EQ(fipc_duplex_reply(&p.s, m), 0);
 	RT_EXPECT_EQ(dx_flag_at(&p, 1), dx_flag(DX_REPLY, 3, 1));
 	/* The retired continuation slots are left as they were. */
 	RT_EXPECT_EQ(dx_flag_at(&p, 2), dx_flag(DX_CALL, 0, 2));
 	RT_EXPECT_EQ(fipc_duplex_take_reply(&p.c, in), 0);
-	RT_EXPECT(dx_match(in, 1, 4));
+	RT_EXPECT(rt_match(in, 1, 4));
 	RT_EXPECT_EQ(p.c.done, 4);
 	RT_EXPECT_EQ(fipc_duplex_room(&p.c), 64);
 
 	/* A posted message is acknowledged at once, in its own slot. */
-	dx_fill(m, 1, 5);
+	rt_fill(m, 1, 5);
 	RT_EXPECT_EQ(fipc_duplex_post(&p.c, m, 1), 0);
 	RT_EXPECT_EQ(dx_flag_at(&p, 4), dx_flag(DX_POST, 1, 4));
 	RT_EXPECT_EQ(fipc_duplex_calls(&p.c), 0);
 	RT_EXPECT_EQ(fipc_duplex_take_request(&p.s, in, DX_MAX, &posted), 1);
 	RT_EXPECT(posted);
-	RT_EXPECT(dx_match(in, 1, 5));
+	RT_EXPECT(rt_match(in, 1, 5));
 	RT_EXPECT_EQ(dx_flag_at(&p, 4), dx_flag(DX_ACK, 1, 4));
 	RT_EXPECT_EQ(fipc_duplex_unanswered(&p.s), 0);
 	/* Two posted slots, one acknowledgment for both. */
-	dx_fill(m, 2, 6);
+	rt_fill(m, 2, 6);
 	RT_EXPECT_EQ(fipc_duplex_post(&p.c, m, 2), 0);
 	RT_EXPECT_EQ(dx_flag_at(&p, 5), dx_flag(DX_POST, 2, 5));
 	RT_EXPECT_EQ(dx_flag_at(&p, 6), dx_flag(DX_POST, 0, 6));
 	RT_EXPECT_EQ(fipc_duplex_room(&p.c), 61);
 	RT_EXPECT_EQ(fipc_duplex_take_request(&p.s, in, DX_MAX, &posted), 2);
 	RT_EXPECT(posted);
-	RT_EXPECT(dx_match(in, 2, 6));
+	RT_EXPECT(rt_match(in, 2, 6));
 	RT_EXPECT_EQ(dx_flag_at(&p, 5), dx_flag(DX_ACK, 2, 5));
 	RT_EXPECT_EQ(dx_flag_at(&p, 6), dx_flag(DX_POST, 0, 6));
 	/* The client takes acknowledgments on its way to replies. */
@@ -313,7 +271,7 @@ static void dx_test_full_laps(struct kunit *test)
 		RT_ASSERT(dx_pair_init(test, &p, order));
 		for (lap = 0; lap < 3; lap++) {
 			for (i = 0; i < p.slots; i++) {
-				dx_fill(m, 1, tag + i);
+				rt_fill(m, 1, tag + i);
 				RT_EXPECT_EQ(fipc_duplex_call(&p.c, m, 1), 0);
 			}
 			RT_EXPECT_EQ(fipc_duplex_room(&p.c), 0);
@@ -331,13 +289,13 @@ static void dx_test_full_laps(struct kunit *test)
 			/* All read, none answered: still no room. */
 			RT_EXPECT_EQ(fipc_duplex_call(&p.c, m, 1), -EAGAIN);
 			for (i = 0; i < p.slots; i++) {
-				dx_fill(m, 1, tag + i + 100000);
+				rt_fill(m, 1, tag + i + 100000);
 				RT_EXPECT_EQ(fipc_duplex_reply(&p.s, m), 0);
 			}
 			RT_EXPECT_EQ(fipc_duplex_reply(&p.s, m), -EINVAL);
 			for (i = 0; i < p.slots; i++) {
 				RT_EXPECT_EQ(fipc_duplex_take_reply(&p.c, in), 0);
-				RT_EXPECT(dx_match(in, 1, tag + i + 100000));
+				RT_EXPECT(rt_match(in, 1, tag + i + 100000));
 			}
 			RT_EXPECT_EQ(fipc_duplex_take_reply(&p.c, in), -EAGAIN);
 			RT_EXPECT_EQ(fipc_duplex_room(&p.c), p.slots);
@@ -375,19 +333,19 @@ static void dx_test_u32_wrap(struct kunit *test)
 	for (round = 0, tag = 1; round < 40; round++) {
 		for (k = 0; k < 4; k++) {
 			len = 1 + (round + k) % 3;
-			dx_fill(m, len, tag + k);
+			rt_fill(m, len, tag + k);
 			RT_EXPECT_EQ(fipc_duplex_call(&p.c, m, len), 0);
 		}
-		dx_fill(m, 1, tag + 4);
+		rt_fill(m, 1, tag + 4);
 		RT_EXPECT_EQ(fipc_duplex_post(&p.c, m, 1), 0);
 		for (k = 0; k < 5; k++) {
 			len = k < 4 ? 1 + (round + k) % 3 : 1;
 			RT_EXPECT_EQ(fipc_duplex_take_request(&p.s, in, 3,
 							      NULL), len);
-			RT_EXPECT(dx_match(in, len, tag + k));
+			RT_EXPECT(rt_match(in, len, tag + k));
 		}
 		for (k = 4; k-- > 0; ) {
-			dx_fill(m, 1, tag + k + 1000);
+			rt_fill(m, 1, tag + k + 1000);
 			RT_EXPECT_EQ(fipc_duplex_reply(&p.s, m), 0);
 		}
 		for (k = 4; k-- > 0; ) {
@@ -416,7 +374,7 @@ static void dx_test_out_of_order(struct kunit *test)
 	RT_ASSERT(m && in);
 	RT_ASSERT(dx_pair_init(test, &p, 0));
 	for (i = 1; i <= 5; i++) {
-		dx_fill(m, 1, i);
+		rt_fill(m, 1, i);
 		RT_EXPECT_EQ(fipc_duplex_call(&p.c, m, 1), 0);
 	}
 	for (i = 1; i <= 5; i++) {
@@ -424,14 +382,14 @@ static void dx_test_out_of_order(struct kunit *test)
 		RT_EXPECT_EQ(dx_tag(in), i);
 	}
 	for (i = 0; i < ARRAY_SIZE(order); i++) {
-		dx_fill(m, 1, 100 + order[i]);
+		rt_fill(m, 1, 100 + order[i]);
 		RT_EXPECT_EQ(fipc_duplex_reply(&p.s, m), 0);
 		/* Each reply in the next position, retiring only its own. */
 		RT_EXPECT_EQ(dx_flag_at(&p, i), dx_flag(DX_REPLY, 1, i));
 	}
 	for (i = 0; i < ARRAY_SIZE(order); i++) {
 		RT_EXPECT_EQ(fipc_duplex_take_reply(&p.c, in), 0);
-		RT_EXPECT(dx_match(in, 1, 100 + order[i]));
+		RT_EXPECT(rt_match(in, 1, 100 + order[i]));
 		RT_EXPECT_EQ(fipc_duplex_calls(&p.c), 4 - i);
 	}
 	RT_EXPECT_EQ(fipc_duplex_room(&p.c), 64);
@@ -456,18 +414,18 @@ static void dx_test_multislot_spans(struct kunit *test)
 						       p.slots : 255), 0);
 		for (len = 1; len <= DX_MAX; len++) {
 			pos = p.c.submit;
-			dx_fill(m, len, len);
+			rt_fill(m, len, len);
 			RT_EXPECT_EQ(fipc_duplex_call(&p.c, m, len), 0);
 			RT_EXPECT_EQ(fipc_duplex_room(&p.c), p.slots - len);
 			RT_EXPECT_EQ(fipc_duplex_take_request(&p.s, in, len,
 							      NULL), len);
-			RT_EXPECT(dx_match(in, len, len));
-			dx_fill(m, 1, 1000 + len);
+			RT_EXPECT(rt_match(in, len, len));
+			rt_fill(m, 1, 1000 + len);
 			RT_EXPECT_EQ(fipc_duplex_reply(&p.s, m), 0);
 			RT_EXPECT_EQ(dx_flag_at(&p, pos),
 				     dx_flag_o(order, DX_REPLY, len, pos));
 			RT_EXPECT_EQ(fipc_duplex_take_reply(&p.c, in), 0);
-			RT_EXPECT(dx_match(in, 1, 1000 + len));
+			RT_EXPECT(rt_match(in, 1, 1000 + len));
 			RT_EXPECT_EQ(p.c.done, pos + len);
 		}
 		RT_EXPECT_EQ(fipc_duplex_room(&p.c), p.slots);
@@ -475,42 +433,42 @@ static void dx_test_multislot_spans(struct kunit *test)
 
 	/* A (3 slots) and B (1), answered B first: B's reply takes A's. */
 	RT_ASSERT(dx_pair_init(test, &p, 0));
-	dx_fill(m, 3, 1);
+	rt_fill(m, 3, 1);
 	RT_EXPECT_EQ(fipc_duplex_call(&p.c, m, 3), 0);
-	dx_fill(m, 1, 2);
+	rt_fill(m, 1, 2);
 	RT_EXPECT_EQ(fipc_duplex_call(&p.c, m, 1), 0);
 	RT_EXPECT_EQ(fipc_duplex_take_request(&p.s, in, DX_MAX, NULL), 3);
 	RT_EXPECT_EQ(fipc_duplex_take_request(&p.s, in, DX_MAX, NULL), 1);
-	dx_fill(m, 1, 12);
+	rt_fill(m, 1, 12);
 	RT_EXPECT_EQ(fipc_duplex_reply(&p.s, m), 0);
 	RT_EXPECT_EQ(dx_flag_at(&p, 0), dx_flag(DX_REPLY, 3, 0));
-	dx_fill(m, 1, 11);
+	rt_fill(m, 1, 11);
 	RT_EXPECT_EQ(fipc_duplex_reply(&p.s, m), 0);
 	RT_EXPECT_EQ(dx_flag_at(&p, 3), dx_flag(DX_REPLY, 1, 3));
 	RT_EXPECT_EQ(fipc_duplex_take_reply(&p.c, in), 0);
-	RT_EXPECT(dx_match(in, 1, 12));
+	RT_EXPECT(rt_match(in, 1, 12));
 	RT_EXPECT_EQ(fipc_duplex_room(&p.c), 63);
 	RT_EXPECT_EQ(fipc_duplex_take_reply(&p.c, in), 0);
-	RT_EXPECT(dx_match(in, 1, 11));
+	RT_EXPECT(rt_match(in, 1, 11));
 	RT_EXPECT_EQ(fipc_duplex_room(&p.c), 64);
 
 	/* A reply before the next request is read spans only what was read. */
-	dx_fill(m, 2, 3);
+	rt_fill(m, 2, 3);
 	RT_EXPECT_EQ(fipc_duplex_call(&p.c, m, 2), 0);
-	dx_fill(m, 2, 4);
+	rt_fill(m, 2, 4);
 	RT_EXPECT_EQ(fipc_duplex_call(&p.c, m, 2), 0);
 	RT_EXPECT_EQ(fipc_duplex_take_request(&p.s, in, DX_MAX, NULL), 2);
-	dx_fill(m, 1, 13);
+	rt_fill(m, 1, 13);
 	RT_EXPECT_EQ(fipc_duplex_reply(&p.s, m), 0);
 	RT_EXPECT_EQ(dx_flag_at(&p, 4), dx_flag(DX_REPLY, 2, 4));
 	RT_EXPECT_EQ(fipc_duplex_take_request(&p.s, in, DX_MAX, NULL), 2);
-	dx_fill(m, 1, 14);
+	rt_fill(m, 1, 14);
 	RT_EXPECT_EQ(fipc_duplex_reply(&p.s, m), 0);
 	RT_EXPECT_EQ(dx_flag_at(&p, 6), dx_flag(DX_REPLY, 2, 6));
 	RT_EXPECT_EQ(fipc_duplex_take_reply(&p.c, in), 0);
-	RT_EXPECT(dx_match(in, 1, 13));
+	RT_EXPECT(rt_match(in, 1, 13));
 	RT_EXPECT_EQ(fipc_duplex_take_reply(&p.c, in), 0);
-	RT_EXPECT(dx_match(in, 1, 14));
+	RT_EXPECT(rt_match(in, 1, 14));
 	RT_EXPECT_EQ(fipc_duplex_room(&p.c), 64);
 }
 
@@ -524,9 +482,9 @@ static void dx_test_ack_batch(struct kunit *test)
 	RT_ASSERT(m && in);
 	RT_ASSERT(dx_pair_init(test, &p, 0));
 	RT_EXPECT_EQ(p.s.ack_batch, 16);
-	dx_fill(m, 8, 1);
+	rt_fill(m, 8, 1);
 	RT_EXPECT_EQ(fipc_duplex_call(&p.c, m, 8), 0);
-	dx_fill(m, 10, 2);
+	rt_fill(m, 10, 2);
 	RT_EXPECT_EQ(fipc_duplex_call(&p.c, m, 10), 0);
 	RT_EXPECT_EQ(fipc_duplex_take_request(&p.s, in, DX_MAX, NULL), 8);
 	/* 7 retirable: below the batch, nothing written. */
@@ -539,20 +497,20 @@ static void dx_test_ack_batch(struct kunit *test)
 	RT_EXPECT_EQ(fipc_duplex_take_reply(&p.c, in), -EAGAIN);
 	RT_EXPECT_EQ(p.c.done, 16);
 	RT_EXPECT_EQ(fipc_duplex_room(&p.c), 62);
-	dx_fill(m, 1, 3);
+	rt_fill(m, 1, 3);
 	RT_EXPECT_EQ(fipc_duplex_reply(&p.s, m), 0);
 	RT_EXPECT_EQ(dx_flag_at(&p, 16), dx_flag(DX_REPLY, 1, 16));
-	dx_fill(m, 1, 4);
+	rt_fill(m, 1, 4);
 	RT_EXPECT_EQ(fipc_duplex_reply(&p.s, m), 0);
 	RT_EXPECT_EQ(dx_flag_at(&p, 17), dx_flag(DX_REPLY, 1, 17));
 	RT_EXPECT_EQ(fipc_duplex_take_reply(&p.c, in), 0);
-	RT_EXPECT(dx_match(in, 1, 3));
+	RT_EXPECT(rt_match(in, 1, 3));
 	RT_EXPECT_EQ(fipc_duplex_take_reply(&p.c, in), 0);
-	RT_EXPECT(dx_match(in, 1, 4));
+	RT_EXPECT(rt_match(in, 1, 4));
 	RT_EXPECT_EQ(fipc_duplex_room(&p.c), 64);
 
 	/* A batch is set only when nothing waits to be acknowledged. */
-	dx_fill(m, 2, 5);
+	rt_fill(m, 2, 5);
 	RT_EXPECT_EQ(fipc_duplex_call(&p.c, m, 2), 0);
 	RT_EXPECT_EQ(fipc_duplex_take_request(&p.s, in, DX_MAX, NULL), 2);
 	RT_EXPECT_EQ(fipc_duplex_set_ack_batch(&p.s, 1), -EBUSY);
@@ -562,25 +520,25 @@ static void dx_test_ack_batch(struct kunit *test)
 	RT_EXPECT_EQ(fipc_duplex_reply(&p.s, m), 0);
 	RT_EXPECT_EQ(dx_flag_at(&p, 19), dx_flag(DX_REPLY, 1, 19));
 	RT_EXPECT_EQ(fipc_duplex_take_reply(&p.c, in), 0);
-	RT_EXPECT(dx_match(in, 2, 5));
+	RT_EXPECT(rt_match(in, 2, 5));
 
 	/* Batch 1: every multi-slot call is acknowledged when read. */
 	RT_EXPECT_EQ(fipc_duplex_set_ack_batch(&p.s, 1), 0);
-	dx_fill(m, 5, 5);
+	rt_fill(m, 5, 5);
 	RT_EXPECT_EQ(fipc_duplex_call(&p.c, m, 5), 0);
 	RT_EXPECT_EQ(fipc_duplex_take_request(&p.s, in, DX_MAX, NULL), 5);
 	RT_EXPECT_EQ(dx_flag_at(&p, 20), dx_flag(DX_ACK, 4, 20));
-	dx_fill(m, 1, 6);
+	rt_fill(m, 1, 6);
 	RT_EXPECT_EQ(fipc_duplex_reply(&p.s, m), 0);
 	RT_EXPECT_EQ(dx_flag_at(&p, 24), dx_flag(DX_REPLY, 1, 24));
 	RT_EXPECT_EQ(fipc_duplex_take_reply(&p.c, in), 0);
-	RT_EXPECT(dx_match(in, 1, 6));
+	RT_EXPECT(rt_match(in, 1, 6));
 
 	/* An acknowledgment longer than a flag's count is split. */
 	RT_ASSERT(dx_pair_init(test, &p, 4));
 	RT_EXPECT_EQ(fipc_duplex_set_ack_batch(&p.s, 255), 0);
 	for (i = 0; i < 9; i++) {
-		dx_fill(m, DX_MAX, i);
+		rt_fill(m, DX_MAX, i);
 		RT_EXPECT_EQ(fipc_duplex_call(&p.c, m, DX_MAX), 0);
 		RT_EXPECT_EQ(fipc_duplex_take_request(&p.s, in, DX_MAX, NULL),
 			     DX_MAX);
@@ -608,25 +566,25 @@ static void dx_test_posted(struct kunit *test)
 	 * A call, then a posted message: the acknowledgment retires the
 	 * call's slot, the reply goes into the posted message's.
 	 */
-	dx_fill(m, 1, 1);
+	rt_fill(m, 1, 1);
 	RT_EXPECT_EQ(fipc_duplex_call(&p.c, m, 1), 0);
-	dx_fill(m, 1, 2);
+	rt_fill(m, 1, 2);
 	RT_EXPECT_EQ(fipc_duplex_post(&p.c, m, 1), 0);
 	RT_EXPECT_EQ(fipc_duplex_take_request(&p.s, in, 1, &posted), 1);
 	RT_EXPECT(!posted);
 	RT_EXPECT_EQ(fipc_duplex_take_request(&p.s, in, 1, &posted), 1);
 	RT_EXPECT(posted);
-	RT_EXPECT(dx_match(in, 1, 2));
+	RT_EXPECT(rt_match(in, 1, 2));
 	RT_EXPECT_EQ(dx_flag_at(&p, 0), dx_flag(DX_ACK, 1, 0));
-	dx_fill(m, 1, 3);
+	rt_fill(m, 1, 3);
 	RT_EXPECT_EQ(fipc_duplex_reply(&p.s, m), 0);
 	RT_EXPECT_EQ(dx_flag_at(&p, 1), dx_flag(DX_REPLY, 1, 1));
 	RT_EXPECT_EQ(fipc_duplex_take_reply(&p.c, in), 0);
-	RT_EXPECT(dx_match(in, 1, 3));
+	RT_EXPECT(rt_match(in, 1, 3));
 	RT_EXPECT_EQ(fipc_duplex_room(&p.c), 64);
 
 	/* After a call of 3, a posted message's ack takes 3 positions. */
-	dx_fill(m, 1, 4);
+	rt_fill(m, 1, 4);
 	RT_EXPECT_EQ(fipc_duplex_call(&p.c, m, 3), 0);
 	RT_EXPECT_EQ(fipc_duplex_post(&p.c, m, 1), 0);
 	RT_EXPECT_EQ(fipc_duplex_take_request(&p.s, in, 3, &posted), 3);
@@ -637,22 +595,22 @@ static void dx_test_posted(struct kunit *test)
 	RT_EXPECT_EQ(fipc_duplex_reply(&p.s, m), 0);
 	RT_EXPECT_EQ(dx_flag_at(&p, 5), dx_flag(DX_REPLY, 1, 5));
 	RT_EXPECT_EQ(fipc_duplex_take_reply(&p.c, in), 0);
-	RT_EXPECT(dx_match(in, 1, 4));
+	RT_EXPECT(rt_match(in, 1, 4));
 	RT_EXPECT_EQ(fipc_duplex_room(&p.c), 64);
 
 	/* A ring full of posted messages; room comes back with the acks. */
 	for (i = 0; i < 64; i++) {
-		dx_fill(m, 1, 10 + i);
+		rt_fill(m, 1, 10 + i);
 		RT_EXPECT_EQ(fipc_duplex_post(&p.c, m, 1), 0);
 	}
 	RT_EXPECT_EQ(fipc_duplex_post(&p.c, m, 1), -EAGAIN);
 	for (i = 0; i < 10; i++) {
 		RT_EXPECT_EQ(fipc_duplex_take_request(&p.s, in, 1, &posted), 1);
-		RT_EXPECT(posted && dx_match(in, 1, 10 + i));
+		RT_EXPECT(posted && rt_match(in, 1, 10 + i));
 	}
 	RT_EXPECT_EQ(fipc_duplex_room(&p.c), 0);
 	for (i = 0; i < 10; i++) {
-		dx_fill(m, 1, 100 + i);
+		rt_fill(m, 1, 100 + i);
 		RT_EXPECT_EQ(fipc_duplex_post(&p.c, m, 1), 0);
 	}
 	RT_EXPECT_EQ(fipc_duplex_post(&p.c, m, 1), -EAGAIN);
@@ -687,22 +645,22 @@ static void dx_test_caller_errors(struct kunit *test)
 	RT_EXPECT_EQ(fipc_duplex_reply(&p.s, m), -EINVAL);
 	RT_EXPECT_EQ(dx_flag_at(&p, 0), 0);
 	/* Too long for the caller's buffer: it stays in the ring. */
-	dx_fill(m, 1, 1);
+	rt_fill(m, 1, 1);
 	RT_EXPECT_EQ(fipc_duplex_call(&p.c, m, 1), 0);
 	RT_EXPECT_EQ(fipc_duplex_take_request(&p.s, in, 0, NULL), -EMSGSIZE);
 	RT_EXPECT_EQ(fipc_duplex_take_request(&p.s, in, 1, NULL), 1);
-	dx_fill(m, 4, 2);
+	rt_fill(m, 4, 2);
 	RT_EXPECT_EQ(fipc_duplex_call(&p.c, m, 4), 0);
 	RT_EXPECT_EQ(fipc_duplex_take_request(&p.s, in, 3, NULL), -EMSGSIZE);
 	RT_EXPECT_EQ(p.s.read, 1);
 	RT_EXPECT_EQ(fipc_duplex_take_request(&p.s, in, 4, NULL), 4);
-	RT_EXPECT(dx_match(in, 4, 2));
+	RT_EXPECT(rt_match(in, 4, 2));
 	RT_EXPECT_EQ(fipc_duplex_reply(&p.s, m), 0);
 	RT_EXPECT_EQ(fipc_duplex_reply(&p.s, m), 0);
 	RT_EXPECT_EQ(fipc_duplex_reply(&p.s, m), -EINVAL);
 	/* Larger than the whole room: -EAGAIN until room comes back. */
 	RT_ASSERT(dx_pair_reset(&p));
-	dx_fill(m, DX_MAX, 3);
+	rt_fill(m, DX_MAX, 3);
 	RT_EXPECT_EQ(fipc_duplex_call(&p.c, m, DX_MAX), 0);
 	RT_EXPECT_EQ(fipc_duplex_call(&p.c, m, 31), 0);
 	RT_EXPECT_EQ(fipc_duplex_call(&p.c, m, 2), -EAGAIN);
@@ -787,7 +745,7 @@ static void dx_test_hostile_server(struct kunit *test)
 	RT_ASSERT(dx_pair_init(test, &p, 0));
 	for (i = 0; i < ARRAY_SIZE(dx_bad_replies); i++) {
 		RT_ASSERT(dx_pair_reset(&p));
-		dx_fill(m, 1, i);
+		rt_fill(m, 1, i);
 		RT_EXPECT_EQ(fipc_duplex_call(&p.c, m, 1), 0);
 		RT_EXPECT_EQ(fipc_duplex_call(&p.c, m, 1), 0);
 		dx_forge(&p, 0, dx_bad_replies[i]);
@@ -975,7 +933,7 @@ static void dx_test_hostile_torn(struct kunit *test)
 	RT_ASSERT(dx_pair_init(test, &p, 0));
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		RT_ASSERT(dx_pair_reset(&p));
-		dx_fill(m, 4, i);
+		rt_fill(m, 4, i);
 		RT_EXPECT_EQ(fipc_duplex_call(&p.c, m, 4), 0);
 		dx_forge(&p, bad[i].slot, bad[i].flag);
 		RT_EXPECT_EQ(fipc_duplex_take_request(&p.s, m, DX_MAX, NULL),
@@ -1073,10 +1031,10 @@ static void dx_test_sticky(struct kunit *test)
 	dx_expect_server_broken(test, &p, m);
 	/* A fresh init is the only way back. */
 	RT_ASSERT(dx_pair_reset(&p));
-	dx_fill(m, 1, 7);
+	rt_fill(m, 1, 7);
 	RT_EXPECT_EQ(fipc_duplex_call(&p.c, m, 1), 0);
 	RT_EXPECT_EQ(fipc_duplex_take_request(&p.s, m, 1, NULL), 1);
-	RT_EXPECT(dx_match(m, 1, 7));
+	RT_EXPECT(rt_match(m, 1, 7));
 }
 
 /* Waiting */
@@ -1109,7 +1067,7 @@ static int dx_sleep_hook(void *arg)
 	if (!h->calls++)
 		h->complete_seen = h->p->s.complete;
 	if (h->calls == h->act_at) {
-		dx_fill(&m, 1, 77);
+		rt_fill(&m, 1, 77);
 		if (h->as_client)
 			fipc_duplex_call(&h->p->c, &m, 1);
 		else
@@ -1138,7 +1096,7 @@ static void dx_test_wait(struct kunit *test)
 		RT_EXPECT_EQ(w.empty_polls, 10);
 		RT_EXPECT_EQ(fipc_duplex_server_wait(&p.s, &w), -ETIMEDOUT);
 		RT_EXPECT_EQ(w.empty_polls, 20);
-		dx_fill(m, 1, 1);
+		rt_fill(m, 1, 1);
 		RT_EXPECT_EQ(fipc_duplex_call(&p.c, m, 1), 0);
 		/* Our own request is not a reply. */
 		RT_EXPECT_EQ(fipc_duplex_client_wait(&p.c, &w), -ETIMEDOUT);
@@ -1191,7 +1149,7 @@ static void dx_test_wait(struct kunit *test)
 	RT_EXPECT_EQ(fipc_duplex_server_wait(&p.s, &w), 0);
 	RT_EXPECT_EQ(h.calls, 2);
 	RT_EXPECT_EQ(fipc_duplex_take_request(&p.s, m, 1, NULL), 1);
-	RT_EXPECT(dx_match(m, 1, 77));
+	RT_EXPECT(rt_match(m, 1, 77));
 	/* (the acknowledgment the server wrote before sleeping first) */
 	RT_EXPECT_EQ(fipc_duplex_take_reply(&p.c, m), -EAGAIN);
 	h.calls = 0;
@@ -1202,7 +1160,7 @@ static void dx_test_wait(struct kunit *test)
 	RT_EXPECT_EQ(h.calls, 2);
 	RT_EXPECT_EQ(w.sleeps, 2);
 	RT_EXPECT_EQ(fipc_duplex_take_reply(&p.c, m), 0);
-	RT_EXPECT(dx_match(m, 1, 77));
+	RT_EXPECT(rt_match(m, 1, 77));
 
 	/* Garbage ends a wait at once: the take call reports it. */
 	RT_EXPECT_EQ(fipc_duplex_call(&p.c, m, 1), 0);

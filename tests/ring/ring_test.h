@@ -19,6 +19,8 @@
  *		freed when the test ends
  *	rt_bufs(test, n)  n private message buffers, freed likewise
  *	rt_zalloc(test, size)  zeroed memory, freed likewise
+ *	rt_fill(m, len, tag), rt_match(m, len, tag), rt_slot_match(data,
+ *		tag, n)  a message's test payload, written and checked
  *	rt_note(test, fmt, ...)  a line in the test's output
  *	RT_KERNEL  1 in the KUnit build, 0 in userspace, for the few
  *		checks that differ (if (RT_KERNEL) ..., not #ifdef)
@@ -568,5 +570,50 @@ int main(void)
 }
 
 #endif /* __KERNEL__ */
+
+/*
+ * A test payload, in both builds: byte i of slot n of the message tagged
+ * tag, the first four bytes of a message being its tag (a caller's id,
+ * as it were).  rt_fill() writes it into a message's len slots,
+ * rt_slot_match() checks slot n's bytes and rt_match() a whole message.
+ */
+static inline u8 rt_byte(u32 tag, unsigned int n, unsigned int i)
+{
+	u32 x = tag * 2654435761u + n * 40503u + i * 97u;
+
+	if (!n && i < sizeof(tag))
+		return (u8)(tag >> (8 * i));
+	return (u8)(x ^ (x >> 11) ^ (x >> 23));
+}
+
+static inline void rt_fill(struct fipc_msg *m, unsigned int len, u32 tag)
+{
+	unsigned int n, i;
+
+	for (n = 0; n < len; n++)
+		for (i = 0; i < FIPC_SLOT_PAYLOAD; i++)
+			m[n].data[i] = rt_byte(tag, n, i);
+}
+
+static inline bool rt_slot_match(const u8 *data, u32 tag, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < FIPC_SLOT_PAYLOAD; i++)
+		if (data[i] != rt_byte(tag, n, i))
+			return false;
+	return true;
+}
+
+static inline bool rt_match(const struct fipc_msg *m, unsigned int len,
+			    u32 tag)
+{
+	unsigned int n;
+
+	for (n = 0; n < len; n++)
+		if (!rt_slot_match(m[n].data, tag, n))
+			return false;
+	return true;
+}
 
 #endif /* _FIPC_RING_TEST_H */
