@@ -83,6 +83,17 @@ be_sum() {
 # runs the phases in a child bash).
 export BACK_POLLERS=/sys/module/xen_fipc_back/parameters/poller_cpus
 
+# phase_counters ID N: what phase() counts before and after a phase, on
+# one line, each a number: the backend's notify_sent and hypercalls over
+# disks 1 to N of domain ID, the backend pollers' scale_ups, scale_downs
+# and rebalances.
+phase_counters() {
+    echo "$(be_sum "$1" "$2" notify_sent) $(be_sum "$1" "$2" hypercalls)" \
+        "$(poller_autoscale "$BACK_POLLERS" scale_ups)" \
+        "$(poller_autoscale "$BACK_POLLERS" scale_downs)" \
+        "$(poller_autoscale "$BACK_POLLERS" rebalances)"
+}
+
 # phase GUEST PHASE N: run PHASE in the guest (its first N disks) and add
 # a row of per-I/O figures to rows.txt.
 phase() {
@@ -90,11 +101,7 @@ phase() {
     id=$(cat "$FIPC_WORK/$g.id")
     con=/var/log/xen/console/guest-$g.log
     t0=$(poller_ticks xfb-poll)
-    nb0=$(be_sum "$id" "$n" notify_sent)
-    hc0=$(be_sum "$id" "$n" hypercalls)
-    su0=$(poller_autoscale "$BACK_POLLERS" scale_ups)
-    sd0=$(poller_autoscale "$BACK_POLLERS" scale_downs)
-    rb0=$(poller_autoscale "$BACK_POLLERS" rebalances)
+    read -r nb0 hc0 su0 sd0 rb0 <<< "$(phase_counters "$id" "$n")"
     fipc_mailbox_put /dev/nullmbox "$ph" || return 1
     until line=$(grep -a "^@@SCALING $ph done" "$con" 2>/dev/null); do
         w=$(poller_autoscale "$BACK_POLLERS" pollers_at_work)
@@ -106,11 +113,7 @@ phase() {
         sleep 1
     done
     t1=$(poller_ticks xfb-poll)
-    nb1=$(be_sum "$id" "$n" notify_sent)
-    hc1=$(be_sum "$id" "$n" hypercalls)
-    su1=$(poller_autoscale "$BACK_POLLERS" scale_ups)
-    sd1=$(poller_autoscale "$BACK_POLLERS" scale_downs)
-    rb1=$(poller_autoscale "$BACK_POLLERS" rebalances)
+    read -r nb1 hc1 su1 sd1 rb1 <<< "$(phase_counters "$id" "$n")"
     fipc_log "$ph: $line"
     case $line in *" rc=0 "*) ;; *) fipc_fail "$g: phase $ph: fio failed"; return 1 ;; esac
     front=$(echo "$line" | sed -n 's/.* front_ups=\([0-9]*\) front_downs=\([0-9]*\) front_rebalances=\([0-9]*\) front_at_work=\([0-9]*\) front_load=\([0-9]*\).*/\1 \2 \3 \4 \5/p')
