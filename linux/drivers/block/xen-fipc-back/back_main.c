@@ -117,19 +117,20 @@ static int __init xfb_init(void)
 	if (err)
 		return err;
 	err = fipc_poller_set_start(&xfb_pollers);
-	if (err) {
-		xfb_nowait_exit();
-		return err;
-	}
+	if (err)
+		goto out_nowait;
 	err = xfb_xenbus_register();
-	if (err) {
-		fipc_poller_set_stop(&xfb_pollers);
-		xfb_nowait_exit();
-		return err;
-	}
+	if (err)
+		goto out_pollers;
 	pr_info(XFB_NAME " %s: %u poller(s), requests up to %u bytes\n",
 		FIPC_VERSION, xfb_pollers.nr_pollers, xfb_max_request_bytes);
 	return 0;
+
+out_pollers:
+	fipc_poller_set_stop(&xfb_pollers);
+out_nowait:
+	xfb_nowait_exit();
+	return err;
 }
 
 static void __exit xfb_exit(void)
