@@ -88,12 +88,13 @@ suites+=(
 	# guest's phy1: disks, fipc status and diagnose, fipc bench (short jobs);
 	# then dom0 reboots (its root kept on a disk) and the next boot runs
 	# the rest of boot-autostart, then phy1-xl.
-	# io-limits (per-disk I/O caps, issue 48) runs only in make e2e for
-	# now: its caps hold as upper bounds, but in two boots 5 of 14 fell
-	# 16-43 % short (64 KiB reads, some over 150 requests a second) and
-	# its uncapped neighbour's QD 1 latency grew 3.5x beside a cap of 763
-	# (2026-11-30, emulated; a timed retry sleeps whole jiffies): issue 48.
-	"trixie-basic-boot-phy1-xl|tests/testbed/run-trixie.sh fipc-basic+boot-autostart+phy1-xl -o fipc-basic:SZ_SMALL=512k -o fipc-basic:SZ_BIG=2m -o phy1-xl:CYCLES=8"
+	# io-limits (I/O caps per disk and per guest, issue 48; about 3.5 min)
+	# runs after fipc-basic.  Caps are judged from below only where they
+	# bind (a request waited half the phase): on a host busy with other
+	# work the emulated guest falls short of a cap of several hundred a
+	# second without the backend holding it (2026-11-30; quiet: all
+	# within 2 %).
+	"trixie-basic-boot-phy1-xl|tests/testbed/run-trixie.sh fipc-basic+io-limits+boot-autostart+phy1-xl -o fipc-basic:SZ_SMALL=512k -o fipc-basic:SZ_BIG=2m -o phy1-xl:CYCLES=8"
 	# Debian 12's, in one boot: fipc-migrate, fipc-memshare,
 	# fipc-destroy, fipc-hostile, fipc-hostile-backend, storage-stacks
 	# (the PVH guests of fipc-migrate and fipc-destroy need AMD-V, which
