@@ -115,11 +115,12 @@ serving() {
 }
 
 # diagnose DOMID: what dom0 knows of a domain whose disks do not serve:
-# each disk's xenbus states and backend counters (debugfs's too), the
-# backend pollers,
-# dom0's kernel log since the scenario began.
+# each disk's xenbus states and backend counters (debugfs's too), its
+# channels' state (what each waits on, its requests not ended), the
+# backend pollers, the slow null_blks' requests (block layer, twice, 5 s
+# apart: stuck ones stay), dom0's kernel log since the scenario began.
 diagnose() {
-    local v d
+    local v d n i
     for v in $VDEVS $FD_VDEV; do
         d=$FIPC_BE_SYSFS/fipcblk-$1-$v
         echo "--- disk $v of domain $1: backend state $(fipc_blk_state "$1" "$v" back), frontend $(fipc_blk_state "$1" "$v" front)"
@@ -127,8 +128,17 @@ diagnose() {
         echo
         fipc_be_dbg "$1" "$v" | tr '\n' ' '
         echo
+        cat "/sys/kernel/debug/xen-fipc-back/fipcblk-$1-$v/channels" 2>/dev/null
     done
     cat /sys/module/xen_fipc_back/parameters/poller_cpus 2>/dev/null
+    for i in 1 2; do
+        for n in nullslow nullslowg; do
+            echo "--- $n (look $i): in flight $(cat /sys/block/$n/inflight)"
+            (cd /sys/kernel/debug/block/$n 2>/dev/null &&
+                grep -H . hctx*/busy hctx*/dispatch hctx*/state hctx*/tags sched/* 2>/dev/null | grep -v ':ws\|wait=inactive' | head -n 60)
+        done
+        [ $i = 2 ] || sleep 5
+    done
     echo "--- dom0 kernel log since the start"
     fipc_dmesg_since_mark | tail -n 80
 }
