@@ -13,8 +13,12 @@
 #                    <kind>-free: the same job, dom0 sets no cap; the
 #                    neighbour reads at QD 1 beside riops
 #   live, slow       capped: riops's job, for dom0's timed windows
-#   paced-<N>        capped: riops's job paced by fio to N a second; the
-#                    neighbour reads at QD 1 beside it (both "paced")
+#   riops2           capped: riops's job again (dom0 caps it again); the
+#                    neighbour reads at QD 1 beside it
+#   paced-<N>, paced2-<N>
+#                    capped: riops's job paced by fio to N a second; the
+#                    neighbour reads at QD 1 beside it (both "paced",
+#                    then "paced2")
 #   g<KIND>          capped: KIND's job on xvdb and xvdc at once (one fio,
 #                    two jobs), under the guest's total
 #   bye              everybody: exit
@@ -60,13 +64,16 @@ while :; do
 	r=0
 	case $me:$phase in
 	*:bye) break ;;
-	neighbour:alone[12] | neighbour:riops) job "$phase" randread 4k 1 "$t" || r=1 ;;
-	neighbour:paced-*) job paced randread 4k 1 "$t" || r=1 ;;
+	neighbour:alone[12] | neighbour:riops | neighbour:riops2)
+		job "$phase" randread 4k 1 "$t" || r=1 ;;
+	neighbour:paced-* | neighbour:paced2-*)
+		job "${phase%%-*}" randread 4k 1 "$t" || r=1 ;;
 	capped:riops | capped:rbps | capped:wiops | capped:wbps)
 		kind "$phase" "$phase" "$t" || r=1 ;;
-	capped:paced-*)
-		kind riops paced "$t" --name=paced --filename=/dev/xvdb \
-			--rate_iops="${phase#paced-}" || r=1 ;;
+	capped:riops2) kind riops riops2 "$t" || r=1 ;;
+	capped:paced-* | capped:paced2-*)
+		kind riops "${phase%%-*}" "$t" --name="${phase%%-*}" \
+			--filename=/dev/xvdb --rate_iops="${phase#*-}" || r=1 ;;
 	capped:griops | capped:grbps | capped:gwiops | capped:gwbps)
 		kind "${phase#g}" "$phase" "$t" --name=b --filename=/dev/xvdb \
 			--name=c --filename=/dev/xvdc || r=1 ;;

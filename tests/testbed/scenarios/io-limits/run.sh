@@ -26,12 +26,17 @@
 #             shown on both disks and in both disks' xenstore keys
 #   neighbour QD 1 reads alone (twice), beside capped's capped reads,
 #             and beside the same reads paced by fio in the guest to the
-#             cap's rate, the backend holding nothing: its mean latency
-#             beside the capped reads stays within its spread (at least
-#             25 %) of its latency beside the paced ones.  Both guests'
-#             vCPUs share one pCPU here, so beside a busy guest is never
-#             "alone": the paced reads give the neighbour the same
-#             guest load, so what differs is the backend's holding
+#             cap's rate, the backend holding nothing, twice each in the
+#             order capped, paced, paced, capped (a drift of the host's
+#             load then weighs on both alike): its mean latency beside
+#             the capped reads (the two runs' mean) stays within the
+#             spread (at least 25 %) of its latency beside the paced
+#             ones (their mean; the spread: of the alone runs and of the
+#             paced ones).  Both guests' vCPUs share one pCPU here, so
+#             beside a busy guest is never "alone": the paced reads give
+#             the neighbour the same guest load, so what differs is the
+#             backend's holding.  One run of each once failed on the
+#             emulated host's noise alone (1590 us capped, 1135 paced)
 #   live      capped reads at the iops_read cap's rate (iops); after 2 s
 #             dom0 sets a quarter of it: the backend's request rate over
 #             the 1 s to 4 s after the change is within 10 % of the new
@@ -229,6 +234,10 @@ caps() {
     # The same reads paced by fio to the cap, nothing held by the backend.
     cap=$(awk '$1 == "riops" { print $2 }' "$FIPC_RESULTS/caps.txt")
     phase "paced-$cap" "capped neighbour" || return 1
+    phase "paced2-$cap" "capped neighbour" || return 1
+    lim iops_read "$cap" || return 1
+    phase riops2 "capped neighbour" || return 1
+    lim iops_read none || return 1
     phase alone2 neighbour || return 1
     cap_kind rbps capped && cap_kind wiops capped && cap_kind wbps capped
 }
@@ -428,18 +437,23 @@ for who, n in sorted(bound.items()):
         bad += 1
 try:
     lat = {p: job("neighbour", p)["read"]["lat_ns"]["mean"] / 1000
-           for p in ("alone1", "alone2", "riops", "paced")}
+           for p in ("alone1", "alone2", "riops", "riops2", "paced",
+                     "paced2")}
 except OSError as e:
     print("neighbour: not measured (%s): FAILED" % e, file=out)
     sys.exit(1)
-spread = abs(lat["alone1"] - lat["alone2"])
-margin = max(spread, 0.25 * lat["paced"])
-ok = lat["riops"] <= lat["paced"] + margin
+capped = (lat["riops"] + lat["riops2"]) / 2
+paced = (lat["paced"] + lat["paced2"]) / 2
+spread = max(abs(lat["alone1"] - lat["alone2"]),
+             abs(lat["paced"] - lat["paced2"]))
+margin = max(spread, 0.25 * paced)
+ok = capped <= paced + margin
 print("neighbour QD 1 mean latency: alone %.0f and %.0f us; beside the "
-      "capped reads %.0f us, beside the same reads paced by the guest "
-      "%.0f us (at most %.0f)%s" % (
-          lat["alone1"], lat["alone2"], lat["riops"], lat["paced"],
-          lat["paced"] + margin, "" if ok else ": FAILED"), file=out)
+      "capped reads %.0f us (%.0f, %.0f), beside the same reads paced by "
+      "the guest %.0f us (%.0f, %.0f; at most %.0f)%s" % (
+          lat["alone1"], lat["alone2"], capped, lat["riops"], lat["riops2"],
+          paced, lat["paced"], lat["paced2"], paced + margin,
+          "" if ok else ": FAILED"), file=out)
 bad += not ok
 out.close()
 sys.exit(1 if bad else 0)
