@@ -84,8 +84,8 @@ static int xfb_limit_refuse(struct xfb_be *be, const char *key,
 
 /*
  * Read one set of limits from the keys from @first on: absent keys are
- * no limit (the burst: XFB_BURST_MS_DEFAULT).  @found: some key was
- * there.
+ * no limit (the burst: XFB_BURST_MS_DEFAULT).  @found (if not NULL):
+ * some key was there.
  */
 static int xfb_throttle_read_set(struct xfb_be *be, unsigned int first,
 				 u64 *rate, u32 *ms, bool *found)
@@ -95,7 +95,8 @@ static int xfb_throttle_read_set(struct xfb_be *be, unsigned int first,
 	int err;
 
 	*ms = XFB_BURST_MS_DEFAULT;
-	*found = false;
+	if (found)
+		*found = false;
 	for (r = 0; r < XFB_SET_FILES; r++) {
 		if (r < XFB_NR_RATES)
 			rate[r] = 0;
@@ -103,7 +104,8 @@ static int xfb_throttle_read_set(struct xfb_be *be, unsigned int first,
 				xfb_limit_keys[first + r], NULL);
 		if (IS_ERR(s))
 			continue;
-		*found = true;
+		if (found)
+			*found = true;
 		if (r == XFB_NR_RATES)
 			err = xfb_burst_parse(s, ms);
 		else
@@ -146,11 +148,11 @@ static void xfb_throttle_apply(struct xfb_limiter *l, const u64 *rate,
 int xfb_throttle_read(struct xfb_be *be)
 {
 	u64 rate[XFB_NR_RATES], grate[XFB_NR_RATES];
-	bool found, gfound;
+	bool gfound;
 	u32 ms, gms;
 	int err;
 
-	err = xfb_throttle_read_set(be, 0, rate, &ms, &found) ?:
+	err = xfb_throttle_read_set(be, 0, rate, &ms, NULL) ?:
 	      xfb_throttle_read_set(be, XFB_GUEST_FILES, grate, &gms, &gfound);
 	if (err)
 		return err;
