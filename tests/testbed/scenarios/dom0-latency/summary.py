@@ -26,19 +26,15 @@ import re
 import statistics
 import sys
 
+# fio's JSON as the testbed's own summary reads it (lib/ is staged beside
+# scenarios/ in dom0 as in the tree).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "lib"))
+from summarize import load_fio_json  # noqa: E402
+
 CONFIGS = ("idle", "phy", "phy1")
 MODES = ("sleep", "pipe")
 PHASE = re.compile(r"^r(\d+)\.(idle|phy1|phy)$")
-
-
-def load_fio(path):
-    """fio may print warnings before its JSON: skip to the first '{'."""
-    with open(path, errors="replace") as f:
-        text = f.read()
-    start = text.find("{")
-    if start < 0:
-        raise ValueError("no JSON object")
-    return json.JSONDecoder().raw_decode(text[start:])[0]
 
 
 def load_probe(path):
@@ -73,7 +69,7 @@ def load_bursts(gdir, phase):
             bad += 1
             continue
         try:
-            job = load_fio(p)["jobs"][0]
+            job = load_fio_json(p)["jobs"][0]
         except (ValueError, KeyError, IndexError):
             bad += 1
             continue
