@@ -84,13 +84,10 @@ static int peer_nothing_yet(uint32_t flag, uint32_t pos, uint32_t nr_slots,
 
 void peer_front_init(struct peer_front *f, void *mem, unsigned int order)
 {
+	memset(f, 0, sizeof(*f));
 	f->slots = mem;
 	f->order = order;
 	f->nr_slots = FIPCBLK_RING_SLOTS(order);
-	f->submit = 0;
-	f->done = 0;
-	f->calls = 0;
-	f->broken = 0;
 }
 
 /*
@@ -207,14 +204,11 @@ int peer_front_response(struct peer_front *f, struct fipcblk_response *rsp)
 void peer_back_init(struct peer_back *b, void *mem, unsigned int order,
 		    unsigned int ack_batch)
 {
+	memset(b, 0, sizeof(*b));
 	b->slots = mem;
 	b->order = order;
 	b->nr_slots = FIPCBLK_RING_SLOTS(order);
-	b->read = 0;
-	b->complete = 0;
-	b->unanswered = 0;
 	b->ack_batch = ack_batch ? ack_batch : 1;
-	b->broken = 0;
 }
 
 /* References a request's fields call for (data addressing, fipcblk.h). */
