@@ -159,11 +159,141 @@ static unsigned int hdr_perm(unsigned int round, unsigned int k,
 }
 
 #define HDR_BATCH	FIPCBLK_RING_SLOTS(FIPCBLK_RING_MAX_ORDER)
+#define HDR_AGAIN	1	/* the ring is full, or nothing came yet */
 
-/* A ring of the largest order, buffers, and a batch's ids and ops. */
+/*
+ * Both ends of a ring under test, parameterised by the header's peer's
+ * side: with peer_back clear, the header's frontend asks and lib/fipc's
+ * server answers; with it set, lib/fipc's client asks the header's
+ * backend.  The asking end uses front or cl and the ask_ buffers, the
+ * answering one srv or back and the ans_ buffers (each in its own thread
+ * in hdr_threads()).  The helpers below are each end's step, whichever
+ * it is, so that one loop drives either pairing.
+ */
+struct hdr_ends {
+	bool peer_back;
+	struct peer_front front;
+	struct fipc_duplex_server srv;
+	struct fipc_duplex_client cl;
+	struct peer_back back;
+	struct fipc_msg ask_bufs[FIPC_MSG_MAX_SLOTS];
+	struct fipc_msg ans_bufs[FIPC_MSG_MAX_SLOTS];
+	u32 ask_refs[FIPCBLK_MAX_REFS];
+	u32 ans_refs[FIPCBLK_MAX_REFS];
+};
+
+/* Both ends on the zeroed ring @mem; @batch: the answerer's (0: default). */
+static int hdr_ends_init(struct hdr_ends *e, bool peer_back, void *mem,
+			 unsigned int order, unsigned int batch)
+{
+	int err;
+
+	e->peer_back = peer_back;
+	if (peer_back) {
+		peer_back_init(&e->back, mem, order, batch);
+		return fipc_duplex_client_init(&e->cl, mem, order);
+	}
+	peer_front_init(&e->front, mem, order);
+	err = fipc_duplex_server_init(&e->srv, mem, order);
+	if (!err && batch)
+		err = fipc_duplex_set_ack_batch(&e->srv, batch);
+	return err;
+}
+
+/* The asker sends request @k with @nr references: 0, HDR_AGAIN, error. */
+static int hdr_send(struct hdr_ends *e, u32 k, unsigned int nr)
+{
+	struct fipcblk_request req;
+	int err;
+
+	if (e->peer_back) {
+		err = fipc_duplex_call(&e->cl, e->ask_bufs,
+				       hdr_encode(e->ask_bufs, k, nr));
+		return err == -EAGAIN ? HDR_AGAIN : err;
+	}
+	hdr_make(&req, e->ask_refs, k, nr);
+	err = peer_front_request(&e->front, &req, e->ask_refs, nr);
+	return err == PEER_FULL ? HDR_AGAIN : err;
+}
+
+/*
+ * The answerer takes the next request into @req: its slots, 0 if there is
+ * none yet, or an error; *@line: 0 if it is request @k with @nr
+ * references, else where the check failed.
+ */
+static int hdr_take(struct hdr_ends *e, struct fipcblk_request *req, u32 k,
+		    unsigned int nr, int *line)
+{
+	unsigned int got_nr;
+	int len;
+
+	*line = 0;
+	if (e->peer_back) {
+		len = peer_back_request(&e->back, req, e->ans_refs, &got_nr);
+		if (len == PEER_EMPTY)
+			return 0;
+		*line = hdr_check_req(req, e->ans_refs, len, got_nr, k, nr);
+		return len;
+	}
+	len = fipc_duplex_take_request(&e->srv, e->ans_bufs,
+				       FIPC_MSG_MAX_SLOTS, NULL);
+	if (len == -EAGAIN)
+		return 0;
+	if (len > 0) {
+		*line = hdr_check_msgs(e->ans_bufs, len, k, nr);
+		memcpy(req, e->ans_bufs[0].data, sizeof(*req));
+	}
+	return len;
+}
+
+/* The answerer answers a request taken: 0 or an error. */
+static int hdr_answer(struct hdr_ends *e, const struct fipcblk_response *rsp)
+{
+	struct fipc_msg reply;
+
+	if (e->peer_back)
+		return peer_back_response(&e->back, rsp);
+	memset(&reply, 0, sizeof(reply));
+	memcpy(reply.data, rsp, sizeof(*rsp));
+	return fipc_duplex_reply(&e->srv, &reply);
+}
+
+/* The asker takes the next response: 0, HDR_AGAIN or an error. */
+static int hdr_receive(struct hdr_ends *e, struct fipcblk_response *rsp)
+{
+	struct fipc_msg reply;
+	int err;
+
+	if (!e->peer_back) {
+		err = peer_front_response(&e->front, rsp);
+		return err == PEER_EMPTY ? HDR_AGAIN : err;
+	}
+	err = fipc_duplex_take_reply(&e->cl, &reply);
+	if (!err)
+		memcpy(rsp, reply.data, sizeof(*rsp));
+	return err == -EAGAIN ? HDR_AGAIN : err;
+}
+
+/* Both ends after many laps: no error, and the header's end did laps. */
+static void hdr_ends_check(struct kunit *test, struct hdr_ends *e)
+{
+	if (e->peer_back) {
+		RT_EXPECT_EQ(fipc_duplex_client_error(&e->cl), 0);
+		RT_EXPECT_EQ(e->back.broken, 0);
+		RT_EXPECT_EQ(e->back.unanswered, 0);
+		RT_EXPECT(e->back.read > 16u * e->back.nr_slots);
+	} else {
+		RT_EXPECT_EQ(fipc_duplex_server_error(&e->srv), 0);
+		RT_EXPECT_EQ(e->front.broken, 0);
+		RT_EXPECT_EQ(e->front.calls, 0);
+		RT_EXPECT(e->front.submit > 16u * e->front.nr_slots);
+	}
+}
+
+/* A ring of the largest order, its ends, and a batch's ids and ops. */
 struct hdr_mem {
 	void *mem;
-	struct fipc_msg *bufs;
+	struct hdr_ends *ends;
 	u64 *ids;
 	u8 *ops;
 	u64 *order_ids;
@@ -175,72 +305,57 @@ static struct hdr_mem *hdr_mem(struct kunit *test)
 
 	RT_ASSERT(m);
 	m->mem = rt_ring_alloc(test, FIPCBLK_RING_MAX_ORDER);
-	m->bufs = rt_bufs(test, FIPC_MSG_MAX_SLOTS);
+	m->ends = rt_zalloc(test, sizeof(*m->ends));
 	m->ids = rt_zalloc(test, HDR_BATCH * sizeof(*m->ids));
 	m->ops = rt_zalloc(test, HDR_BATCH);
 	m->order_ids = rt_zalloc(test, HDR_BATCH * sizeof(*m->order_ids));
-	RT_ASSERT(m->mem && m->bufs && m->ids && m->ops && m->order_ids);
+	RT_ASSERT(m->mem && m->ends && m->ids && m->ops && m->order_ids);
 	return m;
 }
 
 /*
- * The header's frontend against lib/fipc's server, interleaved: the
- * frontend fills the ring, the server takes every request and answers
- * them in a permuted order, the frontend takes every response.
+ * An asker against an answerer, interleaved: the asker fills the ring,
+ * the answerer takes every request, in order and intact, and answers them
+ * in a permuted order, the asker takes every response as it was written.
  */
-static void hdr_front_to_lib(struct kunit *test, struct hdr_mem *m,
-			     unsigned int order,
-			     unsigned int batch, u32 total)
+static void hdr_laps(struct kunit *test, struct hdr_mem *m, bool peer_back,
+		     unsigned int order, unsigned int batch, u32 total)
 {
-	void *mem = m->mem;
-	struct fipc_msg *bufs = m->bufs;
+	struct hdr_ends *e = m->ends;
 	u64 *ids = m->ids;
 	u8 *ops = m->ops;
 	u64 *order_ids = m->order_ids;
-	static u32 refs[FIPCBLK_MAX_REFS];
 	struct fipcblk_request req;
 	struct fipcblk_response rsp;
-	struct fipc_duplex_server srv;
-	struct peer_front front;
 	u32 sent = 0, taken = 0, answered = 0, round = 0, fulls = 0;
-	unsigned int n, i, j, nr;
-	struct fipc_msg reply;
-	int len, err;
+	unsigned int n, i, j;
+	int len, err, line;
 
-	memset(mem, 0, FIPCBLK_PAGE_BYTES << order);
-	RT_ASSERT_EQ(fipc_duplex_server_init(&srv, mem, order), 0);
-	if (batch)
-		RT_ASSERT_EQ(fipc_duplex_set_ack_batch(&srv, batch), 0);
-	peer_front_init(&front, mem, order);
+	memset(m->mem, 0, FIPCBLK_PAGE_BYTES << order);
+	RT_ASSERT_EQ(hdr_ends_init(e, peer_back, m->mem, order, batch), 0);
 	while (answered < total) {
-		/* The frontend posts until the ring is full. */
+		/* The asker sends until the ring is full. */
 		while (sent < total) {
-			nr = hdr_nr_refs(sent, FIPCBLK_MAX_REFS);
-			hdr_make(&req, refs, sent, nr);
-			err = peer_front_request(&front, &req, refs, nr);
-			if (err == PEER_FULL) {
+			err = hdr_send(e, sent,
+				       hdr_nr_refs(sent, FIPCBLK_MAX_REFS));
+			if (err == HDR_AGAIN) {
 				fulls++;
 				break;
 			}
-			RT_ASSERT_MSG(err == PEER_OK, "request %u: %d", sent,
-				      err);
+			RT_ASSERT_MSG(!err, "request %u: %d", sent, err);
 			sent++;
 		}
-		/* The server takes them all, in order, intact. */
+		/* The answerer takes them all, in order, intact. */
 		for (n = 0; ; n++) {
-			len = fipc_duplex_take_request(&srv, bufs,
-						       FIPC_MSG_MAX_SLOTS,
-						       NULL);
-			if (len == -EAGAIN)
+			len = hdr_take(e, &req, taken,
+				       hdr_nr_refs(taken, FIPCBLK_MAX_REFS),
+				       &line);
+			if (!len)
 				break;
-			nr = hdr_nr_refs(taken, FIPCBLK_MAX_REFS);
-			RT_ASSERT_MSG(len > 0 && !hdr_check_msgs(bufs, len,
-								 taken, nr),
+			RT_ASSERT_MSG(len > 0 && !line,
 				      "request %u: %d slots, check line %d",
-				      taken, len, len > 0 ?
-				      hdr_check_msgs(bufs, len, taken, nr) : 0);
+				      taken, len, line);
 			RT_ASSERT(n < HDR_BATCH);
-			memcpy(&req, bufs[0].data, sizeof(req));
 			ids[n] = req.id;
 			ops[n] = req.op;
 			taken++;
@@ -251,131 +366,62 @@ static void hdr_front_to_lib(struct kunit *test, struct hdr_mem *m,
 			j = hdr_perm(round, i, n);
 			hdr_make_rsp(&rsp, ids[j], ops[j]);
 			order_ids[i] = ids[j];
-			memcpy(reply.data, &rsp, sizeof(rsp));
-			RT_ASSERT_EQ(fipc_duplex_reply(&srv, &reply), 0);
+			RT_ASSERT_EQ(hdr_answer(e, &rsp), 0);
 		}
-		/* The frontend takes the responses as they were written. */
+		/* The asker takes the responses as they were written. */
 		for (i = 0; i < n; i++) {
-			err = peer_front_response(&front, &rsp);
-			RT_ASSERT_MSG(err == PEER_OK, "response %u of %u: %d",
-				      i, n, err);
+			err = hdr_receive(e, &rsp);
+			RT_ASSERT_MSG(!err, "response %u of %u: %d", i, n, err);
 			RT_ASSERT_EQ(rsp.id, order_ids[i]);
 			RT_EXPECT_EQ(rsp.op, ops[hdr_perm(round, i, n)]);
 			RT_EXPECT_EQ(rsp.status, rsp.id & 4 ?
 				     FIPCBLK_RSP_ERROR : FIPCBLK_RSP_OKAY);
 		}
-		RT_ASSERT_EQ(peer_front_response(&front, &rsp), PEER_EMPTY);
+		RT_ASSERT_EQ(hdr_receive(e, &rsp), HDR_AGAIN);
 		answered += n;
 		round++;
 	}
-	RT_EXPECT_EQ(fipc_duplex_server_error(&srv), 0);
-	RT_EXPECT_EQ(front.broken, 0);
-	RT_EXPECT_EQ(front.calls, 0);
-	/* Many laps, and the ring was found full on the way. */
-	RT_EXPECT(front.submit > 16u * FIPCBLK_RING_SLOTS(order));
+	hdr_ends_check(test, e);
+	/* The ring was found full on the way. */
 	RT_EXPECT(fulls > 16);
 }
 
+/* Ring orders, the answerer's acknowledgment batches, requests. */
+static const struct {
+	unsigned int order;
+	unsigned int batch;
+	u32 total;
+} hdr_laps_runs[2][4] = {
+	/* The header's frontend; batch 0: the server's default. */
+	{ { 0, 0, 3000 }, { 0, 1, 1000 }, { 2, 255, 2000 }, { 4, 0, 2000 } },
+	/*
+	 * The header's backend: spans up to 255; with 1000, responses
+	 * acknowledge first.
+	 */
+	{ { 0, 1, 3000 }, { 0, 16, 1000 }, { 2, 255, 2000 }, { 4, 1000, 2000 } },
+};
+
+static void hdr_laps_all(struct kunit *test, bool peer_back)
+{
+	struct hdr_mem *m = hdr_mem(test);
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(hdr_laps_runs[peer_back]); i++)
+		hdr_laps(test, m, peer_back, hdr_laps_runs[peer_back][i].order,
+			 hdr_laps_runs[peer_back][i].batch,
+			 hdr_laps_runs[peer_back][i].total);
+}
+
+/* The header's frontend against lib/fipc's server. */
 static void hdr_test_front_to_lib(struct kunit *test)
 {
-	struct hdr_mem *m = hdr_mem(test);
-
-	hdr_front_to_lib(test, m, 0, 0, 3000);	/* default batch */
-	hdr_front_to_lib(test, m, 0, 1, 1000);
-	hdr_front_to_lib(test, m, 2, 255, 2000);
-	hdr_front_to_lib(test, m, 4, 0, 2000);
+	hdr_laps_all(test, false);
 }
 
-/*
- * lib/fipc's client against the header's backend, interleaved, as
- * above: the client calls until the ring is full, the backend takes
- * every request and answers them in a permuted order.
- */
-static void hdr_lib_to_back(struct kunit *test, struct hdr_mem *m,
-			    unsigned int order,
-			    unsigned int batch, u32 total)
-{
-	void *mem = m->mem;
-	struct fipc_msg *bufs = m->bufs;
-	u64 *ids = m->ids;
-	u8 *ops = m->ops;
-	u64 *order_ids = m->order_ids;
-	static u32 refs[FIPCBLK_MAX_REFS];
-	struct fipcblk_request req;
-	struct fipcblk_response rsp;
-	struct fipc_duplex_client cl;
-	struct peer_back back;
-	u32 sent = 0, taken = 0, answered = 0, round = 0, fulls = 0;
-	unsigned int n, i, j, nr, got_nr;
-	struct fipc_msg reply;
-	int len, err;
-
-	memset(mem, 0, FIPCBLK_PAGE_BYTES << order);
-	RT_ASSERT_EQ(fipc_duplex_client_init(&cl, mem, order), 0);
-	peer_back_init(&back, mem, order, batch);
-	while (answered < total) {
-		while (sent < total) {
-			nr = hdr_nr_refs(sent, FIPCBLK_MAX_REFS);
-			len = hdr_encode(bufs, sent, nr);
-			err = fipc_duplex_call(&cl, bufs, len);
-			if (err == -EAGAIN) {
-				fulls++;
-				break;
-			}
-			RT_ASSERT_MSG(!err, "call %u: %d", sent, err);
-			sent++;
-		}
-		for (n = 0; ; n++) {
-			len = peer_back_request(&back, &req, refs, &got_nr);
-			if (len == PEER_EMPTY)
-				break;
-			nr = hdr_nr_refs(taken, FIPCBLK_MAX_REFS);
-			RT_ASSERT_MSG(!hdr_check_req(&req, refs, len, got_nr,
-						     taken, nr),
-				      "request %u: %d slots, check line %d",
-				      taken, len, hdr_check_req(&req, refs, len,
-								got_nr, taken,
-								nr));
-			RT_ASSERT(n < HDR_BATCH);
-			ids[n] = req.id;
-			ops[n] = req.op;
-			taken++;
-		}
-		RT_ASSERT_EQ(taken, sent);
-		for (i = 0; i < n; i++) {
-			j = hdr_perm(round, i, n);
-			hdr_make_rsp(&rsp, ids[j], ops[j]);
-			order_ids[i] = ids[j];
-			RT_ASSERT_EQ(peer_back_response(&back, &rsp), PEER_OK);
-		}
-		for (i = 0; i < n; i++) {
-			err = fipc_duplex_take_reply(&cl, &reply);
-			RT_ASSERT_MSG(!err, "reply %u of %u: %d", i, n, err);
-			memcpy(&rsp, reply.data, sizeof(rsp));
-			RT_ASSERT_EQ(rsp.id, order_ids[i]);
-			RT_EXPECT_EQ(rsp.op, ops[hdr_perm(round, i, n)]);
-			RT_EXPECT_EQ(rsp.status, rsp.id & 4 ?
-				     FIPCBLK_RSP_ERROR : FIPCBLK_RSP_OKAY);
-		}
-		RT_ASSERT_EQ(fipc_duplex_take_reply(&cl, &reply), -EAGAIN);
-		answered += n;
-		round++;
-	}
-	RT_EXPECT_EQ(fipc_duplex_client_error(&cl), 0);
-	RT_EXPECT_EQ(back.broken, 0);
-	RT_EXPECT_EQ(back.unanswered, 0);
-	RT_EXPECT(back.read > 16u * FIPCBLK_RING_SLOTS(order));
-	RT_EXPECT(fulls > 16);
-}
-
+/* lib/fipc's client against the header's backend. */
 static void hdr_test_lib_to_back(struct kunit *test)
 {
-	struct hdr_mem *m = hdr_mem(test);
-
-	hdr_lib_to_back(test, m, 0, 1, 3000);
-	hdr_lib_to_back(test, m, 0, 16, 1000);
-	hdr_lib_to_back(test, m, 2, 255, 2000);	/* spans up to 255 */
-	hdr_lib_to_back(test, m, 4, 1000, 2000);	/* responses ack first */
+	hdr_laps_all(test, true);
 }
 
 /* One-slot requests (no references) through the frontend, taken back. */
@@ -396,6 +442,27 @@ static void hdr_lap(struct kunit *test, struct peer_front *front,
 		RT_ASSERT_EQ(fipc_duplex_reply(srv, bufs), 0);
 		RT_ASSERT_EQ(peer_front_response(front, &rsp), PEER_OK);
 		RT_ASSERT_EQ(rsp.id, i);
+	}
+}
+
+/* One-slot requests through lib/fipc's client, taken and answered back. */
+static void hdr_back_lap(struct kunit *test, struct fipc_duplex_client *cl,
+			 struct peer_back *back, struct fipc_msg *bufs,
+			 unsigned int count)
+{
+	static u32 refs[FIPCBLK_MAX_REFS];
+	struct fipcblk_request req;
+	struct fipcblk_response rsp;
+	struct fipc_msg reply;
+	unsigned int i, nr;
+
+	for (i = 0; i < count; i++) {
+		RT_ASSERT_EQ(fipc_duplex_call(cl, bufs, hdr_encode(bufs, i, 0)),
+			     0);
+		RT_ASSERT_EQ(peer_back_request(back, &req, refs, &nr), 1);
+		hdr_make_rsp(&rsp, req.id, req.op);
+		RT_ASSERT_EQ(peer_back_response(back, &rsp), PEER_OK);
+		RT_ASSERT_EQ(fipc_duplex_take_reply(cl, &reply), 0);
 	}
 }
 
@@ -507,14 +574,9 @@ static void hdr_test_back_full(struct kunit *test)
 	RT_ASSERT(mem && bufs);
 	RT_ASSERT_EQ(fipc_duplex_client_init(&cl, mem, 1), 0);
 	peer_back_init(&back, mem, 1, 1);
+	/* A lap and a half first, so that the ring holds last lap's flags. */
+	hdr_back_lap(test, &cl, &back, bufs, slots + slots / 2);
 	hdr_make_rsp(&rsp, 1, FIPCBLK_OP_FLUSH);
-	for (i = 0; i < slots + slots / 2; i++) {
-		RT_ASSERT_EQ(fipc_duplex_call(&cl, bufs, hdr_encode(bufs, 1, 0)),
-			     0);
-		RT_ASSERT_EQ(peer_back_request(&back, &req, refs, &nr), 1);
-		RT_ASSERT_EQ(peer_back_response(&back, &rsp), PEER_OK);
-		RT_ASSERT_EQ(fipc_duplex_take_reply(&cl, &reply), 0);
-	}
 	hdr_encode(bufs, 1, 0);
 	while (!(err = fipc_duplex_call(&cl, bufs, 1)))
 		sent++;
@@ -612,14 +674,7 @@ static void hdr_test_back_forged(struct kunit *test)
 	memset(mem, 0, FIPCBLK_PAGE_BYTES);
 	RT_ASSERT_EQ(fipc_duplex_client_init(&cl, mem, 0), 0);
 	peer_back_init(&back, mem, 0, 1);
-	for (i = 0; i < slots; i++) {
-		RT_ASSERT_EQ(fipc_duplex_call(&cl, bufs, hdr_encode(bufs, i, 0)),
-			     0);
-		RT_ASSERT_EQ(peer_back_request(&back, &req, refs, &nr), 1);
-		hdr_make_rsp(&rsp, req.id, req.op);
-		RT_ASSERT_EQ(peer_back_response(&back, &rsp), PEER_OK);
-		RT_ASSERT_EQ(fipc_duplex_take_reply(&cl, &reply), 0);
-	}
+	hdr_back_lap(test, &cl, &back, bufs, slots);
 	RT_EXPECT_EQ(ring[0].flag, HDR_FLAG(REPLY, 1, 0, 0));
 	RT_EXPECT_EQ(peer_back_request(&back, &req, refs, &nr), PEER_EMPTY);
 	ring[0].flag = HDR_FLAG(CALL, 1, 0, 0);		/* a replay */
@@ -769,6 +824,7 @@ static void hdr_test_constants(struct kunit *test)
 #define HDR_TH_REFS	40	/* up to 3 slots a request */
 
 struct hdr_th {
+	struct hdr_ends *ends;
 	void *mem;
 	unsigned int order;
 	u32 total;
@@ -805,39 +861,34 @@ static bool hdr_th_seen(struct hdr_th *t, u64 id, u32 sent)
 	return true;
 }
 
-static int hdr_th_front(void *arg)
+/* The asker's thread: sends as the ring has room, takes what comes. */
+static int hdr_th_ask(void *arg)
 {
 	struct hdr_th *t = arg;
-	static u32 refs[FIPCBLK_MAX_REFS];
-	struct fipcblk_request req;
 	struct fipcblk_response rsp;
-	struct peer_front front;
+	struct hdr_ends *e = t->ends;
 	u32 sent = 0, got = 0;
-	unsigned int nr;
 	bool moved;
 	int err;
 
-	peer_front_init(&front, t->mem, t->order);
 	while (got < t->total && !hdr_th_stopped(t)) {
 		moved = false;
 		if (sent < t->total) {
-			nr = hdr_nr_refs(sent, HDR_TH_REFS);
-			hdr_make(&req, refs, sent, nr);
-			err = peer_front_request(&front, &req, refs, nr);
+			err = hdr_send(e, sent, hdr_nr_refs(sent, HDR_TH_REFS));
 			if (!err) {
 				sent++;
 				moved = true;
-			} else if (err != PEER_FULL) {
+			} else if (err != HDR_AGAIN) {
 				return hdr_th_fail(t, __LINE__, sent, err);
 			}
 		}
-		err = peer_front_response(&front, &rsp);
+		err = hdr_receive(e, &rsp);
 		if (!err) {
 			if (!hdr_th_seen(t, rsp.id, sent))
 				return hdr_th_fail(t, __LINE__, got, 0);
 			got++;
 			moved = true;
-		} else if (err != PEER_EMPTY) {
+		} else if (err != HDR_AGAIN) {
 			return hdr_th_fail(t, __LINE__, got, err);
 		}
 		if (!moved)
@@ -846,117 +897,26 @@ static int hdr_th_front(void *arg)
 	return 0;
 }
 
-/* Answer held (if any) after cur: pairs of requests answered swapped. */
-static int hdr_th_srv(void *arg)
+/*
+ * The answerer's thread: answers held (if any) after the request just
+ * taken, so that pairs of requests are answered swapped.
+ */
+static int hdr_th_answer(void *arg)
 {
 	struct hdr_th *t = arg;
-	struct fipc_msg bufs[FIPC_MSG_MAX_SLOTS], held;
-	struct fipc_duplex_server srv;
-	u32 taken = 0, answered = 0;
-	bool holding = false;
-	int len;
-
-	if (fipc_duplex_server_init(&srv, t->mem, t->order))
-		return hdr_th_fail(t, __LINE__, 0, 0);
-	while (answered < t->total && !hdr_th_stopped(t)) {
-		len = fipc_duplex_take_request(&srv, bufs, FIPC_MSG_MAX_SLOTS,
-					       NULL);
-		if (len == -EAGAIN) {
-			if (holding) {
-				if (fipc_duplex_reply(&srv, &held))
-					return hdr_th_fail(t, __LINE__,
-							   answered, 0);
-				holding = false;
-				answered++;
-			}
-			sched_yield();
-			continue;
-		}
-		if (len < 0 || hdr_check_msgs(bufs, len, taken,
-					      hdr_nr_refs(taken, HDR_TH_REFS)))
-			return hdr_th_fail(t, __LINE__, taken, len);
-		taken++;
-		if (!holding && (taken & 1)) {
-			held = bufs[0];
-			holding = true;
-			continue;
-		}
-		if (fipc_duplex_reply(&srv, &bufs[0]))
-			return hdr_th_fail(t, __LINE__, answered, 0);
-		answered++;
-		if (holding) {
-			if (fipc_duplex_reply(&srv, &held))
-				return hdr_th_fail(t, __LINE__, answered, 0);
-			holding = false;
-			answered++;
-		}
-	}
-	return 0;
-}
-
-static int hdr_th_client(void *arg)
-{
-	struct hdr_th *t = arg;
-	struct fipc_msg bufs[FIPC_MSG_MAX_SLOTS], reply;
-	struct fipcblk_response rsp;
-	struct fipc_duplex_client cl;
-	u32 sent = 0, got = 0;
-	unsigned int len = 0;
-	bool moved;
-	int err;
-
-	if (fipc_duplex_client_init(&cl, t->mem, t->order))
-		return hdr_th_fail(t, __LINE__, 0, 0);
-	while (got < t->total && !hdr_th_stopped(t)) {
-		moved = false;
-		if (sent < t->total) {
-			if (!len)
-				len = hdr_encode(bufs, sent,
-						 hdr_nr_refs(sent,
-							     HDR_TH_REFS));
-			err = fipc_duplex_call(&cl, bufs, len);
-			if (!err) {
-				sent++;
-				len = 0;
-				moved = true;
-			} else if (err != -EAGAIN) {
-				return hdr_th_fail(t, __LINE__, sent, err);
-			}
-		}
-		err = fipc_duplex_take_reply(&cl, &reply);
-		if (!err) {
-			memcpy(&rsp, reply.data, sizeof(rsp));
-			if (!hdr_th_seen(t, rsp.id, sent))
-				return hdr_th_fail(t, __LINE__, got, 0);
-			got++;
-			moved = true;
-		} else if (err != -EAGAIN) {
-			return hdr_th_fail(t, __LINE__, got, err);
-		}
-		if (!moved)
-			sched_yield();
-	}
-	return 0;
-}
-
-static int hdr_th_back(void *arg)
-{
-	struct hdr_th *t = arg;
-	static u32 refs[FIPCBLK_MAX_REFS];
 	struct fipcblk_request req;
 	struct fipcblk_response rsp, held;
-	struct peer_back back;
+	struct hdr_ends *e = t->ends;
 	u32 taken = 0, answered = 0;
 	bool holding = false;
-	unsigned int nr;
-	int len;
+	int len, line;
 
-	peer_back_init(&back, t->mem, t->order, 4);
 	while (answered < t->total && !hdr_th_stopped(t)) {
-		len = peer_back_request(&back, &req, refs, &nr);
-		if (len == PEER_EMPTY) {
+		len = hdr_take(e, &req, taken, hdr_nr_refs(taken, HDR_TH_REFS),
+			       &line);
+		if (!len) {
 			if (holding) {
-				if (peer_back_response(&back, &held))
+				if (hdr_answer(e, &held))
 					return hdr_th_fail(t, __LINE__,
 							   answered, 0);
 				holding = false;
@@ -965,8 +925,7 @@ static int hdr_th_back(void *arg)
 			sched_yield();
 			continue;
 		}
-		if (len < 0 || hdr_check_req(&req, refs, len, nr, taken,
-					     hdr_nr_refs(taken, HDR_TH_REFS)))
+		if (len < 0 || line)
 			return hdr_th_fail(t, __LINE__, taken, len);
 		taken++;
 		hdr_make_rsp(&rsp, req.id, req.op);
@@ -975,11 +934,11 @@ static int hdr_th_back(void *arg)
 			holding = true;
 			continue;
 		}
-		if (peer_back_response(&back, &rsp))
+		if (hdr_answer(e, &rsp))
 			return hdr_th_fail(t, __LINE__, answered, 0);
 		answered++;
 		if (holding) {
-			if (peer_back_response(&back, &held))
+			if (hdr_answer(e, &held))
 				return hdr_th_fail(t, __LINE__, answered, 0);
 			holding = false;
 			answered++;
@@ -988,8 +947,9 @@ static int hdr_th_back(void *arg)
 	return 0;
 }
 
-static void hdr_threads(struct kunit *test, int (*a)(void *),
-			int (*b)(void *), const char *what)
+/* @batch: the answerer's acknowledgment batch (0: its default). */
+static void hdr_threads(struct kunit *test, bool peer_back, unsigned int batch,
+			const char *what)
 {
 	struct hdr_th t = { .order = 0, .total = HDR_TH_MSGS };
 	struct rt_thread ta, tb;
@@ -997,9 +957,12 @@ static void hdr_threads(struct kunit *test, int (*a)(void *),
 
 	t.mem = rt_ring_alloc(test, t.order);
 	t.seen = rt_zalloc(test, t.total);
-	RT_ASSERT(t.mem && t.seen);
-	RT_ASSERT_EQ(rt_thread_start(&ta, a, &t, "hdr-a"), 0);
-	if (rt_thread_start(&tb, b, &t, "hdr-b")) {
+	t.ends = rt_zalloc(test, sizeof(*t.ends));
+	RT_ASSERT(t.mem && t.seen && t.ends);
+	RT_ASSERT_EQ(hdr_ends_init(t.ends, peer_back, t.mem, t.order, batch),
+		     0);
+	RT_ASSERT_EQ(rt_thread_start(&ta, hdr_th_ask, &t, "hdr-a"), 0);
+	if (rt_thread_start(&tb, hdr_th_answer, &t, "hdr-b")) {
 		hdr_th_fail(&t, __LINE__, 0, 0);
 		rt_thread_join(&ta);
 		RT_ASSERT(0);
@@ -1017,9 +980,8 @@ static void hdr_threads(struct kunit *test, int (*a)(void *),
 
 static void hdr_test_threads(struct kunit *test)
 {
-	hdr_threads(test, hdr_th_front, hdr_th_srv, "header front, lib server");
-	hdr_threads(test, hdr_th_client, hdr_th_back,
-		    "lib client, header back");
+	hdr_threads(test, false, 0, "header front, lib server");
+	hdr_threads(test, true, 4, "lib client, header back");
 }
 
 static struct rt_case hdr_cases[] = {
