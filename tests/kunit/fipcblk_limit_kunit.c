@@ -304,15 +304,16 @@ static void xfb_test_guest_refusal_costs_nothing(struct kunit *test)
 /**
  * struct xfb_parse_case - a value written to sysfs or xenstore
  * @s: the value
- * @err: what xfb_rate_parse() must return
- * @rate: the rate it must give (when @err is 0)
+ * @err: what the parser (xfb_rate_parse() or xfb_burst_parse()) must return
+ * @val: the rate or burst length it must give (when @err is 0)
  */
 struct xfb_parse_case {
 	const char *s;
 	int err;
-	u64 rate;
+	u64 val;
 };
 
+/* Rates. */
 static const struct xfb_parse_case xfb_parse_cases[] = {
 	{ "none", 0, 0 },
 	{ "none\n", 0, 0 },
@@ -336,36 +337,8 @@ static const struct xfb_parse_case xfb_parse_cases[] = {
 	{ "5\n\n", -EINVAL, 0 },
 };
 
-static void xfb_parse_case_desc(const struct xfb_parse_case *c, char *desc)
-{
-	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "\"%*pE\"", (int)strlen(c->s),
-		 c->s);
-}
-
-KUNIT_ARRAY_PARAM(xfb_parse, xfb_parse_cases, xfb_parse_case_desc);
-
-static void xfb_test_rate_parse(struct kunit *test)
-{
-	const struct xfb_parse_case *c = test->param_value;
-	u64 rate = 12345;
-
-	KUNIT_EXPECT_EQ(test, xfb_rate_parse(c->s, &rate), c->err);
-	KUNIT_EXPECT_EQ(test, rate, c->err ? 12345ULL : c->rate);
-}
-
-/**
- * struct xfb_burst_case - a burst length written to sysfs or xenstore
- * @s: the value
- * @err: what xfb_burst_parse() must return
- * @ms: the length it must give (when @err is 0)
- */
-struct xfb_burst_case {
-	const char *s;
-	int err;
-	u32 ms;
-};
-
-static const struct xfb_burst_case xfb_burst_cases[] = {
+/* Burst lengths in milliseconds. */
+static const struct xfb_parse_case xfb_burst_cases[] = {
 	{ "1", 0, 1 },
 	{ "100\n", 0, 100 },
 	{ "60000", 0, XFB_BURST_MS_MAX },
@@ -382,21 +355,32 @@ static const struct xfb_burst_case xfb_burst_cases[] = {
 	{ "5\n\n", -EINVAL, 0 },
 };
 
-static void xfb_burst_case_desc(const struct xfb_burst_case *c, char *desc)
+static void xfb_parse_case_desc(const struct xfb_parse_case *c, char *desc)
 {
 	snprintf(desc, KUNIT_PARAM_DESC_SIZE, "\"%*pE\"", (int)strlen(c->s),
 		 c->s);
 }
 
-KUNIT_ARRAY_PARAM(xfb_burst, xfb_burst_cases, xfb_burst_case_desc);
+KUNIT_ARRAY_PARAM(xfb_parse, xfb_parse_cases, xfb_parse_case_desc);
+KUNIT_ARRAY_PARAM(xfb_burst, xfb_burst_cases, xfb_parse_case_desc);
+
+/* A value refused leaves the rate or length as it was (12345). */
+static void xfb_test_rate_parse(struct kunit *test)
+{
+	const struct xfb_parse_case *c = test->param_value;
+	u64 rate = 12345;
+
+	KUNIT_EXPECT_EQ(test, xfb_rate_parse(c->s, &rate), c->err);
+	KUNIT_EXPECT_EQ(test, rate, c->err ? 12345ULL : c->val);
+}
 
 static void xfb_test_burst_parse(struct kunit *test)
 {
-	const struct xfb_burst_case *c = test->param_value;
+	const struct xfb_parse_case *c = test->param_value;
 	u32 ms = 12345;
 
 	KUNIT_EXPECT_EQ(test, xfb_burst_parse(c->s, &ms), c->err);
-	KUNIT_EXPECT_EQ(test, ms, c->err ? 12345U : c->ms);
+	KUNIT_EXPECT_EQ(test, (u64)ms, c->err ? 12345ULL : c->val);
 }
 
 static struct kunit_case xfb_limit_test_cases[] = {
