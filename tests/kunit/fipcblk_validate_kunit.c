@@ -59,12 +59,19 @@ struct xfb_test_dev {
 	struct xfb_limits lim;
 };
 
-static const struct xfb_test_dev disk = {
-	"disk", {
-		.sectors = XFB_TEST_SECTORS, .lbs = 512, .max_bytes = SZ_1M,
-		.discard = true, .secure = true,
-	},
-};
+/*
+ * The test disk: 1 GiB of 512-byte blocks, requests of up to 1 MiB, and
+ * the features given; named as the variable.
+ */
+#define XFB_TEST_DISK(dev, ...)						\
+	static const struct xfb_test_dev dev = {			\
+		#dev, {							\
+			.sectors = XFB_TEST_SECTORS, .lbs = 512,	\
+			.max_bytes = SZ_1M, __VA_ARGS__			\
+		},							\
+	}
+
+XFB_TEST_DISK(disk, .discard = true, .secure = true);
 
 /* The same disk with 4096-byte logical blocks. */
 static const struct xfb_test_dev disk4k = {
@@ -75,50 +82,19 @@ static const struct xfb_test_dev disk4k = {
 };
 
 /* The same disk, read-only. */
-static const struct xfb_test_dev ro = {
-	"ro", {
-		.sectors = XFB_TEST_SECTORS, .lbs = 512, .max_bytes = SZ_1M,
-		.ro = true, .discard = true, .secure = true,
-	},
-};
+XFB_TEST_DISK(ro, .ro = true, .discard = true, .secure = true);
 
 /* The same disk on a memshare channel. */
-static const struct xfb_test_dev memshare = {
-	"memshare", {
-		.sectors = XFB_TEST_SECTORS, .lbs = 512, .max_bytes = SZ_1M,
-		.discard = true, .secure = true, .memshare = true,
-		.staging = true,
-	},
-};
+XFB_TEST_DISK(memshare, .discard = true, .secure = true, .memshare = true,
+	      .staging = true);
 
 /* The same disk on a grant channel with staging pages (fipc-grant-staging). */
-static const struct xfb_test_dev gstaging = {
-	"gstaging", {
-		.sectors = XFB_TEST_SECTORS, .lbs = 512, .max_bytes = SZ_1M,
-		.discard = true, .secure = true, .staging = true,
-	},
-};
+XFB_TEST_DISK(gstaging, .discard = true, .secure = true, .staging = true);
 
 /* The same disk without discard, or without secure discard. */
-static const struct xfb_test_dev nodiscard = {
-	"nodiscard", {
-		.sectors = XFB_TEST_SECTORS, .lbs = 512, .max_bytes = SZ_1M,
-	},
-};
-
-static const struct xfb_test_dev nodiscard_ro = {
-	"nodiscard_ro", {
-		.sectors = XFB_TEST_SECTORS, .lbs = 512, .max_bytes = SZ_1M,
-		.ro = true,
-	},
-};
-
-static const struct xfb_test_dev nosecure = {
-	"nosecure", {
-		.sectors = XFB_TEST_SECTORS, .lbs = 512, .max_bytes = SZ_1M,
-		.discard = true,
-	},
-};
+XFB_TEST_DISK(nodiscard);
+XFB_TEST_DISK(nodiscard_ro, .ro = true);
+XFB_TEST_DISK(nosecure, .discard = true);
 
 /* The same disk offering the largest request there is. */
 static const struct xfb_test_dev maxmsg = {
@@ -777,42 +753,39 @@ static struct fipcblk_request xfb_test_nrefs(u8 op, unsigned int n, u16 offset)
 }
 
 /*
- * Every reference count up to the largest: one slot fewer is refused.
- * The loops stop at the first wrong answer, to keep the log readable.
+ * Every reference count up to the largest, the data from @offset: the
+ * slots the references need are taken, @wrong slots more (or fewer) are
+ * refused.  The loop stops at the first wrong answer, to keep the log
+ * readable.
  */
-static void xfb_test_slots_short(struct kunit *test)
+static void xfb_test_slots_wrong(struct kunit *test, u8 op, u16 offset,
+				 int wrong)
 {
 	const struct xfb_limits *lim = &maxmsg.lim;
 	struct fipcblk_request r;
 	unsigned int n, need;
 
 	for (n = 1; n <= FIPCBLK_MAX_REFS; n++) {
-		r = xfb_test_nrefs(FIPCBLK_OP_READ, n, 3584);
+		r = xfb_test_nrefs(op, n, offset);
 		need = xfb_test_slots(n);
 		if (!EXPECT_OK(test, lim, &r, need, n) ||
-		    !EXPECT_ERROR(test, lim, &r, need - 1, WHY_SLOTS)) {
+		    !EXPECT_ERROR(test, lim, &r, need + wrong, WHY_SLOTS)) {
 			KUNIT_FAIL(test, "wrong with %u references", n);
 			break;
 		}
 	}
 }
 
+/* One slot fewer than the references need is refused. */
+static void xfb_test_slots_short(struct kunit *test)
+{
+	xfb_test_slots_wrong(test, FIPCBLK_OP_READ, 3584, -1);
+}
+
 /* One slot more than the references need is refused too. */
 static void xfb_test_slots_long(struct kunit *test)
 {
-	const struct xfb_limits *lim = &maxmsg.lim;
-	struct fipcblk_request r;
-	unsigned int n, need;
-
-	for (n = 1; n <= FIPCBLK_MAX_REFS; n++) {
-		r = xfb_test_nrefs(FIPCBLK_OP_WRITE, n, 512);
-		need = xfb_test_slots(n);
-		if (!EXPECT_OK(test, lim, &r, need, n) ||
-		    !EXPECT_ERROR(test, lim, &r, need + 1, WHY_SLOTS)) {
-			KUNIT_FAIL(test, "wrong with %u references", n);
-			break;
-		}
-	}
+	xfb_test_slots_wrong(test, FIPCBLK_OP_WRITE, 512, 1);
 }
 
 /*
