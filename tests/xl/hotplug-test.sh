@@ -52,9 +52,10 @@ if ! mknod "$blk" b 259 18 2>/dev/null; then
 fi
 : > "$tmp/regular-file"
 
-# run NAME ACTION [VAR=VALUE...]: resets the store and runs the script.
+reset_store() { rm -f "$tmp"/xs/* "$tmp/calls" "$tmp/write-fails"; }
+
+# run ACTION [VAR=VALUE...]: runs the script on the store as it is.
 run() {
-    rm -f "$tmp"/xs/* "$tmp/calls" "$tmp/write-fails"
     action=$1; shift
     env PATH="$tmp/bin:$PATH" FAKE_XS="$tmp/xs" XENBUS_PATH="$be" \
         XENBUS_TYPE=fipcblk XENBUS_BASE_PATH=backend \
@@ -88,17 +89,11 @@ expect_error() {
 
 # --- success paths ---------------------------------------------------------
 
-run_with_params() {  # PARAMS ACTION [VAR=VALUE...]
-    p=$1; shift
-    rm -f "$tmp"/xs/* "$tmp/calls" "$tmp/write-fails"
-    xs_set "$be/params" "$p"
-    action=$1; shift
-    env PATH="$tmp/bin:$PATH" FAKE_XS="$tmp/xs" XENBUS_PATH="$be" \
-        XENBUS_TYPE=fipcblk XENBUS_BASE_PATH=backend \
-        FIPC_BACKEND_DRIVER_DIR="$tmp/sys/fipcblk" \
-        FIPC_HOTPLUG_LOG="$tmp/log/hotplug.log" "$@" \
-        "$shell" "$script" "$action" > "$tmp/out" 2>&1
-    rc=$?
+# run_with_params PARAMS ACTION [VAR=VALUE...]: a fresh store with params.
+run_with_params() {
+    reset_store
+    xs_set "$be/params" "$1"; shift
+    run "$@"
 }
 
 if [ -n "$blk" ]; then
@@ -176,6 +171,7 @@ expect_error "character device target" "/dev/null is not a block device"
 run_with_params "" add
 expect_error "empty params" "no target given"
 
+reset_store
 run add
 expect_error "params node missing" "cannot read $be/params"
 

@@ -42,6 +42,9 @@ count() {   # reads PASS/FAIL lines, echoes them and counts them
 
 pass() { count <<< "PASS $*"; }
 fail() { count <<< "FAIL $*"; }
+# none FOUND PASS-TEXT FAIL-TEXT: passes if FOUND is empty, else fails
+# with FAIL-TEXT and FOUND.
+none() { if [ -z "$1" ]; then pass "$2"; else fail "$3$1"; fi; }
 
 summary() {
     echo "$passed passed, $failed failed"
@@ -180,11 +183,9 @@ for f in "usr/lib/xen-$S/bin/xl" "usr/lib/xen-$S/bin/xentop" \
          usr/share/man/man5/xl-disk-configuration.5.gz; do
     [ -e "$inst/$f" ] || missing+=" $f"
 done
-if [ -z "$missing" ]; then
-    pass "install tree: xl, xentop, libxenlight, libxlutil, libxenstat (.so.$S), block-fipc, man page"
-else
-    fail "install tree lacks:$missing"
-fi
+none "$missing" \
+    "install tree: xl, xentop, libxenlight, libxlutil, libxenstat (.so.$S), block-fipc, man page" \
+    "install tree lacks:"
 
 if cmp -s "$inst/etc/xen/scripts/block-fipc" "$top/tools/hotplug/block-fipc" &&
    [ -x "$inst/etc/xen/scripts/block-fipc" ]; then
@@ -217,11 +218,9 @@ if [ -n "$debroot" ]; then
                         <(needed "$debroot/usr/lib/$multiarch/$l.so.$S.0") | tr '\n' ' ')
         [ -z "$more" ] || extra+=" $l: $more"
     done
-    if [ -z "$extra" ]; then
-        pass "install tree: our libraries need no library Debian's $S ones do not"
-    else
-        fail "install tree: our libraries need more than Debian's:$extra"
-    fi
+    none "$extra" \
+        "install tree: our libraries need no library Debian's $S ones do not" \
+        "install tree: our libraries need more than Debian's:"
 fi
 
 # xl from the install tree, with its libraries first, gets as far as
