@@ -443,9 +443,11 @@ problem() {
 	fail=$((fail + 1))
 }
 
+# The code's files (E), then the document's entries (D); P: a problem.
 declare -A want_access want_src doc_line doc_access doc_missing
 wanted=()
-while IFS=$'\t' read -r kind a b c; do
+documented=()
+while IFS=$'\t' read -r kind a b c d; do
 	case $kind in
 	E)
 		if [ -n "${want_access[$a]+set}" ]; then
@@ -457,13 +459,6 @@ while IFS=$'\t' read -r kind a b c; do
 		want_src[$a]=$c
 		wanted+=("$a")
 		;;
-	P) problem "$a" ;;
-	esac
-done <<<"$code"
-
-documented=()
-while IFS=$'\t' read -r kind a b c d; do
-	case $kind in
 	D)
 		doc_line[$a]=$b
 		doc_access[$a]=$c
@@ -472,7 +467,7 @@ while IFS=$'\t' read -r kind a b c d; do
 		;;
 	P) problem "$a" ;;
 	esac
-done <<<"$docout"
+done <<<"$code"$'\n'"$docout"
 
 rel=${doc#"$top"/}
 for path in "${wanted[@]}"; do
