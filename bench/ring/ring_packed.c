@@ -61,18 +61,28 @@ static inline void pk_advance(struct pk_cursor *c)
 	}
 }
 
+/*
+ * Write the descriptor at @c: @msg inline (NULL: none, length 0, as a
+ * used descriptor without data), its index as id, then @flags; move on.
+ */
+static inline void pk_write(struct pk_cursor *c, const struct bench_msg *msg,
+			    u16 flags)
+{
+	struct pk_desc *d = &pk_ring[c->idx];
+
+	if (msg)
+		d->msg = *msg;
+	d->len = msg ? sizeof(*msg) : 0;
+	d->id = c->idx;
+	__atomic_store_n(&d->flags, flags, __ATOMIC_RELEASE);
+	pk_advance(c);
+}
+
 static inline bool cli_post(const struct bench_buf *b)
 {
-	struct pk_desc *d = &pk_ring[pk_cli->next.idx];
-
 	if (!pk_cli->num_free)
 		return false;
-	d->msg = b->msg;
-	d->len = sizeof(b->msg);
-	d->id = pk_cli->next.idx;
-	__atomic_store_n(&d->flags, packed_avail_flags(pk_cli->next.wrap),
-			 __ATOMIC_RELEASE);
-	pk_advance(&pk_cli->next);
+	pk_write(&pk_cli->next, &b->msg, packed_avail_flags(pk_cli->next.wrap));
 	pk_cli->num_free--;
 	return true;
 }
@@ -130,26 +140,13 @@ static inline bool srv_recv(struct bench_buf *b)
 
 static inline bool srv_complete(const struct bench_buf *b)
 {
-	struct pk_desc *d = &pk_ring[pk_srv->used.idx];
-
-	d->id = pk_srv->used.idx;
-	d->len = 0;
-	__atomic_store_n(&d->flags, packed_used_flags(pk_srv->used.wrap),
-			 __ATOMIC_RELEASE);
-	pk_advance(&pk_srv->used);
+	pk_write(&pk_srv->used, NULL, packed_used_flags(pk_srv->used.wrap));
 	return true;
 }
 
 static inline bool srv_reply(const struct bench_buf *b)
 {
-	struct pk_desc *d = &pk_ring[pk_srv->used.idx];
-
-	d->msg = b->msg;
-	d->len = sizeof(b->msg);
-	d->id = pk_srv->used.idx;
-	__atomic_store_n(&d->flags, packed_used_flags(pk_srv->used.wrap),
-			 __ATOMIC_RELEASE);
-	pk_advance(&pk_srv->used);
+	pk_write(&pk_srv->used, &b->msg, packed_used_flags(pk_srv->used.wrap));
 	return true;
 }
 
