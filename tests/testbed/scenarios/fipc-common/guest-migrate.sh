@@ -121,6 +121,19 @@ disk_state() {
         cat /sys/module/xen_fipc_front/parameters/poller_cpus
     } 2>&1 | sed "s/^/@@FIPC-MIGRATE $t $1: /"
 }
+# procs_state TAG: each fio process's and thread's state and where it
+# waits (wchan, syscall, kernel stack): a round with none of its requests
+# in flight waits on something else.
+procs_state() {
+    for p in /proc/[0-9]*; do
+        [ "$(cat $p/comm 2>/dev/null)" = fio ] || continue
+        echo "@@FIPC-MIGRATE $1 fio ${p#/proc/}: $(tr '\0' ' ' < $p/cmdline | cut -c1-100)"
+        for t in $p/task/*; do
+            echo "@@FIPC-MIGRATE $1 fio ${p#/proc/} thread ${t##*/}: state $(cut -d' ' -f3 $t/stat) wchan $(cat $t/wchan 2>/dev/null) syscall $(cut -d' ' -f1-3 $t/syscall 2>/dev/null)"
+            sed "s/^/@@FIPC-MIGRATE $1 fio ${p#/proc/} thread ${t##*/}: /" $t/stack 2>/dev/null
+        done
+    done
+}
 # stall_watch: every 5 s, each fipc disk's completions (/sys/block/X/stat)
 # and requests in flight; a disk with requests in flight and no
 # completion for 60 s of the guest's running time (12 looks; a suspend
@@ -130,7 +143,8 @@ disk_state() {
 # report (60 s here, with the blocked task's stack) has every blocked
 # task's stack (sysrq w) and every disk's state printed once ("hung"
 # lines; a "stall" line fails the run); so has a round that runs for
-# over 240 s, once ("stall").
+# over 240 s, once ("stall"), with each fio's state (procs_state) and
+# the slow disks' again 10 s later ("stall-again").
 stall_watch() {
     [ -d /sys/kernel/debug/block ] || mount -t debugfs none /sys/kernel/debug
     echo 60 > /proc/sys/kernel/hung_task_timeout_secs
@@ -165,6 +179,12 @@ stall_watch() {
             for v in 51728 51744 51760 51776 51792; do
                 disk_state stall xvd$(echo bcdef | cut -c$(((v - 51712) / 16))) $v "round $r running for over 240 s"
             done
+            procs_state stall
+            # The slow disks' busy requests again: those in both looks
+            # have waited 10 s or more (a request takes 1.5 s).
+            sleep 10
+            disk_state stall-again xvdd 51760 "10 s later"
+            disk_state stall-again xvdf 51792 "10 s later"
         fi
         if [ $hung = 0 ] && dmesg | grep -q 'blocked for more than'; then
             hung=1
