@@ -70,7 +70,13 @@ struct fipc_poll_test_chan {
 	atomic_t irq_takes;
 	atomic_t local_pending;	/* local work (a completion) to do */
 	atomic_t local_taken;
+	u8 id;			/* in fipc_poll_test_order[] */
 };
+
+/* The order of the polls of a case that traces them (ids), or NULL. */
+#define FIPC_POLL_TEST_ORDER	64
+static u8 *fipc_poll_test_order;
+static atomic_t fipc_poll_test_visits;
 
 static struct fipc_poll_test_chan *
 fipc_poll_test_chan(struct fipc_poll_entry *entry)
@@ -88,6 +94,12 @@ static int fipc_poll_test_poll(struct fipc_poll_entry *entry,
 	int n = 0, local;
 
 	WRITE_ONCE(c->budget_seen, budget);
+	if (READ_ONCE(fipc_poll_test_order)) {
+		int i = atomic_inc_return(&fipc_poll_test_visits) - 1;
+
+		if (i < FIPC_POLL_TEST_ORDER)
+			fipc_poll_test_order[i] = c->id;
+	}
 	while (budget-- &&
 	       fipc_duplex_take_request(&c->rx, &msg, 1, NULL) == 1) {
 		u32 seq;
@@ -1636,6 +1648,52 @@ static void fipc_test_poller_weight(struct kunit *test)
 }
 
 /*
+ * Rounds start one channel further on each time: with two channels kept
+ * busy, the polls are not A B A B ..., where A would always have first
+ * go at what both share, but each channel goes first in turn.
+ */
+static void fipc_test_poller_rotate(struct kunit *test)
+{
+	struct fipc_poller_set *set = fipc_poll_test_set(test, 1);
+	struct fipc_poll_test_chan *c = fipc_poll_test_chans(test, 2);
+	u8 *order = kunit_kzalloc(test, FIPC_POLL_TEST_ORDER, GFP_KERNEL);
+	struct fipc_poll_test_drained d = { .c = c, .n = 2, .want = 40 };
+	unsigned int i, j, firsts[2] = { 0, 0 };
+	struct fipc_msg msg = { };
+
+	KUNIT_ASSERT_NOT_NULL(test, order);
+	set->budget = 1;
+	KUNIT_ASSERT_EQ(test, fipc_poller_set_start(set), 0);
+	for (i = 0; i < 2; i++) {
+		c[i].id = i;
+		fipc_poller_attach(set, &c[i].poll, NULL);
+	}
+	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_idle,
+						     &set->pollers[0]));
+	for (i = 0; i < 2; i++)
+		for (j = 0; j < 40; j++)
+			KUNIT_EXPECT_EQ(test,
+					fipc_duplex_post(&c[i].tx, &msg, 1), 0);
+	atomic_set(&fipc_poll_test_visits, 0);
+	WRITE_ONCE(fipc_poll_test_order, order);
+	KUNIT_EXPECT_TRUE(test, fipc_poll_entry_irq(&c[0].poll));
+	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_all_received,
+						     &d));
+	WRITE_ONCE(fipc_poll_test_order, NULL);
+	/* Rounds of two polls: who went first in each of the first 30. */
+	KUNIT_ASSERT_GE(test, atomic_read(&fipc_poll_test_visits), 60);
+	for (i = 0; i < 60; i += 2) {
+		KUNIT_EXPECT_NE(test, order[i], order[i + 1]);
+		firsts[order[i]]++;
+	}
+	KUNIT_EXPECT_EQ(test, firsts[0], 15u);
+	KUNIT_EXPECT_EQ(test, firsts[1], 15u);
+	for (i = 0; i < 2; i++)
+		fipc_poller_detach(&c[i].poll);
+	fipc_poller_set_stop(set);
+}
+
+/*
  * Settings, round robin and CPU restriction, repinning, and the
  * latency buckets.
  */
@@ -1848,6 +1906,7 @@ static struct kunit_case fipc_test_cases[] = {
 	KUNIT_CASE(fipc_test_poller_busy),
 	KUNIT_CASE(fipc_test_poller_irq_take),
 	KUNIT_CASE(fipc_test_poller_weight),
+	KUNIT_CASE(fipc_test_poller_rotate),
 	KUNIT_CASE(fipc_test_poller_set),
 	KUNIT_CASE(fipc_test_poller_duplex),
 	{}

@@ -97,7 +97,11 @@ EXPORT_SYMBOL_GPL(fipc_poll_entry_wake);
 
 /*
  * One visit to each channel.  Returns the work done; *@peer_work: how
- * much of it came from the peers (fipc_poll_entry_local_work()).
+ * much of it came from the peers (fipc_poll_entry_local_work()).  Each
+ * round starts one channel further on in @entries (whose order the
+ * moves of fipc_poller_scale.c go by, and keep), so that no channel
+ * always goes first to what channels share (a guest's I/O limits over
+ * its disks).
  */
 static int fipc_poll_round(struct fipc_poller *pl, int *peer_work)
 {
@@ -105,17 +109,26 @@ static int fipc_poll_round(struct fipc_poller *pl, int *peer_work)
 	unsigned int budget = READ_ONCE(pl->set->budget);
 	struct fipc_poll_entry *entry;
 	int work = 0, local = 0;
+	unsigned int first, i, pass;
 
 	mutex_lock(&pl->lock);
-	list_for_each_entry(entry, &pl->entries, node) {
-		int n;
+	first = pl->nr_entries ? pl->round_start++ % pl->nr_entries : 0;
+	/* Those from @first on, then those before it. */
+	for (pass = 0; pass < 2; pass++) {
+		i = 0;
+		list_for_each_entry(entry, &pl->entries, node) {
+			int n;
 
-		entry->local_work = 0;
-		n = ops->poll(entry, fipc_poll_entry_budget(entry, budget));
-		if (n > 0)
-			entry->period_work += n;
-		work += n;
-		local += min_t(int, n, entry->local_work);
+			if ((i++ < first) != pass)
+				continue;
+			entry->local_work = 0;
+			n = ops->poll(entry,
+				      fipc_poll_entry_budget(entry, budget));
+			if (n > 0)
+				entry->period_work += n;
+			work += n;
+			local += min_t(int, n, entry->local_work);
+		}
 	}
 	mutex_unlock(&pl->lock);
 	*peer_work = work - local;

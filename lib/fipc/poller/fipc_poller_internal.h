@@ -126,6 +126,8 @@
  * @lock: protects @entries against attach/detach while polling
  * @entries: channels served, in round-robin order
  * @nr_entries: length of @entries
+ * @round_start: rounds started; each starts at the next channel of
+ *	@entries (fipc_poll_round())
  * @wq: where the thread sleeps when idle
  * @kicked: set by whoever kicks the thread (fipc_poller_kick(),
  *	fipc_poll_entry_wake()), asleep or not; cleared by the thread just
@@ -187,6 +189,7 @@ struct fipc_poller {
 	struct mutex lock;		/* protects entries */
 	struct list_head entries;
 	unsigned int nr_entries;
+	unsigned int round_start;
 	wait_queue_head_t wq;
 	atomic_t kicked;
 	bool asleep;
