@@ -22,7 +22,8 @@
 #             share of the time a request waited for the cap)
 #   guest     the same four kinds on both of capped's disks (xvdb, xvdc)
 #             at once, under the guest's total (limits/guest_*) at each
-#             kind's cap: the two disks' sum within 10 % of it; the total
+#             kind's cap: the two disks' sum within 10 % of it, and where
+#             it binds neither disk under 20 % of the sum; the total
 #             shown on both disks and in both disks' xenstore keys
 #   neighbour QD 1 reads alone (twice), beside capped's capped reads,
 #             and beside the same reads paced by fio in the guest to the
@@ -44,6 +45,9 @@
 #             of the old as the caps are judged (from below where it binds)
 #   slow      at iops 20 the backend poller sleeps between requests (its
 #             sleeps grow by at least a quarter of the requests served)
+#   badkey    fipc-guest-iops "fast" in xvdc's backend keys refuses its
+#             connection once dom0 binds the device again (an error node
+#             naming key and value, never Connected); mended, it connects
 # Then throttled_req/throttled_us count capped's waits and none of the
 # neighbour's, and dom0's health.  Emulated: rates are the caps', not the
 # machine's; latencies compare only inside this boot.
@@ -347,6 +351,52 @@ slow() {
     return $rc
 }
 
+# rebind DEV: unbind the backend device DEV and bind it again: it probes
+# anew and connects the frontend again, reading the limit keys.
+rebind() {
+    local drv=/sys/bus/xen-backend/drivers/fipcblk
+    echo "$1" > "$drv/unbind" && echo "$1" > "$drv/bind" ||
+        { fipc_fail "badkey: cannot unbind and bind $1"; return 1; }
+}
+
+# error_says NODE WORD: xenstore's NODE names WORD.
+error_says() {
+    case $(xenstore-read "$1" 2>/dev/null) in *"$2"*) return 0 ;; esac
+    return 1
+}
+
+# badkey: a limit key the toolstack wrote wrong (the guest cannot write
+# there) refuses xvdc's connection, with an error node naming the key and
+# the value, and the disk never Connected; mended, bound again, it
+# connects and the total is gone.
+badkey() {
+    local id k e dev i=0 rc=0
+    id=$(cat "$FIPC_WORK/capped.id")
+    k=backend/fipcblk/$id/$XVDC dev=fipcblk-$id-$XVDC
+    e=/local/domain/0/error/$k/error
+    xenstore-rm "$e" 2>/dev/null
+    xenstore-write "$k/fipc-guest-iops" fast || return 1
+    rebind "$dev" || return 1
+    fipc_until 30 error_says "$e" fipc-guest-iops ||
+        { fipc_fail "badkey: no error node naming fipc-guest-iops 30 s after the rebind ('$(xenstore-read "$e" 2>/dev/null)')"; rc=1; }
+    error_says "$e" '"fast"' ||
+        { fipc_fail "badkey: the error node does not quote the value: '$(xenstore-read "$e" 2>/dev/null)'"; rc=1; }
+    # Refused, not late: never Connected over 5 s.
+    while [ $i -lt 50 ]; do
+        [ "$(fipc_blk_state "$id" $XVDC back)" != 4 ] ||
+            { fipc_fail "badkey: xvdc connected with fipc-guest-iops 'fast'"; rc=1; break; }
+        i=$((i + 1))
+        sleep 0.1
+    done
+    fipc_log "badkey: refused: $(xenstore-read "$e" 2>/dev/null)"
+    xenstore-write "$k/fipc-guest-iops" none || return 1
+    rebind "$dev" || return 1
+    fipc_blk_wait_connected "$id" $XVDC 60 || rc=1
+    [ "$(DEV=$XVDC lim guest_iops)" = none ] ||
+        { fipc_fail "badkey: guest_iops is '$(DEV=$XVDC lim guest_iops)' once mended, not none"; rc=1; }
+    return $rc
+}
+
 finish() {
     local rc=0 g
     for g in capped neighbour; do
@@ -379,6 +429,8 @@ def job(guest, phase):
 # at least half the phase.  Less, and the guest was slower than its cap
 # at the time (the emulated host's load): not judged from below.
 BINDS = 0.5
+# The least share of a guest's total one of its two saturating disks gets.
+SHARE = 0.2
 bound = {"disk": 0, "guest": 0}
 def judge(got, cap, held, who):
     if got > 1.1 * cap:
@@ -421,6 +473,13 @@ for kind, rw, key in (("riops", "read", "iops"), ("rbps", "read", "bw_bytes"),
         h = gheld.get("g" + kind, 0)
         ok, why = judge(gsum, cap, h, "guest")
         ok = ok and len(jobs) == 2
+        # Where the total binds, the two disks compete for it: neither
+        # may be starved (the poller's rounds start at each channel in
+        # turn; when they all started at the same one, a disk got 5-14 %).
+        least = min(j[rw][unit] for j in jobs) / max(1, sum(j[rw][unit] for j in jobs))
+        if h >= BINDS and least < SHARE:
+            ok, why = False, why + "; a disk got %.0f %% of it (at least %.0f %%): FAILED" % (
+                100 * least, 100 * SHARE)
         print("guest %s: %s %s %.1f on 2 disks (%s %s in %.1f s) against "
               "the total %d (%.3f); held %.0f %% of the time%s" % (
                   kind, rw, key, gsum, " + ".join(str(j[rw][unit]) for j in jobs),
@@ -473,5 +532,6 @@ fipc_step limits-caps 600 caps || rc=1
 fipc_step limits-guest 300 guest || rc=1
 fipc_step limits-live 120 live || rc=1
 fipc_step limits-slow 120 slow || rc=1
+fipc_step limits-badkey 180 badkey || rc=1
 fipc_step limits-finish 600 finish || rc=1
 exit $rc
