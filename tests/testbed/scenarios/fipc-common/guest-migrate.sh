@@ -128,6 +128,7 @@ procs_state() {
     for p in /proc/[0-9]*; do
         [ "$(cat $p/comm 2>/dev/null)" = fio ] || continue
         echo "@@FIPC-MIGRATE $1 fio ${p#/proc/}: $(tr '\0' ' ' < $p/cmdline | cut -c1-100)"
+        echo "@@FIPC-MIGRATE $1 fio ${p#/proc/} disks: $(ls -l $p/fd 2>/dev/null | grep -o '/dev/xvd.' | sort -u | tr '\n' ' ')io: $(tr '\n' ' ' < $p/io 2>/dev/null)"
         for t in $p/task/*; do
             echo "@@FIPC-MIGRATE $1 fio ${p#/proc/} thread ${t##*/}: state $(cut -d' ' -f3 $t/stat) wchan $(cat $t/wchan 2>/dev/null) syscall $(cut -d' ' -f1-3 $t/syscall 2>/dev/null)"
             sed "s/^/@@FIPC-MIGRATE $1 fio ${p#/proc/} thread ${t##*/}: /" $t/stack 2>/dev/null
