@@ -6,8 +6,8 @@
 # a request, xvdf: grant on such a disk, both kept busy by background
 # reads, so that requests are in flight whenever the guest is suspended)
 # while dom0 saves, restores and migrates the guest.  On the slow disks
-# only asynchronous I/O (fio, libaio), which a suspend can find in
-# flight (see raw_check_aio).  Each round writes new data
+# only asynchronous I/O (fio: libaio; io_uring for the rounds), which a
+# suspend can find in flight (see raw_check_aio).  Each round writes new data
 # (randrepeat=0) and reads all of it back.  When dom0 puts "stop" in
 # xvdb's mailbox, one more round, then the end; every round must pass.
 # Each round starts with a flush and a discard on xvde (a dom0 loop
@@ -230,15 +230,24 @@ flush_discard() {
         { echo "@@FIPC-MIGRATE round $n: xvde does not read back zeroes after the discard"; return 1; }
 }
 
-# round: a flush and a discard on xvde, then one fio run on the three
+# round: a flush and a discard on xvde, then one fio run on the four
 # other disks, each writing new data (randrepeat=0) and reading it all
-# back.
+# back.  With io_uring, not libaio: fio 3.33's libaio engine (Debian
+# 12's) calls io_getevents() again with the same minimum after one that
+# a signal cut short, so a job whose last reap (min_nr = all it has in
+# flight) the suspend's freezer interrupts waits forever for events
+# already taken: the round then hangs with none of its requests in
+# flight (issue 45's stall: io_getevents(min_nr 7) in the stall watch's
+# stacks, 2026-11-30; fio fixed it in 3.35, upstream pull request 1556).
+# fio's io_uring engine counts what it took.  The background and
+# read-after-write jobs stay on libaio: they reap their last only after
+# the last suspend.
 round() {
     n=$((n + 1))
     echo $n > /tmp/round-n
     flush_discard || bad=$((bad + 1))
     fio --output-format=json --output=/fipc/out/round.json \
-        --ioengine=libaio --direct=1 --rw=randwrite --bs=4k \
+        --ioengine=io_uring --direct=1 --rw=randwrite --bs=4k \
         --randrepeat=0 --verify=crc32c --do_verify=1 --verify_fatal=1 \
         --name=xvdb --filename=/dev/xvdb --offset=0 --size=${mb}m --iodepth=16 \
         --name=xvdc --filename=/dev/xvdc --offset=256m --size=${mb}m --iodepth=16 \
