@@ -162,6 +162,10 @@ struct xff_staging {
  * @notify_recv: event-channel notifications received
  * @notify_spurious: ... of them with no response behind them, flagged
  *	spurious to the kernel's late EOI (xff_chan_interrupt())
+ * @next_gen: generation of the channel's last request sent (under
+ *	@tx_lock): counted per channel, so that no two requests in flight
+ *	on it share one, and a response must name a request's tag and its
+ *	generation both
  * @irq_seen_done: responses taken (@st[XFF_COMPLETIONS]) when the last
  *	notification came; the event handler's alone
  * @st: counters
@@ -187,6 +191,7 @@ struct xff_chan {
 	struct xff_staging stg;
 	atomic64_t notify_recv;
 	atomic64_t notify_spurious;
+	u32 next_gen;
 	u64 irq_seen_done;
 	u64 st[XFF_NR_STATS];
 };
@@ -209,7 +214,8 @@ enum xff_data {
  * struct xff_rq - per-request driver data (blk-mq PDU)
  * @chan: channel the request goes (went) on
  * @t_sub: when it was sent, for the latency histogram
- * @gen: generation, echoed in the id to catch stale responses
+ * @gen: generation, echoed in the id to catch stale and forged responses
+ *	(the channel's count: xff_chan.next_gen)
  * @nrefs: number of data page references in @refs
  * @inflight: sent and not yet answered
  * @data: what @refs name (enum xff_data)

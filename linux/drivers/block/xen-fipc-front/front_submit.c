@@ -222,7 +222,9 @@ static blk_status_t xff_queue_rq(struct blk_mq_hw_ctx *hctx,
 		err = -EPROTO;
 		goto fail;
 	}
-	p->gen = (p->gen + 1) & 0x7fffffff;
+	/* Unique among the channel's requests in flight, not only the tag's. */
+	chan->next_gen = (chan->next_gen + 1) & 0x7fffffff;
+	p->gen = chan->next_gen;
 	head.id = (u64)p->gen << 32 | hctx->queue_num << 16 | rq->tag;
 	memcpy(chan->txbuf[0].data, &head, sizeof(head));
 	for (i = 0; i < p->nrefs; i++)
