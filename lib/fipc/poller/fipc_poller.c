@@ -95,6 +95,21 @@ bool fipc_poll_entry_wake(struct fipc_poll_entry *entry)
 }
 EXPORT_SYMBOL_GPL(fipc_poll_entry_wake);
 
+/* Poll one channel of @pl's round; *@local gains the work from us. */
+static int fipc_poll_visit(struct fipc_poller *pl,
+			   struct fipc_poll_entry *entry, unsigned int budget,
+			   int *local)
+{
+	int n;
+
+	entry->local_work = 0;
+	n = pl->set->ops->poll(entry, fipc_poll_entry_budget(entry, budget));
+	if (n > 0)
+		entry->period_work += n;
+	*local += min_t(int, n, entry->local_work);
+	return n;
+}
+
 /*
  * One visit to each channel.  Returns the work done; *@peer_work: how
  * much of it came from the peers (fipc_poll_entry_local_work()).  Each
@@ -105,30 +120,25 @@ EXPORT_SYMBOL_GPL(fipc_poll_entry_wake);
  */
 static int fipc_poll_round(struct fipc_poller *pl, int *peer_work)
 {
-	const struct fipc_poll_ops *ops = pl->set->ops;
 	unsigned int budget = READ_ONCE(pl->set->budget);
-	struct fipc_poll_entry *entry;
+	struct fipc_poll_entry *entry, *start;
 	int work = 0, local = 0;
-	unsigned int first, i, pass;
+	unsigned int first;
 
 	mutex_lock(&pl->lock);
 	first = pl->nr_entries ? pl->round_start++ % pl->nr_entries : 0;
-	/* Those from @first on, then those before it. */
-	for (pass = 0; pass < 2; pass++) {
-		i = 0;
-		list_for_each_entry(entry, &pl->entries, node) {
-			int n;
-
-			if ((i++ < first) != pass)
-				continue;
-			entry->local_work = 0;
-			n = ops->poll(entry,
-				      fipc_poll_entry_budget(entry, budget));
-			if (n > 0)
-				entry->period_work += n;
-			work += n;
-			local += min_t(int, n, entry->local_work);
-		}
+	/* The round's first channel; the list head if there is none. */
+	list_for_each_entry(entry, &pl->entries, node)
+		if (!first--)
+			break;
+	start = entry;
+	/* Those from @start to the end, then those before it. */
+	list_for_each_entry_from(entry, &pl->entries, node)
+		work += fipc_poll_visit(pl, entry, budget, &local);
+	list_for_each_entry(entry, &pl->entries, node) {
+		if (entry == start)
+			break;
+		work += fipc_poll_visit(pl, entry, budget, &local);
 	}
 	mutex_unlock(&pl->lock);
 	*peer_work = work - local;
