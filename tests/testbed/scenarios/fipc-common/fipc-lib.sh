@@ -6,6 +6,8 @@
 
 export FIPC_BE_SYSFS=/sys/bus/xen-backend/devices
 
+. "$common/counters-json.sh"
+
 # fipc_modules_load [FRONT]: load fipc.ko and the backend (and the frontend
 # if FRONT=1, for dom0 loopback disks) from --modules.  Poller parameters
 # come from scenario options (-o POLL_IDLE_US=..., -o POLLERS=...).  The
@@ -131,29 +133,15 @@ fipc_be_dbg() {
 
 # fipc_be_stats_json FRONT_DOMID VDEV FILE: all backend counters as JSON.
 fipc_be_stats_json() {
-    local d="$FIPC_BE_SYSFS/fipcblk-$1-$2/statistics" f v sep=""
+    local d="$FIPC_BE_SYSFS/fipcblk-$1-$2" f
     {
-        printf '{'
-        for f in "$d"/*; do
-            [ -f "$f" ] || continue
-            v=$(cat "$f")
-            # Counters are numbers; a word (data_path) is a JSON string.
-            case $v in
-            ''|*[!0-9-]*) printf '%s"%s": "%s"' "$sep" "$(basename "$f")" "$v" ;;
-            *) printf '%s"%s": %s' "$sep" "$(basename "$f")" "$v" ;;
-            esac
-            sep=", "
-        done
-        # The developer counters (debugfs).
-        while read -r f v; do
-            [ -n "$f" ] && printf '%s"%s": %s' "$sep" "$f" "$v" && sep=", "
-        done <<< "$(fipc_be_dbg "$1" "$2")"
+        fipc_counters_json "$d/statistics" \
+            "/sys/kernel/debug/xen-fipc-back/fipcblk-$1-$2"
         # The event core's view of the backend's port (lateeoi): events
         # flagged spurious and the jiffies their EOI was held back.
         for f in events spurious_events jiffies_eoi_delayed; do
-            [ -f "$d/../$f" ] || continue
-            printf '%s"xenbus_%s": %s' "$sep" "$f" "$(cat "$d/../$f")"
-            sep=", "
+            [ -f "$d/$f" ] || continue
+            printf ', "xenbus_%s": %s' "$f" "$(cat "$d/$f")"
         done
         printf '}\n'
     } > "$3"

@@ -1,5 +1,7 @@
 # Guest-side helpers of the fipc scenarios (busybox sh).
 
+. /fipc/scenario/counters-json.sh
+
 # fipc_wait_disk NAME SECONDS: wait for /sys/block/NAME, create /dev/NAME.
 fipc_wait_disk() {
     i=0
@@ -19,23 +21,9 @@ fipc_wait_disk() {
 
 # fipc_front_stats DEVID FILE: the frontend's counters as JSON.
 fipc_front_stats() {
-    d=/sys/bus/xen/devices/fipcblk-$1/statistics
-    sep=""
     {
-        printf '{'
-        for f in "$d"/*; do
-            v=$(cat "$f")
-            # Counters are numbers; a word (data_path) is a JSON string.
-            case $v in
-            ''|*[!0-9-]*) printf '%s"%s": "%s"' "$sep" "$(basename "$f")" "$v" ;;
-            *) printf '%s"%s": %s' "$sep" "$(basename "$f")" "$v" ;;
-            esac
-            sep=", "
-        done
-        # The developer counters (debugfs).
-        fipc_front_dbg "$1" | while read -r f v; do
-            [ -n "$f" ] && printf ', "%s": %s' "$f" "$v"
-        done
+        fipc_counters_json "/sys/bus/xen/devices/fipcblk-$1/statistics" \
+            "/sys/kernel/debug/xen-fipc-front/fipcblk-$1"
         printf '}\n'
     } > "$2"
 }
