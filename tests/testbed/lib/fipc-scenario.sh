@@ -243,7 +243,9 @@ fipc_fio() {
 #   @XCHG@ (the exchange disk spec, must be in the disk list), and @KEY@ for
 #   every KEY=VALUE argument (e.g. BACKING=/dev/nullb0).
 #   The guest gets, on the exchange disk /dev/xvdz: GUEST as /fipc/guest.sh,
-#   GUEST's directory as /fipc/scenario/, the modules named in
+#   the shared guest scripts of scenarios/fipc-common/ with GUEST's own
+#   directory (its scenario's) copied over them as /fipc/scenario/, the
+#   modules named in
 #   $FIPC_DOMU_LOAD (searched in $FIPC_MODULES; loaded in that order before
 #   GUEST runs) and all FIPC_OPT_* options.  GUEST's results (written to
 #   /fipc/out) come back via the same disk: see fipc_domu_wait.
@@ -288,6 +290,7 @@ fipc_domu_config() {
     cat "$FIPC_LIB/guest-lib.sh" "$FIPC_LIB/json.sh" > "$x/lib.sh"
     cp "$guest" "$x/guest.sh"
     chmod +x "$x/init" "$x/guest.sh"
+    [ -d "${common:-}" ] && cp -r "$common/." "$x/scenario/"
     cp -r "$(dirname "$guest")/." "$x/scenario/"
     : > "$x/modules/order"
     for m in ${FIPC_DOMU_LOAD:-}; do

@@ -1,5 +1,5 @@
 #!/bin/bash
-# Host test of fipc-common/xenwatch-timing.sh's check on made-up traces
+# Host test of fipc-memshare/xenwatch-timing.sh's check on made-up traces
 # in the kernel's format: durations paired per thread, the frontend's
 # state named, the wait for the device's mutex measured, calls of other
 # threads ignored, the limits (one for calls on the way to a connection,
@@ -8,7 +8,7 @@
 # Prints "N passed, N failed".
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-lib=$here/../scenarios/fipc-common/xenwatch-timing.sh
+lib=$here/../scenarios/fipc-memshare/xenwatch-timing.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 pass=0 fail=0
@@ -51,7 +51,7 @@ check() {
                 '[  600.0] too late'
         }
         export FIPC_RESULTS=$tmp/res
-        # shellcheck source=../scenarios/fipc-common/xenwatch-timing.sh
+        # shellcheck source=../scenarios/fipc-memshare/xenwatch-timing.sh
         . "$lib"
         XW_TRACING=$t
         # As fipc_step runs a phase: the functions in a new shell, which

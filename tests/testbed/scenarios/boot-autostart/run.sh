@@ -72,7 +72,7 @@ prepare() {
     nothing_loaded || return 1
     echo "options xen-fipc-back memshare_max_mib=1536" > "$MODPROBE_CONF"
     fipc_null_blk 1 2 || return 1
-    fipc_domu_config auto1 "$here/domU.cfg" "$common/guest-autostart.sh" || return 1
+    fipc_domu_config auto1 "$here/domU.cfg" "$here/guest.sh" || return 1
     mkdir -p "$AUTO"
     rm -f "${AUTO:?}"/*.cfg
     cp "$FIPC_WORK/auto1/auto1.cfg" "$AUTO/auto1.cfg"
@@ -94,7 +94,7 @@ prepare_again() {
     fipc_null_blk 1 2 || return 1
     loop=$(grep -o 'phy:/dev/loop[0-9]*,xvdz' "$AUTO/auto1.cfg" | sed 's/^phy:\(.*\),xvdz$/\1/')
     [ -n "$loop" ] || { fipc_fail "no exchange disk in $AUTO/auto1.cfg"; return 1; }
-    FIPC_XCHG_LOOP=$loop fipc_domu_config auto1 "$here/domU.cfg" "$common/guest-autostart.sh" ||
+    FIPC_XCHG_LOOP=$loop fipc_domu_config auto1 "$here/domU.cfg" "$here/guest.sh" ||
         return 1
     cmp -s "$FIPC_WORK/auto1/auto1.cfg" "$AUTO/auto1.cfg" ||
         { fipc_fail "$AUTO/auto1.cfg after the reboot: $(diff "$AUTO/auto1.cfg" "$FIPC_WORK/auto1/auto1.cfg" | tr '\n' '|')"; return 1; }

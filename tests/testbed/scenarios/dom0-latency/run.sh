@@ -47,7 +47,7 @@ start() {
     [ "$(fipc_opt POLL_FIFO 0)" = 1 ] && p=(poll_fifo=1)
     fipc_load_module xen-fipc-back "${p[@]}" || return 1
     FIPC_DOMU_LOAD="fipc xen-fipc-front" fipc_domu_start guest "$here/domU.cfg" \
-        "$common/guest-dom0lat.sh" BACKING=/dev/nullb0 || return 1
+        "$here/guest.sh" BACKING=/dev/nullb0 || return 1
     fipc_domu_wait_marker guest "@@DOM0LAT ready" 600
 }
 

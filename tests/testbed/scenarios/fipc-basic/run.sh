@@ -28,7 +28,7 @@ start() {
     # Staging pages on the grant path (on by default): set here too, so
     # that this scenario's checks of them do not depend on the default.
     echo Y > /sys/module/xen_fipc_back/parameters/grant_staging
-    fipc_domu_start domU1 "$here/domU.cfg" "$common/guest-basic.sh" || return 1
+    fipc_domu_start domU1 "$here/domU.cfg" "$here/guest.sh" || return 1
     xl domid domU1 > "$FIPC_WORK/domU1.id"
 }
 

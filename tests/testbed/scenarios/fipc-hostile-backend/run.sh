@@ -7,7 +7,7 @@
 # xen-fipc-back (mode keepmap, hold_s=-o HOLD_S (20), hold_count = the
 # number of -o OPS).  The guest (xen-fipc-front, one phy1 disk xvdb; xl
 # needs a block device behind it for the hotplug script, /dev/nullb0,
-# which nobody reads) runs fipc-common/guest-hostile-backend.sh: honest
+# which nobody reads) runs guest.sh: honest
 # I/O first, then it arms the backend, which from then on answers each
 # READ/WRITE OKAY at once and keeps its grants mapped for HOLD_S
 # seconds.  Each O_DIRECT dd of -o OPS must fail with an I/O error, not
@@ -55,7 +55,7 @@
 # HOLD_S later.  The guest must keep those grant references at its
 # teardown and end them only after the unmap (its checks), then
 # reconnect on memshare.  A second guest, domU2 (PVH, domU-pvh-linger.cfg,
-# fipc-common/guest-hostile-backend.sh with ROUNDS=linger), runs the same
+# guest.sh with ROUNDS=linger), runs the same
 # round at the same time on memory shared writable (issue 45, finding 5):
 # its READ of the sector comes by pfn, and the attacker keeps its pages
 # mapped writable, never answers it, closes, and writes them just before
@@ -137,13 +137,13 @@ start() {
     *) fipc_fail "-o GUEST_TYPE is pv or pvh-kasan, not '$GUEST_TYPE'"; return 1 ;;
     esac
     FIPC_DOMU_LOAD="fipc xen-fipc-front" fipc_domu_start domU1 "$cfg" \
-        "$common/guest-hostile-backend.sh" || return 1
+        "$here/guest.sh" || return 1
     xl domid domU1 > "$FIPC_WORK/domU1.id"
     fipc_log "guest is domain $(did); hold_s $FIPC_OPT_HOLD_S, ops: $FIPC_OPT_OPS"
     if pvh_linger; then
         FIPC_OPT_ROUNDS=linger FIPC_DOMU_LOAD="fipc xen-fipc-front" \
             fipc_domu_start domU2 "$here/domU-pvh-linger.cfg" \
-            "$common/guest-hostile-backend.sh" || return 1
+            "$here/guest.sh" || return 1
         xl domid domU2 > "$FIPC_WORK/domU2.id"
         fipc_log "PVH guest (linger round, memory shared writable) is domain $(did2)"
     fi

@@ -150,7 +150,7 @@ reload() {
     pe0=$(dmesg | grep -c 'protocol error')
     local w0
     w0=$(fipc_be_stat 0 51728 wr_req)
-    FIPC_DEV=/dev/xvdb fipc_fio dom0 reload "$common/reload.fio" &
+    FIPC_DEV=/dev/xvdb fipc_fio dom0 reload "$here/reload.fio" &
     pid=$!
     # Unplug in the middle of the writes, not before they start.
     while [ "$(fipc_be_stat 0 51728 wr_req)" -lt $((w0 + 300)) ] && [ $i -lt 600 ]; do

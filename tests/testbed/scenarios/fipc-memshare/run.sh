@@ -3,7 +3,7 @@
 # served by xen-fipc-back on the memshare data path to one PV domU of
 # 512 MiB (phy1: disks with memshare=on):
 #   xvdb  one channel per guest vCPU (2)   xvdc  one channel (queues=1)
-# The guest (fipc-common/guest-memshare.sh) verifies both disks, runs a
+# The guest (guest.sh) verifies both disks, runs a
 # timed random read/write job between two mailbox words while dom0 takes
 # the backend's counters (no grant operation and no grant hypercall may
 # happen, while reads and writes do: WRITEs by pfn, READs through the
@@ -35,13 +35,13 @@
 # also reconnects its disks 3 times at once: the backend must hold the
 # connects back as long as the last one took.  Over the
 # whole run no call of the backend's xenwatch callbacks may take over
-# 100 ms (fipc-common/xenwatch-timing.sh), though each connect maps the
+# 100 ms (xenwatch-timing.sh), though each connect maps the
 # guest's memory.  Modules unload, dom0's health is checked.
 set -u
 . "${FIPC_LIB:-$(dirname "$0")/../../lib}/fipc-scenario.sh"
 fipc_scenario_begin "$@"
 . "$common/fipc-lib.sh"
-. "$common/xenwatch-timing.sh"
+. "$here/xenwatch-timing.sh"
 export FIPC_DOMU_LOAD="fipc xen-fipc-front"
 
 meminfo() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
@@ -74,10 +74,10 @@ start() {
     guest_start
 }
 
-# guest_start: start guest $G (its xl config $CFG) running guest-memshare.sh.
+# guest_start: start guest $G (its xl config $CFG) running guest.sh.
 guest_start() {
     fipc_dmesg_mark
-    fipc_domu_start "$G" "$here/$CFG" "$common/guest-memshare.sh" || return 1
+    fipc_domu_start "$G" "$here/$CFG" "$here/guest.sh" || return 1
     xl domid "$G" > "$FIPC_WORK/$G.id"
 }
 
@@ -123,7 +123,7 @@ counters() {
     paced "$id"
 }
 
-# paced ID: over the guest's reconnect cycles (guest-memshare.sh step 6)
+# paced ID: over the guest's reconnect cycles (guest.sh step 6)
 # the backend held connects back as long as the guest's previous connect
 # or disconnect had taken, and mapped the guest's memory again for the
 # last one (a generation the guest closed before its turn came is never

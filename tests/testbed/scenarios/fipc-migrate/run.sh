@@ -58,10 +58,10 @@ prepare() {
     echo 1536 > /sys/module/xen_fipc_back/parameters/memshare_max_mib
 }
 
-# start NAME CFG: a guest running guest-migrate.sh, its mailbox cleared.
+# start NAME CFG: a guest running guest.sh, its mailbox cleared.
 start() {
     fipc_mailbox_put /dev/nullb0 run || return 1
-    fipc_domu_start "$1" "$here/$2" "$common/guest-migrate.sh" \
+    fipc_domu_start "$1" "$here/$2" "$here/guest.sh" \
         "FDDISK=$(cat /run/fipc/fd-loop)" || return 1
     fipc_domu_wait_marker "$1" '@@FIPC-MIGRATE running' 300
 }
@@ -360,7 +360,7 @@ PY
             rc=1
         fi
         fipc_domu_kernel_clean "$f" "guest" || rc=1
-        # The guest's stall watch (guest-migrate.sh): requests in flight
+        # The guest's stall watch (guest.sh): requests in flight
         # on a disk and none answered for a minute.
         if tr -d '\r' < "/var/log/xen/console/guest-$f.log" | grep -q '^@@FIPC-MIGRATE stall'; then
             fipc_fail "guest: a disk stalled (console of $f): $(tr -d '\r' < "/var/log/xen/console/guest-$f.log" | grep -m 1 '^@@FIPC-MIGRATE stall')"

@@ -89,11 +89,11 @@ start() {
     fipc_mailbox_put /dev/nullmbox none || return 1
     fipc_modules_load 0 || return 1
     # xl's limit options on capped's disk (limits that never bind here).
-    fipc_domu_start capped "$here/domU.cfg" "$common/guest-limits.sh" \
+    fipc_domu_start capped "$here/domU.cfg" "$here/guest.sh" \
         BACKING=/dev/nullb0 \
         LIMITS=",iops-write=900000,bps-read=1024G,guest-iops-write=800000" \
         DISK2="'phy1:/dev/nullb2,xvdc,w', " || return 1
-    fipc_domu_start neighbour "$here/domU.cfg" "$common/guest-limits.sh" \
+    fipc_domu_start neighbour "$here/domU.cfg" "$here/guest.sh" \
         BACKING=/dev/nullb1 LIMITS= DISK2= || return 1
     for g in capped neighbour; do
         xl domid "$g" > "$FIPC_WORK/$g.id"

@@ -36,7 +36,7 @@ start() {
     fipc_load_module xen-fipc-back poll_idle_max_us="$(fipc_opt POLL_IDLE_MAX_US 2000)" || return 1
     for g in A:/dev/nullslow B:/dev/nullb0 C:/dev/nullb1; do
         FIPC_DOMU_LOAD="fipc xen-fipc-front" fipc_domu_start "${g%%:*}" "$here/domU.cfg" \
-            "$common/guest-noisy.sh" BACKING="${g#*:}" || return 1
+            "$here/guest.sh" BACKING="${g#*:}" || return 1
     done
     for g in A B C; do
         fipc_domu_wait_marker "$g" "@@NOISY $g ready" 600 || return 1

@@ -12,7 +12,7 @@
 #      'phy1:/dev/nullb0,xvdb,w,backend=drvdom': the backend directory is
 #      under /local/domain/<drvdom>/backend/fipcblk, the driver domain's
 #      xl devd runs block-fipc there (physical-device, hotplug-status);
-#      the client verifies xvdb with fio (fipc-common/guest-driverdomain.sh);
+#      the client verifies xvdb with fio (guest.sh);
 #   3. -o CYCLES=N (2) x xl block-detach xvdb (the driver domain's xl devd
 #      must remove the backend directory) / xl block-attach
 #      'phy1:...,backend=drvdom' to the running client (-o ATTACH_PAUSE=1
@@ -66,7 +66,7 @@ be_wait_connected() {
 start_client() {
     local id
     FIPC_DOMU_LOAD="fipc xen-fipc-front" \
-        fipc_domu_start domU1 "$here/domU.cfg" "$common/guest-driverdomain.sh" DD="$DD" || return 1
+        fipc_domu_start domU1 "$here/domU.cfg" "$here/guest.sh" DD="$DD" || return 1
     id=$(xl domid domU1) || return 1
     echo "$id" > "$FIPC_WORK/domU1.id"
     xl block-list domU1 | tee "$FIPC_RESULTS/dom0/block-list.txt"

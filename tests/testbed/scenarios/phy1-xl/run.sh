@@ -35,7 +35,7 @@ start() {
     fipc_null_blk 1 2 || return 1
     fipc_modules_load 0 || return 1
     xl info | grep -q . || return 1
-    fipc_domu_start domU1 "$here/domU.cfg" "$common/guest-phy1.sh" || return 1
+    fipc_domu_start domU1 "$here/domU.cfg" "$here/guest.sh" || return 1
     xl domid domU1 > "$FIPC_WORK/domU1.id" || return 1
     xl block-list domU1 | tee "$FIPC_RESULTS/dom0/block-list.txt"
     grep -q "backend/fipcblk/$(cat "$FIPC_WORK/domU1.id")/51728" \

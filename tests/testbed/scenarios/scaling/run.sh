@@ -43,7 +43,7 @@ set -u
 fipc_scenario_begin "$@"
 . "$common/fipc-lib.sh"
 . "$here/../bench/irqs.sh"
-. "$common/poller-fields.sh"
+. "$here/poller-fields.sh"
 export FIPC_DOMU_LOAD="fipc xen-fipc-front"
 export DISKS="51728 51744 51760 51776 51792 51808 51824 51840"
 
@@ -64,7 +64,7 @@ boot() {
     fi
     fipc_load_module xen-fipc-back "$@" || return 1
     fipc_mailbox_put /dev/nullmbox none || return 1
-    fipc_domu_start "$name" "$here/domU.cfg" "$common/guest-scaling.sh" || return 1
+    fipc_domu_start "$name" "$here/domU.cfg" "$here/guest.sh" || return 1
     fipc_domu_wait_marker "$name" "@@SCALING ready" 600 || return 1
     xl domid "$name" > "$FIPC_WORK/$name.id"
 }

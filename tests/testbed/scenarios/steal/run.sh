@@ -48,9 +48,9 @@ start() {
     [ "$cpu" = 0 ] ||
         { fipc_fail "the backend poller is on CPU '$cpu', not dom0's vCPU 0: $(tr '\n' ';' < "$BACK_POLLERS")"; return 1; }
     FIPC_DOMU_LOAD="fipc xen-fipc-front" fipc_domu_start R "$here/reader.cfg" \
-        "$common/guest-steal.sh" || return 1
+        "$here/guest.sh" || return 1
     fipc_domu_wait_marker R "@@STEAL R ready" 600 || return 1
-    FIPC_DOMU_LOAD="" fipc_domu_start H "$here/hog.cfg" "$common/guest-steal.sh" || return 1
+    FIPC_DOMU_LOAD="" fipc_domu_start H "$here/hog.cfg" "$here/guest.sh" || return 1
     fipc_domu_wait_marker H "@@STEAL H ready" 600 || return 1
     xl domid R > "$FIPC_WORK/R.id"
     fipc_log "vCPUs: $(xl vcpu-list | awk 'NR > 1 { printf "%s/%s on pCPU %s; ", $1, $3, $4 }')"

@@ -51,9 +51,9 @@ holdref_param() { cat "/sys/module/fipc_holdref/parameters/$1"; }
 
 holdref() {
 	local id v max=0 waited=0 rc=0 held changed faulted
-	fipc_domu_start stack "$here/domU.cfg" "$common/guest-stacks.sh" \
+	fipc_domu_start stack "$here/domU.cfg" "$here/guest.sh" \
 		BACKING=/dev/fipc_holdref || return 1
-	fipc_domu_start beside "$here/domU.cfg" "$common/guest-stacks.sh" \
+	fipc_domu_start beside "$here/domU.cfg" "$here/guest.sh" \
 		BACKING=/dev/nullb0 || { xl destroy stack; return 1; }
 	id=$(xl domid stack) || return 1
 	# The backend device goes with the guest: its counter is read while
@@ -99,7 +99,7 @@ teardown() {
 	echo Y > /sys/module/xen_fipc_back/parameters/grant_staging
 	echo "$hold" > /sys/module/fipc_holdref/parameters/hold_ms
 	f0=$(holdref_param faulted) h0=$(holdref_param held) c0=$(holdref_param changed)
-	fipc_domu_start "$name" "$here/$2" "$common/guest-stacks.sh" \
+	fipc_domu_start "$name" "$here/$2" "$here/guest.sh" \
 		BACKING=/dev/fipc_holdref || return 1
 	id=$(xl domid "$name") || return 1
 	# Its data path, read while it is connected.
@@ -169,10 +169,10 @@ stacks() {
 	done
 	[ $rc = 0 ] || return 1
 	export FIPC_OPT_STACK_DISKS="$map"
-	fipc_domu_start stacks "$here/domU-stacks.cfg" "$common/guest-stacks.sh" \
+	fipc_domu_start stacks "$here/domU-stacks.cfg" "$here/guest.sh" \
 		"DISKS=$disks" || return 1
 	export FIPC_OPT_NOSTAGING_DISKS="$nmap"
-	fipc_domu_start neighbour "$here/domU.cfg" "$common/guest-stacks.sh" \
+	fipc_domu_start neighbour "$here/domU.cfg" "$here/guest.sh" \
 		BACKING=/dev/nullb0 || { xl destroy stacks; return 1; }
 	for e in $map; do
 		for p in phy1 phy; do

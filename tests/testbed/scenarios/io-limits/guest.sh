@@ -1,5 +1,5 @@
 #!/bin/sh
-# Scenario "io-limits", guest side (busybox sh; guest-limits.sh).  Two
+# Scenario "io-limits", guest side (busybox sh; guest.sh).  Two
 # guests: "capped", whose disk dom0 limits, and "neighbour", served by
 # the same backend poller.  dom0 writes each phase into the mailbox xvdm; a guest runs
 # its part and prints "@@LIMITS <guest> <phase> done rc=N":

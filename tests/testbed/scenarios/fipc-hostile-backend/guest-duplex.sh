@@ -1,8 +1,8 @@
 # fipc-hostile-backend, guest side, the duplex round (issue 45, finding
-# 11): sourced by guest-hostile-backend.sh (check, figure, now, $out).
+# 11): sourced by guest.sh (check, figure, now, $out).
 # xvde is served by dom0's fipc_attack_back.ko on the duplex ring
 # (protocol 3, as every disk), its attacks armed there (dx_vdevs).  For each
-# attack of -o DX_ATTACKS (NAME:OP, OP as io() in guest-hostile-backend.sh)
+# attack of -o DX_ATTACKS (NAME:OP, OP as io() in guest.sh)
 # we write the block "FIPC-ATTACKB-DX NAME", which the attacker answers
 # honestly, then one O_DIRECT dd of OP, which it attacks
 # (tests/attack/fab_duplex.c).  It runs beside the keepmap ops on xvdb,

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Scenario "noisy", guest side (busybox sh; guest-noisy.sh).  Guest A is the noisy
+# Scenario "noisy", guest side (busybox sh; guest.sh).  Guest A is the noisy
 # neighbour, B and C the quiet ones.  dom0 writes each phase into the
 # mailbox xvdm (guest-lib.sh's fipc_mailbox_is); a guest runs its part of
 # the phase and prints "@@NOISY <guest> <phase> done":

@@ -25,7 +25,7 @@
 #            reply flags, a withheld reply, an event storm, a reply never
 #            sent; each forged one caught, no byte of the attacker's
 #            READ pattern ever read, the disk back on the duplex ring
-#            and working after each (guest-hostile-duplex.sh)
+#            and working after each (guest-duplex.sh)
 #   drained  stuck_waiting back to 0
 #   recover  once the backend serves honestly again, the disk
 #            (reconnected) reads and writes again: dd, then fio
@@ -56,7 +56,7 @@
 # /fipc/out/checks.txt for dom0); exit 1 if any failed.
 . /fipc/lib.sh
 . /fipc/scenario/guest-lib.sh
-. /fipc/scenario/guest-hostile-duplex.sh
+. /fipc/scenario/guest-duplex.sh
 hold=$(fipc_opt HOLD_S 20)
 ops=$(fipc_opt OPS "read4k write4k read64k write64k")
 dev=/dev/xvdb
