@@ -2,8 +2,9 @@
 # fipcblk.h's "XenStore keys" (what other toolstacks and guests follow)
 # against the code: each key a driver reads or writes, in the backend's or
 # the frontend's directory, is documented; each documented key is used by
-# a driver, tools/libxl-phy1*.patch or tools/hotplug/, and written by the
-# driver its section names; docs/protocol.md quotes only documented keys.
+# a driver, the libxl patch of a series (tools/xl-patches.py) or
+# tools/hotplug/, and written by the driver its section names;
+# docs/protocol.md quotes only documented keys.
 # A key is a string, a macro of one, a buffer snprintf() fills from a
 # string, or an element of an array of strings (every string it holds).
 # And docs/admin-guide.md's table "5. Module parameters": each parameter
@@ -135,8 +136,15 @@ for (split /\n/, slurp("$top/$h")) {
 	}
 }
 bad("$h: no XenStore key found") unless %doc;
-for my $p (glob "$top/tools/{libxl-phy1.patch,libxl-phy1-upstream.patch,hotplug/*}") {
-	my ($s, $rel) = (slurp($p), $p =~ s{^\Q$top/\E}{}r);	# libxl's writes, the script's ($XENBUS_PATH: backend)
+# The libxl patch of each series (tools/xl-patches.py: the base, 4.17, and
+# one per fix-up), then the hotplug scripts.
+my @tools = map { my $s = $_; ["libxl-phy1 (Xen $s)", sub {
+	my $t = qx("$top/tools/xl-patches.py" print $s);
+	bad("tools/xl-patches.py print $s failed") if $? || $t eq '';
+	$t }] } ('4.17', map { m{libxl-phy1-(.+)\.fixup$} } glob "$top/tools/libxl-phy1-*.fixup");
+push @tools, map { my $p = $_; [$p =~ s{^\Q$top/\E}{}r, sub { slurp($p) }] } glob "$top/tools/hotplug/*";
+for my $tl (@tools) {
+	my ($rel, $s) = ($tl->[0], $tl->[1]->());	# libxl's writes, the script's ($XENBUS_PATH: backend)
 	$tool{"$1end/$2"}{$rel} = 1 while $s =~ /^[+ ].*\bflexarray_append(?:_pair)?\(\s*(back|front)\s*,\s*"([\w-]+)"/mg;
 	$tool{"backend/$1"}{$rel} = 1 while $s =~ /\$\{?XENBUS_PATH\}?\/([\w-]+)/g;
 }

@@ -1,38 +1,104 @@
 #!/bin/bash
-# The two toolstack patches cannot drift: the lines that
-# tools/libxl-phy1.patch and tools/libxl-phy1-upstream.patch add and remove
-# (with the files they touch) must differ exactly as
-# tools/libxl-phy1-upstream.delta documents, nothing more, nothing less.
-# Last line: "N passed, N failed".
+# The toolstack patch is written once (tools/xl-patches.py, header): per
+# other series a fix-up of tools/libxl-phy1.patch, which must
+#   - apply to the base (no fuzz);
+#   - change no line the patch adds or removes, nor the files it touches,
+#     beyond the differences listed below for the series;
+#   - stay small and be what `xl-patches.py fixup` makes of the series'
+#     patch (its own hunk headers aside: they move with the base);
+# and each series' patches must apply, without a reject, to its source
+# where $FIPC_CACHE holds it (tools/build-xl-phy1.sh fetched it; else skip).
+# Last line: "N passed, N failed[, N skipped]".
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
-t=$top/tools
-pass=0 fail=0
+xlp=$top/tools/xl-patches.py
+base=$top/tools/libxl-phy1.patch
+cache=${FIPC_CACHE:-/var/cache/fipc}
+max_fixup_lines=150
+pass=0 fail=0 skip=0
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+ok() { echo "ok   $*"; pass=$((pass + 1)); }
+bad() { echo "FAIL $*"; fail=$((fail + 1)); }
+
+# The lines only one of base ("<") and series patch (">") adds or removes.
+declare -A allowed
+allowed[4.20]='< -phy, qdisk, standalone
+< +phy, qdisk, standalone, phy1
+> -phy, qdisk, standalone, tap
+> +phy, qdisk, standalone, tap, phy1
+< +    (18, "FIPCBLK"),
+> +    (21, "FIPCBLK"),'
+
 changed() { grep -E '^(\+|-|\+\+\+ |--- )' "$1"; }
-want=$(grep -v '^#' "$t/libxl-phy1-upstream.delta")
-# Line numbers left out: a change elsewhere in both patches moves them.
-got=$(diff --unchanged-line-format= --old-line-format='< %L' --new-line-format='> %L' \
-	<(changed "$t/libxl-phy1.patch") <(changed "$t/libxl-phy1-upstream.patch"))
-if [ "$got" = "$want" ]; then
-	echo "ok   the patches differ only as libxl-phy1-upstream.delta says"
-	pass=$((pass + 1))
-else
-	echo "FAIL the patches drifted apart; their changed lines differ by:"
-	echo "$got" | sed 's/^/    /'
-	echo "  want (tools/libxl-phy1-upstream.delta):"
-	echo "$want" | sed 's/^/    /'
-	fail=$((fail + 1))
-fi
-# Both patches touch the same files.
-a=$(grep '^+++ ' "$t/libxl-phy1.patch")
-b=$(grep '^+++ ' "$t/libxl-phy1-upstream.patch")
-if [ "$a" = "$b" ]; then
-	echo "ok   both patches touch the same $(echo "$a" | wc -l) files"
-	pass=$((pass + 1))
-else
-	echo "FAIL the patches touch different files:"
-	diff <(echo "$a") <(echo "$b") | sed 's/^/    /'
-	fail=$((fail + 1))
-fi
-echo "$pass passed, $fail failed"
+
+for s in "${!allowed[@]}"; do
+	fixup=$top/tools/libxl-phy1-$s.fixup
+	if ! "$xlp" print "$s" > "$work/$s.patch" 2> "$work/$s.err"; then
+		bad "$s: the fix-up does not apply to the base: $(cat "$work/$s.err")"
+		continue
+	fi
+	ok "$s: $(basename "$fixup") applies to libxl-phy1.patch"
+	# Line numbers left out: a change elsewhere in the patch moves them.
+	got=$(diff --unchanged-line-format= --old-line-format='< %L' \
+		--new-line-format='> %L' <(changed "$base") <(changed "$work/$s.patch"))
+	if [ "$got" = "${allowed[$s]}" ]; then
+		ok "$s: the fix-up changes the feature only as allowed (backend list, kind number)"
+	else
+		bad "$s: the fix-up changes what the patch adds or removes by:"
+		echo "$got" | sed 's/^/    /'
+		echo "  allowed (tests/xl/patch-drift.sh):"
+		echo "${allowed[$s]}" | sed 's/^/    /'
+	fi
+	n=$(sed -n '/^--- /,$p' "$fixup" | wc -l)
+	if [ "$n" -le "$max_fixup_lines" ]; then
+		ok "$s: the fix-up is small ($n diff lines, at most $max_fixup_lines)"
+	else
+		bad "$s: the fix-up has $n diff lines (at most $max_fixup_lines): is the feature in it?"
+	fi
+	# The fix-up's own hunk headers move when the base grows before them.
+	unnumbered() { sed -E 's/^@@ -[0-9]+(,[0-9]+)? \+[0-9]+(,[0-9]+)? @@$/@@/' "$1"; }
+	if "$xlp" fixup "$s" "$work/$s.patch" > "$work/$s.fixup" 2> "$work/$s.err" &&
+	   cmp -s <(unnumbered "$work/$s.fixup") <(unnumbered "$fixup"); then
+		ok "$s: the fix-up is canonical (xl-patches.py fixup remakes it)"
+	else
+		bad "$s: xl-patches.py fixup makes another fix-up of its own result:"
+		diff <(unnumbered "$fixup") <(unnumbered "$work/$s.fixup") |
+			head -n 20 | sed 's/^/    /'
+		cat "$work/$s.err"
+	fi
+done
+
+# The pristine source of a series in the cache: Debian's (the newest
+# source package) or, for 4.20, an upstream tarball.
+source_of() {
+	ls -1 "$cache"/xl-phy1/src/*/xen_"$1".*.dsc 2> /dev/null | sort -V | tail -n 1
+	[ "$1" = 4.17 ] ||
+		ls -1 "$cache"/xen-src/xen-"$1".*.tar.* 2> /dev/null | sort -V | tail -n 1
+}
+
+for s in 4.17 "${!allowed[@]}"; do
+	src=$(source_of "$s" | head -n 1)
+	if [ -z "$src" ]; then
+		echo "skip $s: no Xen $s source in $cache (tools/build-xl-phy1.sh fetches it)"
+		skip=$((skip + 1))
+		continue
+	fi
+	t=$work/src-$s
+	case $src in
+	*.dsc) dpkg-source -q -x "$src" "$t" > /dev/null 2>&1 ;;
+	*) mkdir -p "$t" && tar -xf "$src" -C "$t" --strip-components=1 ;;
+	esac || { bad "$s: cannot unpack $src"; continue; }
+	if ! "$xlp" apply "$s" "$t" > "$work/apply.log" 2>&1; then
+		bad "$s: the patches do not apply to $(basename "$src"):"
+		sed 's/^/    /' "$work/apply.log"
+	elif [ -n "$(find "$t" -name '*.rej' -o -name '*.orig' | head -n 1)" ] ||
+	     ! grep -q FIPCBLK "$t/tools/libs/light/libxl_types_internal.idl"; then
+		bad "$s: applying to $(basename "$src") left .rej/.orig files or no FIPCBLK kind"
+	else
+		ok "$s: the patches apply to $(basename "$src") without a reject"
+	fi
+	rm -rf "$t"
+done
+echo "$pass passed, $fail failed, $skip skipped"
 [ "$fail" = 0 ]
