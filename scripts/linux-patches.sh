@@ -13,14 +13,14 @@
 #                             memshare in PVH/HVM guests; a stock kernel
 #                             gets kprobes instead, front_gfn_watch.c)
 #   0004 xen-fipc-front       drivers/block/xen-fipc-front/
-#   0005 xen-fipc-back        drivers/block/xen-fipc-back/
+#   0005 xen-fipc-back        drivers/block/xen-fipc-back/, its KUnit suites
 #
 # Each patch also hooks its directory into the parent's Kconfig and
 # Makefile.  The files are the repository's as they are, except where a
 # Linux tree puts them: the library's headers move from lib/fipc/include/
 # to include/fipc/ (so lib/fipc/Kbuild loses the -I line the out-of-tree
-# build needs), the KUnit sources come from tests/ (the names
-# tests/kunit/run.sh gives them), and include/fipc/fipc_version.h names
+# build needs), the KUnit suites come with their directories (lib/fipc/
+# tests/, xen-fipc-back/tests/), and include/fipc/fipc_version.h names
 # this tree's version.  The series is made with git format-patch in a
 # scratch repository whose first commit is the pristine files it changes;
 # it applies with "patch -p1" or "git am" (tests/linux-patches/check.sh).
@@ -81,7 +81,7 @@ repo_files lib/fipc | while read -r f; do
 	case $f in
 	lib/fipc/include/fipc/*) cp "$top/$f" "include/fipc/${f##*/}" ;;
 	lib/fipc/ring/*.[ch] | lib/fipc/poller/*.[ch] | lib/fipc/*.c | \
-	lib/fipc/Kconfig | lib/fipc/Kbuild)
+	lib/fipc/Kconfig | lib/fipc/Kbuild | lib/fipc/tests/*)
 		mkdir -p "${f%/*}" && cp "$top/$f" "$f" ;;
 	*) echo "linux-patches: unexpected $f" >&2; exit 1 ;;
 	esac
@@ -95,9 +95,6 @@ for f in lib/fipc/*.[ch] lib/fipc/*/*.[ch] include/fipc/*.h; do
 	cat -s "$f" >"$f.new" && mv "$f.new" "$f"
 	[ "$rc" -le 1 ] || { echo "linux-patches: unifdef failed on $f" >&2; exit 1; }
 done
-cp "$top/tests/kunit/fipc_kunit.c" lib/fipc/fipc_kunit.c
-cp "$top/tests/ring/duplex_test.c" lib/fipc/fipc_duplex_kunit.c
-cp "$top/tests/ring/ring_test.h" lib/fipc/ring_test.h
 "$top/scripts/kcompat-native.sh" "$probes/fipc_kcompat_probes.h" \
 	"$probes/lib_kcompat.h" lib/fipc/*.[ch] lib/fipc/*/*.[ch] \
 	include/fipc/*.h
@@ -118,7 +115,8 @@ Also the pinned polling threads that serve many channels, sleep when
 idle after a learnt idle window and scale with load.  The rings are in
 lib/fipc/ring/, the threads in lib/fipc/poller/.
 
-KUnit suites: the ring (fipc_duplex) and the pollers (fipc)."
+KUnit suites, in lib/fipc/tests/: the ring (fipc_duplex) and the
+pollers (fipc)."
 
 # 0002: the public header.
 mkdir -p include/xen/interface/io
@@ -241,26 +239,35 @@ call an atomic notifier chain with the frames before the hypercall.
 xen-fipc-front's memshare uses it to stop naming such gfns (without it
 the driver falls back to kprobes on these two functions)."
 
-# 0004, 0005: the drivers, hooked in after xen-blkback.  What 6.1 lacks
-# beyond native rewrites comes in include/fipc/fipc_kcompat.h, forced
-# into the drivers' files.
+# 0004, 0005: the drivers, hooked in after xen-blkback, and a driver's
+# KUnit suites (its tests/, which builds without Xen) after it.  What 6.1
+# lacks beyond native rewrites comes in include/fipc/fipc_kcompat.h,
+# forced into the drivers' files.
 driver() {
 	local d=$1 sym=$2 compat=include/fipc/fipc_kcompat.h
 	mkdir -p "drivers/block/$d"
 	repo_files "linux/drivers/block/$d" | while read -r f; do
-		cp "$top/$f" "drivers/block/$d/${f##*/}"
+		f=${f#linux/}
+		mkdir -p "${f%/*}" && cp "$top/linux/$f" "$f"
 	done
+	# shellcheck disable=SC2046
 	"$top/scripts/kcompat-native.sh" "$probes/fipc_kcompat_probes.h" \
-		"$probes/fipc_kcompat.h" drivers/block/"$d"/*.[ch]
+		"$probes/fipc_kcompat.h" $(find "drivers/block/$d" -name '*.[ch]')
 	if [ -f "$probes/fipc_kcompat.h" ]; then
 		mv "$probes/fipc_kcompat.h" "$compat"
 		printf '%s\n' '# What the drivers use of later kernels'"'"' API.' \
 			"ccflags-y += -include \$(srctree)/$compat" \
 			>>"drivers/block/$d/Kbuild"
 	fi
-	awk -v line="obj-\$(CONFIG_$sym)	+= $d/" '
+	local tests=
+	[ ! -f "drivers/block/$d/tests/Kbuild" ] ||
+		tests="obj-\$(CONFIG_${sym}_KUNIT_TEST)	+= $d/tests/"
+	awk -v line="obj-\$(CONFIG_$sym)	+= $d/" -v tests="$tests" '
 		{ print }
-		/^obj-\$\(CONFIG_XEN_BLKDEV_BACKEND\)/ { print line }
+		/^obj-\$\(CONFIG_XEN_BLKDEV_BACKEND\)/ {
+			print line
+			if (tests != "") print tests
+		}
 	' drivers/block/Makefile > drivers/block/Makefile.new
 	mv drivers/block/Makefile.new drivers/block/Makefile
 	awk -v line="source \"drivers/block/$d/Kconfig\"" '
@@ -288,7 +295,11 @@ per-channel budget and per-disk weights, never sleeping on one guest's
 behalf (non-blocking submission, parked channels).  Each request is
 copied once and validated before use; a malformed one is answered
 with an error, a broken ring closes the channel.  Grant mappings,
-in-flight requests and mapped guest memory are bounded per guest."
+in-flight requests and mapped guest memory are bounded per guest.
+
+KUnit suites, in drivers/block/xen-fipc-back/tests/ (built without
+Xen, from drivers/block/Makefile): request validation
+(fipcblk_validate) and the I/O limits (fipcblk_limit)."
 
 git format-patch -q --cover-letter -o "$out" HEAD~5 >/dev/null
 # The cover letter's placeholders, filled in.

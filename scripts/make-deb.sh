@@ -35,8 +35,11 @@ done
 # and the script that runs them before each build (PRE_BUILD).
 cp -r "$top/linux/compat" "$src/compat"
 cp "$top/scripts/kcompat-probe.sh" "$src/kcompat-probe.sh"
-# Editor and checkpatch leftovers (dot files) stay out.
+# Editor and checkpatch leftovers (dot files) stay out, and so do the
+# KUnit suites beside the code (lib/fipc/tests/, xen-fipc-back/tests/):
+# the package builds the modules only.
 find "$src" -name '.*' -type f -delete
+rm -rf "$src/fipc/tests" "$src"/xen-fipc-*/tests
 cp "$top/packaging/dkms/Kbuild" "$src/Kbuild"
 sed "s/@VERSION@/$version/g" "$top/packaging/dkms/dkms.conf.in" > "$src/dkms.conf"
 cp "$top/packaging/dkms/modprobe-fipc.conf" \

@@ -2,7 +2,10 @@
 """Call cycles between the source files of our kernel code.
 
 For each directory (with its subdirectories: lib/fipc's ring/ and
-poller/ are one directory here, so a call between the layers counts):
+poller/ are one directory here, so a call between the layers counts;
+so is a KUnit tests/ directory: its files call the code they test and
+define only static functions, so they add edges into the code, which
+can neither make a cycle nor hide one between the code's files):
 every function a .c file defines without "static" is looked for, as a
 call, in the directory's other .c files (comments left out); a file calling another's function is an edge, and files that reach
 each other through edges form a cycle.  A layered directory has none:

@@ -1,26 +1,23 @@
 #!/bin/bash
 # Build and run the fipc KUnit suites under UML with kunit.py from Debian's
 # linux-source-6.1 (or FIPC_KTARGET's source, below; make kunit,
-# scripts/test-all.sh): "fipc_duplex" (the duplex ring,
-# tests/ring/duplex_test.c), the same source the userspace build runs,
-# through tests/ring/ring_test.h; "fipc" (the pollers,
-# fipc_kunit.c); "fipcblk_validate" (the backend's request
-# validation, fipcblk_validate_kunit.c); and "fipcblk_limit" (its I/O
-# limits, fipcblk_limit_kunit.c).
+# scripts/test-all.sh), configured by tests/kunit/.kunitconfig.  The
+# suites live beside the code they test and build in place from their
+# own Kbuild and Kconfig: lib/fipc/tests/ ("fipc", the pollers, and
+# "fipc_duplex", the duplex ring: duplex_test.c, the source the
+# userspace build runs too) and linux/drivers/block/xen-fipc-back/tests/
+# ("fipcblk_validate", the backend's request validation, and
+# "fipcblk_limit", its I/O limits, built without Xen).
 #
 # The extracted kernel tree ($FIPC_CACHE/linux-source-<ver>, see
 # scripts/linux-src.sh) stays pristine: a hard-link copy of it made once,
-# $FIPC_CACHE/kunit-<ver>/src, gets our lib/fipc/ (and its headers again
-# as include/fipc/ for <fipc/fipc.h>), tests/kunit/fipc_kunit.c as
-# lib/fipc/fipc_kunit.c and tests/ring/duplex_test.c as
-# lib/fipc/fipc_duplex_kunit.c with tests/ring/ring_test.h beside them
-# (the library's own lib/fipc/Kbuild lists the two suites' objects), a
-# lib/fipcblk/ made of tests/kunit/fipcblk/
-# (Kconfig, Kbuild), fipcblk_validate_kunit.c, fipcblk_limit_kunit.c,
-# the driver's unchanged back_validate.[ch] and back_limit.[ch] and
-# xen/include/public/io/fipcblk.h (as lib/fipcblk/include/xen/interface/
-# io/, where a Linux tree has Xen's public headers), and the lib/Makefile
-# and lib/Kconfig hooks of both directories.
+# $FIPC_CACHE/kunit-<ver>/src, gets our directories where the in-tree
+# series puts them (scripts/linux-patches.sh), each file under its own
+# name: lib/fipc/ (its headers also as include/fipc/),
+# drivers/block/xen-fipc-back/ and xen/include/public/io/fipcblk.h as
+# include/xen/interface/io/fipcblk.h, and the lib/ and drivers/block/
+# Makefile and Kconfig hooks.  The files are made this kernel's native
+# code on the way in (scripts/kcompat-native.sh), as in the series.
 # Files are replaced (never written through a hard link) and only when
 # their content changed, so the UML build in $FIPC_CACHE/kunit-<ver>/build
 # stays incremental.
@@ -39,19 +36,20 @@ mkdir -p "$out"
 : >"$log"
 
 # The cases the suites declare, as <suite>.<case>: any that gives no
-# result counts as failed.
-suites="fipc_kunit.c fipcblk_validate_kunit.c fipcblk_limit_kunit.c"
-shared="$top/tests/ring/duplex_test.c"
-expected=$(for f in $suites; do
-	# the .name of the file's struct kunit_suite, not of other structs
-	s=$(sed -n '/^static struct kunit_suite /,/^};/s/^[[:space:]]*\.name = "\([a-z0-9_]*\)",.*/\1/p' \
-		"$here/$f" | head -n 1)
-	sed -n "s/^[[:space:]]*KUNIT_CASE[A-Z_]*(\([a-z0-9_]*\).*/${s:-$f}.\1/p" \
-		"$here/$f"
-done
-for f in $shared; do
+# result counts as failed.  A suite is a file with a struct kunit_suite
+# (its .name, not that of other structs) or one of the ring tests'
+# RT_SUITE().
+expected=$(for f in "$top"/lib/fipc/tests/*.c \
+	"$top"/linux/drivers/block/xen-fipc-*/tests/*.c; do
 	s=$(sed -n 's/^RT_SUITE(\([a-z0-9_]*\),.*/\1/p' "$f" | head -n 1)
-	sed -n "s/^[[:space:]]*RT_CASE(\([a-z0-9_]*\)).*/${s:-$f}.\1/p" "$f"
+	if [ -n "$s" ]; then
+		sed -n "s/^[[:space:]]*RT_CASE(\([a-z0-9_]*\)).*/$s.\1/p" "$f"
+		continue
+	fi
+	s=$(sed -n '/^static struct kunit_suite /,/^};/s/^[[:space:]]*\.name = "\([a-z0-9_]*\)",.*/\1/p' \
+		"$f" | head -n 1)
+	[ -n "$s" ] || continue
+	sed -n "s/^[[:space:]]*KUNIT_CASE[A-Z_]*(\([a-z0-9_]*\).*/$s.\1/p" "$f"
 done)
 nexpected=$(echo "$expected" | grep -c . || true)
 
@@ -95,83 +93,71 @@ fi
 kprobes="$work/kcompat"
 "$top/scripts/kcompat-probe.sh" --target "$target" "$kprobes" || fail_all
 
-# Replace dst by src (made native) if they differ, breaking any hard link.
-put() {
-	local from=$1
-	case $1 in
-	*.c | *.h)
-		cp "$1" "$kprobes/stage" &&
-		"$top/scripts/kcompat-native.sh" "$kprobes/fipc_kcompat_probes.h" \
-			"$kprobes/unused.h" "$kprobes/stage" || return 1
-		from=$kprobes/stage
-		;;
-	esac
-	if [ -f "$2" ] && cmp -s "$from" "$2"; then
-		return 0
-	fi
-	mkdir -p "$(dirname "$2")"
-	cp "$from" "$2.fipc-tmp" && mv -f "$2.fipc-tmp" "$2"
-}
+# What goes into the tree: a repository path (a directory: every file
+# the repository tracks under it) and where the in-tree series puts it.
+places="lib/fipc lib/fipc
+lib/fipc/include/fipc include/fipc
+linux/drivers/block/xen-fipc-back drivers/block/xen-fipc-back
+xen/include/public/io/fipcblk.h include/xen/interface/io/fipcblk.h"
 
-# Append a line to a (hard-linked) file once, by replacing the file.
+# Append a line to a (hard-linked) file once, or take it out, by
+# replacing the file.
 add_line() {
 	grep -qxF "$2" "$1" && return 0
 	{ cat "$1"; printf '%s\n' "$2"; } >"$1.fipc-tmp" && mv -f "$1.fipc-tmp" "$1"
 }
+drop_line() {
+	grep -qxF "$2" "$1" || return 0
+	grep -vxF "$2" "$1" >"$1.fipc-tmp" && mv -f "$1.fipc-tmp" "$1"
+}
 
+# Stage the files under their tree paths, make them native, then replace
+# those of the tree that differ and remove the tree's files we no longer
+# have.
 sync_tree() {
-	local f want
+	local stage=$work/stage from to f
 
-	want=$(mktemp)
-	(cd "$top" && git ls-files -co --exclude-standard -- lib/fipc) |
-	while read -r f; do
-		[ -f "$top/$f" ] || continue
-		put "$top/$f" "$tree/$f" || return 1
-		echo "$f"
-		case "$f" in
-		lib/fipc/include/fipc/*.h)
-			put "$top/$f" "$tree/include/fipc/${f##*/}" || return 1
-			echo "include/fipc/${f##*/}"
-			;;
-		esac
-	done >"$want" || return 1
-	put "$here/fipc_kunit.c" "$tree/lib/fipc/fipc_kunit.c" || return 1
-	echo lib/fipc/fipc_kunit.c >>"$want"
-	put "$top/tests/ring/ring_test.h" "$tree/lib/fipc/ring_test.h" ||
-		return 1
-	echo lib/fipc/ring_test.h >>"$want"
-	put "$top/tests/ring/duplex_test.c" \
-		"$tree/lib/fipc/fipc_duplex_kunit.c" || return 1
-	echo lib/fipc/fipc_duplex_kunit.c >>"$want"
-	# lib/fipcblk/: destination, then source in the repository.
-	while read -r f from; do
-		put "$top/$from" "$tree/lib/fipcblk/$f" || return 1
-		echo "lib/fipcblk/$f"
-	done >>"$want" <<-EOT || return 1
-	Kconfig tests/kunit/fipcblk/Kconfig
-	Kbuild tests/kunit/fipcblk/Kbuild
-	fipcblk_validate_kunit.c tests/kunit/fipcblk_validate_kunit.c
-	back_validate.c linux/drivers/block/xen-fipc-back/back_validate.c
-	back_validate.h linux/drivers/block/xen-fipc-back/back_validate.h
-	fipcblk_limit_kunit.c tests/kunit/fipcblk_limit_kunit.c
-	back_limit.c linux/drivers/block/xen-fipc-back/back_limit.c
-	back_limit.h linux/drivers/block/xen-fipc-back/back_limit.h
-	include/xen/interface/io/fipcblk.h xen/include/public/io/fipcblk.h
-	EOT
-	# Files since removed from the repository go away from the overlay too.
-	(cd "$tree" && find lib/fipc include/fipc lib/fipcblk -type f) |
-	while read -r f; do
-		grep -qxF "$f" "$want" || rm -f "$tree/$f"
-	done
-	rm -f "$want"
+	rm -rf "$stage" && mkdir -p "$stage" || return 1
+	while read -r from to; do
+		(cd "$top" && git ls-files -co --exclude-standard -- "$from") |
+		while read -r f; do
+			[ -f "$top/$f" ] || continue
+			mkdir -p "$(dirname "$stage/$to${f#"$from"}")" &&
+			cp "$top/$f" "$stage/$to${f#"$from"}" || exit 1
+		done || return 1
+	done <<<"$places"
+	find "$stage" -name '*.[ch]' -print0 |
+		xargs -0 "$top/scripts/kcompat-native.sh" \
+		"$kprobes/fipc_kcompat_probes.h" "$kprobes/unused.h" || return 1
+	(cd "$stage" && find . -type f | sed 's|^\./||') | while read -r f; do
+		cmp -s "$stage/$f" "$tree/$f" && continue
+		mkdir -p "$(dirname "$tree/$f")" &&
+		cp "$stage/$f" "$tree/$f.fipc-tmp" &&
+		mv -f "$tree/$f.fipc-tmp" "$tree/$f" || exit 1
+	done || return 1
+	while read -r from to; do
+		[ -d "$tree/$to" ] || continue
+		(cd "$tree" && find "$to" -type f) | while read -r f; do
+			[ -f "$stage/$f" ] || rm -f "$tree/$f"
+		done
+	done <<<"$places"
+	# What the runner put in before the suites moved beside the code
+	# (issue 47; the cache is shared with older trees' runs).
+	rm -rf "$tree/lib/fipcblk"
+	drop_line "$tree/lib/Makefile" \
+		'obj-$(CONFIG_FIPCBLK_VALIDATE_KUNIT_TEST) += fipcblk/' &&
+	drop_line "$tree/lib/Kconfig" 'source "lib/fipcblk/Kconfig"' &&
 	add_line "$tree/lib/Makefile" 'obj-$(CONFIG_FIPC) += fipc/' &&
 	add_line "$tree/lib/Kconfig" 'source "lib/fipc/Kconfig"' &&
-	add_line "$tree/lib/Makefile" \
-		'obj-$(CONFIG_FIPCBLK_VALIDATE_KUNIT_TEST) += fipcblk/' &&
-	add_line "$tree/lib/Kconfig" 'source "lib/fipcblk/Kconfig"'
+	add_line "$tree/drivers/block/Makefile" \
+		'obj-$(CONFIG_XEN_FIPC_BACK) += xen-fipc-back/' &&
+	add_line "$tree/drivers/block/Makefile" \
+		'obj-$(CONFIG_XEN_FIPC_BACK_KUNIT_TEST) += xen-fipc-back/tests/' &&
+	add_line "$tree/drivers/block/Kconfig" \
+		'source "drivers/block/xen-fipc-back/Kconfig"'
 }
 sync_tree || {
-	echo "kunit: could not sync lib/fipc and lib/fipcblk into $tree" >&2
+	echo "kunit: could not sync our directories into $tree" >&2
 	fail_all
 }
 

@@ -7,8 +7,9 @@
 # compatibility header either.  Each patch passes the tree's checkpatch.pl --strict,
 # applies in order to a pristine copy of the tree, the Kconfig hooks make
 # every option selectable (x86_64 defconfig plus Xen, with FIPC,
-# XEN_FIPC_FRONT, XEN_FIPC_BACK and FIPC_KUNIT_TEST as modules and
-# XEN_FIPC_FRONT_INJECT on), and the three directories (and
+# XEN_FIPC_FRONT, XEN_FIPC_BACK and the KUnit suites' options as modules
+# and XEN_FIPC_FRONT_INJECT on), and the three directories with the
+# backend's tests/ (and
 # drivers/xen/mem-reservation.o, which patch 0003 changes) build in the
 # tree at W=1 with no warning, every object there; the tree's object
 # exports the mem-reservation notifier and the frontend's gfn watch calls
@@ -122,9 +123,11 @@ fi
 	-e HYPERVISOR_GUEST -e PARAVIRT -e XEN -e XEN_PV -e XEN_PV_DOM0 \
 	-e XEN_PVH -e XEN_BACKEND -e XEN_BLKDEV_FRONTEND -e DEBUG_FS \
 	-e KUNIT -m FIPC -m XEN_FIPC_FRONT -m XEN_FIPC_BACK \
-	-m FIPC_KUNIT_TEST -e XEN_FIPC_FRONT_INJECT
+	-m FIPC_KUNIT_TEST -m XEN_FIPC_BACK_VALIDATE_KUNIT_TEST \
+	-m XEN_FIPC_BACK_LIMIT_KUNIT_TEST -e XEN_FIPC_FRONT_INJECT
 kmake olddefconfig || { bad "olddefconfig (see $log)"; finish; }
 for want in FIPC=m XEN_FIPC_FRONT=m XEN_FIPC_BACK=m FIPC_KUNIT_TEST=m \
+	XEN_FIPC_BACK_VALIDATE_KUNIT_TEST=m XEN_FIPC_BACK_LIMIT_KUNIT_TEST=m \
 	XEN_FIPC_FRONT_INJECT=y; do
 	if grep -qx "CONFIG_$want" "$bdir/.config"; then
 		ok "Kconfig: CONFIG_$want"
@@ -133,8 +136,10 @@ for want in FIPC=m XEN_FIPC_FRONT=m XEN_FIPC_BACK=m FIPC_KUNIT_TEST=m \
 	fi
 done
 
-# Build the three directories in the tree, W=1.
-dirs="lib/fipc/ drivers/block/xen-fipc-front/ drivers/block/xen-fipc-back/"
+# Build the three directories in the tree, W=1, and the backend's KUnit
+# suites (hooked into drivers/block/Makefile on their own).
+dirs="lib/fipc/ drivers/block/xen-fipc-front/ drivers/block/xen-fipc-back/ "
+dirs+="drivers/block/xen-fipc-back/tests/ "
 blog=$top/build/linux-patches-build$suffix.log
 t0=$(date +%s)
 stamp=$work/build-start
@@ -156,7 +161,9 @@ if grep -E '(lib/fipc|xen-fipc-(front|back)|mem-reservation)[/.].*warning:' "$bl
 else
 	ok "no W=1 warning in the series' files"
 fi
-for o in lib/fipc/fipc.o lib/fipc/fipc_kunit.o lib/fipc/fipc_duplex_kunit.o \
+for o in lib/fipc/fipc.o lib/fipc/tests/fipc_poller_kunit.o \
+	lib/fipc/tests/fipc_duplex_kunit.o \
+	drivers/block/xen-fipc-back/tests/xen-fipc-back-kunit.o \
 	drivers/block/xen-fipc-front/xen-fipc-front.o \
 	drivers/block/xen-fipc-front/front_inject.o \
 	drivers/block/xen-fipc-back/xen-fipc-back.o \

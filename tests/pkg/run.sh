@@ -51,6 +51,8 @@ done
 check "package holds the modprobe example" \
 	grep -qx ./usr/share/doc/fipc-dkms/examples/modprobe-fipc.conf <<<"$list"
 check "no dot files in the package" bash -c '! grep -q "/\.[^/]*$" <<<"$1"' _ "$list"
+check "no KUnit suites (tests/) in the package" \
+	bash -c '! grep -q "/tests/" <<<"$1"' _ "$list"
 check "control: arch all, depends on dkms" bash -c \
 	'dpkg-deb -f "$1" Architecture | grep -qx all && dpkg-deb -f "$1" Depends | grep -q "^dkms"' _ "$deb1"
 check "dkms.conf names version $v1 and three modules" bash -c \

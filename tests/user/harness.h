@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The expectations of the userspace build of the ring tests (tests/ring/
- * ring_test.h, which supplies the runner): t_expect() and t_expect_eq()
- * record a failure of the running test, with its line and values, print
- * the first few, and return whether the expectation held.
+ * The expectations of the userspace build of the ring tests
+ * (lib/fipc/tests/ring_test.h, which supplies the runner): t_expect()
+ * and t_expect_eq() record a failure of the running test, with its line
+ * and values, print the first few, and return whether the expectation
+ * held.
  */
 #ifndef _FIPC_TESTS_HARNESS_H
 #define _FIPC_TESTS_HARNESS_H

@@ -10,11 +10,11 @@
  * fills the ring as the other counts it, and each refuses a forged or
  * stale flag.  Requests are laid out and read back with the header's
  * structures and helpers.  Userspace only (the peer is plain C99); it
- * uses the ring tests' runner (ring_test.h).
+ * uses the ring tests' runner (lib/fipc/tests/ring_test.h).
  */
 #include <stdint.h>
 #include <fipc/fipc_duplex.h>
-#include "../ring/ring_test.h"
+#include "ring_test.h"
 #include <public/io/fipcblk.h>
 #include "header_peer.h"
 

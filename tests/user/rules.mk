@@ -1,5 +1,5 @@
 # Userspace tests of lib/fipc: the unit tests of the duplex ring
-# (tests/ring/, the same source KUnit runs), a peer of fipcblk's ring
+# (lib/fipc/tests/, the same source KUnit runs), a peer of fipcblk's ring
 # written from the public header alone against it, a two-thread stress test
 # (also under ThreadSanitizer) and a libFuzzer target for both ends.
 # Included by the top-level Makefile, which defines TOP, BUILD,
@@ -23,13 +23,14 @@ USER_TEST_HDRS := tests/user/harness.h $(FIPC_HDRS)
 CLANG_CFLAGS := $(filter-out -O2,$(USER_CFLAGS)) -O1 \
 	-fno-omit-frame-pointer
 
-# Ring tests shared with KUnit (tests/ring/, one source for both builds).
-RING_TEST_HDRS := tests/ring/ring_test.h $(USER_TEST_HDRS)
+# Ring tests shared with KUnit (lib/fipc/tests/, one source for both
+# builds); their header takes the harness from tests/user/.
+RING_TEST_HDRS := lib/fipc/tests/ring_test.h $(USER_TEST_HDRS)
 
-$(TEST_BUILD)/user/duplex: tests/ring/duplex_test.c $(RING_TEST_HDRS) \
+$(TEST_BUILD)/user/duplex: lib/fipc/tests/duplex_test.c $(RING_TEST_HDRS) \
 		$(LIBFIPC)
 	@mkdir -p $(dir $@)
-	$(CC) $(USER_CFLAGS) -pthread $< $(LIBFIPC) -o $@
+	$(CC) $(USER_CFLAGS) -Itests/user -pthread $< $(LIBFIPC) -o $@
 
 # Both ends of a fipcblk channel's ring written from the public header
 # alone (C99, no lib/fipc) against lib/fipc: the header is a complete
@@ -40,8 +41,8 @@ $(TEST_BUILD)/user/header: tests/user/header_test.c tests/user/header_peer.c \
 	@mkdir -p $(dir $@)
 	$(CC) -std=c99 -pedantic -O2 -Wall -Wextra -Werror -Ixen/include \
 		-c tests/user/header_peer.c -o $@-peer.o
-	$(CC) $(USER_CFLAGS) -Ixen/include -pthread $< $@-peer.o $(LIBFIPC) \
-		-o $@
+	$(CC) $(USER_CFLAGS) -Ixen/include -Itests/user -Ilib/fipc/tests \
+		-pthread $< $@-peer.o $(LIBFIPC) -o $@
 
 STRESS_SRCS := tests/user/stress.c tests/user/stress_duplex.c
 STRESS_HDRS := tests/user/stress.h $(USER_TEST_HDRS)

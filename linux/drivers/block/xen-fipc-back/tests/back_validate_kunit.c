@@ -3,12 +3,14 @@
  * KUnit tests of the fipcblk backend's request validation
  * (linux/drivers/block/xen-fipc-back/back_validate.c).
  *
- * tests/kunit/run.sh builds this file with back_validate.c, unchanged,
- * in lib/fipcblk/ of the UML KUnit tree.  Every check of xfb_validate()
- * has cases: requests that must pass (and the number of page references
- * they yield) and each kind of hostile request, which must be refused
- * with the right status and the reason of that very check, so that a
- * request refused by an earlier, unrelated check does not count.
+ * Built by this directory's Kbuild
+ * (CONFIG_XEN_FIPC_BACK_VALIDATE_KUNIT_TEST) with back_validate.c,
+ * unchanged and without Xen (back_units.c).  Every check of
+ * xfb_validate() has cases: requests that must pass (and the number of
+ * page references they yield) and each kind of hostile request, which
+ * must be refused with the right status and the reason of that very
+ * check, so that a request refused by an earlier, unrelated check does
+ * not count.
  *
  * Most cases are one request and its answer: a row of xfb_cases[], run
  * by the parameterised case xfb_test_request under a name that says the
@@ -23,7 +25,7 @@
 #include <linux/sizes.h>
 #include <linux/string.h>
 #include <linux/unaligned.h>
-#include "back_validate.h"
+#include "../back_validate.h"
 
 /* Reasons, as xfb_validate() gives them. */
 #define WHY_OP		"unknown operation"

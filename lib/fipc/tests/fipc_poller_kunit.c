@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * KUnit tests of the fipc pollers (lib/fipc).
+ * KUnit tests of the fipc pollers (lib/fipc/poller/).
  *
- * tests/kunit/run.sh builds this file in-tree, in lib/fipc/, with the
- * pollers' own header (lib/fipc/poller/fipc_poller_internal.h) and the
- * ring tests' (tests/ring/ring_test.h, put beside it: its test-managed
- * ring memory and message buffers).  The poller cases run a fipc poller
- * set over channels of a test driver whose sleeping word is a plain
- * variable.  The tests of the rings themselves are in tests/ring/ (one
- * source for KUnit and userspace).
+ * Built by lib/fipc/tests/Kbuild (CONFIG_FIPC_KUNIT_TEST) with the
+ * pollers' own header (poller/fipc_poller_internal.h) and the ring
+ * tests' (ring_test.h: its test-managed ring memory and message
+ * buffers).  The poller cases run a fipc poller set over channels of a
+ * test driver whose sleeping word is a plain variable.  The tests of
+ * the rings themselves are in duplex_test.c (one source for KUnit and
+ * userspace).
  */
 #include <kunit/test.h>
 #include <kunit/resource.h>
@@ -21,7 +21,7 @@
 #include <linux/slab.h>
 #include <fipc/fipc.h>
 #include <fipc/fipc_duplex.h>
-#include "poller/fipc_poller_internal.h"
+#include "../poller/fipc_poller_internal.h"
 #include "ring_test.h"
 
 /* 2^order zeroed pages (an empty ring of that order), or fail the test. */

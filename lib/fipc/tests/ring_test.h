@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * One source of ring tests for two builds: KUnit (tests/kunit/run.sh
- * copies the tests into lib/fipc/ of a kernel tree, with this header) and
- * the userspace harness (tests/user/harness.h, built by tests/user/
- * rules.mk).  A test is
+ * One source of ring tests for two builds: KUnit (lib/fipc/tests/Kbuild)
+ * and the userspace harness (tests/user/harness.h, built by tests/user/
+ * rules.mk with tests/user/ on the include path).  A test is
  *
  *	static void name(struct kunit *test)
  *
@@ -264,7 +263,7 @@ static inline void rt_cond_resched(void)
 #include <string.h>
 #include <time.h>
 #include <fipc/fipc.h>
-#include "../user/harness.h"
+#include "harness.h"
 
 #define RT_KERNEL	0
 

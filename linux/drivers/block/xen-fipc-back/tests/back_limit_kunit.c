@@ -3,12 +3,12 @@
  * KUnit tests of the fipcblk backend's I/O limits
  * (linux/drivers/block/xen-fipc-back/back_limit.c).
  *
- * tests/kunit/run.sh builds this file with back_limit.c and the
- * parser of back_validate.c, unchanged, in lib/fipcblk/ of the UML
- * KUnit tree.  The buckets take the time as an argument, so each case
- * runs a client on a clock of its own: one that sends as fast as it is
- * let (a saturating job) must get the rate and no more over a long
- * while, plus one burst; a quiet disk gathers no more than a burst; a
+ * Built by this directory's Kbuild (CONFIG_XEN_FIPC_BACK_LIMIT_KUNIT_TEST)
+ * with back_limit.c and back_validate.c, unchanged and without Xen
+ * (back_units.c).  The buckets take the time as an argument, so each
+ * case runs a client on a clock of its own: one that sends as fast as
+ * it is let (a saturating job) must get the rate and no more over a
+ * long while, plus one burst; a quiet disk gathers no more than a burst; a
  * request larger than a bucket still starts; each rate counts only the
  * requests it names; a new limit applies at once; and the rates and
  * burst lengths an administrator or a toolstack may write are parsed
@@ -17,7 +17,7 @@
 #include <kunit/test.h>
 #include <linux/sizes.h>
 #include <linux/time64.h>
-#include "back_limit.h"
+#include "../back_limit.h"
 
 #define T0	(1000 * NSEC_PER_SEC)	/* a clock that is not at 0 */
 
