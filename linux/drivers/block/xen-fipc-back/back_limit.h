@@ -3,7 +3,7 @@
  * xen-fipc-back: I/O limits of a disk, as token buckets (back_limit.c).
  *
  * Generic kernel headers only: the KUnit suite
- * (tests/kunit/fipcblk_limit_kunit.c) runs the buckets under UML as
+ * (tests/back_limit_kunit.c) runs the buckets under UML as
  * they are, with its own clock.
  */
 #ifndef _XEN_FIPC_BACK_LIMIT_H

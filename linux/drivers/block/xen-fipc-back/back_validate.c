@@ -11,7 +11,7 @@
  * references need.
  *
  * Needs nothing but back_validate.h (no Xen, no block layer): the KUnit
- * suite tests/kunit/fipcblk_validate_kunit.c builds this file as is.
+ * suite tests/back_validate_kunit.c builds this file as is.
  */
 #include <linux/errno.h>
 #include <linux/limits.h>

@@ -4,7 +4,7 @@
  *
  * Only the wire format (fipcblk.h), the fipc message type and generic
  * kernel headers: the validator builds without Xen, so the KUnit suite
- * (tests/kunit/fipcblk_validate_kunit.c) runs it under UML as is.
+ * (tests/back_validate_kunit.c) runs it under UML as is.
  */
 #ifndef _XEN_FIPC_BACK_VALIDATE_H
 #define _XEN_FIPC_BACK_VALIDATE_H
