@@ -138,6 +138,16 @@ static void compare(void)
 	CHECK(w.c.done_slot == (w.mc.done & (w.slots - 1)));
 	CHECK(w.c.calls == w.mc.calls);
 	CHECK(w.c.error == w.mc.err);
+	/* So are the server's, and each side's expected flags. */
+	CHECK(w.s.read_slot == (w.ms.read & (w.slots - 1)));
+	CHECK(w.s.complete_slot == (w.ms.complete & (w.slots - 1)));
+	CHECK(w.c.call_flag == flag_of(K_CALL, 1, w.mc.submit));
+	CHECK(w.c.reply_flag == (w.mc.err ? FIPC_DUPLEX_BROKEN :
+				 flag_of(K_REPLY, 1, w.mc.done)));
+	CHECK(w.c.limit == (w.mc.err ? w.mc.submit : w.mc.done + w.slots));
+	CHECK(w.s.reply_flag == flag_of(K_REPLY, 1, w.ms.complete));
+	CHECK(w.s.call_flag == (w.ms.err ? FIPC_DUPLEX_BROKEN :
+				flag_of(K_CALL, 1, w.ms.read)));
 	CHECK(fipc_duplex_client_error(&w.c) == w.mc.err);
 	CHECK(w.s.read == w.ms.read);
 	CHECK(w.s.complete == w.ms.complete);
@@ -570,10 +580,10 @@ static void setup(struct input *in)
 		start = in_u32(in);
 	w.c.submit = start;
 	w.c.done = start;
-	w.c.submit_slot = start & w.c.mask;
-	w.c.done_slot = start & w.c.mask;
+	fipc_duplex_client_derive(&w.c);
 	w.s.read = start;
 	w.s.complete = start;
+	fipc_duplex_server_derive(&w.s);
 	w.mc.submit = start;
 	w.mc.done = start;
 	w.ms.read = start;

@@ -53,11 +53,10 @@ int fipc_duplex_client_init(struct fipc_duplex_client *c, void *mem,
 	c->mask = FIPC_RING_SLOTS(order) - 1;
 	c->lap_shift = FIPC_DUPLEX_LAP_SHIFT(order);
 	c->submit = 0;
-	c->submit_slot = 0;
 	c->done = 0;
-	c->done_slot = 0;
 	c->calls = 0;
 	c->error = 0;
+	fipc_duplex_client_derive(c);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(fipc_duplex_client_init);
@@ -92,6 +91,7 @@ int fipc_duplex_server_init(struct fipc_duplex_server *s, void *mem,
 		batch = FIPC_DUPLEX_SPAN_MAX;
 	s->ack_batch = batch;
 	s->error = 0;
+	fipc_duplex_server_derive(s);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(fipc_duplex_server_init);

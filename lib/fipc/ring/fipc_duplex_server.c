@@ -12,9 +12,11 @@
  */
 #include <fipc/fipc_duplex.h>
 
+/* Broken for good: the fast paths' compares fail from now on. */
 static int fipc_duplex_server_fail(struct fipc_duplex_server *s)
 {
 	s->error = -EPROTO;
+	fipc_duplex_server_derive(s);
 	return -EPROTO;
 }
 
@@ -41,11 +43,11 @@ static void fipc_duplex_ack(struct fipc_duplex_server *s, u32 n)
 		 * Release: our copies of the requests retired here are
 		 * complete before the client may write over them.
 		 */
-		virt_store_release(&fipc_duplex_server_slot(s, s->complete)->flag,
+		virt_store_release(&s->slots[s->complete_slot].flag,
 				   fipc_duplex_flag(FIPC_DUPLEX_ACK, span,
 						    s->complete,
 						    s->lap_shift));
-		s->complete += span;
+		fipc_duplex_advance_complete(s, span);
 		n -= span;
 	}
 }
@@ -107,8 +109,8 @@ int fipc_duplex_take_request_slow(struct fipc_duplex_server *s,
 	 */
 	if (flag == fipc_duplex_flag(FIPC_DUPLEX_POST, 1, pos, s->lap_shift) &&
 	    pos - s->complete <= s->mask && max_slots) {
-		fipc_slot_copy(fipc_duplex_server_slot(s, pos), buf);
-		s->read = pos + 1;
+		fipc_slot_copy(&s->slots[s->read_slot], buf);
+		fipc_duplex_advance_read(s, 1);
 		if (posted)
 			*posted = true;
 		fipc_duplex_settle(s, true);
@@ -143,7 +145,7 @@ int fipc_duplex_take_request_slow(struct fipc_duplex_server *s,
 	for (i = 0; i < len; i++)
 		fipc_slot_copy(fipc_duplex_server_slot(s, pos + i), &buf[i]);
 
-	s->read = pos + len;
+	fipc_duplex_advance_read(s, len);
 	if (kind == FIPC_DUPLEX_CALL)
 		s->unanswered++;
 	if (posted)
@@ -152,3 +154,41 @@ int fipc_duplex_take_request_slow(struct fipc_duplex_server *s,
 	return len;
 }
 EXPORT_SYMBOL_GPL(fipc_duplex_take_request_slow);
+
+/**
+ * fipc_duplex_reply_slow() - fipc_duplex_reply() off its fast path
+ * @s: the server
+ * @reply: the reply, one slot of payload
+ *
+ * A reply that also retires positions no call needs (continuation
+ * slots gathered below the acknowledgment batch), or none to send.
+ *
+ * Return: as fipc_duplex_reply().
+ */
+int fipc_duplex_reply_slow(struct fipc_duplex_server *s,
+			   const struct fipc_msg *reply)
+{
+	u32 span;
+
+	if (unlikely(s->error))
+		return s->error;
+	if (unlikely(!s->unanswered))
+		return -EINVAL;
+	/*
+	 * Every position read and not needed by another unanswered call:
+	 * fewer than the acknowledgment batch were left by the last
+	 * fipc_duplex_take_request(), so this fits the flag's count.
+	 */
+	span = fipc_duplex_retirable(s) + 1;
+	/*
+	 * Release (in fipc_duplex_put()): our copies of every request
+	 * retired here are complete before the client may write over them.
+	 */
+	fipc_duplex_put(&s->slots[s->complete_slot], reply,
+			fipc_duplex_flag(FIPC_DUPLEX_REPLY, span, s->complete,
+					 s->lap_shift));
+	fipc_duplex_advance_complete(s, span);
+	s->unanswered--;
+	return 0;
+}
+EXPORT_SYMBOL_GPL(fipc_duplex_reply_slow);

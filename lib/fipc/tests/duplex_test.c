@@ -326,10 +326,10 @@ static void dx_test_u32_wrap(struct kunit *test)
 		dx_forge(&p, start + i, dx_flag(DX_REPLY, 1, start + i - 64));
 	p.c.submit = start;
 	p.c.done = start;
-	p.c.submit_slot = start & p.c.mask;
-	p.c.done_slot = start & p.c.mask;
+	fipc_duplex_client_derive(&p.c);
 	p.s.read = start;
 	p.s.complete = start;
+	fipc_duplex_server_derive(&p.s);
 	for (round = 0, tag = 1; round < 40; round++) {
 		for (k = 0; k < 4; k++) {
 			len = 1 + (round + k) % 3;
@@ -1037,6 +1037,216 @@ static void dx_test_sticky(struct kunit *test)
 	RT_EXPECT(rt_match(m, 1, 7));
 }
 
+/* Bursts */
+
+#define DX_BURST	64
+
+/**
+ * struct dx_bufs - a burst's buffers and the pointers the calls take
+ * @m: the buffers
+ * @p: a pointer to each
+ */
+struct dx_bufs {
+	struct fipc_msg *m;
+	struct fipc_msg *p[DX_BURST];
+};
+
+static bool dx_bufs_init(struct kunit *test, struct dx_bufs *b)
+{
+	unsigned int i;
+
+	b->m = rt_bufs(test, DX_BURST);
+	for (i = 0; b->m && i < DX_BURST; i++)
+		b->p[i] = &b->m[i];
+	return b->m;
+}
+
+/* Do the buffers from @from on hold one slot each, tagged @tag on? */
+static bool dx_bufs_match(const struct dx_bufs *b, unsigned int from,
+			  unsigned int n, u32 tag)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (!rt_match(b->p[from + i], 1, tag + i))
+			return false;
+	return true;
+}
+
+/* Answer @n calls with the buffers of @b. */
+static int dx_reply_n(struct dx_pair *p, const struct dx_bufs *b,
+		      unsigned int n)
+{
+	return fipc_duplex_reply_n(&p->s, (const struct fipc_msg *const *)b->p,
+				   n);
+}
+
+/* @n one-slot calls tagged @tag on. */
+static void dx_calls(struct kunit *test, struct dx_pair *p, unsigned int n,
+		     u32 tag)
+{
+	struct fipc_msg m;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		rt_fill(&m, 1, tag + i);
+		RT_EXPECT_EQ(fipc_duplex_call(&p->c, &m, 1), 0);
+	}
+}
+
+/* The first @n buffers of @b, tagged @tag on. */
+static void dx_bufs_fill(struct dx_bufs *b, unsigned int n, u32 tag)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		rt_fill(b->p[i], 1, tag + i);
+}
+
+/* Order, partial bursts, laps, and what a burst leaves to single calls. */
+static void dx_test_bursts(struct kunit *test)
+{
+	struct fipc_msg *m = rt_bufs(test, DX_MAX);
+	struct dx_bufs rq, rp;
+	unsigned int lap, k;
+	struct dx_pair p;
+	bool posted;
+	u32 pos;
+
+	RT_ASSERT(m && dx_bufs_init(test, &rq) && dx_bufs_init(test, &rp));
+	RT_ASSERT(dx_pair_init(test, &p, 0));
+	RT_EXPECT_EQ(fipc_duplex_take_requests(&p.s, rq.p, 4), -EAGAIN);
+	RT_EXPECT_EQ(fipc_duplex_take_replies(&p.c, rp.p, 4), -EAGAIN);
+	dx_calls(test, &p, 5, 1);
+	RT_EXPECT_EQ(fipc_duplex_take_requests(&p.s, rq.p, 0), 0);
+	RT_EXPECT_EQ(fipc_duplex_take_requests(&p.s, rq.p, 3), 3);
+	RT_EXPECT_EQ(fipc_duplex_take_requests(&p.s, rq.p + 3, 8), 2);
+	RT_EXPECT(dx_bufs_match(&rq, 0, 5, 1));
+	RT_EXPECT_EQ(fipc_duplex_take_requests(&p.s, rq.p, 8), -EAGAIN);
+	RT_EXPECT_EQ(fipc_duplex_unanswered(&p.s), 5);
+	RT_EXPECT_EQ(fipc_duplex_take_replies(&p.c, rp.p, 4), -EAGAIN);
+	/* More replies than calls: nothing written. */
+	RT_EXPECT_EQ(dx_reply_n(&p, &rq, 6), -EINVAL);
+	RT_EXPECT_EQ(dx_flag_at(&p, 0), dx_flag(DX_CALL, 1, 0));
+	dx_bufs_fill(&rq, 5, 101);
+	RT_EXPECT_EQ(dx_reply_n(&p, &rq, 5), 0);
+	for (k = 0; k < 5; k++)
+		RT_EXPECT_EQ(dx_flag_at(&p, k), dx_flag(DX_REPLY, 1, k));
+	RT_EXPECT_EQ(fipc_duplex_unanswered(&p.s), 0);
+	RT_EXPECT_EQ(fipc_duplex_take_replies(&p.c, rp.p, 2), 2);
+	RT_EXPECT_EQ(fipc_duplex_take_replies(&p.c, rp.p + 2, 9), 3);
+	RT_EXPECT(dx_bufs_match(&rp, 0, 5, 101));
+	RT_EXPECT_EQ(fipc_duplex_take_replies(&p.c, rp.p, 9), -EAGAIN);
+	RT_EXPECT_EQ(fipc_duplex_room(&p.c), 64);
+	RT_EXPECT_EQ(fipc_duplex_calls(&p.c), 0);
+
+	/* Whole laps, and bursts across the wrap of every cursor. */
+	for (lap = 0; lap < 4; lap++) {
+		pos = p.c.submit;
+		k = lap ? 64 : 59;
+		dx_calls(test, &p, k, pos);
+		RT_EXPECT_EQ(fipc_duplex_take_requests(&p.s, rq.p, DX_BURST),
+			     k);
+		RT_EXPECT(dx_bufs_match(&rq, 0, k, pos));
+		dx_bufs_fill(&rq, k, pos + 1000);
+		RT_EXPECT_EQ(dx_reply_n(&p, &rq, k), 0);
+		RT_EXPECT_EQ(fipc_duplex_take_replies(&p.c, rp.p, DX_BURST), k);
+		RT_EXPECT(dx_bufs_match(&rp, 0, k, pos + 1000));
+		RT_EXPECT_EQ(dx_flag_at(&p, pos + k - 1),
+			     dx_flag(DX_REPLY, 1, pos + k - 1));
+	}
+	RT_EXPECT_EQ(p.c.done, 5 + 59 + 3 * 64);
+	RT_EXPECT_EQ(p.s.complete, p.c.done);
+	/* A full ring: the server's burst stops at the room it handed out. */
+	dx_calls(test, &p, 64, 7);
+	RT_EXPECT_EQ(fipc_duplex_take_requests(&p.s, rq.p, DX_BURST), 64);
+	RT_EXPECT_EQ(fipc_duplex_take_requests(&p.s, rq.p, DX_BURST), -EAGAIN);
+	RT_EXPECT_EQ(dx_reply_n(&p, &rq, 64), 0);
+	RT_EXPECT_EQ(fipc_duplex_take_replies(&p.c, rp.p, DX_BURST), 64);
+
+	/* Mixed with single calls: a burst stops at what is not its own. */
+	RT_ASSERT(dx_pair_reset(&p));
+	dx_calls(test, &p, 1, 1);
+	rt_fill(m, 1, 2);
+	RT_EXPECT_EQ(fipc_duplex_post(&p.c, m, 1), 0);
+	rt_fill(m, 2, 3);
+	RT_EXPECT_EQ(fipc_duplex_call(&p.c, m, 2), 0);
+	dx_calls(test, &p, 1, 4);
+	RT_EXPECT_EQ(fipc_duplex_take_requests(&p.s, rq.p, 8), 1);
+	RT_EXPECT_EQ(fipc_duplex_take_requests(&p.s, rq.p, 8), 0);
+	RT_EXPECT_EQ(p.s.read, 1);
+	RT_EXPECT_EQ(fipc_duplex_take_request(&p.s, m, DX_MAX, &posted), 1);
+	RT_EXPECT(posted && rt_match(m, 1, 2));
+	RT_EXPECT_EQ(fipc_duplex_take_requests(&p.s, rq.p + 1, 8), 0);
+	RT_EXPECT_EQ(fipc_duplex_take_request(&p.s, m, DX_MAX, &posted), 2);
+	RT_EXPECT(!posted && rt_match(m, 2, 3));
+	RT_EXPECT_EQ(fipc_duplex_take_requests(&p.s, rq.p + 1, 8), 1);
+	RT_EXPECT(rt_match(rq.p[1], 1, 4));
+	/* The post's position handed back first, then the continuation's. */
+	RT_EXPECT_EQ(dx_flag_at(&p, 0), dx_flag(DX_ACK, 1, 0));
+	rt_fill(m, 1, 5);
+	RT_EXPECT_EQ(fipc_duplex_reply(&p.s, m), 0);
+	RT_EXPECT_EQ(dx_flag_at(&p, 1), dx_flag(DX_REPLY, 2, 1));
+	dx_bufs_fill(&rq, 2, 6);
+	RT_EXPECT_EQ(dx_reply_n(&p, &rq, 2), 0);
+	RT_EXPECT_EQ(dx_flag_at(&p, 3), dx_flag(DX_REPLY, 1, 3));
+	RT_EXPECT_EQ(dx_flag_at(&p, 4), dx_flag(DX_REPLY, 1, 4));
+	RT_EXPECT_EQ(fipc_duplex_take_replies(&p.c, rp.p, 8), 3);
+	RT_EXPECT(dx_bufs_match(&rp, 0, 1, 5));
+	RT_EXPECT(dx_bufs_match(&rp, 1, 2, 6));
+	RT_EXPECT_EQ(fipc_duplex_room(&p.c), 64);
+	RT_EXPECT_EQ(fipc_duplex_client_error(&p.c), 0);
+	RT_EXPECT_EQ(fipc_duplex_server_error(&p.s), 0);
+}
+
+/* A bad flag in the middle of a burst stops it and breaks the ring. */
+static void dx_test_bursts_hostile(struct kunit *test)
+{
+	static const u32 bad[] = {
+		0xc1010001u,		/* a call of the next lap */
+		0xc1ff0000u,		/* a count no request has */
+		0xc4010000u,		/* a reply, from the client */
+	};
+	struct fipc_msg *m = rt_bufs(test, DX_MAX);
+	struct dx_bufs rq, rp;
+	struct dx_pair p;
+	unsigned int i;
+
+	RT_ASSERT(m && dx_bufs_init(test, &rq) && dx_bufs_init(test, &rp));
+	RT_ASSERT(dx_pair_init(test, &p, 0));
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		RT_ASSERT(dx_pair_reset(&p));
+		dx_calls(test, &p, 4, 1);
+		dx_forge(&p, 2, bad[i]);
+		RT_EXPECT_EQ(fipc_duplex_take_requests(&p.s, rq.p, 8), 2);
+		RT_EXPECT(dx_bufs_match(&rq, 0, 2, 1));
+		RT_EXPECT_EQ(p.s.read, 2);
+		RT_EXPECT_EQ(fipc_duplex_take_requests(&p.s, rq.p, 8), -EPROTO);
+		dx_expect_server_broken(test, &p, m);
+		RT_EXPECT_EQ(dx_reply_n(&p, &rq, 1), -EPROTO);
+		RT_EXPECT_EQ(dx_flag_at(&p, 0), dx_flag(DX_CALL, 1, 0));
+	}
+
+	/* Replies: one of the lap before, then one retiring too much. */
+	for (i = 0; i < 2; i++) {
+		RT_ASSERT(dx_pair_reset(&p));
+		dx_calls(test, &p, 4, 1);
+		RT_EXPECT_EQ(fipc_duplex_take_requests(&p.s, rq.p, 8), 4);
+		RT_EXPECT_EQ(dx_reply_n(&p, &rq, 4), 0);
+		dx_forge(&p, 2, i ? dx_flag(DX_REPLY, 2, 2) :
+				    dx_flag(DX_REPLY, 1, 2 - 64));
+		RT_EXPECT_EQ(fipc_duplex_take_replies(&p.c, rp.p, 8), 2);
+		RT_EXPECT(dx_bufs_match(&rp, 0, 2, 1));
+		RT_EXPECT_EQ(p.c.done, 2);
+		RT_EXPECT_EQ(fipc_duplex_take_replies(&p.c, rp.p, 8), -EPROTO);
+		dx_expect_client_broken(test, &p, m);
+	}
+	/* A repaired flag changes nothing: the error is sticky. */
+	dx_forge(&p, 2, dx_flag(DX_REPLY, 1, 2));
+	RT_EXPECT_EQ(fipc_duplex_take_replies(&p.c, rp.p, 8), -EPROTO);
+	RT_EXPECT_EQ(p.c.done, 2);
+}
+
 /* Waiting */
 
 /**
@@ -1193,6 +1403,8 @@ static struct rt_case dx_cases[] = {
 	RT_CASE(dx_test_hostile_torn),
 	RT_CASE(dx_test_hostile_overfill),
 	RT_CASE(dx_test_sticky),
+	RT_CASE(dx_test_bursts),
+	RT_CASE(dx_test_bursts_hostile),
 	RT_CASE(dx_test_wait),
 	RT_END
 };

@@ -56,6 +56,14 @@
 static_assert(FIPC_RING_SLOTS(0) == 1u << FIPC_DUPLEX_LAP_SHIFT(0),
 	      "64 slots in a page");
 
+/*
+ * An expected flag no flag read from the ring can equal: the fast paths
+ * compare a 32-bit flag with a 64-bit expected one, which a broken side
+ * sets to this so that its single compare fails and the slow path
+ * returns the sticky error.
+ */
+#define FIPC_DUPLEX_BROKEN	0x100000000ull
+
 /**
  * struct fipc_duplex_client - the requesting side's private state
  * @slots: the shared slots
@@ -69,6 +77,13 @@ static_assert(FIPC_RING_SLOTS(0) == 1u << FIPC_DUPLEX_LAP_SHIFT(0),
  * @done_slot: its slot, @done & @mask
  * @calls: calls sent whose reply has not been read yet
  * @error: 0, or -EPROTO once the server has broken the protocol (sticky)
+ * @limit: @done + number of slots, the first position not to fill; set
+ *	to @submit once broken, so that the room check fails
+ * @call_flag: the flag of a one-slot call at @submit
+ * @reply_flag: the flag of a one-position reply at @done, or
+ *	FIPC_DUPLEX_BROKEN
+ *
+ * The flags are set when their slot index wraps, not per message.
  */
 struct fipc_duplex_client {
 	struct fipc_slot *slots;
@@ -80,6 +95,9 @@ struct fipc_duplex_client {
 	u32 done_slot;
 	u32 calls;
 	int error;
+	u32 limit;
+	u32 call_flag;
+	u64 reply_flag;
 };
 
 /**
@@ -88,23 +106,31 @@ struct fipc_duplex_client {
  * @mask: number of slots minus one
  * @lap_shift: log2 of the number of slots
  * @read: position of the next request to read
+ * @read_slot: its slot, @read & @mask
  * @complete: position of the next reply or acknowledgment to write;
  *	everything before it has been handed back to the client
+ * @complete_slot: its slot, @complete & @mask
  * @unanswered: calls read whose reply has not been written yet; one
  *	position between @complete and @read stays reserved for each
  * @ack_batch: retirable positions of calls to gather before acknowledging
  *	them without a reply
  * @error: 0, or -EPROTO once the client has broken the protocol (sticky)
+ * @reply_flag: the flag of a one-position reply at @complete
+ * @call_flag: the flag of a one-slot call at @read, or FIPC_DUPLEX_BROKEN
  */
 struct fipc_duplex_server {
 	struct fipc_slot *slots;
 	u32 mask;
 	u32 lap_shift;
 	u32 read;
+	u32 read_slot;
 	u32 complete;
+	u32 complete_slot;
 	u32 unanswered;
 	u32 ack_batch;
 	int error;
+	u32 reply_flag;
+	u64 call_flag;
 };
 
 int fipc_duplex_client_init(struct fipc_duplex_client *c, void *mem,
@@ -122,6 +148,8 @@ int fipc_duplex_take_reply_slow(struct fipc_duplex_client *c,
 int fipc_duplex_take_request_slow(struct fipc_duplex_server *s,
 				  struct fipc_msg *buf,
 				  unsigned int max_slots, bool *posted);
+int fipc_duplex_reply_slow(struct fipc_duplex_server *s,
+			   const struct fipc_msg *reply);
 void fipc_duplex_server_flush(struct fipc_duplex_server *s);
 
 int fipc_duplex_client_wait(struct fipc_duplex_client *c,
@@ -248,27 +276,101 @@ static inline bool fipc_duplex_server_idle(const struct fipc_duplex_server *s,
 				 pos - s->complete <= s->mask);
 }
 
+/* @want, an expected flag, with its kind @from changed to @to. */
+static inline u64 fipc_duplex_rekind(u64 want, u32 from, u32 to)
+{
+	return want ^ (from ^ to);
+}
+
 /* Is the server's one-position acknowledgment at the done cursor? */
 static inline bool fipc_duplex_ack_at_done(const struct fipc_duplex_client *c)
 {
 	/* Acquire: our later writes over the position stay after it. */
-	return virt_load_acquire(&c->slots[c->done_slot].flag) ==
-	       fipc_duplex_flag(FIPC_DUPLEX_ACK, 1, c->done, c->lap_shift);
+	u32 flag = virt_load_acquire(&c->slots[c->done_slot].flag);
+
+	return flag == fipc_duplex_rekind(c->reply_flag, FIPC_DUPLEX_REPLY,
+					  FIPC_DUPLEX_ACK);
 }
 
-/* Move the client's cursors by @n positions, and their slots with them. */
+/*
+ * Set what each side keeps beside its positions (slot indexes, expected
+ * flags, the client's limit) from the positions and the error: at init,
+ * and in tests that start a ring at a later position.
+ */
+static inline void fipc_duplex_client_derive(struct fipc_duplex_client *c)
+{
+	c->submit_slot = c->submit & c->mask;
+	c->done_slot = c->done & c->mask;
+	c->limit = c->error ? c->submit : c->done + c->mask + 1;
+	c->call_flag = fipc_duplex_flag(FIPC_DUPLEX_CALL, 1, c->submit,
+					c->lap_shift);
+	c->reply_flag = c->error ? FIPC_DUPLEX_BROKEN :
+			fipc_duplex_flag(FIPC_DUPLEX_REPLY, 1, c->done,
+					 c->lap_shift);
+}
+
+static inline void fipc_duplex_server_derive(struct fipc_duplex_server *s)
+{
+	s->read_slot = s->read & s->mask;
+	s->complete_slot = s->complete & s->mask;
+	s->reply_flag = fipc_duplex_flag(FIPC_DUPLEX_REPLY, 1, s->complete,
+					 s->lap_shift);
+	s->call_flag = s->error ? FIPC_DUPLEX_BROKEN :
+		       fipc_duplex_flag(FIPC_DUPLEX_CALL, 1, s->read,
+					s->lap_shift);
+}
+
+/*
+ * Move a cursor by @n positions, at most a ring, its slot index with it,
+ * and its expected flag when the slot index wraps; never on a broken side.
+ */
 static inline void fipc_duplex_advance_submit(struct fipc_duplex_client *c,
 					      u32 n)
 {
+	u32 slot = c->submit_slot + n;
+
 	c->submit += n;
-	c->submit_slot = (c->submit_slot + n) & c->mask;
+	c->submit_slot = slot & c->mask;
+	if (slot > c->mask)
+		c->call_flag = fipc_duplex_flag(FIPC_DUPLEX_CALL, 1, c->submit,
+						c->lap_shift);
 }
 
 static inline void fipc_duplex_advance_done(struct fipc_duplex_client *c,
 					    u32 n)
 {
+	u32 slot = c->done_slot + n;
+
 	c->done += n;
-	c->done_slot = (c->done_slot + n) & c->mask;
+	c->limit += n;
+	c->done_slot = slot & c->mask;
+	if (slot > c->mask)
+		c->reply_flag = fipc_duplex_flag(FIPC_DUPLEX_REPLY, 1, c->done,
+						 c->lap_shift);
+}
+
+static inline void fipc_duplex_advance_read(struct fipc_duplex_server *s,
+					    u32 n)
+{
+	u32 slot = s->read_slot + n;
+
+	s->read += n;
+	s->read_slot = slot & s->mask;
+	if (slot > s->mask)
+		s->call_flag = fipc_duplex_flag(FIPC_DUPLEX_CALL, 1, s->read,
+						s->lap_shift);
+}
+
+static inline void fipc_duplex_advance_complete(struct fipc_duplex_server *s,
+						u32 n)
+{
+	u32 slot = s->complete_slot + n;
+
+	s->complete += n;
+	s->complete_slot = slot & s->mask;
+	if (slot > s->mask)
+		s->reply_flag = fipc_duplex_flag(FIPC_DUPLEX_REPLY, 1,
+						 s->complete, s->lap_shift);
 }
 
 /* Write a one-slot message and publish it with its flag. */
@@ -279,6 +381,12 @@ static inline void fipc_duplex_put(struct fipc_slot *slot,
 	/* Release: the payload is visible before the flag announcing it. */
 	virt_store_release(&slot->flag, flag);
 }
+
+/*
+ * The inline paths below load every field they need before a payload
+ * copy and store what they change after it: the copy's bytes may alias
+ * the private state, so the compiler would otherwise load it again.
+ */
 
 /* The API proper. */
 
@@ -301,14 +409,18 @@ static inline int fipc_duplex_call(struct fipc_duplex_client *c,
 				   const struct fipc_msg *req,
 				   unsigned int nslots)
 {
-	u32 pos = c->submit;
+	u32 pos = c->submit, slot = c->submit_slot, mask = c->mask;
+	u32 flag = c->call_flag, calls = c->calls;
 
-	if (likely(nslots == 1 && !c->error && pos - c->done <= c->mask)) {
-		fipc_duplex_put(&c->slots[c->submit_slot], req,
-				fipc_duplex_flag(FIPC_DUPLEX_CALL, 1, pos,
-						 c->lap_shift));
-		fipc_duplex_advance_submit(c, 1);
-		c->calls++;
+	/* One compare for room and error: a broken client's limit is pos. */
+	if (likely(nslots == 1 && pos != c->limit)) {
+		fipc_duplex_put(&c->slots[slot], req, flag);
+		c->submit = pos + 1;
+		c->calls = calls + 1;
+		c->submit_slot = (slot + 1) & mask;
+		if (unlikely(slot == mask))
+			c->call_flag = fipc_duplex_flag(FIPC_DUPLEX_CALL, 1,
+							pos + 1, c->lap_shift);
 		return 0;
 	}
 	return fipc_duplex_submit(c, req, nslots, false);
@@ -330,7 +442,8 @@ static inline int fipc_duplex_post(struct fipc_duplex_client *c,
 				   const struct fipc_msg *msg,
 				   unsigned int nslots)
 {
-	u32 pos = c->submit, done = c->done;
+	u32 pos = c->submit, slot = c->submit_slot, mask = c->mask;
+	u32 flag = c->call_flag ^ (FIPC_DUPLEX_CALL ^ FIPC_DUPLEX_POST);
 
 	/*
 	 * A stream keeps the ring full: the position to fill is the one at
@@ -338,19 +451,21 @@ static inline int fipc_duplex_post(struct fipc_duplex_client *c,
 	 * case, its one-position acknowledgment of our post one lap back
 	 * (allowed while more positions are held than calls wait).  Taken
 	 * here, so that each post of a stream reads and writes the one line
-	 * without the out-of-line call.
+	 * without the out-of-line call.  A broken client's limit is pos and
+	 * its expected flags match nothing: the slow path says -EPROTO.
 	 */
-	if (likely(nslots == 1 && !c->error)) {
-		if (pos - done > c->mask && pos - done > c->calls &&
-		    fipc_duplex_ack_at_done(c)) {
+	if (likely(nslots == 1)) {
+		if (pos == c->limit && pos - c->done > c->calls &&
+		    fipc_duplex_ack_at_done(c))
 			fipc_duplex_advance_done(c, 1);
-			done++;
-		}
-		if (likely(pos - done <= c->mask)) {
-			fipc_duplex_put(&c->slots[c->submit_slot], msg,
-					fipc_duplex_flag(FIPC_DUPLEX_POST, 1,
-							 pos, c->lap_shift));
-			fipc_duplex_advance_submit(c, 1);
+		if (likely(pos != c->limit)) {
+			fipc_duplex_put(&c->slots[slot], msg, flag);
+			c->submit = pos + 1;
+			c->submit_slot = (slot + 1) & mask;
+			if (unlikely(slot == mask))
+				c->call_flag =
+					fipc_duplex_flag(FIPC_DUPLEX_CALL, 1,
+							 pos + 1, c->lap_shift);
 			return 0;
 		}
 	}
@@ -373,8 +488,10 @@ static inline int fipc_duplex_post(struct fipc_duplex_client *c,
 static inline int fipc_duplex_take_reply(struct fipc_duplex_client *c,
 					 struct fipc_msg *reply)
 {
-	u32 pos = c->done;
-	const struct fipc_slot *slot = &c->slots[c->done_slot];
+	u32 pos = c->done, dslot = c->done_slot, mask = c->mask;
+	u32 calls = c->calls, limit = c->limit;
+	u64 want = c->reply_flag;
+	const struct fipc_slot *slot = &c->slots[dslot];
 	/*
 	 * Acquire: pairs with the server's release of the flag; the payload
 	 * we copy, and the request slots we later write over the positions
@@ -388,14 +505,17 @@ static inline int fipc_duplex_take_reply(struct fipc_duplex_client *c,
 	 * cursor then moves by a constant, not by a value loaded from the
 	 * flag, so the CPU can look at the next slot before this flag's line
 	 * has arrived: a run of replies is read in parallel, not one line
-	 * transfer after another.
+	 * transfer after another.  A broken client's @want matches nothing.
 	 */
-	if (likely(flag == fipc_duplex_flag(FIPC_DUPLEX_REPLY, 1, pos,
-					    c->lap_shift) &&
-		   c->calls && !c->error)) {
+	if (likely(flag == want && calls)) {
 		fipc_slot_copy(slot, reply);
-		fipc_duplex_advance_done(c, 1);
-		c->calls--;
+		c->done = pos + 1;
+		c->limit = limit + 1;
+		c->calls = calls - 1;
+		c->done_slot = (dslot + 1) & mask;
+		if (unlikely(dslot == mask))
+			c->reply_flag = fipc_duplex_flag(FIPC_DUPLEX_REPLY, 1,
+							 pos + 1, c->lap_shift);
 		return 0;
 	}
 	/*
@@ -404,8 +524,8 @@ static inline int fipc_duplex_take_reply(struct fipc_duplex_client *c,
 	 * path would read the flag again, on a line the server is about to
 	 * write).  The slow path would say the same.
 	 */
-	if (flag == fipc_duplex_flag(FIPC_DUPLEX_CALL, 1, pos, c->lap_shift) &&
-	    pos != c->submit && !c->error)
+	if (flag == fipc_duplex_rekind(want, FIPC_DUPLEX_REPLY,
+				       FIPC_DUPLEX_CALL) && pos != c->submit)
 		return -EAGAIN;
 	return fipc_duplex_take_reply_slow(c, reply);
 }
@@ -432,8 +552,10 @@ static inline int fipc_duplex_take_request(struct fipc_duplex_server *s,
 					   unsigned int max_slots,
 					   bool *posted)
 {
-	u32 pos = s->read;
-	const struct fipc_slot *slot = &s->slots[pos & s->mask];
+	u32 pos = s->read, rslot = s->read_slot, mask = s->mask;
+	u32 unanswered = s->unanswered;
+	u64 want = s->call_flag;
+	const struct fipc_slot *slot = &s->slots[rslot];
 	/* Acquire: pairs with the client's release of the head flag. */
 	u32 flag = virt_load_acquire(&slot->flag);
 
@@ -442,14 +564,17 @@ static inline int fipc_duplex_take_request(struct fipc_duplex_server *s,
 	 * fipc_duplex_take_reply()) and counts a constant, so nothing of
 	 * what we do next, the reply's position and span included, waits
 	 * for this flag's line but the branch.  Posted requests, which may
-	 * complete a batch to acknowledge, take the slow path.
+	 * complete a batch to acknowledge, take the slow path.  A broken
+	 * server's @want matches nothing.
 	 */
-	if (likely(flag == fipc_duplex_flag(FIPC_DUPLEX_CALL, 1, pos,
-					    s->lap_shift) &&
-		   pos - s->complete <= s->mask && max_slots && !s->error)) {
+	if (likely(flag == want && pos - s->complete <= mask && max_slots)) {
 		fipc_slot_copy(slot, buf);
 		s->read = pos + 1;
-		s->unanswered++;
+		s->unanswered = unanswered + 1;
+		s->read_slot = (rslot + 1) & mask;
+		if (unlikely(rslot == mask))
+			s->call_flag = fipc_duplex_flag(FIPC_DUPLEX_CALL, 1,
+							pos + 1, s->lap_shift);
 		if (posted)
 			*posted = false;
 		return 1;
@@ -458,20 +583,21 @@ static inline int fipc_duplex_take_request(struct fipc_duplex_server *s,
 	 * A one-slot posted request when nothing else waits to be handed
 	 * back: acknowledged at once, in one flag, with a constant span.
 	 */
-	if (flag == fipc_duplex_flag(FIPC_DUPLEX_POST, 1, pos, s->lap_shift) &&
-	    pos - s->complete == s->unanswered &&
-	    pos - s->complete <= s->mask && max_slots && !s->error) {
+	if (flag == fipc_duplex_rekind(want, FIPC_DUPLEX_CALL,
+				       FIPC_DUPLEX_POST) &&
+	    pos - s->complete == unanswered && unanswered <= mask &&
+	    max_slots) {
 		fipc_slot_copy(slot, buf);
-		s->read = pos + 1;
+		fipc_duplex_advance_read(s, 1);
 		/*
 		 * Release: our copy of the request is complete before the
 		 * client may write over the position.
 		 */
-		virt_store_release(&s->slots[s->complete & s->mask].flag,
-				   fipc_duplex_flag(FIPC_DUPLEX_ACK, 1,
-						    s->complete,
-						    s->lap_shift));
-		s->complete++;
+		virt_store_release(&s->slots[s->complete_slot].flag,
+				   (u32)fipc_duplex_rekind(s->reply_flag,
+							   FIPC_DUPLEX_REPLY,
+							   FIPC_DUPLEX_ACK));
+		fipc_duplex_advance_complete(s, 1);
 		if (posted)
 			*posted = true;
 		return 1;
@@ -482,11 +608,11 @@ static inline int fipc_duplex_take_request(struct fipc_duplex_server *s,
 	 * fipc_duplex_take_reply(), a polling server reads the line once a
 	 * poll; the slow path (fipc_duplex_server_idle()) agrees.
 	 */
-	if ((flag == fipc_duplex_flag(FIPC_DUPLEX_REPLY, 1, pos - s->mask - 1,
+	if ((flag == fipc_duplex_flag(FIPC_DUPLEX_REPLY, 1, pos - mask - 1,
 				      s->lap_shift) ||
-	     flag == fipc_duplex_flag(FIPC_DUPLEX_ACK, 1, pos - s->mask - 1,
+	     flag == fipc_duplex_flag(FIPC_DUPLEX_ACK, 1, pos - mask - 1,
 				      s->lap_shift)) &&
-	    pos - s->complete <= s->mask && !s->error)
+	    pos - s->complete <= mask && !s->error)
 		return -EAGAIN;
 	return fipc_duplex_take_request_slow(s, buf, max_slots, posted);
 }
@@ -507,27 +633,199 @@ static inline int fipc_duplex_take_request(struct fipc_duplex_server *s,
 static inline int fipc_duplex_reply(struct fipc_duplex_server *s,
 				    const struct fipc_msg *reply)
 {
-	u32 pos = s->complete, span;
+	u32 pos = s->complete, cslot = s->complete_slot, mask = s->mask;
+	u32 unanswered = s->unanswered, flag = s->reply_flag;
+
+	/*
+	 * The common reply retires exactly its own position: every position
+	 * read is held by an unanswered call.  Its flag is the precomputed
+	 * one; anything else (a longer span, no call waiting, a broken
+	 * ring) takes the slow path.
+	 */
+	if (likely(s->read - pos == unanswered && unanswered && !s->error)) {
+		/*
+		 * Release (in fipc_duplex_put()): our copy of the request
+		 * retired here is complete before the client may write over
+		 * it.
+		 */
+		fipc_duplex_put(&s->slots[cslot], reply, flag);
+		s->complete = pos + 1;
+		s->unanswered = unanswered - 1;
+		s->complete_slot = (cslot + 1) & mask;
+		if (unlikely(cslot == mask))
+			s->reply_flag = fipc_duplex_flag(FIPC_DUPLEX_REPLY, 1,
+							 pos + 1, s->lap_shift);
+		return 0;
+	}
+	return fipc_duplex_reply_slow(s, reply);
+}
+
+/* Bursts: the one-at-a-time calls, with the cursors kept in registers. */
+
+/**
+ * fipc_duplex_take_replies() - take up to @max replies, in ring order
+ * @c: the client
+ * @bufs: pointers to private buffers, one slot of payload each
+ * @max: how many replies to take at most
+ *
+ * As fipc_duplex_take_reply() called until it fails or @max times: a run
+ * of one-position replies is taken with the cursors in registers, and
+ * whatever else is at the done cursor (acknowledgments, a longer span,
+ * nothing, a bad flag) is left to fipc_duplex_take_reply() itself, so
+ * that the burst accepts and rejects exactly what it does.
+ *
+ * Return: the number of replies taken into @bufs, 1..@max (a bad flag
+ * after the first stops the burst; the next call returns the sticky
+ * error); 0 if @max is 0; else as fipc_duplex_take_reply().
+ */
+static inline int fipc_duplex_take_replies(struct fipc_duplex_client *c,
+					   struct fipc_msg *const *bufs,
+					   unsigned int max)
+{
+	const struct fipc_slot *slots = c->slots, *slot;
+	u32 mask = c->mask, pos, dslot, calls, start, flag = 0;
+	unsigned int n = 0;
+	u64 want;
+	int err;
+
+	while (n < max) {
+		pos = c->done;
+		start = pos;
+		dslot = c->done_slot;
+		calls = c->calls;
+		want = c->reply_flag;
+		for (; n < max && calls; n++) {
+			slot = &slots[dslot];
+			/* Acquire: as in fipc_duplex_take_reply(). */
+			flag = virt_load_acquire(&slot->flag);
+			if (flag != want)
+				break;
+			fipc_slot_copy(slot, bufs[n]);
+			pos++;
+			calls--;
+			dslot = (dslot + 1) & mask;
+			if (unlikely(!dslot))
+				want = fipc_duplex_flag(FIPC_DUPLEX_REPLY, 1, pos,
+							c->lap_shift);
+		}
+		c->limit += pos - start;
+		c->done = pos;
+		c->done_slot = dslot;
+		c->calls = calls;
+		c->reply_flag = want;
+		if (n == max)
+			break;
+		/* Our own call, unanswered: as fipc_duplex_take_reply(). */
+		if (calls && flag == fipc_duplex_rekind(want, FIPC_DUPLEX_REPLY,
+							FIPC_DUPLEX_CALL) &&
+		    pos != c->submit)
+			return n ? (int)n : -EAGAIN;
+		err = fipc_duplex_take_reply(c, bufs[n]);
+		if (err)
+			return n ? (int)n : err;
+		n++;
+	}
+	return n;
+}
+
+/**
+ * fipc_duplex_take_requests() - take up to @max one-slot calls, in order
+ * @s: the server
+ * @bufs: pointers to private buffers, one slot of payload each
+ * @max: how many calls to take at most
+ *
+ * As fipc_duplex_take_request() with one-slot buffers, for one-slot
+ * calls only: the burst stops at anything else and leaves it in the
+ * ring, after checking it as fipc_duplex_take_request() does (a bad flag
+ * breaks the ring here too).  Each call taken needs one reply.
+ *
+ * Return: the number of calls taken into @bufs, 1..@max (a bad flag
+ * after the first stops the burst; the next call returns the sticky
+ * error); 0 if @max is 0 or a request of another kind is next (take it
+ * with fipc_duplex_take_request()); -EAGAIN if no request is there;
+ * -EPROTO if the client broke the protocol.
+ */
+static inline int fipc_duplex_take_requests(struct fipc_duplex_server *s,
+					    struct fipc_msg *const *bufs,
+					    unsigned int max)
+{
+	const struct fipc_slot *slots = s->slots, *slot;
+	u32 pos = s->read, rslot = s->read_slot, mask = s->mask;
+	u32 room = mask + 1 - (pos - s->complete);
+	unsigned int n, lim = max < room ? max : room;
+	u64 want = s->call_flag;
+	int err;
+
+	for (n = 0; n < lim; n++) {
+		slot = &slots[rslot];
+		/* Acquire: as in fipc_duplex_take_request(). */
+		if (virt_load_acquire(&slot->flag) != want)
+			break;
+		fipc_slot_copy(slot, bufs[n]);
+		pos++;
+		rslot = (rslot + 1) & mask;
+		if (unlikely(!rslot))
+			want = fipc_duplex_flag(FIPC_DUPLEX_CALL, 1, pos,
+						s->lap_shift);
+	}
+	s->read = pos;
+	s->read_slot = rslot;
+	s->call_flag = want;
+	s->unanswered += n;
+	if (n == max)
+		return n;
+	/* Checked, never taken (no buffer): the sticky error if bad. */
+	err = fipc_duplex_take_request(s, NULL, 0, NULL);
+	if (n)
+		return n;
+	return err == -EMSGSIZE ? 0 : err;
+}
+
+/**
+ * fipc_duplex_reply_n() - answer @n calls taken earlier, in one go
+ * @s: the server
+ * @replies: pointers to the replies, one slot of payload each
+ * @n: their number
+ *
+ * As fipc_duplex_reply() for each reply in turn: the first retires what
+ * no other call needs, each later one exactly its own position.
+ *
+ * Return: 0; -EINVAL if fewer than @n calls wait for a reply (nothing is
+ * written then); -EPROTO if the client broke the protocol (sticky).
+ */
+static inline int fipc_duplex_reply_n(struct fipc_duplex_server *s,
+				      const struct fipc_msg *const *replies,
+				      unsigned int n)
+{
+	struct fipc_slot *slots = s->slots;
+	u32 mask = s->mask, pos, cslot, flag, i;
+	int err;
 
 	if (unlikely(s->error))
 		return s->error;
-	if (unlikely(!s->unanswered))
+	if (unlikely(n > s->unanswered))
 		return -EINVAL;
-	/*
-	 * Every position read and not needed by another unanswered call:
-	 * fewer than the acknowledgment batch were left by the last
-	 * fipc_duplex_take_request(), so this fits the flag's count.
-	 */
-	span = s->read - pos - s->unanswered + 1;
-	/*
-	 * Release (in fipc_duplex_put()): our copies of every request
-	 * retired here are complete before the client may write over them.
-	 */
-	fipc_duplex_put(&s->slots[pos & s->mask], reply,
-			fipc_duplex_flag(FIPC_DUPLEX_REPLY, span, pos,
-					 s->lap_shift));
-	s->complete = pos + span;
-	s->unanswered--;
+	if (!n)
+		return 0;
+	err = fipc_duplex_reply(s, replies[0]);
+	if (unlikely(err))
+		return err;
+	pos = s->complete;
+	cslot = s->complete_slot;
+	flag = s->reply_flag;
+	for (i = 1; i < n; i++) {
+		/* Release: as in fipc_duplex_reply(). */
+		fipc_duplex_put(&slots[cslot], replies[i], flag);
+		pos++;
+		cslot = (cslot + 1) & mask;
+		if (unlikely(!cslot))
+			flag = fipc_duplex_flag(FIPC_DUPLEX_REPLY, 1, pos,
+						s->lap_shift);
+	}
+	s->complete = pos;
+	s->complete_slot = cslot;
+	s->reply_flag = flag;
+	s->unanswered -= n - 1;
 	return 0;
 }
 
