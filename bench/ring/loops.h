@@ -25,6 +25,17 @@
  *
  * which the one-way stream uses instead of cli_post().  A ring that has
  * no one-way stream defines RING_NO_STREAM (and leaves .stream NULL).
+ *
+ * A ring with burst operations defines RING_HAS_BURST and
+ *
+ *   unsigned int cli_recv_n(struct bench_buf *const *b, unsigned int max)
+ *                            take up to max responses, or none (0)
+ *   unsigned int srv_recv_n(struct bench_buf *const *b, unsigned int max)
+ *                            take up to max requests, or none (0)
+ *   bool srv_reply_n(struct bench_buf *const *b, unsigned int n)
+ *                            publish n responses
+ *
+ * which the burst loop's responses and the server loop then use.
  */
 #ifndef _BENCH_RING_LOOPS_H
 #define _BENCH_RING_LOOPS_H
@@ -73,16 +84,38 @@ static u64 ring_rtt(u64 first, unsigned int n, u64 *cycles)
 	return bad;
 }
 
+/* Take @n responses into the buffers @b points to, waiting for each. */
+static inline void cli_recv_wait_n(struct bench_buf *const *b, unsigned int n)
+{
+#ifdef RING_HAS_BURST
+	unsigned int got;
+
+	while (n) {
+		got = cli_recv_n(b, n);
+		if (!got)
+			bench_relax();
+		b += got;
+		n -= got;
+	}
+#else
+	while (n--)
+		cli_recv_wait(*b++);
+#endif
+}
+
 static u64 ring_burst(u64 first, unsigned int size, unsigned int n,
 		      u64 *cycles)
 {
 	BENCH_PAGE_ALIGNED struct bench_buf req[BENCH_MAX_BURST];
 	BENCH_PAGE_ALIGNED struct bench_buf rsp[BENCH_MAX_BURST];
+	struct bench_buf *rspp[BENCH_MAX_BURST];
 	unsigned int i, j;
 	u64 bad = 0, t0, t1, seq = first;
 
 	if (size > BENCH_MAX_BURST)
 		return n;
+	for (j = 0; j < size; j++)
+		rspp[j] = &rsp[j];
 	for (i = 0; i < n; i++, seq += size) {
 		for (j = 0; j < size; j++)
 			bench_msg_fill(&req[j].msg, seq + j);
@@ -90,8 +123,7 @@ static u64 ring_burst(u64 first, unsigned int size, unsigned int n,
 		for (j = 0; j < size; j++)
 			cli_post_wait(&req[j]);
 		cli_flush();
-		for (j = 0; j < size; j++)
-			cli_recv_wait(&rsp[j]);
+		cli_recv_wait_n(rspp, size);
 		t1 = bench_tsc_stop();
 		if (cycles)
 			cycles[i] = t1 - t0;
@@ -151,36 +183,79 @@ static u64 ring_stream(u64 first, u64 n, bool check, u64 *chunks)
 }
 #endif
 
+/*
+ * The server's look at a request: its order always (the first one seen
+ * sets where it starts), its content only if asked.  1 if it is bad.
+ */
+static inline u64 srv_bad(const struct bench_msg *m, bool check, u64 *expect)
+{
+	u64 bad = *expect != ~0ull && m->seq != *expect;
+
+	if (!bad && check && !bench_msg_ok(m, m->seq))
+		bad = 1;
+	*expect = m->seq + 1;
+	return bad;
+}
+
+/* Complete request @b, or (echo) answer it. */
+static inline void srv_answer(const struct bench_buf *b,
+			      enum bench_srv_mode mode)
+{
+	if (mode == BENCH_SRV_ECHO)
+		while (!srv_reply(b))
+			bench_relax();
+	else
+		while (!srv_complete(b))
+			bench_relax();
+}
+
+#ifndef RING_HAS_BURST
 static u64 ring_server(enum bench_srv_mode mode, bool check)
 {
 	BENCH_PAGE_ALIGNED struct bench_buf b;
-	u64 bad = 0, expect = 0;
-	bool started = false;
+	u64 bad = 0, expect = ~0ull;
 
 	for (;;) {
 		while (!srv_recv(&b))
 			bench_relax();
 		if (b.msg.seq == BENCH_STOP_SEQ)
 			break;
-		/* Order checked cheaply always, content only if asked. */
-		if (started && b.msg.seq != expect)
-			bad++;
-		else if (check && !bench_msg_ok(&b.msg, b.msg.seq))
-			bad++;
-		started = true;
-		expect = b.msg.seq + 1;
-		if (mode == BENCH_SRV_ECHO) {
-			while (!srv_reply(&b))
-				bench_relax();
-			continue;
-		}
-		while (!srv_complete(&b))
-			bench_relax();
+		bad += srv_bad(&b.msg, check, &expect);
+		srv_answer(&b, mode);
 	}
-	while (!srv_reply(&b))
-		bench_relax();
+	srv_answer(&b, BENCH_SRV_ECHO);
 	return bad;
 }
+#else
+/* The same, taking what requests are there and answering them together. */
+static u64 ring_server(enum bench_srv_mode mode, bool check)
+{
+	BENCH_PAGE_ALIGNED struct bench_buf b[BENCH_MAX_BURST];
+	struct bench_buf *bp[BENCH_MAX_BURST];
+	u64 bad = 0, expect = ~0ull;
+	unsigned int i, j, n;
+
+	for (i = 0; i < BENCH_MAX_BURST; i++)
+		bp[i] = &b[i];
+	for (;;) {
+		while (!(n = srv_recv_n(bp, BENCH_MAX_BURST)))
+			bench_relax();
+		/* STOP is the last request: its client waits for its reply. */
+		for (i = 0; i < n && b[i].msg.seq != BENCH_STOP_SEQ; i++)
+			bad += srv_bad(&b[i].msg, check, &expect);
+		if (mode == BENCH_SRV_ECHO)
+			while (!srv_reply_n(bp, i))
+				bench_relax();
+		else
+			for (j = 0; j < i; j++)
+				srv_answer(&b[j], mode);
+		if (i < n)
+			break;
+	}
+	srv_answer(&b[i], BENCH_SRV_ECHO);
+	return bad;
+}
+#endif
 
 #ifdef RING_NO_STREAM
 #define BENCH_RING_STREAM_OP	.no_stream = true

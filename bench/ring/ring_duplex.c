@@ -57,6 +57,34 @@ static inline bool srv_complete(const struct bench_buf *b)
 	return true;
 }
 
+#define RING_HAS_BURST
+static inline unsigned int cli_recv_n(struct bench_buf *const *b,
+				      unsigned int max)
+{
+	int n = fipc_duplex_take_replies(dx_cli, (struct fipc_msg *const *)b,
+					 max);
+
+	return n > 0 ? n : 0;
+}
+
+static inline unsigned int srv_recv_n(struct bench_buf *const *b,
+				      unsigned int max)
+{
+	int n = fipc_duplex_take_requests(dx_srv, (struct fipc_msg *const *)b,
+					  max);
+
+	if (n > 0)
+		return n;
+	/* Not a one-slot call (a posted message): one at a time. */
+	return !n && srv_recv(b[0]);
+}
+
+static inline bool srv_reply_n(struct bench_buf *const *b, unsigned int n)
+{
+	return fipc_duplex_reply_n(dx_srv, (const struct fipc_msg *const *)b,
+				   n) == 0;
+}
+
 #include "loops.h"
 
 static int dx_setup(void)

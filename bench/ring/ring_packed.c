@@ -150,6 +150,76 @@ static inline bool srv_reply(const struct bench_buf *b)
 	return true;
 }
 
+/*
+ * Bursts: the operations above, each cursor and its expected flags kept
+ * in registers over the run (the shape of fipc_duplex_take_replies()).
+ */
+#define RING_HAS_BURST
+
+/* Take up to @max descriptors at @c whose flags are @flags(wrap). */
+static inline unsigned int pk_take_n(struct pk_cursor *c,
+				     u16 (*flags)(u16 wrap),
+				     struct bench_buf *const *b,
+				     unsigned int max)
+{
+	struct pk_cursor cur = *c;
+	u16 want = flags(cur.wrap);
+	unsigned int n;
+	struct pk_desc *d;
+
+	for (n = 0; n < max; n++) {
+		d = &pk_ring[cur.idx];
+		if (__atomic_load_n(&d->flags, __ATOMIC_ACQUIRE) != want)
+			break;
+		b[n]->msg = d->msg;
+		if (++cur.idx == BENCH_RING_SLOTS) {
+			cur.idx = 0;
+			cur.wrap ^= 1;
+			want = flags(cur.wrap);
+		}
+	}
+	*c = cur;
+	return n;
+}
+
+static inline unsigned int cli_recv_n(struct bench_buf *const *b,
+				      unsigned int max)
+{
+	unsigned int n = pk_take_n(&pk_cli->used, packed_used_flags, b, max);
+
+	pk_cli->num_free += n;
+	return n;
+}
+
+static inline unsigned int srv_recv_n(struct bench_buf *const *b,
+				      unsigned int max)
+{
+	return pk_take_n(&pk_srv->next, packed_avail_flags, b, max);
+}
+
+static inline bool srv_reply_n(struct bench_buf *const *b, unsigned int n)
+{
+	struct pk_cursor cur = pk_srv->used;
+	u16 flags = packed_used_flags(cur.wrap);
+	unsigned int i;
+	struct pk_desc *d;
+
+	for (i = 0; i < n; i++) {
+		d = &pk_ring[cur.idx];
+		d->msg = b[i]->msg;
+		d->len = sizeof(d->msg);
+		d->id = cur.idx;
+		__atomic_store_n(&d->flags, flags, __ATOMIC_RELEASE);
+		if (++cur.idx == BENCH_RING_SLOTS) {
+			cur.idx = 0;
+			cur.wrap ^= 1;
+			flags = packed_used_flags(cur.wrap);
+		}
+	}
+	pk_srv->used = cur;
+	return true;
+}
+
 #include "loops.h"
 
 static int pk_setup(void)
