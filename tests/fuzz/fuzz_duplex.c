@@ -27,6 +27,7 @@
 #define MAX_BUF		40	/* > FIPC_MSG_MAX_SLOTS: also too big */
 #define MSG_MAX		32
 #define SPAN_MAX	255
+#define BURST_MAX	64	/* the longest burst of the burst calls */
 
 /* The wire format, from docs/protocol.md. */
 #define K_CALL		0xc1u
@@ -286,46 +287,75 @@ static void op_submit(unsigned int n, bool posted)
 	free(m);
 }
 
+/* The model's fipc_duplex_take_reply(): its result, the reply's slot. */
+static int model_take_reply(struct fipc_slot *payload)
+{
+	u32 span = 0;
+	enum found f;
+
+	for (;;) {
+		if (w.mc.err)
+			return w.mc.err;
+		f = model_look(shadow_at(w.mc.done)->flag, &span);
+		if (f != ACK)
+			break;
+		w.mc.done += span;
+	}
+	if (f == REPLY) {
+		*payload = *shadow_at(w.mc.done);
+		w.mc.done += span;
+		w.mc.calls--;
+		return 0;
+	}
+	if (f == NOTHING)
+		return -EAGAIN;
+	w.mc.err = -EPROTO;
+	return -EPROTO;
+}
+
 static void op_take_reply(void)
 {
 	struct fipc_msg *b = buf_alloc(1);
 	struct fipc_slot want_payload;
-	u32 span = 0;
 	int got, want;
 
 	snapshot();
 	got = fipc_duplex_take_reply(&w.c, b);
-	for (;;) {
-		enum found f;
-
-		if (w.mc.err) {
-			want = w.mc.err;
-			break;
-		}
-		f = model_look(shadow_at(w.mc.done)->flag, &span);
-		if (f == ACK) {
-			w.mc.done += span;
-			continue;
-		}
-		if (f == REPLY) {
-			want_payload = *shadow_at(w.mc.done);
-			w.mc.done += span;
-			w.mc.calls--;
-			want = 0;
-		} else if (f == NOTHING) {
-			want = -EAGAIN;
-		} else {
-			w.mc.err = -EPROTO;
-			want = -EPROTO;
-		}
-		break;
-	}
+	want = model_take_reply(&want_payload);
 	CHECK(got == want);
 	if (!got)
 		CHECK(!memcmp(b->data, want_payload.payload,
 			      FIPC_SLOT_PAYLOAD));
 	else
 		check_untouched(b, 1);
+	compare();
+	free(b);
+}
+
+/* Up to @k replies in one burst: as many single takes until one fails. */
+static void op_take_replies(unsigned int k)
+{
+	struct fipc_msg *b = buf_alloc(k), *p[BURST_MAX];
+	struct fipc_slot want_slots[BURST_MAX];
+	unsigned int i, n;
+	int got, want = 0;
+
+	for (i = 0; i < k; i++)
+		p[i] = &b[i];
+	snapshot();
+	got = fipc_duplex_take_replies(&w.c, p, k);
+	for (n = 0; n < k; n++) {
+		want = model_take_reply(&want_slots[n]);
+		if (want)
+			break;
+	}
+	if (n)
+		want = n;
+	CHECK(got == want);
+	for (i = 0; i < n; i++)
+		CHECK(!memcmp(b[i].data, want_slots[i].payload,
+			      FIPC_SLOT_PAYLOAD));
+	check_untouched(b + n, k - n);
 	compare();
 	free(b);
 }
@@ -382,21 +412,20 @@ static u32 model_retirable(void)
 	return w.ms.read - w.ms.complete - w.ms.unanswered;
 }
 
-static void op_take_request(unsigned int max)
+/*
+ * What fipc_duplex_take_request() with room for @max slots finds at the
+ * read cursor: its result, the error set if the flag is bad, nothing
+ * taken; the request's length and kind if there is one.
+ */
+static int model_request_look(unsigned int max, u32 *len_out, u32 *kind)
 {
-	struct fipc_msg *b = buf_alloc(max);
-	struct fipc_slot *want_slots = NULL;
-	u32 pos = w.ms.read, flag, kind, len = 0, i, n;
-	bool posted = false, want_posted = false;
-	int got, want;
+	u32 pos = w.ms.read, flag = shadow_at(pos)->flag, len = 0, i;
+	int want;
 
-	snapshot();
-	got = fipc_duplex_take_request(&w.s, b, max, &posted);
-	flag = shadow_at(pos)->flag;
-	kind = kind_of(flag);
+	*kind = kind_of(flag);
 	if (w.ms.err) {
 		want = w.ms.err;
-	} else if ((kind == K_CALL || kind == K_POST) && stamped(flag, pos)) {
+	} else if ((*kind == K_CALL || *kind == K_POST) && stamped(flag, pos)) {
 		len = count_of(flag);
 		want = len;
 		if (!len || len > MSG_MAX ||
@@ -405,7 +434,8 @@ static void op_take_request(unsigned int max)
 		else if (len > max)
 			want = -EMSGSIZE;
 		for (i = 1; want > 0 && i < len; i++)
-			if (shadow_at(pos + i)->flag != flag_of(kind, 0, pos + i))
+			if (shadow_at(pos + i)->flag !=
+			    flag_of(*kind, 0, pos + i))
 				want = -EPROTO;
 		if (want == -EPROTO)
 			w.ms.err = -EPROTO;
@@ -415,6 +445,21 @@ static void op_take_request(unsigned int max)
 		w.ms.err = -EPROTO;
 		want = -EPROTO;
 	}
+	*len_out = len;
+	return want;
+}
+
+static void op_take_request(unsigned int max)
+{
+	struct fipc_msg *b = buf_alloc(max);
+	struct fipc_slot *want_slots = NULL;
+	u32 pos = w.ms.read, kind, len, i, n;
+	bool posted = false, want_posted = false;
+	int got, want;
+
+	snapshot();
+	got = fipc_duplex_take_request(&w.s, b, max, &posted);
+	want = model_request_look(max, &len, &kind);
 	if (want > 0) {
 		want_slots = malloc(len * sizeof(*want_slots));
 		CHECK(want_slots);
@@ -441,30 +486,100 @@ static void op_take_request(unsigned int max)
 	free(b);
 }
 
+/*
+ * Up to @k one-slot calls in one burst; whatever else is next is looked
+ * at as fipc_duplex_take_request() would, and left in the ring.
+ */
+static void op_take_requests(unsigned int k)
+{
+	struct fipc_msg *b = buf_alloc(k), *p[BURST_MAX];
+	struct fipc_slot want_slots[BURST_MAX];
+	unsigned int i, n = 0;
+	u32 pos, len, kind;
+	int got, want = 0;
+
+	for (i = 0; i < k; i++)
+		p[i] = &b[i];
+	snapshot();
+	got = fipc_duplex_take_requests(&w.s, p, k);
+	for (; n < k; n++) {
+		pos = w.ms.read;
+		if (w.ms.err || shadow_at(pos)->flag != flag_of(K_CALL, 1, pos) ||
+		    pos - w.ms.complete >= w.slots) {
+			want = model_request_look(0, &len, &kind);
+			break;
+		}
+		want_slots[n] = *shadow_at(pos);
+		w.ms.read++;
+		w.ms.unanswered++;
+	}
+	if (n)
+		want = n;
+	else if (want == -EMSGSIZE)
+		want = 0;
+	CHECK(got == want);
+	for (i = 0; i < n; i++)
+		CHECK(!memcmp(b[i].data, want_slots[i].payload,
+			      FIPC_SLOT_PAYLOAD));
+	check_untouched(b + n, k - n);
+	compare();
+	free(b);
+}
+
+/* The model's fipc_duplex_reply() of @m. */
+static int model_reply(const struct fipc_msg *m)
+{
+	u32 pos = w.ms.complete, span;
+
+	if (w.ms.err)
+		return w.ms.err;
+	if (!w.ms.unanswered)
+		return -EINVAL;
+	span = model_retirable() + 1;
+	CHECK(span <= w.ms.batch && span <= SPAN_MAX);
+	memcpy(shadow_at(pos)->payload, m->data, FIPC_SLOT_PAYLOAD);
+	shadow_at(pos)->flag = flag_of(K_REPLY, span, pos);
+	w.ms.complete += span;
+	w.ms.unanswered--;
+	return 0;
+}
+
 static void op_reply(void)
 {
 	struct fipc_msg *m = buf_alloc(1);
-	u32 pos = w.ms.complete, span;
-	int got, want = 0;
+	int got;
 
-	memset(m->data, (u8)~pos, FIPC_SLOT_PAYLOAD);
+	memset(m->data, (u8)~w.ms.complete, FIPC_SLOT_PAYLOAD);
 	snapshot();
 	got = fipc_duplex_reply(&w.s, m);
-	if (w.ms.err) {
-		want = w.ms.err;
-	} else if (!w.ms.unanswered) {
-		want = -EINVAL;
-	} else {
-		span = model_retirable() + 1;
-		CHECK(span <= w.ms.batch && span <= SPAN_MAX);
-		memcpy(shadow_at(pos)->payload, m->data, FIPC_SLOT_PAYLOAD);
-		shadow_at(pos)->flag = flag_of(K_REPLY, span, pos);
-		w.ms.complete += span;
-		w.ms.unanswered--;
-	}
-	CHECK(got == want);
+	CHECK(got == model_reply(m));
 	compare();
 	free(m);
+}
+
+/* @k replies in one go: all of them, or none if fewer calls wait. */
+static void op_reply_n(unsigned int k)
+{
+	struct fipc_msg *b = buf_alloc(k);
+	const struct fipc_msg *p[BURST_MAX];
+	unsigned int i;
+	int got, want = 0;
+
+	for (i = 0; i < k; i++) {
+		memset(b[i].data, (u8)(w.ms.complete + i * 7), FIPC_SLOT_PAYLOAD);
+		p[i] = &b[i];
+	}
+	snapshot();
+	got = fipc_duplex_reply_n(&w.s, p, k);
+	if (w.ms.err)
+		want = w.ms.err;
+	else if (k > w.ms.unanswered)
+		want = -EINVAL;
+	for (i = 0; !want && i < k; i++)
+		CHECK(!model_reply(&b[i]));
+	CHECK(got == want);
+	compare();
+	free(b);
 }
 
 static void op_flush(void)
@@ -611,7 +726,7 @@ int FUZZ_ENTRY(const u8 *data, size_t size)
 	for (ops = 0; ops < MAX_OPS && in.left; ops++) {
 		op = in_u8(&in);
 		arg = in_u8(&in);
-		switch (op % 20) {
+		switch (op % 23) {
 		case 0:
 		case 1:
 			op_submit(arg % 4 ? 1 + arg % 4 / 3 : arg % (MAX_BUF + 1),
@@ -673,6 +788,15 @@ int FUZZ_ENTRY(const u8 *data, size_t size)
 			v = in_u8(&in);
 			peer_reply(&in, w.c.done + (v >> 4), arg,
 				   v & 1 ? K_ACK : K_REPLY);
+			break;
+		case 20:
+			op_take_replies(arg % (BURST_MAX + 1));
+			break;
+		case 21:
+			op_take_requests(arg % (BURST_MAX + 1));
+			break;
+		case 22:
+			op_reply_n(arg % (BURST_MAX + 1));
 			break;
 		default:
 			/* lots of calls in one go, answered or not */

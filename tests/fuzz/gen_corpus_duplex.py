@@ -12,11 +12,12 @@ import os
 import struct
 import sys
 
-# opcodes (op % 20 in fuzz_duplex.c)
+# opcodes (op % 23 in fuzz_duplex.c)
 CALL, POST, TAKE_REPLY, REPLY_READY, CLIENT_WAIT = 0, 2, 3, 5, 6
 TAKE_REQ, REPLY, FLUSH, REQ_READY, SERVER_WAIT, SET_BATCH = \
     7, 9, 11, 12, 13, 14
 RAW_FLAG, RAW_BYTES, PEER_REQ, PEER_REPLY, MANY_CALLS = 15, 16, 17, 18, 19
+TAKE_REPLIES, TAKE_REQS, REPLY_N = 20, 21, 22
 K_CALL, K_POST, K_REPLY, K_ACK = 0xc1, 0xc2, 0xc4, 0xc8
 
 
@@ -158,6 +159,17 @@ def seeds():
     s['client-zero-later-lap'] = case(0, ops=(call(1) + take() + op(REPLY) +
                                               op(TAKE_REPLY)) * 64 +
                                       raw_flag(0, True) + take())
+    s['bursts'] = case(0, ops=op(MANY_CALLS, 10) + post(1) + call(1) +
+                       op(TAKE_REQS, 4) + op(TAKE_REQS, 64) + take() +
+                       op(TAKE_REQS, 64) + op(REPLY_N, 12) + op(REPLY_N, 11) +
+                       op(TAKE_REPLIES, 3) + op(TAKE_REPLIES, 64))
+    s['bursts-laps'] = case(0, ops=(op(MANY_CALLS, 40) + op(TAKE_REQS, 64) +
+                                    op(REPLY_N, 40) +
+                                    op(TAKE_REPLIES, 64)) * 5)
+    s['bursts-bad-mid'] = case(0, ops=op(MANY_CALLS, 6) +
+                               raw_flag(flag(K_CALL, 1, 64), True, 3) +
+                               op(TAKE_REQS, 64) + op(TAKE_REQS, 64) +
+                               op(REPLY_N, 3))
     s['payload-scribble'] = case(0, ops=call(3) + op(RAW_BYTES, 1,
                                  b'\xee' * 8) + take())
     return s

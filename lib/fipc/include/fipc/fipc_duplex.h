@@ -282,6 +282,16 @@ static inline u64 fipc_duplex_rekind(u64 want, u32 from, u32 to)
 	return want ^ (from ^ to);
 }
 
+/*
+ * The one-position flag of @kind one lap before the position whose
+ * one-slot call flag is @want (FIPC_DUPLEX_BROKEN stays unmatchable).
+ */
+static inline u64 fipc_duplex_stale_flag(u64 want, u32 kind)
+{
+	return (fipc_duplex_rekind(want, FIPC_DUPLEX_CALL, kind) &
+		~(u64)FIPC_FLAG_SEQ_MASK) | ((want - 1) & FIPC_FLAG_SEQ_MASK);
+}
+
 /* Is the server's one-position acknowledgment at the done cursor? */
 static inline bool fipc_duplex_ack_at_done(const struct fipc_duplex_client *c)
 {
@@ -708,11 +718,13 @@ static inline int fipc_duplex_take_replies(struct fipc_duplex_client *c,
 				want = fipc_duplex_flag(FIPC_DUPLEX_REPLY, 1, pos,
 							c->lap_shift);
 		}
-		c->limit += pos - start;
-		c->done = pos;
-		c->done_slot = dslot;
-		c->calls = calls;
-		c->reply_flag = want;
+		if (pos != start) {
+			c->limit += pos - start;
+			c->done = pos;
+			c->done_slot = dslot;
+			c->calls = calls;
+			c->reply_flag = want;
+		}
 		if (n == max)
 			break;
 		/* Our own call, unanswered: as fipc_duplex_take_reply(). */
@@ -751,7 +763,7 @@ static inline int fipc_duplex_take_requests(struct fipc_duplex_server *s,
 {
 	const struct fipc_slot *slots = s->slots, *slot;
 	u32 pos = s->read, rslot = s->read_slot, mask = s->mask;
-	u32 room = mask + 1 - (pos - s->complete);
+	u32 room = mask + 1 - (pos - s->complete), flag = 0;
 	unsigned int n, lim = max < room ? max : room;
 	u64 want = s->call_flag;
 	int err;
@@ -759,7 +771,8 @@ static inline int fipc_duplex_take_requests(struct fipc_duplex_server *s,
 	for (n = 0; n < lim; n++) {
 		slot = &slots[rslot];
 		/* Acquire: as in fipc_duplex_take_request(). */
-		if (virt_load_acquire(&slot->flag) != want)
+		flag = virt_load_acquire(&slot->flag);
+		if (flag != want)
 			break;
 		fipc_slot_copy(slot, bufs[n]);
 		pos++;
@@ -768,12 +781,22 @@ static inline int fipc_duplex_take_requests(struct fipc_duplex_server *s,
 			want = fipc_duplex_flag(FIPC_DUPLEX_CALL, 1, pos,
 						s->lap_shift);
 	}
-	s->read = pos;
-	s->read_slot = rslot;
-	s->call_flag = want;
-	s->unanswered += n;
+	if (n) {
+		s->read = pos;
+		s->read_slot = rslot;
+		s->call_flag = want;
+		s->unanswered += n;
+	}
 	if (n == max)
 		return n;
+	/*
+	 * Nothing yet: the reply or acknowledgment one lap back, at a
+	 * position we have retired (as fipc_duplex_take_request() says it,
+	 * reading the line once a poll; a broken server's @want, and so
+	 * this flag, matches nothing).
+	 */
+	if (n < room && flag == fipc_duplex_stale_flag(want, FIPC_DUPLEX_REPLY))
+		return n ? (int)n : -EAGAIN;
 	/* Checked, never taken (no buffer): the sticky error if bad. */
 	err = fipc_duplex_take_request(s, NULL, 0, NULL);
 	if (n)
