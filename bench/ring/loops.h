@@ -35,7 +35,7 @@
  *   bool srv_reply_n(struct bench_buf *const *b, unsigned int n)
  *                            publish n responses
  *
- * which the burst loop's responses and the server loop then use.
+ * which the burst loop's responses and the echo server then use.
  */
 #ifndef _BENCH_RING_LOOPS_H
 #define _BENCH_RING_LOOPS_H
@@ -209,8 +209,8 @@ static inline void srv_answer(const struct bench_buf *b,
 			bench_relax();
 }
 
-#ifndef RING_HAS_BURST
-static u64 ring_server(enum bench_srv_mode mode, bool check)
+/* The server loop, one request at a time. */
+static u64 ring_serve_one(enum bench_srv_mode mode, bool check)
 {
 	BENCH_PAGE_ALIGNED struct bench_buf b;
 	u64 bad = 0, expect = ~0ull;
@@ -226,15 +226,26 @@ static u64 ring_server(enum bench_srv_mode mode, bool check)
 	srv_answer(&b, BENCH_SRV_ECHO);
 	return bad;
 }
+
+#ifndef RING_HAS_BURST
+static u64 ring_server(enum bench_srv_mode mode, bool check)
+{
+	return ring_serve_one(mode, check);
+}
 #else
-/* The same, taking what requests are there and answering them together. */
+/*
+ * Echo: the same, taking what requests are there and answering them
+ * together.  The one-way stream's sink stays one at a time.
+ */
 static u64 ring_server(enum bench_srv_mode mode, bool check)
 {
 	BENCH_PAGE_ALIGNED struct bench_buf b[BENCH_MAX_BURST];
 	struct bench_buf *bp[BENCH_MAX_BURST];
 	u64 bad = 0, expect = ~0ull;
-	unsigned int i, j, n;
+	unsigned int i, n;
 
+	if (mode != BENCH_SRV_ECHO)
+		return ring_serve_one(mode, check);
 	for (i = 0; i < BENCH_MAX_BURST; i++)
 		bp[i] = &b[i];
 	for (;;) {
@@ -243,12 +254,8 @@ static u64 ring_server(enum bench_srv_mode mode, bool check)
 		/* STOP is the last request: its client waits for its reply. */
 		for (i = 0; i < n && b[i].msg.seq != BENCH_STOP_SEQ; i++)
 			bad += srv_bad(&b[i].msg, check, &expect);
-		if (mode == BENCH_SRV_ECHO)
-			while (!srv_reply_n(bp, i))
-				bench_relax();
-		else
-			for (j = 0; j < i; j++)
-				srv_answer(&b[j], mode);
+		while (!srv_reply_n(bp, i))
+			bench_relax();
 		if (i < n)
 			break;
 	}
