@@ -427,10 +427,13 @@ static inline int fipc_duplex_call(struct fipc_duplex_client *c,
 		fipc_duplex_put(&c->slots[slot], req, flag);
 		c->submit = pos + 1;
 		c->calls = calls + 1;
-		c->submit_slot = (slot + 1) & mask;
-		if (unlikely(slot == mask))
+		if (likely(slot != mask)) {
+			c->submit_slot = slot + 1;
+		} else {
+			c->submit_slot = 0;
 			c->call_flag = fipc_duplex_flag(FIPC_DUPLEX_CALL, 1,
 							pos + 1, c->lap_shift);
+		}
 		return 0;
 	}
 	return fipc_duplex_submit(c, req, nslots, false);
@@ -471,11 +474,14 @@ static inline int fipc_duplex_post(struct fipc_duplex_client *c,
 		if (likely(pos != c->limit)) {
 			fipc_duplex_put(&c->slots[slot], msg, flag);
 			c->submit = pos + 1;
-			c->submit_slot = (slot + 1) & mask;
-			if (unlikely(slot == mask))
+			if (likely(slot != mask)) {
+				c->submit_slot = slot + 1;
+			} else {
+				c->submit_slot = 0;
 				c->call_flag =
 					fipc_duplex_flag(FIPC_DUPLEX_CALL, 1,
 							 pos + 1, c->lap_shift);
+			}
 			return 0;
 		}
 	}
@@ -522,10 +528,13 @@ static inline int fipc_duplex_take_reply(struct fipc_duplex_client *c,
 		c->done = pos + 1;
 		c->limit = limit + 1;
 		c->calls = calls - 1;
-		c->done_slot = (dslot + 1) & mask;
-		if (unlikely(dslot == mask))
+		if (likely(dslot != mask)) {
+			c->done_slot = dslot + 1;
+		} else {
+			c->done_slot = 0;
 			c->reply_flag = fipc_duplex_flag(FIPC_DUPLEX_REPLY, 1,
 							 pos + 1, c->lap_shift);
+		}
 		return 0;
 	}
 	/*
@@ -581,10 +590,13 @@ static inline int fipc_duplex_take_request(struct fipc_duplex_server *s,
 		fipc_slot_copy(slot, buf);
 		s->read = pos + 1;
 		s->unanswered = unanswered + 1;
-		s->read_slot = (rslot + 1) & mask;
-		if (unlikely(rslot == mask))
+		if (likely(rslot != mask)) {
+			s->read_slot = rslot + 1;
+		} else {
+			s->read_slot = 0;
 			s->call_flag = fipc_duplex_flag(FIPC_DUPLEX_CALL, 1,
 							pos + 1, s->lap_shift);
+		}
 		if (posted)
 			*posted = false;
 		return 1;
@@ -661,10 +673,13 @@ static inline int fipc_duplex_reply(struct fipc_duplex_server *s,
 		fipc_duplex_put(&s->slots[cslot], reply, flag);
 		s->complete = pos + 1;
 		s->unanswered = unanswered - 1;
-		s->complete_slot = (cslot + 1) & mask;
-		if (unlikely(cslot == mask))
+		if (likely(cslot != mask)) {
+			s->complete_slot = cslot + 1;
+		} else {
+			s->complete_slot = 0;
 			s->reply_flag = fipc_duplex_flag(FIPC_DUPLEX_REPLY, 1,
 							 pos + 1, s->lap_shift);
+		}
 		return 0;
 	}
 	return fipc_duplex_reply_slow(s, reply);
@@ -713,10 +728,13 @@ static inline int fipc_duplex_take_replies(struct fipc_duplex_client *c,
 			fipc_slot_copy(slot, bufs[n]);
 			pos++;
 			calls--;
-			dslot = (dslot + 1) & mask;
-			if (unlikely(!dslot))
+			if (likely(dslot != mask)) {
+				dslot++;
+			} else {
+				dslot = 0;
 				want = fipc_duplex_flag(FIPC_DUPLEX_REPLY, 1, pos,
 							c->lap_shift);
+			}
 		}
 		if (pos != start) {
 			c->limit += pos - start;
@@ -776,10 +794,13 @@ static inline int fipc_duplex_take_requests(struct fipc_duplex_server *s,
 			break;
 		fipc_slot_copy(slot, bufs[n]);
 		pos++;
-		rslot = (rslot + 1) & mask;
-		if (unlikely(!rslot))
+		if (likely(rslot != mask)) {
+			rslot++;
+		} else {
+			rslot = 0;
 			want = fipc_duplex_flag(FIPC_DUPLEX_CALL, 1, pos,
 						s->lap_shift);
+		}
 	}
 	if (n) {
 		s->read = pos;
@@ -840,10 +861,13 @@ static inline int fipc_duplex_reply_n(struct fipc_duplex_server *s,
 		/* Release: as in fipc_duplex_reply(). */
 		fipc_duplex_put(&slots[cslot], replies[i], flag);
 		pos++;
-		cslot = (cslot + 1) & mask;
-		if (unlikely(!cslot))
+		if (likely(cslot != mask)) {
+			cslot++;
+		} else {
+			cslot = 0;
 			flag = fipc_duplex_flag(FIPC_DUPLEX_REPLY, 1, pos,
 						s->lap_shift);
+		}
 	}
 	s->complete = pos;
 	s->complete_slot = cslot;
