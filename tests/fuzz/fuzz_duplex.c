@@ -332,6 +332,22 @@ static void op_take_reply(void)
 	free(b);
 }
 
+/*
+ * After a burst into the @k buffers @b: the first @n hold the payloads
+ * of @want, the rest are untouched; state and memory as modelled.
+ */
+static void check_burst(struct fipc_msg *b, const struct fipc_slot *want,
+			unsigned int n, unsigned int k)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		CHECK(!memcmp(b[i].data, want[i].payload, FIPC_SLOT_PAYLOAD));
+	check_untouched(b + n, k - n);
+	compare();
+	free(b);
+}
+
 /* Up to @k replies in one burst: as many single takes until one fails. */
 static void op_take_replies(unsigned int k)
 {
@@ -352,12 +368,7 @@ static void op_take_replies(unsigned int k)
 	if (n)
 		want = n;
 	CHECK(got == want);
-	for (i = 0; i < n; i++)
-		CHECK(!memcmp(b[i].data, want_slots[i].payload,
-			      FIPC_SLOT_PAYLOAD));
-	check_untouched(b + n, k - n);
-	compare();
-	free(b);
+	check_burst(b, want_slots, n, k);
 }
 
 static void op_reply_ready(void)
@@ -518,12 +529,7 @@ static void op_take_requests(unsigned int k)
 	else if (want == -EMSGSIZE)
 		want = 0;
 	CHECK(got == want);
-	for (i = 0; i < n; i++)
-		CHECK(!memcmp(b[i].data, want_slots[i].payload,
-			      FIPC_SLOT_PAYLOAD));
-	check_untouched(b + n, k - n);
-	compare();
-	free(b);
+	check_burst(b, want_slots, n, k);
 }
 
 /* The model's fipc_duplex_reply() of @m. */
