@@ -27,25 +27,27 @@ int xff_ring_send(struct xff_chan *chan, unsigned int nslots)
  * @chan: the channel, its rx_claim bit held
  * @max: most responses to take, at most XFF_RSP_BURST
  *
- * Each response is copied once; only the copy is used.
+ * Each response is copied once; only the copy is used.  A run of
+ * responses is taken in one go (fipc_duplex_take_replies()).
  *
  * Return: the number taken, 0 if none is there; -EPROTO if the backend
  * broke the ring protocol.
  */
 int xff_ring_take(struct xff_chan *chan, unsigned int max)
 {
+	struct fipc_msg *bufs[XFF_RSP_BURST];
 	unsigned long flags;
-	int n, err = 0;
+	unsigned int i;
+	int n;
 
+	max = min_t(unsigned int, max, XFF_RSP_BURST);
+	for (i = 0; i < max; i++)
+		bufs[i] = &chan->rxbuf[i];
 	spin_lock_irqsave(&chan->tx_lock, flags);
-	for (n = 0; n < max; n++) {
-		err = fipc_duplex_take_reply(&chan->dc, &chan->rxbuf[n]);
-		if (err)
-			break;
-	}
+	n = fipc_duplex_take_replies(&chan->dc, bufs, max);
 	spin_unlock_irqrestore(&chan->tx_lock, flags);
 	/* A broken ring after good responses: said on the next call. */
-	return n || err == -EAGAIN ? n : err;
+	return n == -EAGAIN ? 0 : n;
 }
 
 /**
