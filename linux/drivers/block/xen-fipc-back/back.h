@@ -35,6 +35,8 @@
 #define XFB_MAX_RING_PAGES	BIT(FIPC_MAX_ORDER)
 /* The longest a guest's connect waits for its earlier ones' cost. */
 #define XFB_CONNECT_DELAY_MAX	(10 * HZ)
+/* Responses written into a ring at once (fipc_duplex_reply_n()). */
+#define XFB_RSP_BURST		16
 
 /* Module parameters (back_main.c). */
 extern unsigned int xfb_max_queues;
@@ -310,7 +312,10 @@ struct xfb_memshare {
  * @ring_maps: ring and control pages counted in max_grant_mappings
  *	(back_maptrack.c) while the channel maps them
  * @msgbuf: private copy of the request being handled
- * @answered: responses sent since the last notification check
+ * @rsp: responses queued by xfb_send(), written into the ring together
+ *	by xfb_send_flush()
+ * @rsp_n: how many @rsp holds
+ * @answered: responses written since the last notification check
  * @park_us: while parked (requests wait for grant room or pages,
  *	xfb_park()), the current retry interval; 0 when not parked
  * @grant_wait: the guest's grant budget stopped us taking requests
@@ -359,6 +364,8 @@ struct xfb_chan {
 	grant_handle_t *stg_handles;
 	unsigned int stg_nr;
 	struct fipc_msg msgbuf[FIPC_MSG_MAX_SLOTS];
+	struct fipc_msg rsp[XFB_RSP_BURST];
+	unsigned int rsp_n;
 	unsigned int answered;
 	unsigned int park_us;
 	bool grant_wait;
@@ -531,7 +538,8 @@ void xfb_set_sleeping(struct fipc_poll_entry *entry, bool sleeping);
 void xfb_proto_error(struct xfb_chan *chan, const char *why);
 bool xfb_rx_ready(struct xfb_chan *chan);
 int xfb_recv(struct xfb_chan *chan);
-int xfb_send(struct xfb_chan *chan, const struct fipc_msg *msg);
+void xfb_send(struct xfb_chan *chan, const struct fipcblk_response *rsp);
+void xfb_send_flush(struct xfb_chan *chan);
 int xfb_wait(struct fipc_poll_entry *entry, struct fipc_waiter *w);
 bool xfb_has_work(struct fipc_poll_entry *entry);
 bool xfb_busy(struct fipc_poll_entry *entry);

@@ -43,26 +43,19 @@ static void xfb_req_free(struct xfb_chan *chan, struct xfb_req *req)
 }
 
 /*
- * Send a request's response and free the request.  A response goes over
- * the position of its request, already read: it never waits for room.
+ * Queue a request's response (xfb_send(): written with the next burst)
+ * and free the request.
  */
 static void xfb_answer(struct xfb_chan *chan, struct xfb_req *req)
 {
-	struct fipc_msg msg;
 	struct fipcblk_response rsp;
-	int err;
 
 	if (!chan->broken) {
 		memset(&rsp, 0, sizeof(rsp));
 		rsp.id = req->id;
 		rsp.status = req->status;
 		rsp.op = req->op;
-		memcpy(msg.data, &rsp, sizeof(rsp));
-		err = xfb_send(chan, &msg);
-		if (err)
-			xfb_proto_error(chan, "ring corrupted");
-		else
-			chan->answered++;
+		xfb_send(chan, &rsp);
 	}
 	xfb_req_free(chan, req);
 }
@@ -166,6 +159,8 @@ static int xfb_reap(struct xfb_chan *chan)
 		xfb_finish(chan, req);
 		n++;
 	}
+	/* Before we take new requests: their handling may take a while. */
+	xfb_send_flush(chan);
 	return n;
 }
 

@@ -97,15 +97,42 @@ int xfb_recv(struct xfb_chan *chan)
 }
 
 /**
- * xfb_send() - send one response slot
- * @chan: the channel
- * @msg: the slot
+ * xfb_send() - queue one response for the ring
+ * @chan: the channel, its ring claimed
+ * @rsp: the response
  *
- * Return: 0, or -EPROTO (or -EINVAL: no call waits) if the ring is broken.
+ * Responses go into the ring XFB_RSP_BURST at a time, when the poller
+ * has reaped its completions, or at the latest in xfb_notify(), which
+ * whoever holds the ring calls before letting it go.
  */
-int xfb_send(struct xfb_chan *chan, const struct fipc_msg *msg)
+void xfb_send(struct xfb_chan *chan, const struct fipcblk_response *rsp)
 {
-	return fipc_duplex_reply(&chan->ds, msg);
+	memcpy(chan->rsp[chan->rsp_n].data, rsp, sizeof(*rsp));
+	if (++chan->rsp_n == XFB_RSP_BURST)
+		xfb_send_flush(chan);
+}
+
+/**
+ * xfb_send_flush() - write the queued responses into the ring, at once
+ * @chan: the channel, its ring claimed
+ *
+ * Each goes over the position of a request already read: a response
+ * never waits for room.  Nothing is written on a broken channel.
+ */
+void xfb_send_flush(struct xfb_chan *chan)
+{
+	const struct fipc_msg *rsp[XFB_RSP_BURST];
+	unsigned int i, n = chan->rsp_n;
+
+	chan->rsp_n = 0;
+	if (!n || chan->broken)
+		return;
+	for (i = 0; i < n; i++)
+		rsp[i] = &chan->rsp[i];
+	if (fipc_duplex_reply_n(&chan->ds, rsp, n))
+		xfb_proto_error(chan, "ring corrupted");
+	else
+		chan->answered += n;
 }
 
 /**
@@ -231,11 +258,13 @@ void xfb_eoi(struct xfb_chan *chan)
 }
 
 /**
- * xfb_notify() - notify the frontend of our responses, if it sleeps
- * @chan: the channel
+ * xfb_notify() - write the queued responses and notify the frontend of
+ *	what we wrote, if it sleeps
+ * @chan: the channel, its ring claimed
  */
 void xfb_notify(struct xfb_chan *chan)
 {
+	xfb_send_flush(chan);
 	if (!chan->answered)
 		return;
 	chan->answered = 0;
