@@ -387,9 +387,8 @@ static inline void fipc_duplex_advance_complete(struct fipc_duplex_server *s,
 static inline void fipc_duplex_put(struct fipc_slot *slot,
 				   const struct fipc_msg *msg, u32 flag)
 {
-	fipc_payload_move(slot->payload, msg->data);
 	/* Release: the payload is visible before the flag announcing it. */
-	virt_store_release(&slot->flag, flag);
+	fipc_slot_publish(slot, msg->data, flag);
 }
 
 /*
@@ -513,7 +512,8 @@ static inline int fipc_duplex_take_reply(struct fipc_duplex_client *c,
 	 * we copy, and the request slots we later write over the positions
 	 * it retires, are ordered after it.
 	 */
-	u32 flag = virt_load_acquire(&slot->flag);
+	fipc_last_t last = fipc_slot_acquire(slot);
+	u32 flag = fipc_last_flag(last);
 
 	/*
 	 * The common reply retires its own position only, which is always
@@ -524,7 +524,7 @@ static inline int fipc_duplex_take_reply(struct fipc_duplex_client *c,
 	 * transfer after another.  A broken client's @want matches nothing.
 	 */
 	if (likely(flag == want && calls)) {
-		fipc_slot_copy(slot, reply);
+		fipc_slot_copy_last(slot, reply, last);
 		c->done = pos + 1;
 		c->limit = limit + 1;
 		c->calls = calls - 1;
@@ -576,7 +576,8 @@ static inline int fipc_duplex_take_request(struct fipc_duplex_server *s,
 	u64 want = s->call_flag;
 	const struct fipc_slot *slot = &s->slots[rslot];
 	/* Acquire: pairs with the client's release of the head flag. */
-	u32 flag = virt_load_acquire(&slot->flag);
+	fipc_last_t last = fipc_slot_acquire(slot);
+	u32 flag = fipc_last_flag(last);
 
 	/*
 	 * A one-slot call moves the cursor by a constant (see
@@ -587,7 +588,7 @@ static inline int fipc_duplex_take_request(struct fipc_duplex_server *s,
 	 * server's @want matches nothing.
 	 */
 	if (likely(flag == want && pos - s->complete <= mask && max_slots)) {
-		fipc_slot_copy(slot, buf);
+		fipc_slot_copy_last(slot, buf, last);
 		s->read = pos + 1;
 		s->unanswered = unanswered + 1;
 		if (likely(rslot != mask)) {
@@ -609,7 +610,7 @@ static inline int fipc_duplex_take_request(struct fipc_duplex_server *s,
 				       FIPC_DUPLEX_POST) &&
 	    pos - s->complete == unanswered && unanswered <= mask &&
 	    max_slots) {
-		fipc_slot_copy(slot, buf);
+		fipc_slot_copy_last(slot, buf, last);
 		fipc_duplex_advance_read(s, 1);
 		/*
 		 * Release: our copy of the request is complete before the
@@ -710,6 +711,7 @@ static inline int fipc_duplex_take_replies(struct fipc_duplex_client *c,
 	const struct fipc_slot *slots = c->slots, *slot;
 	u32 mask = c->mask, pos, dslot, calls, start, flag = 0;
 	unsigned int n = 0;
+	fipc_last_t last;
 	u64 want;
 	int err;
 
@@ -722,10 +724,11 @@ static inline int fipc_duplex_take_replies(struct fipc_duplex_client *c,
 		for (; n < max && calls; n++) {
 			slot = &slots[dslot];
 			/* Acquire: as in fipc_duplex_take_reply(). */
-			flag = virt_load_acquire(&slot->flag);
+			last = fipc_slot_acquire(slot);
+			flag = fipc_last_flag(last);
 			if (flag != want)
 				break;
-			fipc_slot_copy(slot, bufs[n]);
+			fipc_slot_copy_last(slot, bufs[n], last);
 			pos++;
 			calls--;
 			if (likely(dslot != mask)) {
@@ -784,15 +787,17 @@ static inline int fipc_duplex_take_requests(struct fipc_duplex_server *s,
 	u32 room = mask + 1 - (pos - s->complete), flag = 0;
 	unsigned int n, lim = max < room ? max : room;
 	u64 want = s->call_flag;
+	fipc_last_t last;
 	int err;
 
 	for (n = 0; n < lim; n++) {
 		slot = &slots[rslot];
 		/* Acquire: as in fipc_duplex_take_request(). */
-		flag = virt_load_acquire(&slot->flag);
+		last = fipc_slot_acquire(slot);
+		flag = fipc_last_flag(last);
 		if (flag != want)
 			break;
-		fipc_slot_copy(slot, bufs[n]);
+		fipc_slot_copy_last(slot, bufs[n], last);
 		pos++;
 		if (likely(rslot != mask)) {
 			rslot++;
