@@ -331,17 +331,23 @@ static inline void fipc_duplex_server_derive(struct fipc_duplex_server *s)
 }
 
 /*
- * Move a cursor by @n positions, at most a ring, its slot index with it,
- * and its expected flag when the slot index wraps; never on a broken side.
+ * Move a cursor, @pos and its slot index @slot, by @n positions, at most
+ * a ring.  Return: whether the slot index wrapped, and so the cursor's
+ * expected flag must be set for the new lap (never on a broken side).
  */
+static inline bool fipc_duplex_step(u32 *pos, u32 *slot, u32 n, u32 mask)
+{
+	u32 next = *slot + n;
+
+	*pos += n;
+	*slot = next & mask;
+	return next > mask;
+}
+
 static inline void fipc_duplex_advance_submit(struct fipc_duplex_client *c,
 					      u32 n)
 {
-	u32 slot = c->submit_slot + n;
-
-	c->submit += n;
-	c->submit_slot = slot & c->mask;
-	if (slot > c->mask)
+	if (fipc_duplex_step(&c->submit, &c->submit_slot, n, c->mask))
 		c->call_flag = fipc_duplex_flag(FIPC_DUPLEX_CALL, 1, c->submit,
 						c->lap_shift);
 }
@@ -349,12 +355,8 @@ static inline void fipc_duplex_advance_submit(struct fipc_duplex_client *c,
 static inline void fipc_duplex_advance_done(struct fipc_duplex_client *c,
 					    u32 n)
 {
-	u32 slot = c->done_slot + n;
-
-	c->done += n;
 	c->limit += n;
-	c->done_slot = slot & c->mask;
-	if (slot > c->mask)
+	if (fipc_duplex_step(&c->done, &c->done_slot, n, c->mask))
 		c->reply_flag = fipc_duplex_flag(FIPC_DUPLEX_REPLY, 1, c->done,
 						 c->lap_shift);
 }
@@ -362,11 +364,7 @@ static inline void fipc_duplex_advance_done(struct fipc_duplex_client *c,
 static inline void fipc_duplex_advance_read(struct fipc_duplex_server *s,
 					    u32 n)
 {
-	u32 slot = s->read_slot + n;
-
-	s->read += n;
-	s->read_slot = slot & s->mask;
-	if (slot > s->mask)
+	if (fipc_duplex_step(&s->read, &s->read_slot, n, s->mask))
 		s->call_flag = fipc_duplex_flag(FIPC_DUPLEX_CALL, 1, s->read,
 						s->lap_shift);
 }
@@ -374,11 +372,7 @@ static inline void fipc_duplex_advance_read(struct fipc_duplex_server *s,
 static inline void fipc_duplex_advance_complete(struct fipc_duplex_server *s,
 						u32 n)
 {
-	u32 slot = s->complete_slot + n;
-
-	s->complete += n;
-	s->complete_slot = slot & s->mask;
-	if (slot > s->mask)
+	if (fipc_duplex_step(&s->complete, &s->complete_slot, n, s->mask))
 		s->reply_flag = fipc_duplex_flag(FIPC_DUPLEX_REPLY, 1,
 						 s->complete, s->lap_shift);
 }
@@ -688,6 +682,22 @@ static inline int fipc_duplex_reply(struct fipc_duplex_server *s,
 
 /* Bursts: the one-at-a-time calls, with the cursors kept in registers. */
 
+/*
+ * The burst calls' step: copy the one-slot message at @slot into @buf if
+ * its flag, read with acquire (the copy stays after it), is @want.
+ * Return: the flag found.
+ */
+static inline u32 fipc_duplex_take_if(const struct fipc_slot *slot, u64 want,
+				      struct fipc_msg *buf)
+{
+	fipc_last_t last = fipc_slot_acquire(slot);
+	u32 flag = fipc_last_flag(last);
+
+	if (flag == want)
+		fipc_slot_copy_last(slot, buf, last);
+	return flag;
+}
+
 /**
  * fipc_duplex_take_replies() - take up to @max replies, in ring order
  * @c: the client
@@ -708,10 +718,9 @@ static inline int fipc_duplex_take_replies(struct fipc_duplex_client *c,
 					   struct fipc_msg *const *bufs,
 					   unsigned int max)
 {
-	const struct fipc_slot *slots = c->slots, *slot;
+	const struct fipc_slot *slots = c->slots;
 	u32 mask = c->mask, pos, dslot, calls, start, flag = 0;
 	unsigned int n = 0;
-	fipc_last_t last;
 	u64 want;
 	int err;
 
@@ -722,13 +731,9 @@ static inline int fipc_duplex_take_replies(struct fipc_duplex_client *c,
 		calls = c->calls;
 		want = c->reply_flag;
 		for (; n < max && calls; n++) {
-			slot = &slots[dslot];
-			/* Acquire: as in fipc_duplex_take_reply(). */
-			last = fipc_slot_acquire(slot);
-			flag = fipc_last_flag(last);
+			flag = fipc_duplex_take_if(&slots[dslot], want, bufs[n]);
 			if (flag != want)
 				break;
-			fipc_slot_copy_last(slot, bufs[n], last);
 			pos++;
 			calls--;
 			if (likely(dslot != mask)) {
@@ -782,22 +787,17 @@ static inline int fipc_duplex_take_requests(struct fipc_duplex_server *s,
 					    struct fipc_msg *const *bufs,
 					    unsigned int max)
 {
-	const struct fipc_slot *slots = s->slots, *slot;
+	const struct fipc_slot *slots = s->slots;
 	u32 pos = s->read, rslot = s->read_slot, mask = s->mask;
 	u32 room = mask + 1 - (pos - s->complete), flag = 0;
 	unsigned int n, lim = max < room ? max : room;
 	u64 want = s->call_flag;
-	fipc_last_t last;
 	int err;
 
 	for (n = 0; n < lim; n++) {
-		slot = &slots[rslot];
-		/* Acquire: as in fipc_duplex_take_request(). */
-		last = fipc_slot_acquire(slot);
-		flag = fipc_last_flag(last);
+		flag = fipc_duplex_take_if(&slots[rslot], want, bufs[n]);
 		if (flag != want)
 			break;
-		fipc_slot_copy_last(slot, bufs[n], last);
 		pos++;
 		if (likely(rslot != mask)) {
 			rslot++;
