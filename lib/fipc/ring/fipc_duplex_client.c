@@ -134,18 +134,16 @@ int fipc_duplex_take_reply_slow(struct fipc_duplex_client *c,
 {
 	const struct fipc_slot *slot;
 	u32 flag, span = 0;
-	fipc_last_t last;
 
 	for (;;) {
 		if (unlikely(c->error))
 			return c->error;
 		slot = &c->slots[c->done_slot];
 		/* Acquire: pairs with the server's release of the flag. */
-		last = fipc_slot_acquire(slot);
-		flag = fipc_last_flag(last);
+		flag = virt_load_acquire(&slot->flag);
 		switch (fipc_duplex_client_look(c, flag, &span)) {
 		case FIPC_DUPLEX_FOUND_REPLY:
-			fipc_slot_copy_last(slot, reply, last);
+			fipc_slot_copy(slot, reply);
 			fipc_duplex_advance_done(c, span);
 			c->calls--;
 			return 0;

@@ -95,7 +95,6 @@ int fipc_duplex_take_request_slow(struct fipc_duplex_server *s,
 {
 	u32 pos = s->read, flag, kind;
 	unsigned int len, i;
-	fipc_last_t last;
 
 	if (unlikely(s->error))
 		return s->error;
@@ -103,15 +102,14 @@ int fipc_duplex_take_request_slow(struct fipc_duplex_server *s,
 	 * Acquire: pairs with the client's release of the head flag; the
 	 * continuation flags and payloads we read next are at least as new.
 	 */
-	last = fipc_slot_acquire(&s->slots[s->read_slot]);
-	flag = fipc_last_flag(last);
+	flag = virt_load_acquire(&fipc_duplex_server_slot(s, pos)->flag);
 	/*
 	 * A one-slot posted request moves the cursor by a constant, so a
 	 * stream of them is read in parallel (see fipc_duplex_take_reply()).
 	 */
 	if (flag == fipc_duplex_flag(FIPC_DUPLEX_POST, 1, pos, s->lap_shift) &&
 	    pos - s->complete <= s->mask && max_slots) {
-		fipc_slot_copy_last(&s->slots[s->read_slot], buf, last);
+		fipc_slot_copy(&s->slots[s->read_slot], buf);
 		fipc_duplex_advance_read(s, 1);
 		if (posted)
 			*posted = true;
@@ -144,8 +142,7 @@ int fipc_duplex_take_request_slow(struct fipc_duplex_server *s,
 		    fipc_duplex_flag(kind, 0, pos + i, s->lap_shift))
 			return fipc_duplex_server_fail(s);
 	}
-	fipc_slot_copy_last(&s->slots[s->read_slot], buf, last);
-	for (i = 1; i < len; i++)
+	for (i = 0; i < len; i++)
 		fipc_slot_copy(fipc_duplex_server_slot(s, pos + i), &buf[i]);
 
 	fipc_duplex_advance_read(s, len);

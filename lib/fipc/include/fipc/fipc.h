@@ -48,28 +48,14 @@ static_assert(FIPC_RING_SLOTS(FIPC_MIN_ORDER) >= FIPC_MSG_MAX_SLOTS,
 #define FIPC_FLAG_LEN_SHIFT	16
 #define FIPC_FLAG_SEQ_MASK	0x0000ffffu
 
-/* Bytes of a payload before its last 4, which share a word with the flag. */
-#define FIPC_PAYLOAD_HEAD	56u
-
 /**
  * struct fipc_slot - one cache line of a ring, as laid out in shared memory
  * @payload: message bytes, opaque to the library
  * @flag: the flag word, see above; written last
- * @head: @payload's first FIPC_PAYLOAD_HEAD bytes
- * @last: the slot's last 8 bytes, @payload's last 4 and @flag, as one
- *	word (see FIPC_SLOT_WORD)
  */
 struct fipc_slot {
-	union {
-		struct {
-			u8 payload[FIPC_SLOT_PAYLOAD];
-			u32 flag;
-		};
-		struct {
-			u8 head[FIPC_PAYLOAD_HEAD];
-			u64 last;
-		};
-	};
+	u8 payload[FIPC_SLOT_PAYLOAD];
+	u32 flag;
 };
 
 /*
@@ -89,6 +75,9 @@ static_assert(sizeof(struct fipc_slot) == FIPC_SLOT_BYTES,
 struct fipc_msg {
 	u8 data[FIPC_SLOT_PAYLOAD];
 };
+
+/* Bytes of a payload moved first by fipc_payload_move(). */
+#define FIPC_PAYLOAD_HEAD	56u
 
 /**
  * fipc_payload_move() - copy one slot's payload, in or out of a slot
@@ -137,101 +126,6 @@ static inline void fipc_slot_copy(const struct fipc_slot *slot,
 	fipc_payload_move(buf->data, slot->payload);
 	barrier();
 }
-
-/*
- * FIPC_SLOT_WORD: 1 where a slot's last 8 bytes, the payload's last 4
- * and the flag (high half), are written and read as one word, with
- * release and acquire: little-endian 64-bit, as x86-64 and arm64, which
- * Xen runs on.  Elsewhere, or built with FIPC_SLOT_WORD=0, the flag is
- * a word of its own, as for a peer that writes the last 4 bytes and
- * then the flag with a 32-bit release: the wire format is the same.
- * An aligned 8-byte access is single-copy atomic on x86-64 (with TSO
- * keeping stores, and loads, in order) and as STLR/LDAR on arm64: the
- * word's release store publishes the 56 bytes before it and the 4 in
- * it with the flag; its acquire load gives the flag with the 4 bytes
- * written with (or, from a 32-bit peer, before) it and orders the copy
- * of the 56 after it.  So a message costs, as a packed ring's 56-byte
- * descriptor, copies of 56 bytes and one word (docs/design.md).
- */
-#ifndef FIPC_SLOT_WORD
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && \
-	__SIZEOF_POINTER__ == 8
-#define FIPC_SLOT_WORD	1
-#else
-#define FIPC_SLOT_WORD	0
-#endif
-#endif
-
-#if FIPC_SLOT_WORD
-/* The slot's last word, or where there is none its flag alone. */
-typedef u64 fipc_last_t;
-
-static inline fipc_last_t fipc_slot_acquire(const struct fipc_slot *slot)
-{
-	/* Acquire: the copy of the rest of the slot stays after it. */
-	return virt_load_acquire(&slot->last);
-}
-
-static inline u32 fipc_last_flag(fipc_last_t last)
-{
-	return last >> 32;
-}
-
-/*
- * fipc_slot_copy() of a slot whose last word, @last, has been loaded
- * already: the payload's last 4 bytes come from @last, not the slot.
- */
-static inline void fipc_slot_copy_last(const struct fipc_slot *slot,
-				       struct fipc_msg *buf, fipc_last_t last)
-{
-	u32 tail = (u32)last;
-
-	barrier();
-	memcpy(buf->data, slot->head, FIPC_PAYLOAD_HEAD);
-	barrier();
-	memcpy(buf->data + FIPC_PAYLOAD_HEAD, &tail, sizeof(tail));
-}
-
-/* Write a payload, then its last 4 bytes and @flag in one release. */
-static inline void fipc_slot_publish(struct fipc_slot *slot, const u8 *data,
-				     u32 flag)
-{
-	u32 tail;
-
-	memcpy(slot->head, data, FIPC_PAYLOAD_HEAD);
-	memcpy(&tail, data + FIPC_PAYLOAD_HEAD, sizeof(tail));
-	/* Release: the 56 bytes are visible before the word. */
-	virt_store_release(&slot->last, tail | (u64)flag << 32);
-}
-#else
-typedef u32 fipc_last_t;
-
-static inline fipc_last_t fipc_slot_acquire(const struct fipc_slot *slot)
-{
-	/* Acquire: as above, the flag alone. */
-	return virt_load_acquire(&slot->flag);
-}
-
-static inline u32 fipc_last_flag(fipc_last_t last)
-{
-	return last;
-}
-
-static inline void fipc_slot_copy_last(const struct fipc_slot *slot,
-				       struct fipc_msg *buf, fipc_last_t last)
-{
-	(void)last;
-	fipc_slot_copy(slot, buf);
-}
-
-static inline void fipc_slot_publish(struct fipc_slot *slot, const u8 *data,
-				     u32 flag)
-{
-	fipc_payload_move(slot->payload, data);
-	/* Release: the payload is visible before the flag. */
-	virt_store_release(&slot->flag, flag);
-}
-#endif
 
 void fipc_ring_clear(void *mem, unsigned int order);
 

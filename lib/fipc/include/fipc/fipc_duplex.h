@@ -381,8 +381,9 @@ static inline void fipc_duplex_advance_complete(struct fipc_duplex_server *s,
 static inline void fipc_duplex_put(struct fipc_slot *slot,
 				   const struct fipc_msg *msg, u32 flag)
 {
+	fipc_payload_move(slot->payload, msg->data);
 	/* Release: the payload is visible before the flag announcing it. */
-	fipc_slot_publish(slot, msg->data, flag);
+	virt_store_release(&slot->flag, flag);
 }
 
 /*
@@ -506,8 +507,7 @@ static inline int fipc_duplex_take_reply(struct fipc_duplex_client *c,
 	 * we copy, and the request slots we later write over the positions
 	 * it retires, are ordered after it.
 	 */
-	fipc_last_t last = fipc_slot_acquire(slot);
-	u32 flag = fipc_last_flag(last);
+	u32 flag = virt_load_acquire(&slot->flag);
 
 	/*
 	 * The common reply retires its own position only, which is always
@@ -518,7 +518,7 @@ static inline int fipc_duplex_take_reply(struct fipc_duplex_client *c,
 	 * transfer after another.  A broken client's @want matches nothing.
 	 */
 	if (likely(flag == want && calls)) {
-		fipc_slot_copy_last(slot, reply, last);
+		fipc_slot_copy(slot, reply);
 		c->done = pos + 1;
 		c->limit = limit + 1;
 		c->calls = calls - 1;
@@ -570,8 +570,7 @@ static inline int fipc_duplex_take_request(struct fipc_duplex_server *s,
 	u64 want = s->call_flag;
 	const struct fipc_slot *slot = &s->slots[rslot];
 	/* Acquire: pairs with the client's release of the head flag. */
-	fipc_last_t last = fipc_slot_acquire(slot);
-	u32 flag = fipc_last_flag(last);
+	u32 flag = virt_load_acquire(&slot->flag);
 
 	/*
 	 * A one-slot call moves the cursor by a constant (see
@@ -582,7 +581,7 @@ static inline int fipc_duplex_take_request(struct fipc_duplex_server *s,
 	 * server's @want matches nothing.
 	 */
 	if (likely(flag == want && pos - s->complete <= mask && max_slots)) {
-		fipc_slot_copy_last(slot, buf, last);
+		fipc_slot_copy(slot, buf);
 		s->read = pos + 1;
 		s->unanswered = unanswered + 1;
 		if (likely(rslot != mask)) {
@@ -604,7 +603,7 @@ static inline int fipc_duplex_take_request(struct fipc_duplex_server *s,
 				       FIPC_DUPLEX_POST) &&
 	    pos - s->complete == unanswered && unanswered <= mask &&
 	    max_slots) {
-		fipc_slot_copy_last(slot, buf, last);
+		fipc_slot_copy(slot, buf);
 		fipc_duplex_advance_read(s, 1);
 		/*
 		 * Release: our copy of the request is complete before the
@@ -690,11 +689,11 @@ static inline int fipc_duplex_reply(struct fipc_duplex_server *s,
 static inline u32 fipc_duplex_take_if(const struct fipc_slot *slot, u64 want,
 				      struct fipc_msg *buf)
 {
-	fipc_last_t last = fipc_slot_acquire(slot);
-	u32 flag = fipc_last_flag(last);
+	/* Acquire: pairs with the peer's release of the flag. */
+	u32 flag = virt_load_acquire(&slot->flag);
 
 	if (flag == want)
-		fipc_slot_copy_last(slot, buf, last);
+		fipc_slot_copy(slot, buf);
 	return flag;
 }
 
