@@ -32,6 +32,15 @@ $(TEST_BUILD)/user/duplex: lib/fipc/tests/duplex_test.c $(RING_TEST_HDRS) \
 	@mkdir -p $(dir $@)
 	$(CC) $(USER_CFLAGS) -Itests/user -pthread $< $(LIBFIPC) -o $@
 
+# The same tests on the portable slot access (FIPC_SLOT_WORD=0 in
+# fipc.h: the flag a word of its own), the library built from source
+# with it.
+$(TEST_BUILD)/user/duplex-word0: lib/fipc/tests/duplex_test.c \
+		$(RING_TEST_HDRS) $(FIPC_SRCS)
+	@mkdir -p $(dir $@)
+	$(CC) $(USER_CFLAGS) -DFIPC_SLOT_WORD=0 '-DRT_SUITE_SUFFIX="-word0"' \
+		-Itests/user -pthread $< $(FIPC_SRCS) -o $@
+
 # Both ends of a fipcblk channel's ring written from the public header
 # alone (C99, no lib/fipc) against lib/fipc: the header is a complete
 # specification of the ring.
@@ -57,7 +66,8 @@ $(TEST_BUILD)/user/stress-tsan: $(STRESS_SRCS) $(STRESS_HDRS) $(FIPC_SRCS)
 	$(CLANG) $(CLANG_CFLAGS) -fsanitize=thread -pthread $(STRESS_SRCS) \
 		$(FIPC_SRCS) -o $@
 
-check-user-unit: $(TEST_BUILD)/user/duplex $(TEST_BUILD)/user/header
+check-user-unit: $(TEST_BUILD)/user/duplex $(TEST_BUILD)/user/header \
+		$(TEST_BUILD)/user/duplex-word0
 	@tests/user/run-summed.sh $^
 
 check-user-stress: $(TEST_BUILD)/user/stress

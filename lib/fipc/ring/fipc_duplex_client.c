@@ -37,7 +37,7 @@ static int fipc_duplex_reclaim(struct fipc_duplex_client *c, u32 need)
 	while (fipc_duplex_room(c) < need) {
 		pos = c->done;
 		/* Acquire: our later writes stay after the server's release. */
-		flag = virt_load_acquire(&c->slots[c->done_slot].flag);
+		flag = fipc_last_flag(fipc_slot_acquire(&c->slots[c->done_slot]));
 		/*
 		 * One position, allowed while more positions are held than
 		 * calls wait: the cursor moves by a constant, so the next
@@ -102,10 +102,9 @@ int fipc_duplex_submit(struct fipc_duplex_client *c,
 
 	for (i = 1; i < nslots; i++) {
 		slot = fipc_duplex_submit_slot(c, i);
-		fipc_payload_move(slot->payload, msg[i].data);
 		/* Ordered by the release of the head flag below. */
-		WRITE_ONCE(slot->flag,
-			   fipc_duplex_flag(kind, 0, pos + i, c->lap_shift));
+		fipc_slot_fill(slot, msg[i].data,
+			       fipc_duplex_flag(kind, 0, pos + i, c->lap_shift));
 	}
 	/*
 	 * Release: every payload byte and continuation flag above becomes
@@ -133,17 +132,18 @@ int fipc_duplex_take_reply_slow(struct fipc_duplex_client *c,
 				struct fipc_msg *reply)
 {
 	const struct fipc_slot *slot;
-	u32 flag, span = 0;
+	u32 span = 0;
+	fipc_last_t last;
 
 	for (;;) {
 		if (unlikely(c->error))
 			return c->error;
 		slot = &c->slots[c->done_slot];
 		/* Acquire: pairs with the server's release of the flag. */
-		flag = virt_load_acquire(&slot->flag);
-		switch (fipc_duplex_client_look(c, flag, &span)) {
+		last = fipc_slot_acquire(slot);
+		switch (fipc_duplex_client_look(c, fipc_last_flag(last), &span)) {
 		case FIPC_DUPLEX_FOUND_REPLY:
-			fipc_slot_copy(slot, reply);
+			fipc_slot_copy_last(slot, reply, last);
 			fipc_duplex_advance_done(c, span);
 			c->calls--;
 			return 0;

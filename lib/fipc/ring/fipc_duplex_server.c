@@ -43,10 +43,10 @@ static void fipc_duplex_ack(struct fipc_duplex_server *s, u32 n)
 		 * Release: our copies of the requests retired here are
 		 * complete before the client may write over them.
 		 */
-		virt_store_release(&s->slots[s->complete_slot].flag,
-				   fipc_duplex_flag(FIPC_DUPLEX_ACK, span,
-						    s->complete,
-						    s->lap_shift));
+		fipc_slot_release_flag(&s->slots[s->complete_slot],
+				       fipc_duplex_flag(FIPC_DUPLEX_ACK, span,
+							s->complete,
+							s->lap_shift));
 		fipc_duplex_advance_complete(s, span);
 		n -= span;
 	}
@@ -94,7 +94,9 @@ int fipc_duplex_take_request_slow(struct fipc_duplex_server *s,
 				  unsigned int max_slots, bool *posted)
 {
 	u32 pos = s->read, flag, kind;
+	const struct fipc_slot *slot;
 	unsigned int len, i;
+	fipc_last_t last;
 
 	if (unlikely(s->error))
 		return s->error;
@@ -102,14 +104,15 @@ int fipc_duplex_take_request_slow(struct fipc_duplex_server *s,
 	 * Acquire: pairs with the client's release of the head flag; the
 	 * continuation flags and payloads we read next are at least as new.
 	 */
-	flag = virt_load_acquire(&fipc_duplex_server_slot(s, pos)->flag);
+	last = fipc_slot_acquire(&s->slots[s->read_slot]);
+	flag = fipc_last_flag(last);
 	/*
 	 * A one-slot posted request moves the cursor by a constant, so a
 	 * stream of them is read in parallel (see fipc_duplex_take_reply()).
 	 */
 	if (flag == fipc_duplex_flag(FIPC_DUPLEX_POST, 1, pos, s->lap_shift) &&
 	    pos - s->complete <= s->mask && max_slots) {
-		fipc_slot_copy(&s->slots[s->read_slot], buf);
+		fipc_slot_copy_last(&s->slots[s->read_slot], buf, last);
 		fipc_duplex_advance_read(s, 1);
 		if (posted)
 			*posted = true;
@@ -138,11 +141,13 @@ int fipc_duplex_take_request_slow(struct fipc_duplex_server *s,
 
 	for (i = 1; i < len; i++) {
 		/* Published before the head flag we acquired: READ_ONCE. */
-		if (READ_ONCE(fipc_duplex_server_slot(s, pos + i)->flag) !=
-		    fipc_duplex_flag(kind, 0, pos + i, s->lap_shift))
+		slot = fipc_duplex_server_slot(s, pos + i);
+		flag = fipc_last_flag(fipc_slot_peek(slot));
+		if (flag != fipc_duplex_flag(kind, 0, pos + i, s->lap_shift))
 			return fipc_duplex_server_fail(s);
 	}
-	for (i = 0; i < len; i++)
+	fipc_slot_copy_last(&s->slots[s->read_slot], buf, last);
+	for (i = 1; i < len; i++)
 		fipc_slot_copy(fipc_duplex_server_slot(s, pos + i), &buf[i]);
 
 	fipc_duplex_advance_read(s, len);

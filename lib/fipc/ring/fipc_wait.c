@@ -97,8 +97,9 @@ int fipc_waiter_init(struct fipc_waiter *w, enum fipc_wait_method method,
 }
 EXPORT_SYMBOL_GPL(fipc_waiter_init);
 
-/* One bounded wait while the flag at addr still holds the value seen. */
-static void fipc_wait_once(enum fipc_wait_method method, u32 *flag, u32 seen)
+/* One bounded wait while the slot's last word still holds @seen. */
+static void fipc_wait_once(enum fipc_wait_method method,
+			   const fipc_last_t *flag, fipc_last_t seen)
 {
 #if FIPC_HAVE_X86_WAIT
 	/*
@@ -145,11 +146,13 @@ static void fipc_wait_once(enum fipc_wait_method method, u32 *flag, u32 seen)
  */
 static __always_inline int
 fipc_wait_loop(struct fipc_waiter *w, void *ctx,
-	       int (*poll)(void *ctx, u32 **flag, u32 *seen),
+	       int (*poll)(void *ctx, const fipc_last_t **flag,
+			   fipc_last_t *seen),
 	       void (*before_sleep)(void *ctx))
 {
 	unsigned int spins = 0;
-	u32 *flag, seen;
+	const fipc_last_t *flag;
+	fipc_last_t seen;
 	int ret;
 
 	for (;;) {
@@ -173,15 +176,17 @@ fipc_wait_loop(struct fipc_waiter *w, void *ctx,
 	}
 }
 
-static int fipc_wait_reply_poll(void *ctx, u32 **flag, u32 *seen)
+static int fipc_wait_reply_poll(void *ctx, const fipc_last_t **flag,
+				fipc_last_t *seen)
 {
 	struct fipc_duplex_client *c = ctx;
-	u32 *at = &c->slots[c->done & c->mask].flag, span;
+	const fipc_last_t *at = fipc_slot_last(&c->slots[c->done & c->mask]);
+	u32 span;
 
 	if (unlikely(c->error))
 		return c->error;
 	*seen = READ_ONCE(*at);
-	if (fipc_duplex_client_look(c, *seen, &span) !=
+	if (fipc_duplex_client_look(c, fipc_last_flag(*seen), &span) !=
 	    FIPC_DUPLEX_FOUND_NOTHING)
 		return 1;
 	*flag = at;
@@ -209,15 +214,16 @@ int fipc_duplex_client_wait(struct fipc_duplex_client *c,
 }
 EXPORT_SYMBOL_GPL(fipc_duplex_client_wait);
 
-static int fipc_wait_request_poll(void *ctx, u32 **flag, u32 *seen)
+static int fipc_wait_request_poll(void *ctx, const fipc_last_t **flag,
+				  fipc_last_t *seen)
 {
 	struct fipc_duplex_server *s = ctx;
-	u32 *at = &s->slots[s->read & s->mask].flag;
+	const fipc_last_t *at = fipc_slot_last(&s->slots[s->read & s->mask]);
 
 	if (unlikely(s->error))
 		return s->error;
 	*seen = READ_ONCE(*at);
-	if (!fipc_duplex_server_idle(s, *seen))
+	if (!fipc_duplex_server_idle(s, fipc_last_flag(*seen)))
 		return 1;
 	*flag = at;
 	return 0;

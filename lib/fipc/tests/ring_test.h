@@ -527,8 +527,13 @@ struct rt_suite {
 
 #define RT_CASE(fn)	{ #fn, fn }
 #define RT_END		{ NULL, NULL }
+/* A build variant's suffix to the suite's name (-word0, tests/user). */
+#ifndef RT_SUITE_SUFFIX
+#define RT_SUITE_SUFFIX ""
+#endif
 #define RT_SUITE(suite, cases) \
-	static const struct rt_suite rt_suite = { "user-" #suite, cases }
+	static const struct rt_suite rt_suite = { \
+		"user-" #suite RT_SUITE_SUFFIX, cases }
 
 /* The one suite of the program, defined by RT_SUITE() at its end. */
 static const struct rt_suite rt_suite;

@@ -48,14 +48,28 @@ static_assert(FIPC_RING_SLOTS(FIPC_MIN_ORDER) >= FIPC_MSG_MAX_SLOTS,
 #define FIPC_FLAG_LEN_SHIFT	16
 #define FIPC_FLAG_SEQ_MASK	0x0000ffffu
 
+/* Bytes of a payload before its last 4, which share a word with the flag. */
+#define FIPC_PAYLOAD_HEAD	56u
+
 /**
  * struct fipc_slot - one cache line of a ring, as laid out in shared memory
  * @payload: message bytes, opaque to the library
  * @flag: the flag word, see above; written last
+ * @head: @payload's first FIPC_PAYLOAD_HEAD bytes
+ * @last: the slot's last 8 bytes, @payload's last 4 and @flag, as one
+ *	word (see FIPC_SLOT_WORD)
  */
 struct fipc_slot {
-	u8 payload[FIPC_SLOT_PAYLOAD];
-	u32 flag;
+	union {
+		struct {
+			u8 payload[FIPC_SLOT_PAYLOAD];
+			u32 flag;
+		};
+		struct {
+			u8 head[FIPC_PAYLOAD_HEAD];
+			u64 last;
+		};
+	};
 };
 
 /*
@@ -75,9 +89,6 @@ static_assert(sizeof(struct fipc_slot) == FIPC_SLOT_BYTES,
 struct fipc_msg {
 	u8 data[FIPC_SLOT_PAYLOAD];
 };
-
-/* Bytes of a payload moved first by fipc_payload_move(). */
-#define FIPC_PAYLOAD_HEAD	56u
 
 /**
  * fipc_payload_move() - copy one slot's payload, in or out of a slot
@@ -125,6 +136,179 @@ static inline void fipc_slot_copy(const struct fipc_slot *slot,
 	barrier();
 	fipc_payload_move(buf->data, slot->payload);
 	barrier();
+}
+
+/*
+ * FIPC_SLOT_WORD: 1 where the library reads and writes a slot's flag
+ * only as the high half of the slot's last word (the payload's last 4
+ * bytes in the low half): little-endian 64-bit, as x86-64 and arm64,
+ * which Xen runs on.  Elsewhere, or built with FIPC_SLOT_WORD=0, the
+ * flag is a word of its own.  The wire format is the same either way,
+ * so a peer may write the last 4 bytes and then the flag with a 32-bit
+ * release.  Every access of the flag goes through the calls below, so
+ * that both ends of a ring in one build synchronise through accesses
+ * of one size.  An aligned 8-byte access is single-copy atomic on
+ * x86-64 (TSO keeps stores, and loads, in order) and as STLR/LDAR on
+ * arm64: the word's release store publishes the 56 bytes before it and
+ * the 4 in it with the flag; its acquire load gives the flag with the 4
+ * bytes written with (or, from a 32-bit peer, before) it and orders the
+ * copy of the 56 after it.  A message thus costs what a packed ring's
+ * 56-byte descriptor costs: copies of 56 bytes and one word
+ * (docs/design.md, "The slot's last word").
+ */
+#ifndef FIPC_SLOT_WORD
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && \
+	__SIZEOF_POINTER__ == 8
+#define FIPC_SLOT_WORD	1
+#else
+#define FIPC_SLOT_WORD	0
+#endif
+#endif
+
+#if FIPC_SLOT_WORD
+/* A slot's last word, or where there is none its flag alone. */
+typedef u64 fipc_last_t;
+
+/* Where the last word is, for a wait that watches it. */
+static inline const fipc_last_t *fipc_slot_last(const struct fipc_slot *slot)
+{
+	return &slot->last;
+}
+
+/* The flag in a last word. */
+static inline u32 fipc_last_flag(fipc_last_t last)
+{
+	return last >> 32;
+}
+
+/* The last word of a slot that carries @flag and no payload (an ack). */
+static inline fipc_last_t fipc_last_of_flag(u32 flag)
+{
+	return (u64)flag << 32;
+}
+
+/* The last word of a payload's last 4 bytes at @tail and @flag. */
+static inline fipc_last_t fipc_last_make(const u8 *tail, u32 flag)
+{
+	u32 low;
+
+	memcpy(&low, tail, sizeof(low));
+	return low | (u64)flag << 32;
+}
+
+/*
+ * fipc_slot_copy() of a slot whose last word, @last, has been loaded
+ * already: the payload's last 4 bytes come from @last, not the slot.
+ */
+static inline void fipc_slot_copy_last(const struct fipc_slot *slot,
+				       struct fipc_msg *buf, fipc_last_t last)
+{
+	u32 low = (u32)last;
+
+	barrier();
+	memcpy(buf->data, slot->head, FIPC_PAYLOAD_HEAD);
+	barrier();
+	memcpy(buf->data + FIPC_PAYLOAD_HEAD, &low, sizeof(low));
+}
+
+/* Write the first 56 bytes of a payload; its last word goes separately. */
+static inline void fipc_slot_fill_head(struct fipc_slot *slot, const u8 *data)
+{
+	memcpy(slot->head, data, FIPC_PAYLOAD_HEAD);
+}
+#else
+typedef u32 fipc_last_t;
+
+static inline const fipc_last_t *fipc_slot_last(const struct fipc_slot *slot)
+{
+	return &slot->flag;
+}
+
+static inline u32 fipc_last_flag(fipc_last_t last)
+{
+	return last;
+}
+
+static inline fipc_last_t fipc_last_of_flag(u32 flag)
+{
+	return flag;
+}
+
+/* The payload's last 4 bytes are written by fipc_slot_fill_head(). */
+static inline fipc_last_t fipc_last_make(const u8 *tail, u32 flag)
+{
+	(void)tail;
+	return flag;
+}
+
+static inline void fipc_slot_copy_last(const struct fipc_slot *slot,
+				       struct fipc_msg *buf, fipc_last_t last)
+{
+	(void)last;
+	fipc_slot_copy(slot, buf);
+}
+
+static inline void fipc_slot_fill_head(struct fipc_slot *slot, const u8 *data)
+{
+	fipc_payload_move(slot->payload, data);
+}
+#endif
+
+/* Read a slot's last word with acquire. */
+static inline fipc_last_t fipc_slot_acquire(const struct fipc_slot *slot)
+{
+	/* Acquire: the copy of the slot, and writes over it, stay after. */
+	return virt_load_acquire(fipc_slot_last(slot));
+}
+
+/* Read a slot's last word, for a look that copies nothing. */
+static inline fipc_last_t fipc_slot_peek(const struct fipc_slot *slot)
+{
+	return READ_ONCE(*fipc_slot_last(slot));
+}
+
+/* Write a slot's last word; a later release orders it (continuations). */
+static inline void fipc_slot_set_last(struct fipc_slot *slot, fipc_last_t last)
+{
+	WRITE_ONCE(*(fipc_last_t *)fipc_slot_last(slot), last);
+}
+
+/* Write a slot's last word with release. */
+static inline void fipc_slot_release_last(struct fipc_slot *slot,
+					  fipc_last_t last)
+{
+	/* Release: all written (and read) before is done before it. */
+	virt_store_release((fipc_last_t *)fipc_slot_last(slot), last);
+}
+
+/* Write @flag, with no payload (an acknowledgment), with release. */
+static inline void fipc_slot_release_flag(struct fipc_slot *slot, u32 flag)
+{
+	fipc_slot_release_last(slot, fipc_last_of_flag(flag));
+}
+
+/*
+ * Write a payload with @flag; a later release (the head flag's) orders
+ * it: a continuation slot of a multi-slot message.
+ */
+static inline void fipc_slot_fill(struct fipc_slot *slot, const u8 *data,
+				  u32 flag)
+{
+	fipc_slot_fill_head(slot, data);
+	fipc_slot_set_last(slot,
+			   fipc_last_make(data + FIPC_PAYLOAD_HEAD, flag));
+}
+
+/*
+ * Write a payload, then its last 4 bytes and @flag in one release (one
+ * word where FIPC_SLOT_WORD): the payload is visible before the flag.
+ */
+static inline void fipc_slot_publish(struct fipc_slot *slot, const u8 *data,
+				     u32 flag)
+{
+	fipc_slot_fill_head(slot, data);
+	fipc_slot_release_last(slot,
+			       fipc_last_make(data + FIPC_PAYLOAD_HEAD, flag));
 }
 
 void fipc_ring_clear(void *mem, unsigned int order);
