@@ -16,7 +16,9 @@
 FIPC_LIB=${FIPC_LIB:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)}
 FIPC_WORK=${FIPC_WORK:-/run/fipc}
 export FIPC_LIB FIPC_WORK
-. "$FIPC_LIB/json.sh"
+. "$FIPC_LIB/both-sides.sh"
+. "$FIPC_LIB/fipc-drivers.sh"
+. "$FIPC_LIB/checks.sh"
 
 fipc_log() { echo "[fipc $(date +%T)] $*"; }
 fipc_fail() { echo "@@FIPC-FAIL $*"; }
@@ -220,12 +222,13 @@ fipc_null_blk_slow() {
     fipc_log "null_blk: /dev/$1 slow: $2 ms a request, $3 at a time$([ "${6:-0}" = 1 ] && echo ", memory backed")"
 }
 
-# fipc_fio WHERE JOB [FIO ARGS...]: run fio in this domain (dom0); the JSON
-# goes to $FIPC_RESULTS/WHERE/JOB.json and the exit status to JOB.rc.
-# Job files may use ${FIPC_DEV} etc.: fio expands environment variables.
+# fipc_fio JOB [FIO ARGS...]: run fio in dom0 (as lib/guest-lib.sh's in a
+# guest); the JSON goes to $FIPC_RESULTS/dom0/JOB.json and the exit status
+# to JOB.rc.  Job files may use ${FIPC_DEV} etc.: fio expands environment
+# variables.
 fipc_fio() {
-    local where=$1 job=$2 rc
-    shift 2
+    local where=dom0 job=$1 rc
+    shift
     mkdir -p "$FIPC_RESULTS/$where"
     fipc_log "fio $job: $*"
     fio --output-format=json --output="$FIPC_RESULTS/$where/$job.json" "$@"
@@ -287,7 +290,7 @@ fipc_domu_config() {
     rm -rf "$w"
     mkdir -p "$x/modules" "$x/scenario"
     cp "$FIPC_LIB/domU-run.sh" "$x/init"
-    cat "$FIPC_LIB/guest-lib.sh" "$FIPC_LIB/json.sh" > "$x/lib.sh"
+    cat "$FIPC_LIB/guest-lib.sh" "$FIPC_LIB/both-sides.sh" > "$x/lib.sh"
     cp "$guest" "$x/guest.sh"
     chmod +x "$x/init" "$x/guest.sh"
     [ -d "${common:-}" ] && cp -r "$common/." "$x/scenario/"

@@ -6,7 +6,6 @@
 # the guest closed; then run what dom0 sends through fipc-exec-disk
 # (fipc bench) until "done": the end.
 . /fipc/lib.sh
-. /fipc/scenario/guest-lib.sh
 export FIPC_SZ_SMALL=$(fipc_opt SZ_SMALL 512k) FIPC_SZ_BIG=$(fipc_opt SZ_BIG 2m)
 rc=0
 fipc_wait_disk xvdb 120 || exit 1

@@ -45,7 +45,6 @@
 set -u
 . "${FIPC_LIB:-$(dirname "$0")/../../lib}/fipc-scenario.sh"
 fipc_scenario_begin "$@"
-. "$common/fipc-lib.sh"
 export FIPC_DOMU_LOAD="fipc xen-fipc-front"
 # Phases run in a child bash: only exported variables reach them.
 BOOT=${FIPC_SCENARIO_BOOT:-1}

@@ -27,7 +27,6 @@ if [ -n "${FIPC_CLASSIC_HVM:-}" ]; then
     done
     [ -f /run/fipc/boot/vmlinuz ] || fipc_die "hvm: no vmlinuz in /fipc/cache"
     export FIPC_DOMU_KERNEL=/run/fipc/boot/vmlinuz
-    . "$common/fipc-lib.sh"
     fipc_step fipc-modules 60 fipc_load_module fipc || exit 1
     fipc_step fipc-back 60 fipc_load_module xen-fipc-back memshare_max_mib=1536 || exit 1
 fi
@@ -90,4 +89,4 @@ fipc_step domU-fio "$fio_s" wait_all || exit 1
 
 export FIPC_DEV=$FIPC_BACKING
 export FIPC_PERF_RUNTIME=$(fipc_opt PERF_RUNTIME 5)
-fipc_step dom0-perf 120 fipc_fio dom0 perf "$here/perf.fio" || exit 1
+fipc_step dom0-perf 120 fipc_fio perf "$here/perf.fio" || exit 1

@@ -13,7 +13,6 @@
 # the middle of dom0's probe.  -o SELFTEST=noio: no I/O in the phy1
 # phases (the scenario must then fail).
 . /fipc/lib.sh
-. /fipc/scenario/guest-lib.sh
 on=$(fipc_opt BURST_ON_S 2)
 off=$(fipc_opt BURST_OFF_S 1)
 for d in xvdb xvdc xvdm; do

@@ -27,7 +27,6 @@
 set -u
 . "${FIPC_LIB:-$(dirname "$0")/../../lib}/fipc-scenario.sh"
 fipc_scenario_begin "$@"
-. "$common/fipc-lib.sh"
 
 probe=${S:-/fipc/stage}/tools/wakeprobe
 out=$FIPC_RESULTS/dom0

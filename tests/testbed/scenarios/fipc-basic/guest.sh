@@ -4,8 +4,6 @@
 # xvdc (null_blk, single queue, 'untrusted': data through bounce pages) and
 # xvdd (a slow null_blk, for the noisy neighbour).
 . /fipc/lib.sh
-. /fipc/scenario/guest-lib.sh
-. /fipc/scenario/hostile.sh
 export FIPC_SZ_SMALL=$(fipc_opt SZ_SMALL 2m) FIPC_SZ_BIG=$(fipc_opt SZ_BIG 16m)
 export FIPC_PERF_RUNTIME=$(fipc_opt PERF_RUNTIME 5)
 rc=0

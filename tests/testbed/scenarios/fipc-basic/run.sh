@@ -17,7 +17,6 @@
 set -u
 . "${FIPC_LIB:-$(dirname "$0")/../../lib}/fipc-scenario.sh"
 fipc_scenario_begin "$@"
-. "$common/fipc-lib.sh"
 export FIPC_DOMU_LOAD="fipc xen-fipc-front"
 
 start() {

@@ -6,7 +6,6 @@
 # (dom0 reads the backend's counters first).  Every round's fio JSON is
 # kept (honest-verify-N.json) and judged.
 . /fipc/lib.sh
-. /fipc/scenario/guest-lib.sh
 export FIPC_DEV=/dev/xvdb
 export FIPC_SZ_4K=$(fipc_opt HONEST_SZ_4K 8m) FIPC_SZ_64K=$(fipc_opt HONEST_SZ_64K 32m)
 max=$(fipc_opt HONEST_MAX_ROUNDS 80)

@@ -2,7 +2,6 @@
 # fipc-destroy, domU side: verified random writes on xvdb that never end;
 # dom0 destroys the domain in the middle.
 . /fipc/lib.sh
-. /fipc/scenario/guest-lib.sh
 fipc_wait_disk xvdb 120 || exit 1
 echo "fipc-destroy: I/O running on xvdb"
 fio --name=load --filename=/dev/xvdb --ioengine=libaio --direct=1 \

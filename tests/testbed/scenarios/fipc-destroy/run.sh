@@ -25,7 +25,6 @@
 set -u
 . "${FIPC_LIB:-$(dirname "$0")/../../lib}/fipc-scenario.sh"
 fipc_scenario_begin "$@"
-. "$common/fipc-lib.sh"
 export FIPC_DOMU_LOAD="fipc xen-fipc-front"
 
 prepare() {
@@ -224,7 +223,7 @@ finish() {
     # The device the destroyed guests wrote to is still sound and usable
     # from dom0 once the backend let go of it (also the run's fio result).
     FIPC_DEV=/dev/nullb0 FIPC_BS_MIN=512 FIPC_SZ_SMALL=1m FIPC_SZ_BIG=4m \
-        fipc_fio dom0 after-destroy-nullb0 "$common/verify.fio" || rc=1
+        fipc_fio after-destroy-nullb0 "$common/verify.fio" || rc=1
     fipc_health final || rc=1
     return $rc
 }

@@ -55,7 +55,6 @@
 # Every check prints its figure ("@@FIPC-HBACK check ..." lines, also in
 # /fipc/out/checks.txt for dom0); exit 1 if any failed.
 . /fipc/lib.sh
-. /fipc/scenario/guest-lib.sh
 . /fipc/scenario/guest-duplex.sh
 hold=$(fipc_opt HOLD_S 20)
 ops=$(fipc_opt OPS "read4k write4k read64k write64k")

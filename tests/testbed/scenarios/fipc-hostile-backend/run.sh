@@ -74,8 +74,6 @@
 set -u
 . "${FIPC_LIB:-$(dirname "$0")/../../lib}/fipc-scenario.sh"
 fipc_scenario_begin "$@"
-. "$common/fipc-lib.sh"
-. "$common/checks.sh"
 R=$FIPC_RESULTS/dom0
 # The guest reads the same options (fipc_domu_start passes FIPC_OPT_*).
 export FIPC_OPT_HOLD_S=$(fipc_opt HOLD_S 20)

@@ -37,8 +37,6 @@
 set -u
 . "${FIPC_LIB:-$(dirname "$0")/../../lib}/fipc-scenario.sh"
 fipc_scenario_begin "$@"
-. "$common/fipc-lib.sh"
-. "$common/checks.sh"
 . "$common/attack-checks.sh"
 R=$FIPC_RESULTS/dom0
 VDEV=51728

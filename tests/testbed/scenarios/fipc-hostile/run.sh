@@ -67,8 +67,6 @@
 set -u
 . "${FIPC_LIB:-$(dirname "$0")/../../lib}/fipc-scenario.sh"
 fipc_scenario_begin "$@"
-. "$common/fipc-lib.sh"
-. "$common/checks.sh"
 . "$common/attack-checks.sh"
 . "$here/../bench/irqs.sh"
 R=$FIPC_RESULTS/dom0

@@ -15,8 +15,6 @@
 set -u
 . "${FIPC_LIB:-$(dirname "$0")/../../lib}/fipc-scenario.sh"
 fipc_scenario_begin "$@"
-. "$common/fipc-lib.sh"
-. "$common/hostile.sh"
 export FIPC_SZ_SMALL=$(fipc_opt SZ_SMALL 2m) FIPC_SZ_BIG=$(fipc_opt SZ_BIG 16m)
 export FIPC_SZ_RELOAD=$(fipc_opt SZ_RELOAD 16m) FIPC_PERF_RUNTIME=$(fipc_opt PERF_RUNTIME 5)
 export LOOPFILE=/run/fipc/loop4k.img
@@ -50,10 +48,10 @@ mknod_disk() {
 
 verify() {
     local rc=0
-    FIPC_DEV=/dev/xvdb FIPC_BS_MIN=512 fipc_fio dom0 verify-xvdb "$common/verify.fio" || rc=1
-    FIPC_DEV=/dev/xvdc FIPC_BS_MIN=4096 fipc_fio dom0 verify-xvdc "$common/verify.fio" || rc=1
-    FIPC_DEV=/dev/xvdb fipc_fio dom0 perf-fipc "$common/perf.fio" || rc=1
-    FIPC_DEV=/dev/nullb0 fipc_fio dom0 perf-native "$common/perf.fio" || rc=1
+    FIPC_DEV=/dev/xvdb FIPC_BS_MIN=512 fipc_fio verify-xvdb "$common/verify.fio" || rc=1
+    FIPC_DEV=/dev/xvdc FIPC_BS_MIN=4096 fipc_fio verify-xvdc "$common/verify.fio" || rc=1
+    FIPC_DEV=/dev/xvdb fipc_fio perf-fipc "$common/perf.fio" || rc=1
+    FIPC_DEV=/dev/nullb0 fipc_fio perf-native "$common/perf.fio" || rc=1
     fipc_be_stats_json 0 51728 "$FIPC_RESULTS/dom0/stats-xvdb-after-verify.json"
     return $rc
 }
@@ -150,7 +148,7 @@ reload() {
     pe0=$(dmesg | grep -c 'protocol error')
     local w0
     w0=$(fipc_be_stat 0 51728 wr_req)
-    FIPC_DEV=/dev/xvdb fipc_fio dom0 reload "$here/reload.fio" &
+    FIPC_DEV=/dev/xvdb fipc_fio reload "$here/reload.fio" &
     pid=$!
     # Unplug in the middle of the writes, not before they start.
     while [ "$(fipc_be_stat 0 51728 wr_req)" -lt $((w0 + 300)) ] && [ $i -lt 600 ]; do

@@ -24,8 +24,6 @@
 #      memshare and 1 MiB written at 900 MiB reads back the same;
 #   7. "@@FIPC-MS counters": dom0 takes the final counters, posts "done".
 . /fipc/lib.sh
-. /fipc/scenario/guest-lib.sh
-. /fipc/scenario/hostile.sh
 export FIPC_SZ_SMALL=$(fipc_opt SZ_SMALL 1m) FIPC_SZ_BIG=$(fipc_opt SZ_BIG 4m)
 timed=$(fipc_opt TIMED_RUNTIME 10)
 rc=0

@@ -40,7 +40,6 @@
 set -u
 . "${FIPC_LIB:-$(dirname "$0")/../../lib}/fipc-scenario.sh"
 fipc_scenario_begin "$@"
-. "$common/fipc-lib.sh"
 . "$here/xenwatch-timing.sh"
 export FIPC_DOMU_LOAD="fipc xen-fipc-front"
 

@@ -10,7 +10,7 @@
 # (the callback's second argument) and how much of the time went before
 # xfb_follow_frontend() (waiting for the device's mutex), and keep the
 # dom0 log of those moments.
-# Sourced by scenarios after fipc-lib.sh.
+# Sourced by scenarios after lib/fipc-scenario.sh.
 
 XW_TRACING=/sys/kernel/tracing
 XW_FUNCS="xfb_frontend_changed xfb_physdev_changed"

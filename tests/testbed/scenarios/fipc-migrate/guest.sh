@@ -16,7 +16,6 @@
 # connection the guest has had, the ones made again after a resume
 # included.
 . /fipc/lib.sh
-. /fipc/scenario/guest-lib.sh
 for d in xvdb xvdc xvdd xvde xvdf; do
     fipc_wait_disk $d 120 || exit 1
 done
@@ -298,7 +297,6 @@ if [ "$(cat /sys/hypervisor/guest_type 2>/dev/null)" = PVH ]; then
 else
     ms_read=-1
 fi
-. /fipc/scenario/hostile.sh
 (fipc_hostile fipcblk-51744 good_read=0 bad_op=-2 bad_len=-1 \
     beyond_end=-1 bad_gref=-1 ms_write=0 ms_read=$ms_read ms_bad_pfn=-1 \
     ms_unshared_pfn=-1 st_bad_index=-1 st_both_flags=-1) \

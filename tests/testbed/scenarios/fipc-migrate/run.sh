@@ -35,7 +35,6 @@
 set -u
 . "${FIPC_LIB:-$(dirname "$0")/../../lib}/fipc-scenario.sh"
 fipc_scenario_begin "$@"
-. "$common/fipc-lib.sh"
 export FIPC_DOMU_LOAD="fipc xen-fipc-front"
 # -o GUEST_LOGLEVEL=7: the guest's driver messages on its console too.
 export FIPC_DOMU_CMDLINE_EXTRA="loglevel=$(fipc_opt GUEST_LOGLEVEL 4)"

@@ -25,7 +25,6 @@
 # Jobs run -o LIMIT_S (5) seconds, live -o LIVE_S (16), the free ones and
 # slow 8; fio's JSON is <phase>.json.
 . /fipc/lib.sh
-. /fipc/scenario/guest-lib.sh
 me=$FIPC_GUEST_NAME
 t=$(fipc_opt LIMIT_S 5)
 disks="xvdb xvdm"

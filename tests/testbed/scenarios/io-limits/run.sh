@@ -54,7 +54,6 @@
 set -u
 . "${FIPC_LIB:-$(dirname "$0")/../../lib}/fipc-scenario.sh"
 fipc_scenario_begin "$@"
-. "$common/fipc-lib.sh"
 export FIPC_DOMU_LOAD="fipc xen-fipc-front"
 # Exported: fipc_step runs each phase in a child.
 export XVDB=51728 XVDC=51744 CAP_PCT

@@ -11,7 +11,6 @@
 # <N> is the round, <cfg> phy (xvdb, classic blkback) or phy1 (xvdc,
 # xen-fipc-back); fio's results are named after the phase.
 . /fipc/lib.sh
-. /fipc/scenario/guest-lib.sh
 me=$FIPC_GUEST_NAME
 export FIPC_QUIET_SECONDS=$(fipc_opt QUIET_S 15)
 export FIPC_NOISY_SECONDS=$(fipc_opt NOISY_S 25)

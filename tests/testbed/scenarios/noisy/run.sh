@@ -22,7 +22,6 @@
 set -u
 . "${FIPC_LIB:-$(dirname "$0")/../../lib}/fipc-scenario.sh"
 fipc_scenario_begin "$@"
-. "$common/fipc-lib.sh"
 
 start() {
     local g

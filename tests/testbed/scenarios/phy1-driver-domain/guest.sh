@@ -6,7 +6,6 @@
 # "@@FIPC-DD back I end" when it is back and still holds that block; verify
 # the re-attached disk with fio again and power off.
 . /fipc/lib.sh
-. /fipc/scenario/guest-lib.sh
 export FIPC_SZ_SMALL=$(fipc_opt SZ_SMALL 1m) FIPC_SZ_BIG=$(fipc_opt SZ_BIG 4m)
 n=$(fipc_opt CYCLES 2)
 pat=229376   # 4 KiB blocks: 896 MiB, beyond verify.fio's regions

@@ -26,7 +26,6 @@
 set -u
 . "${FIPC_LIB:-$(dirname "$0")/../../lib}/fipc-scenario.sh"
 fipc_scenario_begin "$@"
-. "$common/fipc-lib.sh"
 export DD=drvdom
 
 dd_id() { cat "$FIPC_WORK/$DD.id"; }

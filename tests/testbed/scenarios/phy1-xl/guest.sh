@@ -4,7 +4,6 @@
 # (reading from it each time it is there), until dom0 posts "done" in the
 # mailbox at the end of xvdb; then verify the xvdc dom0 left attached.
 . /fipc/lib.sh
-. /fipc/scenario/guest-lib.sh
 export FIPC_SZ_SMALL=$(fipc_opt SZ_SMALL 1m) FIPC_SZ_BIG=$(fipc_opt SZ_BIG 4m)
 rc=0
 fipc_wait_disk xvdb 120 || exit 1

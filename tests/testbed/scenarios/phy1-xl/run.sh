@@ -23,7 +23,6 @@
 set -u
 . "${FIPC_LIB:-$(dirname "$0")/../../lib}/fipc-scenario.sh"
 fipc_scenario_begin "$@"
-. "$common/fipc-lib.sh"
 export FIPC_DOMU_LOAD="fipc xen-fipc-front"
 
 # be_dir ID [VDEV]: the backend directory of domain ID's fipc disks.

@@ -23,7 +23,6 @@
 #                with "front-", the guest's own pollers, mode "front")
 #   bye          exit
 . /fipc/lib.sh
-. /fipc/scenario/guest-lib.sh
 . /fipc/scenario/poller-fields.sh
 DISKS="xvdb xvdc xvdd xvde xvdf xvdg xvdh xvdi"
 # xen-fipc-front's pollers (poller-fields.sh reads them).

@@ -11,7 +11,6 @@
 #      mean_us=<n>" (completion latency percentiles, total latency mean);
 #      "bye" ends it.
 . /fipc/lib.sh
-. /fipc/scenario/guest-lib.sh
 me=$FIPC_GUEST_NAME
 if [ "$me" = H ]; then
 	echo "@@STEAL H ready"

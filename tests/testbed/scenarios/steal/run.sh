@@ -26,7 +26,6 @@
 set -u
 . "${FIPC_LIB:-$(dirname "$0")/../../lib}/fipc-scenario.sh"
 fipc_scenario_begin "$@"
-. "$common/fipc-lib.sh"
 . "$here/../bench/irqs.sh"
 # Exported: fipc_step runs the phases in a child bash.
 export STEAL_PARAM=/sys/module/xen_fipc_back/parameters/poll_steal_sleep

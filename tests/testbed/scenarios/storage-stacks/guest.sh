@@ -4,7 +4,6 @@
 # -o SZ_BIG, default 4m); "beside" is its neighbour: rounds of
 # neighbour_round for -o BESIDE_S seconds (default 45).
 . /fipc/lib.sh
-. /fipc/scenario/guest-lib.sh
 fipc_wait_disk xvdb 120 || exit 1
 # "gone" (grant) and "gone-ms" (memshare): 4 MiB of direct writes, then
 # power off at once (storage-stacks' teardown: the pages the backend

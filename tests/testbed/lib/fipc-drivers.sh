@@ -1,12 +1,11 @@
-# fipc block driver scenario helpers, dom0 side (bash).  Sourced by the
-# fipc-* scenarios after lib/fipc-scenario.sh.  Not a scenario itself (no
-# run.sh).  Until the toolstack's phy1 disks are available everywhere, disks
-# are created here with xenstore-write, with the keys and permissions libxl
-# writes (xen/include/public/io/fipcblk.h, docs/drivers.md).
+# shellcheck shell=bash
+# The testbed library, dom0 side: the fipc drivers' part (modules, disks,
+# counters, driver domains).  Sourced by lib/fipc-scenario.sh, the one
+# library every scenario's run.sh sources.  Disks can be made here with
+# xenstore-write, with the keys and permissions libxl writes
+# (xen/include/public/io/fipcblk.h, docs/drivers.md).
 
 export FIPC_BE_SYSFS=/sys/bus/xen-backend/devices
-
-. "$common/counters-json.sh"
 
 # fipc_modules_load [FRONT]: load fipc.ko and the backend (and the frontend
 # if FRONT=1, for dom0 loopback disks) from --modules.  Poller parameters

@@ -1,7 +1,8 @@
 # shellcheck shell=bash
-# Named checks with their figures, for the scenarios that attack a driver
-# (fipc-hostile, fipc-hostile-backend).  Sourced after fipc-lib.sh, with
-# R set to the results directory of dom0: each check is a line of
+# The testbed library, dom0 side: named checks with their figures, for the
+# scenarios that attack a driver (fipc-hostile, fipc-hostile-backend).
+# Sourced by lib/fipc-scenario.sh; the scenario sets R to the results
+# directory of dom0 before checks_begin: each check is a line of
 # $R/checks.txt ("pass NAME: TEXT" or "FAIL NAME: TEXT"), each figure a
 # line of $R/figures.txt; checks_summary turns both into one JSON file.
 

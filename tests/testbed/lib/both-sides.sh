@@ -1,0 +1,72 @@
+# shellcheck shell=sh
+# The testbed library's part for both sides: dom0 (sourced by
+# fipc-scenario.sh, bash) and the guests (appended to their /fipc/lib.sh,
+# busybox sh).  POSIX sh and sed, as busybox has them, so no python3 in
+# the guests and no start-up cost: the one JSON reader, a driver's
+# counters as JSON, and the frontend's malformed-request test mode.
+
+# fipc_json_value FILE KEY [N]: the N-th value (default the first) of
+# "KEY" in the JSON file FILE: a number, true/false, or a string without
+# blanks, quotes, commas or braces, printed bare.  Reads both the
+# testbed's one-line objects ("KEY": value) and fio's pretty-printed
+# output ("KEY" : value).  Prints nothing if FILE or KEY is missing.
+fipc_json_value() {
+    sed -n "s/.*\"$2\" *: *\"\{0,1\}\([^\", }]*\)\"\{0,1\} *[,}]\{0,1\}.*/\1/p" \
+        "$1" 2>/dev/null | sed -n "${3:-1}p"
+}
+
+# fipc_counters_json DIR DBGDIR: the open JSON object (no closing brace,
+# so that the caller may add more) of the files in sysfs directory DIR,
+# a number as a JSON number and a word (data_path) as a string, then of
+# the "name value" lines of DBGDIR/counters, the driver's developer
+# counters in debugfs (mounted here if it is not; none if absent).
+fipc_counters_json() {
+    local f v sep=""
+
+    printf '{'
+    for f in "$1"/*; do
+        [ -f "$f" ] || continue
+        v=$(cat "$f")
+        case $v in
+        ''|*[!0-9-]*) printf '%s"%s": "%s"' "$sep" "${f##*/}" "$v" ;;
+        *) printf '%s"%s": %s' "$sep" "${f##*/}" "$v" ;;
+        esac
+        sep=", "
+    done
+    [ -d "${2%/*}" ] || mount -t debugfs none /sys/kernel/debug 2>/dev/null
+    [ -r "$2/counters" ] || return 0
+    while read -r f v; do
+        [ -n "$f" ] || continue
+        printf '%s"%s": %s' "$sep" "$f" "$v"
+        sep=", "
+    done < "$2/counters"
+}
+
+# fipc_hostile DEVNAME EXPECT...: send each malformed request kind through
+# the frontend's test mode and check the status the backend answers.
+# EXPECT items are KIND=STATUS (0 okay, -1 error, -2 not supported).  Works
+# in dom0 (bash) and in a domU (busybox sh).  Prints one line per kind and
+# returns the number of mismatches.
+fipc_hostile() {
+    dev=$1
+    shift
+    f=/sys/kernel/debug/xen-fipc-front/$dev/inject
+    [ -d /sys/kernel/debug/xen-fipc-front ] ||
+        mount -t debugfs none /sys/kernel/debug 2>/dev/null
+    if [ ! -w "$f" ]; then
+        echo "hostile: no $f"
+        return 99
+    fi
+    bad=0
+    for kv in "$@"; do
+        kind=${kv%%=*}
+        want=${kv#*=}
+        echo "$kind" > "$f"
+        got=$(head -n 1 "$f")
+        case $got in
+        "$kind status $want "*) echo "hostile: ok   $got" ;;
+        *) echo "hostile: FAIL $kind: want status $want, got '$got'"; bad=$((bad + 1)) ;;
+        esac
+    done
+    return $bad
+}
