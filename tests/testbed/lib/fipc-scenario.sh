@@ -87,6 +87,35 @@ fipc_scenario_begin() {
 # fipc_opt KEY DEFAULT: value of scenario option -o KEY=..., else DEFAULT.
 fipc_opt() { local v="FIPC_OPT_$1"; echo "${!v:-$2}"; }
 
+# fipc_opt_rounds VAR KEY DEFAULT: set VAR to fipc_opt KEY DEFAULT, which
+# must be a number of rounds, 1 or more; else the scenario stops, saying so.
+fipc_opt_rounds() {
+    local _fipc_rounds   # not a name a caller would give VAR
+    _fipc_rounds=$(fipc_opt "$2" "$3")
+    case $_fipc_rounds in
+    ''|*[!0-9]*|0)
+        fipc_die "$2 must be a number of rounds, 1 or more (got '$_fipc_rounds')" ;;
+    esac
+    printf -v "$1" '%s' "$_fipc_rounds"
+}
+
+# fipc_rounds N "ODD ORDER" "EVEN ORDER" FUNC: FUNC R CFG for each round R
+# of 1..N and each configuration CFG, in ODD ORDER in odd rounds and EVEN
+# ORDER in even ones, so that what drifts over a run falls on every
+# configuration alike.  Returns 1 if a call failed (all are made).
+fipc_rounds() {
+    local n=$1 odd=$2 even=$3 fn=$4 r=1 order cfg rc=0
+    while [ "$r" -le "$n" ]; do
+        order=$odd
+        [ $((r % 2)) -eq 0 ] && order=$even
+        for cfg in $order; do
+            "$fn" "$r" "$cfg" || rc=1
+        done
+        r=$((r + 1))
+    done
+    return $rc
+}
+
 # fipc_reboot_request: reboot dom0 once this scenario's run.sh returns.
 # In the testbed (scenario.conf REBOOT=1: dom0's root is kept on a disk),
 # boot.sh resets the machine and at the next boot runs the scenario again

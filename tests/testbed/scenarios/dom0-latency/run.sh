@@ -129,22 +129,14 @@ summarize() {
         --poll-fifo "$(fipc_opt POLL_FIFO 0)" --dom0-vcpus "$(nproc)"
 }
 
+# round_step R CFG: one measurement of configuration CFG in round R.
+round_step() { fipc_step "dom0lat-r$1-$2" 300 measure "$2" "$1"; }
+
 rc=0
-rounds=$(fipc_opt ROUNDS 2)
-case $rounds in
-''|*[!0-9]*|0) fipc_die "ROUNDS must be a number of rounds, 1 or more (got '$rounds')" ;;
-esac
+fipc_opt_rounds rounds ROUNDS 2
 fipc_step dom0lat-start 900 start || exit 1
 fipc_step dom0lat-selftest 300 selftest || rc=1
-r=1
-while [ "$r" -le "$rounds" ]; do
-    order="idle phy phy1"
-    [ $((r % 2)) -eq 0 ] && order="idle phy1 phy"
-    for cfg in $order; do
-        fipc_step "dom0lat-r$r-$cfg" 300 measure "$cfg" "$r" || rc=1
-    done
-    r=$((r + 1))
-done
+fipc_rounds "$rounds" "idle phy phy1" "idle phy1 phy" round_step || rc=1
 fipc_step dom0lat-finish 900 finish || rc=1
 fipc_step dom0lat-summary 120 summarize || rc=1
 exit $rc

@@ -79,20 +79,12 @@ finish() {
 }
 
 mkdir -p "$FIPC_RESULTS/dom0"
+# round_step R CFG: one measurement of configuration CFG in round R.
+round_step() { fipc_step "noisy-r$1-$2" 900 measure "$2" "$1"; }
+
+fipc_opt_rounds rounds NOISY_ROUNDS 2
 fipc_step noisy-start 900 start || exit 1
 rc=0
-rounds=$(fipc_opt NOISY_ROUNDS 2)
-case $rounds in
-''|*[!0-9]*|0) fipc_fail "NOISY_ROUNDS must be a number of rounds, 1 or more (got '$rounds')"; rounds=0; rc=1 ;;
-esac
-r=1
-while [ "$r" -le "$rounds" ]; do
-    order="phy phy1"
-    [ $((r % 2)) -eq 0 ] && order="phy1 phy"
-    for cfg in $order; do
-        fipc_step "noisy-r$r-$cfg" 900 measure "$cfg" "$r" || rc=1
-    done
-    r=$((r + 1))
-done
+fipc_rounds "$rounds" "phy phy1" "phy1 phy" round_step || rc=1
 fipc_step noisy-finish 900 finish || rc=1
 exit $rc

@@ -205,24 +205,18 @@ finish() {
     return $rc
 }
 
-rounds=$(fipc_opt STEAL_ROUNDS 2)
-case $rounds in
-''|*[!0-9]*|0) fipc_die "STEAL_ROUNDS must be a number of rounds, 1 or more (got '$rounds')" ;;
-esac
+# round_step R CFG: one measurement of configuration CFG in round R.
+round_step() {
+    fipc_step "steal-r$1-$2" $((SECS * 4 + 300)) measure "r$1.$2" "$2"
+}
+
+fipc_opt_rounds rounds STEAL_ROUNDS 2
 [ "$WINDOW" -ge 4 ] 2>/dev/null || fipc_die "STEAL_S must be 10 seconds or more (got '$SECS')"
 fipc_step steal-start 900 start || exit 1
 rc=0
 fipc_step steal-idle 120 idle || rc=1
 fipc_step steal-alone $((SECS * 4 + 300)) measure alone on || rc=1
-r=1
-while [ "$r" -le "$rounds" ]; do
-    order="on off phy"
-    [ $((r % 2)) -eq 0 ] && order="phy off on"
-    for c in $order; do
-        fipc_step "steal-r$r-$c" $((SECS * 4 + 300)) measure "r$r.$c" "$c" || rc=1
-    done
-    r=$((r + 1))
-done
+fipc_rounds "$rounds" "on off phy" "phy off on" round_step || rc=1
 fipc_step steal-report 60 report || rc=1
 fipc_step steal-finish 600 finish || rc=1
 exit $rc
