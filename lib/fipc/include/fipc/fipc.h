@@ -181,10 +181,10 @@ static inline u32 fipc_last_flag(fipc_last_t last)
 	return last >> 32;
 }
 
-/* The last word of a slot that carries @flag and no payload (an ack). */
-static inline fipc_last_t fipc_last_of_flag(u32 flag)
+/* @last with its flag replaced by @flag, the payload's 4 bytes kept. */
+static inline fipc_last_t fipc_last_reflag(fipc_last_t last, u32 flag)
 {
-	return (u64)flag << 32;
+	return (last & 0xffffffffull) | (u64)flag << 32;
 }
 
 /* The last word of a payload's last 4 bytes at @tail and @flag. */
@@ -229,8 +229,9 @@ static inline u32 fipc_last_flag(fipc_last_t last)
 	return last;
 }
 
-static inline fipc_last_t fipc_last_of_flag(u32 flag)
+static inline fipc_last_t fipc_last_reflag(fipc_last_t last, u32 flag)
 {
+	(void)last;
 	return flag;
 }
 
@@ -281,10 +282,15 @@ static inline void fipc_slot_release_last(struct fipc_slot *slot,
 	virt_store_release((fipc_last_t *)fipc_slot_last(slot), last);
 }
 
-/* Write @flag, with no payload (an acknowledgment), with release. */
+/*
+ * Write @flag with release over a slot whose payload stays as it is (an
+ * acknowledgment, over a request the writer has read): its last 4 bytes
+ * are read back into the word, so the slot reads as before the word.
+ */
 static inline void fipc_slot_release_flag(struct fipc_slot *slot, u32 flag)
 {
-	fipc_slot_release_last(slot, fipc_last_of_flag(flag));
+	fipc_slot_release_last(slot,
+			       fipc_last_reflag(fipc_slot_peek(slot), flag));
 }
 
 /*

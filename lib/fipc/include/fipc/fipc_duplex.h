@@ -400,11 +400,9 @@ static inline int fipc_duplex_take_request(struct fipc_duplex_server *s,
 	 * fipc_duplex_take_reply(), a polling server reads the line once a
 	 * poll; the slow path (fipc_duplex_server_idle()) agrees.
 	 */
-	if ((flag == fipc_duplex_flag(FIPC_DUPLEX_REPLY, 1, pos - mask - 1,
-				      s->lap_shift) ||
-	     flag == fipc_duplex_flag(FIPC_DUPLEX_ACK, 1, pos - mask - 1,
-				      s->lap_shift)) &&
-	    pos - s->complete <= mask && !s->error)
+	if ((flag == fipc_duplex_stale_flag(want, FIPC_DUPLEX_REPLY) ||
+	     flag == fipc_duplex_stale_flag(want, FIPC_DUPLEX_ACK)) &&
+	    pos - s->complete <= mask)
 		return -EAGAIN;
 	return fipc_duplex_take_request_slow(s, buf, max_slots, posted);
 }
