@@ -7,8 +7,8 @@
 #   FIPC_XEN_SERIES=4.20 tools/build-xl-phy1.sh   # Xen 4.20 (Debian 13)
 #
 # The patches of the series come from tools/xl-patches.py (its header says
-# how: tools/libxl-phy1.patch, for 4.20 with tools/libxl-phy1-4.20.fixup,
-# and tools/xenstat-fipcblk[-4.20].patch).
+# how: the series tools/libxl-phy1/*.patch, for 4.20 concatenated with
+# tools/libxl-phy1-4.20.fixup, and tools/xenstat-fipcblk[-4.20].patch).
 # 4.17: Debian bookworm's xen source (apt-get source, Debian's series
 #   applied), built on this (bookworm) host.
 # 4.20: Xen 4.20's source, built in the trixie chroot of scripts/trixie-root.sh

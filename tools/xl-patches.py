@@ -4,16 +4,20 @@
 Every user takes them from here (tools/build-xl-phy1.sh,
 tests/xl/patch-drift.sh, tests/docs/check-xenstore-keys.sh):
 
-  tools/xl-patches.py print SERIES        the libxl patch of SERIES, on stdout
+  tools/xl-patches.py print SERIES        the libxl patches of SERIES, on
+                                          stdout (the series concatenated)
   tools/xl-patches.py apply SERIES DIR    it and the xenstat patch onto the
                                           Xen source tree DIR
   tools/xl-patches.py inputs SERIES       the files the result is made of
   tools/xl-patches.py fixup SERIES PATCH  the fix-up that makes the whole
                                           PATCH of the base, on stdout
 
-tools/libxl-phy1.patch carries the feature, against Debian 12's Xen 4.17
-(SERIES 4.17).  Another series applies tools/libxl-phy1-SERIES.fixup to it:
-a diff of the patch (not of Xen) that changes only what truly differs
+tools/libxl-phy1/*.patch carry the feature, against Debian 12's Xen 4.17
+(SERIES 4.17): a git format-patch series, one concern each (the man page,
+libxl's types and device glue, libxl_disk.c, libxlu's parser), applied in
+the order of their names.  The base is that series concatenated.  Another
+series applies tools/libxl-phy1-SERIES.fixup to it: a diff of the base
+(not of Xen) that changes only what truly differs
 there, the lines that must read otherwise (4.20: the man page's backend
 list has "tap", the device kind is 21 not 18) and the context of hunks that
 would not apply; tests/xl/patch-drift.sh checks that it stays so.  The
@@ -40,7 +44,7 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-BASE = os.path.join(HERE, 'libxl-phy1.patch')
+BASE = os.path.join(HERE, 'libxl-phy1')
 BASE_SERIES = '4.17'
 HUNK = re.compile(r'^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@(.*)$')
 BARE = re.compile(r'^@@ @@(.*)$')
@@ -69,6 +73,23 @@ def files(series, need_fixup=True):
 def read(path):
     with open(path) as f:
         return f.read().split('\n')
+
+
+def base_files():
+    """The base series' patches, in the order they apply."""
+    names = sorted(n for n in os.listdir(BASE) if n.endswith('.patch'))
+    if not names:
+        die('no patches in ' + BASE)
+    return [os.path.join(BASE, n) for n in names]
+
+
+def read_base():
+    """The base series concatenated, as lines."""
+    text = ''
+    for path in base_files():
+        with open(path) as f:
+            text += f.read()
+    return text.split('\n')
 
 
 def bare(lines):
@@ -131,7 +152,7 @@ def run_patch(args, stdin_path, cwd=None):
 def make(series):
     """The libxl patch of SERIES, as lines."""
     fixup, _ = files(series)
-    base = read(BASE)
+    base = read_base()
     if fixup is None:
         return base
     with tempfile.TemporaryDirectory() as t:
@@ -141,18 +162,24 @@ def make(series):
         # the rejects, if any, go to the scratch directory
         rej = os.path.join(t, 'rej')
         if not run_patch(['-r', rej, '-o', out, src], fixup):
-            die('%s does not apply to %s: refresh it (tools/xl-patches.py)'
-                % (os.path.basename(fixup), os.path.basename(BASE)))
+            die('%s does not apply to the series in %s: refresh it '
+                '(tools/xl-patches.py)' % (os.path.basename(fixup), BASE))
         return rebuild(read(out), base)
 
 
 def apply(series, tree):
+    """The base series patch by patch, in order; another series' whole
+    patch at once."""
     _, xenstat = files(series)
     with tempfile.NamedTemporaryFile('w', suffix='.patch') as p:
         p.write('\n'.join(make(series)))
         p.flush()
-        for name, path in (('libxl-phy1 (Xen %s)' % series, p.name),
-                           (os.path.basename(xenstat), xenstat)):
+        if series == BASE_SERIES:
+            libxl = [('libxl-phy1/' + os.path.basename(f), f)
+                     for f in base_files()]
+        else:
+            libxl = [('libxl-phy1 (Xen %s)' % series, p.name)]
+        for name, path in libxl + [(os.path.basename(xenstat), xenstat)]:
             if not run_patch(['-p1', '--no-backup-if-mismatch'], path, tree):
                 die('%s does not apply to %s' % (name, tree))
 
@@ -161,7 +188,7 @@ def fixup(series, whole):
     path, _ = files(series, need_fixup=False)
     if path is None:
         die('Xen %s is the base series: it has no fix-up' % series)
-    base, want = read(BASE), read(whole)
+    base, want = read_base(), read(whole)
     # Keep the base's git metadata where the other has its own.
     if len(base) == len(want):
         want = [b if META.match(b) and META.match(w) else w
@@ -175,7 +202,8 @@ def fixup(series, whole):
         for name, lines in (('a', base), ('b', want)):
             with open(os.path.join(t, name), 'w') as f:
                 f.write('\n'.join(bare(lines)))
-        r = subprocess.run(['diff', '-u', '--label', os.path.basename(BASE),
+        r = subprocess.run(['diff', '-u',
+                            '--label', 'libxl-phy1-%s.patch' % BASE_SERIES,
                             '--label', 'libxl-phy1-%s.patch' % series,
                             os.path.join(t, 'a'), os.path.join(t, 'b')],
                            stdout=subprocess.PIPE, universal_newlines=True)
@@ -196,7 +224,7 @@ def main(argv):
         apply(*args)
     elif mode == 'inputs':
         fix, xenstat = files(args[0])
-        for f in (os.path.abspath(__file__), BASE, fix, xenstat):
+        for f in [os.path.abspath(__file__)] + base_files() + [fix, xenstat]:
             if f:
                 print(f)
     else:

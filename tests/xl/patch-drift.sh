@@ -1,6 +1,7 @@
 #!/bin/bash
 # The toolstack patch is written once (tools/xl-patches.py, header): per
-# other series a fix-up of tools/libxl-phy1.patch, which must
+# other series a fix-up of the series tools/libxl-phy1/ (its patches
+# concatenated: the base), which must
 #   - apply to the base (no fuzz);
 #   - change no line the patch adds or removes, nor the files it touches,
 #     beyond the differences listed below for the series;
@@ -12,7 +13,6 @@
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 xlp=$top/tools/xl-patches.py
-base=$top/tools/libxl-phy1.patch
 cache=${FIPC_CACHE:-/var/cache/fipc}
 max_fixup_lines=150
 pass=0 fail=0 skip=0
@@ -32,13 +32,33 @@ allowed[4.20]='< -phy, qdisk, standalone
 
 changed() { grep -E '^(\+|-|\+\+\+ |--- )' "$1"; }
 
+# The series: git format-patch files, one concern each, short.
+max_patch_lines=800
+for f in "$top"/tools/libxl-phy1/*.patch; do
+	n=$(wc -l < "$f")
+	if ! head -n 1 "$f" | grep -qE '^From [0-9a-f]{40} ' || ! grep -q '^Subject: \[PATCH' "$f"; then
+		bad "libxl-phy1/$(basename "$f"): no git format-patch header (From, Subject)"
+	elif [ "$n" -gt "$max_patch_lines" ]; then
+		bad "libxl-phy1/$(basename "$f"): $n lines (at most $max_patch_lines): split it"
+	else
+		ok "libxl-phy1/$(basename "$f"): a format-patch of $n lines"
+	fi
+done
+
+base=$work/base.patch
+if "$xlp" print 4.17 > "$base" 2> "$work/base.err" && [ -s "$base" ]; then
+	ok "4.17: xl-patches.py print makes the base of the series in tools/libxl-phy1/"
+else
+	bad "4.17: xl-patches.py print 4.17 failed: $(cat "$work/base.err")"
+fi
+
 for s in "${!allowed[@]}"; do
 	fixup=$top/tools/libxl-phy1-$s.fixup
 	if ! "$xlp" print "$s" > "$work/$s.patch" 2> "$work/$s.err"; then
 		bad "$s: the fix-up does not apply to the base: $(cat "$work/$s.err")"
 		continue
 	fi
-	ok "$s: $(basename "$fixup") applies to libxl-phy1.patch"
+	ok "$s: $(basename "$fixup") applies to the base"
 	# Line numbers left out: a change elsewhere in the patch moves them.
 	got=$(diff --unchanged-line-format= --old-line-format='< %L' \
 		--new-line-format='> %L' <(changed "$base") <(changed "$work/$s.patch"))
