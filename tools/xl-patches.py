@@ -15,26 +15,26 @@ tests/xl/patch-drift.sh, tests/docs/check-xenstore-keys.sh):
 tools/libxl-phy1/*.patch carry the feature, against Debian 12's Xen 4.17
 (SERIES 4.17): a git format-patch series, one concern each (the man page,
 libxl's types and device glue, libxl_disk.c, libxlu's parser), applied in
-the order of their names.  The base is that series concatenated.  Another
-series applies tools/libxl-phy1-SERIES.fixup to it: a diff of the base
-(not of Xen) that changes only what truly differs
-there, the lines that must read otherwise (4.20: the man page's backend
-list has "tap", the device kind is 21 not 18) and the context of hunks that
-would not apply; tests/xl/patch-drift.sh checks that it stays so.  The
-fix-up sees the patch with its hunk headers stripped to "@@ @@" (no line
-numbers, no counts), so that a change to the feature elsewhere, or inside
-a hunk it fixes up, leaves it applying; the headers are then rebuilt: the
-base's line numbers, the counts of the lines now there.  patch runs with
---fuzz=0 in both steps: offsets only, and a hunk whose context differs
-fails loudly (exit 1) instead of landing elsewhere.  libxenstat's patches
-differ in their code (4.20's parser and back types changed): one per
-series, tools/xenstat-fipcblk[-SERIES].patch.
+the order of their names (`apply` takes them one by one).  The base is
+that series concatenated, as `print` writes it.  Another series applies
+tools/libxl-phy1-SERIES.fixup to it: a diff of the base (not of Xen) that
+changes only what truly differs there, the lines that must read otherwise
+(4.20: the man page's backend list has "tap", the device kind is 21 not
+18) and the context of hunks that would not apply; tests/xl/patch-drift.sh
+checks that it stays so.  The fix-up sees the patch with its hunk headers
+stripped to "@@ @@" (no line numbers, no counts), so that a change to the
+feature elsewhere, or inside a hunk it fixes up, leaves it applying; the
+headers are then rebuilt: the base's line numbers, the counts of the lines
+now there.  patch runs with --fuzz=0 in both steps: offsets only, and a
+hunk whose context differs fails loudly (exit 1) instead of landing
+elsewhere.  libxenstat's patches differ in their code (4.20's parser and
+back types changed): one per series, tools/xenstat-fipcblk[-SERIES].patch.
 
 When a change near a line the fix-up changes breaks it: make the series'
-whole patch (the last `print` output changed by hand, or `git diff` of a
-patched tree of the series), run `tools/xl-patches.py fixup SERIES WHOLE >
-new` and move new over tools/libxl-phy1-SERIES.fixup (its header comment
-is kept).
+whole patch (the last `print` output changed by hand: it keeps the base's
+headers and order of files, which a `git diff` would not), run
+`tools/xl-patches.py fixup SERIES WHOLE > new` and move new over
+tools/libxl-phy1-SERIES.fixup (its header comment is kept).
 """
 
 import os
