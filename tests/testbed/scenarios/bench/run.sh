@@ -373,7 +373,7 @@ fi
 	{ GUEST_TYPE=pvh fipc_step bench-phy-pvh 1200 bench_domu phy-pvh phy 'blkif-backend' 'blkif' || rc=1; }
 
 # The fipc drivers: the disks are phy1: disks of the domU's xl config
-# (xl with tools/libxl-phy1.patch), served by xen-fipc-back's pollers.
+# (xl with tools/libxl-phy1/), served by xen-fipc-back's pollers.
 phy1_modules() {
 	fipc_load_module fipc &&
 		fipc_load_module xen-fipc-back poll_idle_us="$(fipc_opt POLL_IDLE_US 200)" \
@@ -382,7 +382,7 @@ phy1_modules() {
 }
 have_fipc() { [ -n "$FIPC_MODULES" ] && find "$FIPC_MODULES" -name 'xen-fipc-back.ko' | grep -q .; }
 if ! xl -N block-attach 0 phy1:/dev/nullb0,xvdx,w >/dev/null 2>&1; then
-	echo "phy1-grant skipped: this dom0's xl has no phy1 disk type (tools/libxl-phy1.patch)" >> "$FIPC_RESULTS/skipped.txt"
+	echo "phy1-grant skipped: this dom0's xl has no phy1 disk type (tools/libxl-phy1/)" >> "$FIPC_RESULTS/skipped.txt"
 	echo "phy1-memshare skipped: this dom0's xl has no phy1 disk type" >> "$FIPC_RESULTS/skipped.txt"
 elif have_fipc && [ "$(fipc_opt PHY1 1)" = 1 ]; then
 	export FIPC_DOMU_LOAD="fipc xen-fipc-front"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Scenario "phy1-driver-domain" (dom0 side): a phy1: disk whose backend is
 # a driver domain, set up through xl only (the patched xl of make
-# dom0-overlay, tools/libxl-phy1.patch):
+# dom0-overlay, tools/libxl-phy1/):
 #   1. xl create of the driver domain "drvdom" (xl config driver_domain = 1)
 #      from the ordinary domU image; dom0 ships it, over the exchange disk,
 #      the patched xl and its libraries, xenstore-* and block-fipc, all

@@ -1,7 +1,7 @@
 #!/bin/bash
 # Scenario "phy1-xl" (dom0 side): fipc disks through the toolstack only,
 # with the patched xl the testbed installs in dom0 (make dom0-overlay,
-# tools/libxl-phy1.patch).  No xenstore-write anywhere:
+# tools/libxl-phy1/).  No xenstore-write anywhere:
 #   1. xl create with 'phy1:/dev/nullb0,xvdb,w': the guest verifies xvdb;
 #   2. 20 x (xl block-attach phy1:/dev/nullb1,xvdc / xl block-list /
 #      xl block-detach xvdc); the guest reads xvdc each time it appears;
