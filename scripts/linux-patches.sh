@@ -299,7 +299,8 @@ in-flight requests and mapped guest memory are bounded per guest.
 
 KUnit suites, in drivers/block/xen-fipc-back/tests/ (built without
 Xen, from drivers/block/Makefile): request validation
-(fipcblk_validate) and the I/O limits (fipcblk_limit)."
+(fipcblk_validate), the I/O limits (fipcblk_limit) and the queue of
+requests taken from a ring (fipcblk_rxq)."
 
 git format-patch -q --cover-letter -o "$out" HEAD~5 >/dev/null
 # The cover letter's placeholders, filled in.

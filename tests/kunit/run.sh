@@ -6,8 +6,9 @@
 # own Kbuild and Kconfig: lib/fipc/tests/ ("fipc", the pollers, and
 # "fipc_duplex", the duplex ring: duplex_test.c, the source the
 # userspace build runs too) and linux/drivers/block/xen-fipc-back/tests/
-# ("fipcblk_validate", the backend's request validation, and
-# "fipcblk_limit", its I/O limits, built without Xen).
+# ("fipcblk_validate", the backend's request validation,
+# "fipcblk_limit", its I/O limits, and "fipcblk_rxq", its queue of
+# requests taken from a ring, built without Xen).
 #
 # The extracted kernel tree ($FIPC_CACHE/linux-source-<ver>, see
 # scripts/linux-src.sh) stays pristine: a hard-link copy of it made once,
