@@ -29,6 +29,7 @@
 #include <fipc/fipc_poller.h>
 #include <xen/interface/io/fipcblk.h>
 #include "back_limit.h"
+#include "back_rxq.h"
 #include "back_validate.h"
 
 #define XFB_NAME		"xen-fipc-back"
@@ -311,7 +312,7 @@ struct xfb_memshare {
  * @stg_nr: number of staging pages (0: none)
  * @ring_maps: ring and control pages counted in max_grant_mappings
  *	(back_maptrack.c) while the channel maps them
- * @msgbuf: private copy of the request being handled
+ * @rxq: requests taken from the ring, private copies, not handled yet
  * @rsp: responses queued by xfb_send(), written into the ring together
  *	by xfb_send_flush()
  * @rsp_n: how many @rsp holds
@@ -326,7 +327,7 @@ struct xfb_memshare {
  * @refill_work: refills @page_cache
  * @eoi_pending: an interrupt of the channel waits for its late EOI, which
  *	the poller gives after looking at the channel
- * @limit_held: slots in @msgbuf of a request taken and held over the
+ * @limit_held: slots of the oldest request of @rxq, held over the
  *	disk's limits (back_throttle.c), 0 if none
  * @limit_us: while one is held, when to ask again
  * @limit_since: when it was taken (ns)
@@ -363,7 +364,7 @@ struct xfb_chan {
 	struct page **stg_pages;
 	grant_handle_t *stg_handles;
 	unsigned int stg_nr;
-	struct fipc_msg msgbuf[FIPC_MSG_MAX_SLOTS];
+	struct xfb_rxq rxq;
 	struct fipc_msg rsp[XFB_RSP_BURST];
 	unsigned int rsp_n;
 	unsigned int answered;
@@ -537,7 +538,8 @@ extern struct wait_queue_head xfb_drain_wq;
 void xfb_set_sleeping(struct fipc_poll_entry *entry, bool sleeping);
 void xfb_proto_error(struct xfb_chan *chan, const char *why);
 bool xfb_rx_ready(struct xfb_chan *chan);
-int xfb_recv(struct xfb_chan *chan);
+int xfb_recv(struct xfb_chan *chan, const struct fipc_msg **msgs);
+void xfb_recv_done(struct xfb_chan *chan);
 void xfb_send(struct xfb_chan *chan, const struct fipcblk_response *rsp);
 void xfb_send_flush(struct xfb_chan *chan);
 int xfb_wait(struct fipc_poll_entry *entry, struct fipc_waiter *w);
@@ -709,7 +711,8 @@ xfb_idx_attr_init(struct xfb_idx_attr *a, const char *name,
 /* back_throttle.c */
 extern const struct attribute_group xfb_limit_group;
 int xfb_throttle_read(struct xfb_be *be);
-bool xfb_throttle(struct xfb_chan *chan, unsigned int nslots);
+bool xfb_throttle(struct xfb_chan *chan, const struct fipc_msg *msgs,
+		  unsigned int nslots);
 void xfb_throttle_sysfs_init(void);
 
 /**

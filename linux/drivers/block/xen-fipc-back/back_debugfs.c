@@ -44,13 +44,14 @@ static void xfb_chan_show(struct seq_file *m, struct xfb_chan *chan, u64 now)
 	unsigned int i, open = 0;
 	u64 oldest = 0;
 
-	seq_printf(m, "queue %u: inflight %d claimed %d broken %d done %s again %s held %s limit_held %u grant_wait %d page_wait %d eoi_pending %d taken %llu\n",
+	seq_printf(m, "queue %u: inflight %d claimed %d broken %d done %s again %s held %s limit_held %u queued %u grant_wait %d page_wait %d eoi_pending %d taken %llu\n",
 		   chan->index, atomic_read(&chan->inflight),
 		   test_bit(XFB_CLAIMED, &chan->claim), READ_ONCE(chan->broken),
 		   llist_empty(&chan->done) ? "empty" : "waiting",
 		   llist_empty(&chan->again) ? "empty" : "waiting",
 		   list_empty(&chan->held) ? "empty" : "waiting",
-		   READ_ONCE(chan->limit_held), READ_ONCE(chan->grant_wait),
+		   READ_ONCE(chan->limit_held), xfb_rxq_count(&chan->rxq),
+		   READ_ONCE(chan->grant_wait),
 		   READ_ONCE(chan->page_wait), atomic_read(&chan->eoi_pending),
 		   READ_ONCE(chan->taken));
 	for (i = 0; i < chan->nr_reqs; i++) {

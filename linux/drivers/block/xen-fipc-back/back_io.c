@@ -3,8 +3,10 @@
  * xen-fipc-back: the data path, run by the channel's poller (a thread
  * of xfb_pollers, <fipc/fipc_poller.h>, driven by xfb_poll_ops).
  *
- *   poll: answer finished requests (unmap their grants first), then take
- *         new requests, up to poll_budget, while request slots are free
+ *   poll: answer finished requests (unmap their grants first), then
+ *         handle new requests (taken from the ring in bursts, kept in
+ *         ring order until handled: back_rxq.c), up to poll_budget,
+ *         while request slots are free
  *   request: validate, map its grants in one batch (memshare: look its
  *         pfns up in the mapping of the guest's memory, back_memshare.c,
  *         or its staging page indices, back_staging.c), build one bio
@@ -545,6 +547,7 @@ static void xfb_handle(struct xfb_chan *chan, const struct fipc_msg *msgs,
 static int xfb_poll(struct fipc_poll_entry *entry, unsigned int budget)
 {
 	struct xfb_chan *chan = xfb_poll_chan(entry);
+	const struct fipc_msg *msgs;
 	struct blk_plug plug;
 	int work, n;
 
@@ -573,7 +576,7 @@ static int xfb_poll(struct fipc_poll_entry *entry, unsigned int budget)
 		}
 		if (!xfb_pages_ready(chan)) {
 			/* Resumed by the refill or a timed retry. */
-			if (chan->limit_held || xfb_rx_ready(chan)) {
+			if (xfb_rx_ready(chan)) {
 				chan->page_wait = true;
 				xfb_pages_refill(chan);
 			}
@@ -584,26 +587,24 @@ static int xfb_poll(struct fipc_poll_entry *entry, unsigned int budget)
 		     !xfb_maptrack_room(atomic_read(&chan->be->guest->grants),
 					chan->be->max_refs))) {
 			/* Resumed by the guest's own completions or a retry. */
-			if (chan->limit_held || xfb_rx_ready(chan)) {
+			if (xfb_rx_ready(chan)) {
 				chan->grant_wait = true;
 				chan->st[XFB_GRANT_WAITS]++;
 			}
 			break;
 		}
-		if (chan->limit_held) {
-			n = chan->limit_held;
-		} else {
-			n = xfb_recv(chan);
-			if (n == -EAGAIN)
-				break;
-			if (n < 0) {
-				xfb_proto_error(chan, "request ring corrupted");
-				break;
-			}
+		/* A request held over the limits, or taken before: again. */
+		n = xfb_recv(chan, &msgs);
+		if (n == -EAGAIN)
+			break;
+		if (n < 0) {
+			xfb_proto_error(chan, "request ring corrupted");
+			break;
 		}
-		if (xfb_throttle(chan, n))
+		if (xfb_throttle(chan, msgs, n))
 			break;	/* held: asked again after chan->limit_us */
-		xfb_handle(chan, chan->msgbuf, n);
+		xfb_handle(chan, msgs, n);
+		xfb_recv_done(chan);
 		work++;
 	}
 	blk_finish_plug(&plug);

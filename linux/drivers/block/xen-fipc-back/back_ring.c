@@ -3,9 +3,9 @@
  * xen-fipc-back: a channel's ring and event channel, as its poller and
  * the completions that answer for it (back_io.c) serve them.
  *
- *   ring: receive a request, send a response, on the duplex ring
- *         (protocol version 3); a corrupted ring breaks the channel
- *         (xfb_proto_error())
+ *   ring: receive a request (taken in bursts, back_rxq.c), send a
+ *         response, on the duplex ring (protocol version 3); a corrupted
+ *         ring breaks the channel (xfb_proto_error())
  *   poller: the sleeping word, the hardware wait, the last look before
  *         sleeping (xfb_poll_ops' set_sleeping, wait, has_work, busy)
  *   event channel: notify the frontend, the late EOI of our interrupt,
@@ -63,37 +63,49 @@ void xfb_proto_error(struct xfb_chan *chan, const char *why)
  */
 
 /**
- * xfb_rx_ready() - is a request, or a flag the ring will refuse, at the
- *	read position
+ * xfb_rx_ready() - is a request taken and not handled yet, or one (or a
+ *	flag the ring will refuse) at the read position
  * @chan: the channel
  *
- * Return: true if the next receive has something to take or refuse.
+ * Return: true if the next receive has something to hand out or refuse.
  */
 bool xfb_rx_ready(struct xfb_chan *chan)
 {
-	return fipc_duplex_request_ready(&chan->ds);
+	return xfb_rxq_count(&chan->rxq) ||
+	       fipc_duplex_request_ready(&chan->ds);
 }
 
 /**
- * xfb_recv() - take the next request into @chan->msgbuf, copied once
+ * xfb_recv() - the oldest request taken and not handled yet
  * @chan: the channel
+ * @msgs: set to its private copy, copied once from the ring
+ *
+ * One-slot requests are taken XFB_REQ_BURST at a time (back_rxq.c); the
+ * same one comes back until xfb_recv_done() says it is handled, so one
+ * that waits (for a free request, pages, grant room or the disk's
+ * limits) keeps its place ahead of those taken after it.
  *
  * Return: its length in slots, -EAGAIN if there is none, -EPROTO if the
- * ring is broken.
+ * ring is broken (or another error of the ring, which breaks it too).
  */
-int xfb_recv(struct xfb_chan *chan)
+int xfb_recv(struct xfb_chan *chan, const struct fipc_msg **msgs)
 {
-	bool posted;
-	int n;
+	int n = xfb_rxq_peek(&chan->rxq, &chan->ds, msgs);
 
-	n = fipc_duplex_take_request(&chan->ds, chan->msgbuf,
-				     FIPC_MSG_MAX_SLOTS, &posted);
-	/* Every fipcblk request wants its response. */
-	if (n > 0 && posted) {
+	if (n == -EBADMSG) {
 		xfb_proto_error(chan, "request that wants no response");
 		return -EPROTO;
 	}
 	return n;
+}
+
+/**
+ * xfb_recv_done() - the request xfb_recv() handed out is handled
+ * @chan: the channel
+ */
+void xfb_recv_done(struct xfb_chan *chan)
+{
+	xfb_rxq_pop(&chan->rxq);
 }
 
 /**

@@ -165,7 +165,8 @@ int xfb_throttle_read(struct xfb_be *be)
 /**
  * xfb_throttle() - may the request just taken be handled now
  * @chan: the channel, ring claimed by its poller
- * @nslots: its slots in @chan->msgbuf (taken now, or held before)
+ * @msgs: the request's private copy (the oldest of @chan->rxq)
+ * @nslots: its slots (taken now, or held before)
  *
  * Only the op and length of the private copy are read, to count them:
  * the request is validated after, as any other.  A write, flush or
@@ -174,7 +175,8 @@ int xfb_throttle_read(struct xfb_be *be)
  * Return: false to handle it now; true if it must wait: it is held
  * (@chan->limit_held) and the channel parked for @chan->limit_us.
  */
-bool xfb_throttle(struct xfb_chan *chan, unsigned int nslots)
+bool xfb_throttle(struct xfb_chan *chan, const struct fipc_msg *msgs,
+		  unsigned int nslots)
 {
 	struct xfb_limiter *ls[XFB_LIMITERS_MAX] = {
 		&chan->be->limits, &chan->be->guest->limits
@@ -185,7 +187,7 @@ bool xfb_throttle(struct xfb_chan *chan, unsigned int nslots)
 	if (!READ_ONCE(ls[0]->on) && !READ_ONCE(ls[1]->on) &&
 	    !chan->limit_held)
 		return false;
-	memcpy(&r, chan->msgbuf[0].data, sizeof(r));
+	memcpy(&r, msgs[0].data, sizeof(r));
 	bytes = (r.op == FIPCBLK_OP_READ || r.op == FIPCBLK_OP_WRITE) ?
 		r.nr_bytes : 0;
 	now = ktime_get_ns();
