@@ -331,7 +331,7 @@ struct xfb_memshare {
  *	disk's limits (back_throttle.c), 0 if none
  * @limit_us: while one is held, when to ask again
  * @limit_since: when it was taken (ns)
- * @taken: requests taken from the ring
+ * @taken: requests handled (taken from the ring, then out of @rxq)
  * @taken_at_eoi: @taken at the last EOI (nothing since: spurious)
  * @st: counters
  */
