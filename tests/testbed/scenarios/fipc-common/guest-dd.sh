@@ -1,6 +1,6 @@
 #!/bin/sh
 # A driver domain (busybox sh; scenarios phy1-driver-domain and
-# fipc-hostile-dd, started by lib/fipc-drivers.sh's fipc_dd_start).  dom0
+# fipc-hostile -o BACKEND=dd, started by lib/fipc-drivers.sh's fipc_dd_start).  dom0
 # (fipc_dd_pack) ships, next to this script, ddroot.tar: the patched xl
 # with its libraries, xenstore-* and /etc/xen (xl.conf, scripts/block-fipc),
 # taken from dom0's own root.  fipc and xen-fipc-back are already loaded

@@ -1,17 +1,25 @@
 #!/bin/bash
 # Scenario "fipc-hostile" (dom0 side): a hostile guest attacks the fipc
 # backend while an honest guest runs verified I/O beside it (issue 12).
+# -o BACKEND says where the backend runs:
+#   dom0 (default)  dom0's own xen-fipc-back, checked from inside (its
+#                   sysfs and debugfs, pollers, interrupts, memory)
+#   dd              xen-fipc-back in a driver domain, whose kernel can be
+#                   the KASAN kernel (-o DD_TYPE=pvh-kasan, make e2e-kasan:
+#                   KASAN cannot run in a Xen PV domain on Linux 6.1, so
+#                   that driver domain is PVH); dom0 sees it as a
+#                   toolstack does: through xenstore and the consoles.
 #
-# dom0: two memory-backed null_blk devices, xen-fipc-back with one poller
-# (both guests' channels on it).  Guest "honest" (xen-fipc-front, phy1
-# disk on /dev/nullb0) runs rounds of fio verify (4 KiB and 64 KiB random
-# writes, crc32c) the whole time.  Guest "attacker" has fipc_attack.ko
-# (tests/attack) instead of the frontend, a phy1 disk on /dev/nullb1, and
-# runs each mode of -o ATTACK_MODES in turn (fipc-common/
-# guest-hostile-attacker.sh); dom0 checks each with what the backend
-# exposes (statistics of the attacker's device, the xenbus device's event
-# counters, poller_cpus, /proc/interrupts, xenstore state and error
-# nodes, /proc/vmallocinfo, dmesg):
+# BACKEND=dom0: two memory-backed null_blk devices, xen-fipc-back with one
+# poller (both guests' channels on it).  Guest "honest" (xen-fipc-front,
+# phy1 disk on /dev/nullb0, the grant path) runs rounds of fio verify
+# (hostile-verify.fio: 4 KiB and 64 KiB random writes, crc32c) the whole
+# time.  Guest "attacker" has fipc_attack.ko (tests/attack) instead of the
+# frontend, a phy1 disk on /dev/nullb1, and runs each mode of -o
+# ATTACK_MODES in turn (guest-hostile-attacker.sh); dom0 checks each with
+# what the backend exposes (statistics of the attacker's device, the
+# xenbus device's event counters, poller_cpus, /proc/interrupts, xenstore
+# state and error nodes, /proc/vmallocinfo, dmesg):
 #   noreap            the attacker fills its ring with requests and never
 #                     takes a response: every request answered all the
 #                     same, and the poller must go on sleeping: its loops
@@ -38,6 +46,7 @@
 #                     mapping left (vmallocinfo), dom0 MemFree within
 #                     8 MiB, every grant ended by the attacker at once
 #   closebusy         Closing with a full request ring reaches Closed
+#                     within 5 s
 #   forge             5 forged request flags, each on a fresh connection
 #                     (a response's kind, a request wanting no response,
 #                     length 0, length past any message, a torn two-slot
@@ -61,20 +70,107 @@
 # log clean.  Then the attacker, in noreap again, is destroyed: its
 # domain and backend device must go and no ring mapping be left; the
 # honest guest stops after its current round: every round verified, its
-# backend counters without an error.  Every check prints its figure
-# (results/dom0/checks.txt, results/dom0/hostile.json); any failed check
-# fails the run.
+# backend counters without an error.
+#
+# BACKEND=dd:
+#   drvdom    driver domain (-o DD_TYPE: pv, the stock kernel; or
+#             pvh-kasan), 1024 MiB, xen-fipc-back over two memory-backed
+#             null_blk devices, xl devd (fipc-common/guest-dd.sh)
+#   honest    as above, its xvdb = drvdom's /dev/nullb0 on memshare ("done"
+#             reaches it through the driver domain's mailbox relay)
+#   attacker  as above, xvdb = drvdom's /dev/nullb1 (memshare offered)
+# Each mode must run to its end ("done" from the attacker) and the backend
+# must take the attacker back (its directory in the driver domain back in
+# InitWait within 30 s once the attacker closed, the driver domain alive),
+# with what the attacker itself measures checked as with dom0's backend:
+# xsbad (every bad key refused, an error node under the driver domain's
+# error/ directory), cycle (every connect made, every grant ended at once),
+# closebusy (Closed within 5 s), forge (each forged flag closes the
+# channel), and for noreap and storm the honest guest's rounds go on
+# meanwhile (its completed reads and writes, printed every 2 s).  The
+# honest guest's disk must connect on memshare.  Modes that need dom0's
+# view inside the backend (rebind, the grant budget; poller CPU,
+# interrupts, memory) are BACKEND=dom0's only.  Then the attacker, holding
+# its responses, is destroyed: its backend directory goes, the honest
+# guest's disk stays connected.  The honest guest finishes: every round
+# verified.  The driver domain stops: no backend device left, xen-fipc-back
+# and fipc unload, its kernel log clean; under KASAN the host also judges
+# its whole kernel log (no report, KASAN on).  No domain is left.
+#
+# Every check prints its figure (results/dom0/checks.txt,
+# results/dom0/hostile.json); any failed check fails the run.
 set -u
 . "${FIPC_LIB:-$(dirname "$0")/../../lib}/fipc-scenario.sh"
 fipc_scenario_begin "$@"
-. "$common/attack-checks.sh"
+. "$here/attack-checks.sh"
 . "$here/../bench/irqs.sh"
 R=$FIPC_RESULTS/dom0
 VDEV=51728
+BACKEND=$(fipc_opt BACKEND dom0)
+DD=drvdom
+DD_TYPE=$(fipc_opt DD_TYPE pv)
 CPU_MAX=$(fipc_opt CPU_MAX 50)
 # fa_bad_cases in tests/attack/fipc_attack.c
 XSBAD_CASES=15
-export R VDEV CPU_MAX XSBAD_CASES
+# -o ATTACK_TIME_SCALE: the attacker's waits for the backend and our time
+# bounds, times this (a slow backend domain: the KASAN kernel).
+TSCALE=$(fipc_opt ATTACK_TIME_SCALE 1)
+case $BACKEND in
+dom0) MODES=$(fipc_opt ATTACK_MODES "noreap storm xsbad cycle closebusy forge rebind") ;;
+dd)
+    MODES=$(fipc_opt ATTACK_MODES "noreap storm xsbad cycle closebusy forge")
+    export FIPC_OPT_DD_NULLB=2
+    # The driver domain's backend: the tests' memshare budget, so that
+    # the honest guest's memory fits its share (half of it;
+    # docs/admin-guide.md section 6).
+    export FIPC_OPT_BACK_PARAMS=${FIPC_OPT_BACK_PARAMS:-memshare_max_mib=1536}
+    ;;
+*) fipc_fail "-o BACKEND is dom0 or dd, not '$BACKEND'"; exit 1 ;;
+esac
+export FIPC_OPT_ATTACK_MODES=$MODES
+export R VDEV BACKEND DD DD_TYPE CPU_MAX XSBAD_CASES TSCALE
+
+# in_dd: the backend runs in the driver domain.  pick DOM0 DD: the value
+# for where it runs (the driver domain's waits are longer: it shares the
+# guests' pCPU).
+in_dd() { [ "$BACKEND" = dd ]; }
+pick() { if in_dd; then echo "$2"; else echo "$1"; fi; }
+
+aid() { cat "$FIPC_WORK/attacker.id"; }
+hid() { cat "$FIPC_WORK/honest.id"; }
+# be_dom: the backend's domain id (0, or the driver domain's).
+be_dom() {
+    local d=0
+    in_dd && read -r d < "$FIPC_WORK/$DD.id"
+    echo "$d"
+}
+# be_dir DOMID: the backend directory of DOMID's xvdb.
+be_dir() { echo "/local/domain/$(be_dom)/backend/fipcblk/$1/$VDEV"; }
+be_state() { xenstore-read "$(be_dir "$1")/state" 2>/dev/null; }
+fe_state() { xenstore-read "/local/domain/$1/device/fipcblk/$VDEV/state" 2>/dev/null; }
+connected() { [ "$(be_state "$1")" = 4 ] && [ "$(fe_state "$1")" = 4 ]; }
+initwait() { [ "$(be_state "$1")" = 2 ]; }
+no_node() { ! xenstore-exists "$1"; }
+
+# mailbox WORD: WORD into the mailbox of the honest guest's disk (dom0's
+# /dev/nullb0, or the driver domain's, through its relay).
+mailbox() {
+    if in_dd; then
+        fipc_dd_mailbox "$DD" nullb0 "$1"
+    else
+        fipc_mailbox_put /dev/nullb0 "$1"
+    fi
+}
+
+# honest_ios: the honest guest's completed reads plus writes on xvdb, by
+# its last progress line (guest-hostile-honest.sh, every 2 s).
+honest_ios() {
+    tr -d '\r' < /var/log/xen/console/guest-honest.log |
+        sed -n 's/^@@FIPC-HOSTILE honest io reads=\([0-9]*\) writes=\([0-9]*\).*/\1 \2/p' |
+        tail -n 1 | awk '{ print $1 + $2 } END { if (!NR) print 0 }'
+}
+
+# ---- BACKEND=dom0: the backend seen from inside
 
 # The helpers below that run while the attacker keeps dom0's only vCPU
 # busy use shell builtins only: a fork costs up to a second then.
@@ -86,9 +182,6 @@ meminfo() {
         [ "$k" = "$1:" ] && { echo "$v"; return; }
     done < /proc/meminfo
 }
-aid() { cat "$FIPC_WORK/attacker.id"; }
-hid() { cat "$FIPC_WORK/honest.id"; }
-
 # pollers: "loops N sleeps N ..." summed over the pollers' lines of
 # poller_cpus (each "poller ..." line is pairs of name and value).
 pollers() {
@@ -199,35 +292,59 @@ counter_check() {
     verdict "$1" $((v > 0)) "$4 +$v"
 }
 
+# ---- both backends
+
 start() {
+    local type=pv
     mkdir -p "$R"
     fipc_dmesg_mark
-    fipc_null_blk 1 2 || return 1
-    fipc_modules_load 0 || return 1
-    # The honest guest's disk is offered no staging pages on the grant
-    # path (read when its backend device is probed), so that its requests
-    # carry grants of their own and the grant budget below has something
-    # to hold back; the attacker's disk is offered them (its xsbad cases
-    # include bad staging keys).
-    echo N > /sys/module/xen_fipc_back/parameters/grant_staging
+    if in_dd; then
+        case $DD_TYPE in
+        pv) ;;
+        pvh-kasan) type=pvh; export FIPC_DOMU_FLAVOUR=kasan ;;
+        *) fipc_fail "-o DD_TYPE is pv or pvh-kasan, not '$DD_TYPE'"; return 1 ;;
+        esac
+        FIPC_DOMU_MEMORY=1024 fipc_dd_start "$DD" "$here/dd-$type.cfg" || return 1
+        unset FIPC_DOMU_FLAVOUR
+    else
+        fipc_null_blk 1 2 || return 1
+        fipc_modules_load 0 || return 1
+        # The honest guest's disk is offered no staging pages on the grant
+        # path (read when its backend device is probed), so that its
+        # requests carry grants of their own and the grant budget below has
+        # something to hold back; the attacker's disk is offered them (its
+        # xsbad cases include bad staging keys).
+        echo N > /sys/module/xen_fipc_back/parameters/grant_staging
+    fi
     FIPC_DOMU_LOAD="fipc xen-fipc-front" fipc_domu_start honest "$here/domU.cfg" \
-        "$common/guest-hostile-honest.sh" BACKING=/dev/nullb0 DISKOPTS= || return 1
+        "$here/guest-hostile-honest.sh" BACKING=/dev/nullb0 \
+        DISKOPTS="$(pick "" ",backend=$DD,memshare=on")" || return 1
     xl domid honest > "$FIPC_WORK/honest.id"
 }
 
 # The honest guest under I/O first (dom0's mappings without the attacker
 # are the reference after its destroy), then the attacker.
 ready() {
-    fipc_domu_wait_marker honest '@@FIPC-HOSTILE honest running' 300 || return 1
-    fipc_blk_wait_connected "$(hid)" $VDEV 60 || return 1
-    echo Y > /sys/module/xen_fipc_back/parameters/grant_staging
-    echo "vmap $(vmaps)" > "$FIPC_WORK/snap-honest-only"
+    local path
+    fipc_domu_wait_marker honest '@@FIPC-HOSTILE honest running' "$(pick 300 600)" || return 1
+    fipc_until "$(pick 60 120)" connected "$(hid)" ||
+        { fipc_fail "honest xvdb not connected (back $(be_state "$(hid)"), front $(fe_state "$(hid)"))"; return 1; }
+    if in_dd; then
+        path=$(xenstore-read "/local/domain/$(hid)/device/fipcblk/$VDEV/fipc-data-path" 2>/dev/null)
+        verdict honest-memshare "$([ "$path" = memshare ] && echo 1)" \
+            "the honest guest's disk, served by $DD ($DD_TYPE), connected on the ${path:-unknown} data path" || return 1
+    else
+        echo Y > /sys/module/xen_fipc_back/parameters/grant_staging
+        echo "vmap $(vmaps)" > "$FIPC_WORK/snap-honest-only"
+    fi
     FIPC_DOMU_LOAD="fipc_attack" fipc_domu_start attacker "$here/domU.cfg" \
-        "$common/guest-hostile-attacker.sh" BACKING=/dev/nullb1 DISKOPTS=,memshare=on || return 1
+        "$here/guest-hostile-attacker.sh" BACKING=/dev/nullb1 \
+        DISKOPTS="$(pick ",memshare=on" ",backend=$DD,memshare=on")" || return 1
     xl domid attacker > "$FIPC_WORK/attacker.id"
-    fipc_log "honest is domain $(hid), attacker is domain $(aid)"
-    amarker '@@FIPC-ATTACK-GUEST ready' 300 || return 1
-    fipc_log "attacker's backend: state $(fipc_blk_state "$(aid)" $VDEV back)"
+    fipc_log "backend in $(pick dom0 "$DD (domain $(be_dom), $DD_TYPE)"), honest is domain $(hid), attacker is domain $(aid)"
+    amarker '@@FIPC-ATTACK-GUEST ready' "$(pick 300 600)" || return 1
+    in_dd && return 0
+    fipc_log "attacker's backend: state $(be_state "$(aid)")"
     snap baseline
     cat /sys/module/xen_fipc_back/parameters/poller_cpus
 }
@@ -236,25 +353,45 @@ ready() {
 # attack has started.
 mode_begin() {
     amarker "@@FIPC-ATTACK-GUEST $1 loading" 300 || return 1
-    amarker "@@FIPC-ATTACK $1 waiting" 120 || return 1
-    snap "$1-before"
+    amarker "@@FIPC-ATTACK $1 waiting" "$(pick 120 300)" || return 1
+    if in_dd; then
+        honest_ios > "$FIPC_WORK/ios-$1"
+    else
+        snap "$1-before"
+    fi
     go "$1" || return 1
-    attack_started "$1"
+    attack_started "$1" && return 0
+    xenstore-ls -f "$(be_dir "$(aid)")" 2>&1 | head -n 30
+    xenstore-ls -f "/local/domain/$(be_dom)/error" 2>&1 | head -n 10
+    in_dd && fipc_domu_console_tail "$DD" 30
+    return 1
 }
 
 # mode_end MODE: release the attacker (it unbinds, closing as a correct
-# frontend does); then the backend must be in InitWait, dom0 healthy.
+# frontend does); then the backend must be in InitWait (in a driver
+# domain: within 30 s), dom0 healthy (the driver domain alive).
 mode_end() {
     local s rc=0
     go release || return 1
-    amarker "@@FIPC-ATTACK $1 removed" 240 || return 1
-    snap "$1-removed"
+    amarker "@@FIPC-ATTACK $1 removed" "$(pick 240 300)" || return 1
+    in_dd || snap "$1-removed"
     fipc_log "$(aline "@@FIPC-ATTACK $1 removed")"
-    s=$(fipc_blk_state "$(aid)" $VDEV back)
-    verdict "$1-backend-initwait" $([ "$s" = 2 ] && echo 1 || echo 0) "backend state $s once the attacker closed" || rc=1
-    fipc_health "$1" || rc=1
+    in_dd && fipc_until 30 initwait "$(aid)"
+    s=$(be_state "$(aid)")
+    verdict "$1-backend-initwait" "$([ "$s" = 2 ] && echo 1 || echo 0)" \
+        "backend state$(pick "" " in $DD"): ${s:-none} once the attacker closed" || rc=1
+    if in_dd; then
+        xl domid "$DD" > /dev/null 2>&1 ||
+            { verdict "$1-dd-alive" 0 "the driver domain is gone"; rc=1; }
+    else
+        fipc_health "$1" || rc=1
+    fi
     return $rc
 }
+
+# ---- the attack modes: noreap, storm, rebind and the grant budget need
+# dom0's backend (BACKEND=dd runs noreap and storm as timed); the others
+# take either.
 
 # noreap: responses never taken.
 noreap() {
@@ -337,31 +474,43 @@ storm() {
     return $rc
 }
 
+# timed MODE (BACKEND=dd's noreap and storm): a mode that runs for
+# seconds= and reports "done"; the honest guest's I/O went on meanwhile.
+timed() {
+    local m=$1 rc=0 n
+    mode_begin "$m" || return 1
+    amarker "@@FIPC-ATTACK $m done" 600 || return 1
+    fipc_log "$(aline "@@FIPC-ATTACK $m done")"
+    sleep 3
+    n=$(($(honest_ios) - $(cat "$FIPC_WORK/ios-$m")))
+    figure "$m.honest_ios" "$n"
+    verdict "$m-honest-served" "$([ "$n" -gt 0 ] && echo 1 || echo 0)" \
+        "honest guest's reads and writes completed while $m ran: $n" || rc=1
+    mode_end "$m" || rc=1
+    return $rc
+}
+
 xsbad() {
     local rc=0
     mode_begin xsbad || return 1
-    attack_xsbad_cases "/local/domain/0/error/backend/fipcblk/$(aid)/$VDEV/error" be_state || return 1
-    amarker "@@FIPC-ATTACK xsbad done" 60 || rc=1
+    attack_xsbad_cases "/local/domain/$(be_dom)/error/backend/fipcblk/$(aid)/$VDEV/error" be_state ||
+        return 1
+    amarker "@@FIPC-ATTACK xsbad done" "$(pick 60 120)" || rc=1
     fipc_log "$(aline "@@FIPC-ATTACK xsbad done")"
     check_xsbad "$XSBAD_CASES" || rc=1
     mode_end xsbad || rc=1
     return $rc
 }
 
-# be_state DOMID: the xenbus state of DOMID's disk's backend in dom0.
-be_state() { fipc_blk_state "$1" $VDEV back; }
-
+# cycle: with dom0's backend, its memory and ring mappings checked too
+# (once the mode ran to its removal).
 cycle() {
-    local rc=0 line n to
+    local rc=0 n
     n=$(fipc_opt ATTACK_CYCLES 50)
-    to=$((n * 5 + 120))
-    mode_begin cycle || return 1
-    amarker "@@FIPC-ATTACK cycle done" "$to" || return 1
-    line=$(aline "@@FIPC-ATTACK cycle done")
-    fipc_log "$line"
-    mode_end cycle || rc=1
-    check_cycle "$line" "$n" || rc=1
-    leak_checks cycle || rc=1
+    checked_mode cycle "$(pick $((n * 5 + 120)) $(((n * 10 + 300) * TSCALE)))" "$n" || rc=1
+    if ! in_dd && [ -f "$FIPC_WORK/snap-cycle-removed" ]; then
+        leak_checks cycle || rc=1
+    fi
     return $rc
 }
 
@@ -384,22 +533,26 @@ leak_checks() {
     return $rc
 }
 
-closebusy() { checked_mode closebusy 180 5000; }
+closebusy() { checked_mode closebusy "$(pick 180 600)" $((5000 * TSCALE)); }
 
+# forge: each forged flag closes the channel; with dom0's backend the
+# admin command names the attacker's fault, the honest guest's disk
+# beside it healthy, and statistics/proto_errors counts every case.
 forge() {
     local rc=0 line n v
     mode_begin forge || return 1
-    amarker "@@FIPC-ATTACK forge done" 300 || return 1
+    amarker "@@FIPC-ATTACK forge done" "$(pick 300 900)" || return 1
     line=$(aline "@@FIPC-ATTACK forge done")
     fipc_log "$line"
     n=$(field "$line" cases)
     check_forge "$line" || rc=1
-    # The admin command names the attacker's fault, the honest guest's
-    # disk beside it healthy.
-    fipc_admin_expect hostile-closed 1 "verdict: error: the guest broke the ring protocol" \
-        diagnose "attacker:$VDEV" || rc=1
-    fipc_admin_expect honest-healthy 0 "verdict: connected, healthy" diagnose honest || rc=1
+    if ! in_dd; then
+        fipc_admin_expect hostile-closed 1 "verdict: error: the guest broke the ring protocol" \
+            diagnose "attacker:$VDEV" || rc=1
+        fipc_admin_expect honest-healthy 0 "verdict: connected, healthy" diagnose honest || rc=1
+    fi
     mode_end forge || rc=1
+    in_dd && return $rc
     v=$(sd forge-before forge-removed proto_errors)
     figure forge.proto_errors "$v"
     verdict forge-proto-errors "$([ "$v" = "$n" ] && echo 1 || echo 0)" \
@@ -486,61 +639,107 @@ budget() {
     return $rc
 }
 
-# The attacker, holding its responses again, destroyed.
+# The attacker, holding its responses again, destroyed: its domain and
+# backend go (dom0: its backend device and ring mappings too, dom0 healthy;
+# a driver domain: its backend directory there), the honest guest's disk
+# stays connected.
 destroy() {
     local rc=0 id
     id=$(aid)
-    attack_final 300 || return 1
-    snap final-held
-    fipc_log "attacker holds its responses: inflight $(fipc_be_stat "$id" $VDEV inflight), parked $(sv final-held parked)"
+    attack_final "$(pick 300 600)" || return 1
+    if ! in_dd; then
+        snap final-held
+        fipc_log "attacker holds its responses: inflight $(fipc_be_stat "$id" $VDEV inflight), parked $(sv final-held parked)"
+    fi
     xl destroy attacker || { fipc_fail "xl destroy attacker failed"; return 1; }
-    fipc_destroyed_wait destroy "$id" $VDEV || rc=1
-    attack_gone
-    echo "vmap $(vmaps)" > "$FIPC_WORK/snap-destroyed"
-    verdict destroy-no-ring-mapping-left $(($(sv honest-only vmap) == $(sv destroyed vmap))) \
-        "xenbus ring mappings in dom0 (vmallocinfo): $(sv honest-only vmap) before the attacker was created, $(sv destroyed vmap) after its destroy" || rc=1
-    fipc_health after-destroy || rc=1
+    if in_dd; then
+        attack_gone
+        fipc_until 60 no_node "/local/domain/$(be_dom)/backend/fipcblk/$id"
+        verdict destroy-backend-gone "$(no_node "/local/domain/$(be_dom)/backend/fipcblk/$id" && echo 1 || echo 0)" \
+            "the attacker's backend directory in $DD after its destroy: $(no_node "/local/domain/$(be_dom)/backend/fipcblk/$id" && echo gone || echo left)" || rc=1
+    else
+        fipc_destroyed_wait destroy "$id" $VDEV || rc=1
+        attack_gone
+        echo "vmap $(vmaps)" > "$FIPC_WORK/snap-destroyed"
+        verdict destroy-no-ring-mapping-left $(($(sv honest-only vmap) == $(sv destroyed vmap))) \
+            "xenbus ring mappings in dom0 (vmallocinfo): $(sv honest-only vmap) before the attacker was created, $(sv destroyed vmap) after its destroy" || rc=1
+        fipc_health after-destroy || rc=1
+    fi
+    verdict destroy-honest-connected "$(connected "$(hid)" && echo 1 || echo 0)" \
+        "the honest guest's disk: back $(be_state "$(hid)"), front $(fe_state "$(hid)")" || rc=1
     return $rc
 }
 
+# The honest guest stops after its current round: every round verified;
+# dom0's backend counters of its disk without an error.
 honest() {
     local rc=0 id k v
     id=$(hid)
-    fipc_mailbox_put /dev/nullb0 done
-    fipc_domu_wait_marker honest '@@FIPC-HOSTILE honest finished' 600 || rc=1
-    fipc_be_stats_json "$id" $VDEV "$R/honest-backend.json"
-    for k in proto_errors io_errors invalid_req grant_errors; do
-        v=$(fipc_be_stat "$id" $VDEV $k)
-        verdict "honest-$k" "$([ "$v" = 0 ] && echo 1 || echo 0)" "honest guest's backend statistics/$k: $v" || rc=1
-    done
-    fipc_mailbox_put /dev/nullb0 bye
-    fipc_domu_wait honest 300 || rc=1
+    mailbox done || rc=1
+    fipc_domu_wait_marker honest '@@FIPC-HOSTILE honest finished' "$(pick 600 900)" || rc=1
+    if ! in_dd; then
+        fipc_be_stats_json "$id" $VDEV "$R/honest-backend.json"
+        for k in proto_errors io_errors invalid_req grant_errors; do
+            v=$(fipc_be_stat "$id" $VDEV $k)
+            verdict "honest-$k" "$([ "$v" = 0 ] && echo 1 || echo 0)" "honest guest's backend statistics/$k: $v" || rc=1
+        done
+    fi
+    mailbox bye || rc=1
+    fipc_domu_wait honest "$(pick 300 600)" || rc=1
     honest_fio "$FIPC_RESULTS/honest" || rc=1
     return $rc
 }
 
+# dom0's backend unloads; a driver domain stops, its own checks (no
+# backend device or directory left, the driver unloads, kernel log clean)
+# deciding its exit status.  No domain is left, dom0's log clean.
 finish() {
-    local rc=0
+    local rc=0 st
     dmesg > "$R/dmesg.txt"
-    fipc_back_unload || rc=1
+    if in_dd; then
+        fipc_until 60 no_node "/local/domain/$(be_dom)/backend/fipcblk/$(hid)" ||
+            { fipc_fail "the honest guest's backend directory left in $DD"; rc=1; }
+        fipc_dd_stop "$DD" 600
+        st=$?
+        verdict dd-clean "$([ $st = 0 ] && echo 1 || echo 0)" \
+            "$DD ($DD_TYPE): backend devices left: $(grep -c '^fipcblk-' "$FIPC_RESULTS/$DD/backend-devices.txt" 2>/dev/null || echo '?'), exit status $(cat "$FIPC_RESULTS/$DD/guest.rc" 2>/dev/null || echo none)" || rc=1
+    else
+        fipc_back_unload || rc=1
+    fi
+    if xl list | awk 'NR > 1 { print $1 }' | grep -qv '^Domain-0$'; then
+        verdict domains-gone 0 "domains left: $(xl list | awk 'NR > 2 { print $1 }' | xargs)"
+        rc=1
+    fi
     fipc_health final || rc=1
     checks_summary hostile
     return $rc
 }
 
 checks_begin
-fipc_step hostile-start 300 start || exit 1
+if ! fipc_step hostile-start "$(pick 300 1200)" start; then
+    if in_dd; then
+        fipc_domu_console_tail "$DD" 60
+        xl destroy honest 2>/dev/null
+        xl destroy "$DD" 2>/dev/null
+        fipc_domu_collect "$DD"
+    fi
+    exit 1
+fi
 rc=0
-fipc_step hostile-ready 600 ready || rc=1
-for m in $(fipc_opt ATTACK_MODES "noreap storm xsbad cycle closebusy forge rebind"); do
-    case $m in
-    noreap) fipc_step "attack-$m" 300 noreap "$m" || rc=1 ;;
-    cycle) fipc_step attack-cycle $(($(fipc_opt ATTACK_CYCLES 50) * 5 + 600)) cycle || rc=1 ;;
-    *) fipc_step "attack-$m" 600 "$m" || rc=1 ;;
+fipc_step hostile-ready "$(pick 600 1200)" ready || rc=1
+for m in $MODES; do
+    case $BACKEND:$m in
+    dom0:noreap) fipc_step "attack-$m" 300 noreap "$m" || rc=1 ;;
+    dom0:cycle) fipc_step attack-cycle $(($(fipc_opt ATTACK_CYCLES 50) * 5 + 600)) cycle || rc=1 ;;
+    dom0:*) fipc_step "attack-$m" 600 "$m" || rc=1 ;;
+    dd:noreap|dd:storm) fipc_step "attack-$m" 900 timed "$m" || rc=1 ;;
+    dd:cycle) fipc_step attack-cycle $((($(fipc_opt ATTACK_CYCLES 50) * 10 + 900) * TSCALE)) cycle || rc=1 ;;
+    dd:xsbad|dd:closebusy|dd:forge) fipc_step "attack-$m" 1500 "$m" || rc=1 ;;
+    *) fipc_fail "mode $m looks inside dom0's backend: -o BACKEND=dom0 only"; rc=1 ;;
     esac
 done
-fipc_step grant-budget 120 budget || rc=1
-fipc_step attacker-destroy 400 destroy || rc=1
-fipc_step honest-finish 700 honest || rc=1
-fipc_step hostile-finish 120 finish || rc=1
+in_dd || fipc_step grant-budget 120 budget || rc=1
+fipc_step attacker-destroy "$(pick 400 900)" destroy || rc=1
+fipc_step honest-finish "$(pick 700 1500)" honest || rc=1
+fipc_step hostile-finish "$(pick 120 900)" finish || rc=1
 exit $rc

@@ -1,10 +1,10 @@
 # shellcheck shell=bash
-# The hostile frontend (tests/attack/fipc_attack.ko, driven in the guest
-# "attacker" by guest-hostile-attacker.sh) as dom0 sees it, and the checks
-# made of what it reports, for the scenarios that run it against a backend
-# in dom0 (fipc-hostile) and in a driver domain (fipc-hostile-dd).
-# Sourced after checks.sh; the scenario exports VDEV and defines aid (the
-# attacker's domain id).
+# fipc-hostile: the hostile frontend (tests/attack/fipc_attack.ko, driven
+# in the guest "attacker" by guest-hostile-attacker.sh) as dom0 sees it,
+# the checks made of what it reports, whether the backend runs in dom0 or
+# in a driver domain (-o BACKEND), and the honest guest's rounds.
+# Sourced by run.sh after fipc-common/checks.sh; run.sh exports VDEV and
+# defines aid (the attacker's domain id), mode_begin and mode_end.
 
 # amarker ERE TIMEOUT: wait for a line matching ^ERE on the attacker's
 # console; a guest that crashed or went away fails (checked every 5 s).
@@ -168,5 +168,44 @@ attack_gone() {
     tr -d '\r' < /var/log/xen/console/guest-attacker.log > "$FIPC_RESULTS/attacker/console.log"
     [ -f "$FIPC_WORK/attacker/loop" ] && losetup -d "$(cat "$FIPC_WORK/attacker/loop")"
     return 0
+}
+
+# honest_fio DIR: the honest guest's rounds of fio verify (DIR/honest-verify-
+# N.json and .rc, guest-hostile-honest.sh) all verified; completion
+# latency over all rounds ($R/honest-latency.txt, figure honest.rounds).
+honest_fio() {
+    local out
+    out=$(python3 - "$1" <<'PY'
+import glob, json, os, sys
+rounds = fails = 0
+lat = {}
+for path in sorted(glob.glob(os.path.join(sys.argv[1], "honest-verify-*.json"))):
+    rounds += 1
+    rc = open(path[:-5] + ".rc").read().strip() if os.path.exists(path[:-5] + ".rc") else "?"
+    try:
+        text = open(path).read()
+        doc = json.JSONDecoder().raw_decode(text[text.index("{"):])[0]
+    except (OSError, ValueError):
+        fails += 1
+        continue
+    for job in doc.get("jobs", []):
+        if rc != "0" or job.get("error"):
+            fails += 1
+        clat = job["write"]["clat_ns"]
+        pct = clat.get("percentile", {})
+        lat.setdefault(job["jobname"], []).append(
+            (clat.get("mean", 0) / 1000.0, pct.get("99.000000", 0) / 1000.0))
+print("rounds %d failed %d" % (rounds, fails))
+for name, v in sorted(lat.items()):
+    print("%s write clat mean %.0f us (worst round %.0f us), p99 worst round %.0f us"
+          % (name, sum(m for m, _ in v) / len(v), max(m for m, _ in v), max(p for _, p in v)))
+PY
+)
+    echo "$out" > "$R/honest-latency.txt"
+    fipc_log "honest guest: $(echo "$out" | tr '\n' ';')"
+    set -- $(head -n 1 <<< "$out")
+    figure honest.rounds "${2:-0}"
+    verdict honest-verify $([ "${2:-0}" -gt 0 ] && [ "${4:-1}" = 0 ] && echo 1 || echo 0) \
+        "${2:-0} rounds of fio verify, ${4:-?} failed; $(tail -n +2 <<< "$out" | tr '\n' ';')"
 }
 

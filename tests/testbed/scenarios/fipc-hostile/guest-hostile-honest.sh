@@ -11,8 +11,8 @@ export FIPC_SZ_4K=$(fipc_opt HONEST_SZ_4K 8m) FIPC_SZ_64K=$(fipc_opt HONEST_SZ_6
 max=$(fipc_opt HONEST_MAX_ROUNDS 80)
 fipc_wait_disk xvdb 120 || exit 1
 # Progress for a dom0 that cannot read the backend's counters (the
-# backend in a driver domain, fipc-hostile-dd): xvdb's completed reads
-# and writes every 2 s.
+# backend in a driver domain, -o BACKEND=dd): xvdb's completed reads and
+# writes every 2 s.
 (while :; do
 	set -- $(cat /sys/block/xvdb/stat)
 	echo "@@FIPC-HOSTILE honest io reads=$1 writes=$5"
