@@ -96,20 +96,24 @@ testbed-smoke: modules dom0-overlay
 	@tests/testbed/fipc-testbed run classic
 
 # Every testbed scenario, one boot each, on both flavours: Debian 12
-# (Xen 4.17, 6.1), then Debian 13 (e2e-trixie: Xen 4.20, 6.12).
+# (Xen 4.17, 6.1), then Debian 13 (e2e-trixie: Xen 4.20, 6.12); then
+# once more each of E2E_VARIANTS (SCENARIO:KEY=VALUE, a boot each; the
+# results directory is the scenario's, so the variant's replaces its
+# default run's): fipc-hostile with its backend in a driver domain.
+E2E_VARIANTS ?= fipc-hostile:BACKEND=dd
 e2e: modules dom0-overlay
-	@set -e; for s in $$(tests/testbed/fipc-testbed list | cut -d' ' -f1); do \
+	@set -e; for s in $$(tests/testbed/fipc-testbed list | cut -d' ' -f1) $(E2E_VARIANTS); do \
 		echo "=== e2e: $$s"; \
-		tests/testbed/fipc-testbed run $$s $(TESTBED_ARGS); \
+		tests/testbed/fipc-testbed run $${s%%:*} $$(case $$s in *:*) echo "-o $${s#*:}";; esac) $(TESTBED_ARGS); \
 	done
 	@$(MAKE) -s e2e-trixie
 
 # Every scenario on the trixie flavour (tests/testbed/run-trixie.sh makes
-# the 6.12 modules and the Xen 4.20 toolstack first).
+# the 6.12 modules and the Xen 4.20 toolstack first), E2E_VARIANTS too.
 e2e-trixie:
-	@set -e; for s in $$(tests/testbed/fipc-testbed list | cut -d' ' -f1); do \
+	@set -e; for s in $$(tests/testbed/fipc-testbed list | cut -d' ' -f1) $(E2E_VARIANTS); do \
 		echo "=== e2e (trixie): $$s"; \
-		tests/testbed/run-trixie.sh $$s $(TESTBED_ARGS); \
+		tests/testbed/run-trixie.sh $${s%%:*} $$(case $$s in *:*) echo "-o $${s#*:}";; esac) $(TESTBED_ARGS); \
 	done
 
 # The hostile-peer scenarios on the testbed's debug kernel (lockdep, KFENCE,

@@ -4,14 +4,15 @@
 # in PVH domUs (fipc-testbed --kasan; the KASAN kernel is the debug kernel's
 # configuration plus tests/testbed/image/kasan.config, compiled from
 # linux-source-6.1 and cached, about an hour cold on 2 cores):
-#   fipc-hostile-dd        xen-fipc-back in a PVH driver domain with KASAN,
-#                          attacked by a hostile PV guest while an honest
-#                          PV guest verifies its data on the same backend;
+#   fipc-hostile           -o BACKEND=dd: xen-fipc-back in a PVH driver
+#                          domain with KASAN, attacked by a hostile PV
+#                          guest while an honest PV guest verifies its data
+#                          on the same backend;
 #   fipc-hostile-backend   xen-fipc-front in a PVH guest with KASAN against
 #                          the hostile backend (the memshare linger round
 #                          needs a PV guest and is left out).
 # A KASAN kernel under emulation is several times slower than Debian's:
-# the attacker's waits for the backend and fipc-hostile-dd's time bounds
+# the attacker's waits for the backend and fipc-hostile's time bounds
 # are scaled by 10 (-o ATTACK_TIME_SCALE; functional bounds, not speed).
 # A scenario passes only if its own checks pass, each KASAN domain's kernel
 # log shows KASAN initialised and has no report other than the stock
@@ -42,9 +43,9 @@ run() {
 		failed="$failed $1"
 	fi
 }
-for s in ${E2E_KASAN_SCENARIOS:-fipc-hostile-dd fipc-hostile-backend}; do
+for s in ${E2E_KASAN_SCENARIOS:-fipc-hostile fipc-hostile-backend}; do
 	case $s in
-	fipc-hostile-dd) run "$s" -o DD_TYPE=pvh-kasan -o ATTACK_TIME_SCALE=10 ;;
+	fipc-hostile) run "$s" -o BACKEND=dd -o DD_TYPE=pvh-kasan -o ATTACK_TIME_SCALE=10 ;;
 	fipc-hostile-backend) run "$s" -o GUEST_TYPE=pvh-kasan -o LINGER=0 ;;
 	*) run "$s" ;;
 	esac

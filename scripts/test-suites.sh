@@ -57,7 +57,8 @@ suites+=(
 	# testbed-smoke; every scenario below boots the same testbed, the
 	# demo runs classic phy: beside phy1:), fipc-loopback (dom0 alone:
 	# the backend reload under I/O) and phy1-driver-domain (a driver
-	# domain serving phy1:; fipc-hostile-dd, its hostile version, too),
+	# domain serving phy1:; fipc-hostile -o BACKEND=dd, the hostile
+	# guest against xen-fipc-back in a driver domain, too),
 	# and dom0-latency (make demo's dom0 responsiveness benchmark: its
 	# figures are emulated, its checks a probe self-test, samples in each
 	# phase and guest I/O in each burst; about 2.5 min).
