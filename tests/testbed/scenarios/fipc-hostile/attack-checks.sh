@@ -3,8 +3,9 @@
 # in the guest "attacker" by guest-hostile-attacker.sh) as dom0 sees it,
 # the checks made of what it reports, whether the backend runs in dom0 or
 # in a driver domain (-o BACKEND), and the honest guest's rounds.
-# Sourced by run.sh after fipc-common/checks.sh; run.sh exports VDEV and
-# defines aid (the attacker's domain id), mode_begin and mode_end.
+# Sourced by run.sh (lib/checks.sh is in the dom0 library); run.sh
+# exports VDEV and defines aid (the attacker's domain id), mode_begin and
+# mode_end.
 
 # amarker ERE TIMEOUT: wait for a line matching ^ERE on the attacker's
 # console; a guest that crashed or went away fails (checked every 5 s).
