@@ -694,15 +694,18 @@ honest() {
 # backend device or directory left, the driver unloads, kernel log clean)
 # deciding its exit status.  No domain is left, dom0's log clean.
 finish() {
-    local rc=0 st
+    local rc=0 st n
     dmesg > "$R/dmesg.txt"
     if in_dd; then
         fipc_until 60 no_node "/local/domain/$(be_dom)/backend/fipcblk/$(hid)" ||
             { fipc_fail "the honest guest's backend directory left in $DD"; rc=1; }
         fipc_dd_stop "$DD" 600
         st=$?
+        # grep -c prints 0 and fails on no match: one word, or none
+        # without the file (a second line would break checks.txt).
+        n=$(grep -sc '^fipcblk-' "$FIPC_RESULTS/$DD/backend-devices.txt")
         verdict dd-clean "$([ $st = 0 ] && echo 1 || echo 0)" \
-            "$DD ($DD_TYPE): backend devices left: $(grep -c '^fipcblk-' "$FIPC_RESULTS/$DD/backend-devices.txt" 2>/dev/null || echo '?'), exit status $(cat "$FIPC_RESULTS/$DD/guest.rc" 2>/dev/null || echo none)" || rc=1
+            "$DD ($DD_TYPE): backend devices left: ${n:-?}, exit status $(cat "$FIPC_RESULTS/$DD/guest.rc" 2>/dev/null || echo none)" || rc=1
     else
         fipc_back_unload || rc=1
     fi
