@@ -175,6 +175,12 @@ static inline const fipc_last_t *fipc_slot_last(const struct fipc_slot *slot)
 	return &slot->last;
 }
 
+/* Where the last word is, for its writer. */
+static inline fipc_last_t *fipc_slot_last_mut(struct fipc_slot *slot)
+{
+	return &slot->last;
+}
+
 /* The flag in a last word. */
 static inline u32 fipc_last_flag(fipc_last_t last)
 {
@@ -187,13 +193,19 @@ static inline fipc_last_t fipc_last_reflag(fipc_last_t last, u32 flag)
 	return (last & 0xffffffffull) | (u64)flag << 32;
 }
 
-/* The last word of a payload's last 4 bytes at @tail and @flag. */
-static inline fipc_last_t fipc_last_make(const u8 *tail, u32 flag)
+/* A last word of @flag and no payload bytes: fipc_last_fill()'s @hi. */
+static inline fipc_last_t fipc_last_of_flag(u32 flag)
+{
+	return (u64)flag << 32;
+}
+
+/* The last word of a payload's last 4 bytes at @tail and @hi's flag. */
+static inline fipc_last_t fipc_last_fill(const u8 *tail, fipc_last_t hi)
 {
 	u32 low;
 
 	memcpy(&low, tail, sizeof(low));
-	return low | (u64)flag << 32;
+	return low | hi;
 }
 
 /*
@@ -224,6 +236,11 @@ static inline const fipc_last_t *fipc_slot_last(const struct fipc_slot *slot)
 	return &slot->flag;
 }
 
+static inline fipc_last_t *fipc_slot_last_mut(struct fipc_slot *slot)
+{
+	return &slot->flag;
+}
+
 static inline u32 fipc_last_flag(fipc_last_t last)
 {
 	return last;
@@ -235,11 +252,16 @@ static inline fipc_last_t fipc_last_reflag(fipc_last_t last, u32 flag)
 	return flag;
 }
 
+static inline fipc_last_t fipc_last_of_flag(u32 flag)
+{
+	return flag;
+}
+
 /* The payload's last 4 bytes are written by fipc_slot_fill_head(). */
-static inline fipc_last_t fipc_last_make(const u8 *tail, u32 flag)
+static inline fipc_last_t fipc_last_fill(const u8 *tail, fipc_last_t hi)
 {
 	(void)tail;
-	return flag;
+	return hi;
 }
 
 static inline void fipc_slot_copy_last(const struct fipc_slot *slot,
@@ -254,6 +276,12 @@ static inline void fipc_slot_fill_head(struct fipc_slot *slot, const u8 *data)
 	fipc_payload_move(slot->payload, data);
 }
 #endif
+
+/* The last word of a payload's last 4 bytes at @tail and @flag. */
+static inline fipc_last_t fipc_last_make(const u8 *tail, u32 flag)
+{
+	return fipc_last_fill(tail, fipc_last_of_flag(flag));
+}
 
 /* Read a slot's last word with acquire. */
 static inline fipc_last_t fipc_slot_acquire(const struct fipc_slot *slot)
@@ -271,7 +299,7 @@ static inline fipc_last_t fipc_slot_peek(const struct fipc_slot *slot)
 /* Write a slot's last word; a later release orders it (continuations). */
 static inline void fipc_slot_set_last(struct fipc_slot *slot, fipc_last_t last)
 {
-	WRITE_ONCE(*(fipc_last_t *)fipc_slot_last(slot), last);
+	WRITE_ONCE(*fipc_slot_last_mut(slot), last);
 }
 
 /* Write a slot's last word with release. */
@@ -279,7 +307,7 @@ static inline void fipc_slot_release_last(struct fipc_slot *slot,
 					  fipc_last_t last)
 {
 	/* Release: all written (and read) before is done before it. */
-	virt_store_release((fipc_last_t *)fipc_slot_last(slot), last);
+	virt_store_release(fipc_slot_last_mut(slot), last);
 }
 
 /*
@@ -315,6 +343,18 @@ static inline void fipc_slot_publish(struct fipc_slot *slot, const u8 *data,
 	fipc_slot_fill_head(slot, data);
 	fipc_slot_release_last(slot,
 			       fipc_last_make(data + FIPC_PAYLOAD_HEAD, flag));
+}
+
+/*
+ * fipc_slot_publish() with the flag as a last word (fipc_last_of_flag()):
+ * for a loop that keeps it across messages.
+ */
+static inline void fipc_slot_publish_last(struct fipc_slot *slot,
+					  const u8 *data, fipc_last_t hi)
+{
+	fipc_slot_fill_head(slot, data);
+	fipc_slot_release_last(slot,
+			       fipc_last_fill(data + FIPC_PAYLOAD_HEAD, hi));
 }
 
 void fipc_ring_clear(void *mem, unsigned int order);

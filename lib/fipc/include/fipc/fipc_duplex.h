@@ -622,6 +622,7 @@ static inline int fipc_duplex_reply_n(struct fipc_duplex_server *s,
 {
 	struct fipc_slot *slots = s->slots;
 	u32 mask = s->mask, pos, cslot, flag, i;
+	fipc_last_t hi;
 	int err;
 
 	if (unlikely(s->error))
@@ -636,9 +637,10 @@ static inline int fipc_duplex_reply_n(struct fipc_duplex_server *s,
 	pos = s->complete;
 	cslot = s->complete_slot;
 	flag = s->reply_flag;
+	hi = fipc_last_of_flag(flag);
 	for (i = 1; i < n; i++) {
 		/* Release: as in fipc_duplex_reply(). */
-		fipc_duplex_put(&slots[cslot], replies[i], flag);
+		fipc_slot_publish_last(&slots[cslot], replies[i]->data, hi);
 		pos++;
 		if (likely(cslot != mask)) {
 			cslot++;
@@ -646,6 +648,7 @@ static inline int fipc_duplex_reply_n(struct fipc_duplex_server *s,
 			cslot = 0;
 			flag = fipc_duplex_flag(FIPC_DUPLEX_REPLY, 1, pos,
 						s->lap_shift);
+			hi = fipc_last_of_flag(flag);
 		}
 	}
 	s->complete = pos;
