@@ -28,15 +28,16 @@ neighbour_round() {
 
 # stack_verify NAME DISK PATH: verify.fio (-o STACK_SZ_SMALL, default
 # 256k: five of them run at once, and the 512-byte jobs take most of the
-# time; -o SZ_BIG as for "stack"), then a verified write with a flush
-# every 4 writes, on DISK (stack NAME's phy1: disk on data path PATH).
+# time; -o SZ_BIG as for "stack"), then -o FLUSH_SZ (1m) of verified
+# 4 KiB writes with a flush every 4 writes, on DISK (stack NAME's phy1:
+# disk on data path PATH).
 stack_verify() {
 	FIPC_DEV=/dev/$2 FIPC_BS_MIN=512 FIPC_SZ_SMALL=$(fipc_opt STACK_SZ_SMALL 256k) \
 		FIPC_SZ_BIG=$(fipc_opt SZ_BIG 4m) \
 		fipc_fio "$1-phy1-$3-verify" /fipc/scenario/verify.fio || return 1
 	fipc_fio "$1-phy1-$3-flush" --name=flush --filename="/dev/$2" \
 		--ioengine=libaio --direct=1 --rw=randwrite --bs=4k \
-		--iodepth=4 --fsync=4 --offset=120m --size=1m \
+		--iodepth=4 --fsync=4 --offset=120m --size="$(fipc_opt FLUSH_SZ 1m)" \
 		--verify=crc32c --verify_fatal=1
 }
 
