@@ -351,11 +351,15 @@ PY
     [ "$n" = $((5 * $1)) ] || { fipc_fail "guest: $n 'resumed' lines in its kernel log, want $((5 * $1)) (5 disks, $1 resume(s))"; rc=1; }
     # The console of a guest that moved may be logged under its name
     # during the migration too.
+    # The stall watch's own lines (@@FIPC-MIGRATE, counters such as
+    # "errors:0") are not the kernel's.
     for f in "$GUEST" "$GUEST--incoming"; do
         [ -f "/var/log/xen/console/guest-$f.log" ] || continue
-        if tr -d '\r' < "/var/log/xen/console/guest-$f.log" | grep -qiE 'xvd[b-f].*error|error.*xvd[b-f]|I/O error'; then
+        if tr -d '\r' < "/var/log/xen/console/guest-$f.log" | grep -v '^@@FIPC-' |
+            grep -qiE 'xvd[b-f].*error|error.*xvd[b-f]|I/O error'; then
             fipc_fail "guest: an I/O error on the console of $f"
-            tr -d '\r' < "/var/log/xen/console/guest-$f.log" | grep -iE -m 3 'xvd[b-f].*error|error.*xvd[b-f]|I/O error'
+            tr -d '\r' < "/var/log/xen/console/guest-$f.log" | grep -v '^@@FIPC-' |
+                grep -iE -m 3 'xvd[b-f].*error|error.*xvd[b-f]|I/O error'
             rc=1
         fi
         fipc_domu_kernel_clean "$f" "guest" || rc=1
