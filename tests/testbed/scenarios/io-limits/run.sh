@@ -14,25 +14,27 @@
 #             backend's counters, then a cap of -o CAP_PCT (25) % of it;
 #             fio's rate over -o LIMIT_S (5) s at most 10 % over the
 #             cap, and at least 90 % of it where it binds (a request
-#             waited for it half the phase or more; less: the guest was
-#             slower than its cap then, as the emulated host's load
-#             goes, and it is reported, not judged from below; at
-#             least one disk cap and one guest total must bind)
-#             (results/limits.txt; caps.txt: kind, cap, uncapped rate,
-#             share of the time a request waited for the cap)
+#             waited for it three quarters of fio's run or more; less:
+#             the guest was slower than its cap then, as the emulated
+#             host's load goes, and it is reported, not judged from
+#             below; at least one disk cap and one guest total must
+#             bind) (results/limits.txt; caps.txt: kind, cap, uncapped
+#             rate, seconds a request waited for the cap in the phase)
 #   guest     the same four kinds on both of capped's disks (xvdb, xvdc)
 #             at once, under the guest's total (limits/guest_*) at each
 #             kind's cap: the two disks' sum within 10 % of it, and where
-#             it binds neither disk under 20 % of the sum; the total
+#             it binds (each disk's waits, on average, three quarters of
+#             its run) neither disk under 20 % of the sum; the total
 #             shown on both disks and in both disks' xenstore keys
 #   neighbour QD 1 reads alone (twice), beside capped's capped reads,
 #             and beside the same reads paced by fio in the guest to the
 #             cap's rate, the backend holding nothing, twice each in the
 #             order capped, paced, paced, capped (a drift of the host's
 #             load then weighs on both alike): its mean latency beside
-#             the capped reads (the two runs' mean) stays within the
-#             spread (at least 25 %) of its latency beside the paced
-#             ones (their mean; the spread: of the alone runs and of the
+#             the capped reads (the better of the two runs: the host's
+#             noise only adds latency) stays within the spread (at
+#             least 25 %) of its latency beside the paced ones (the
+#             better run; the spread: of the alone runs and of the
 #             paced ones).  Both guests' vCPUs share one pCPU here, so
 #             beside a busy guest is never "alone": the paced reads give
 #             the neighbour the same guest load, so what differs is the
@@ -206,7 +208,7 @@ phase_done() {
 # cap_kind KIND WHO: KIND's rate uncapped, then KIND capped at CAP_PCT %
 # of it, WHO running the phase.
 cap_kind() {
-    local k=$1 free cap min=10 h0 h1 t0 t1 held
+    local k=$1 free cap min=10 h0 h1 held
     fipc_mailbox_put /dev/nullmbox "$k-free" || return 1
     flowing "$k" || return 1
     free=$(window "$k" 3)
@@ -218,13 +220,14 @@ cap_kind() {
         return 1
     fi
     lim "$(limit_file "$k")" "$cap" || return 1
-    h0=$(be_stat capped throttled_us) t0=$(date +%s.%N)
+    h0=$(be_stat capped throttled_us)
     phase "$k" "$2" || return 1
-    h1=$(be_stat capped throttled_us) t1=$(date +%s.%N)
-    # caps.txt: kind, cap, rate uncapped, share of the phase a request
-    # of capped's waited for the cap (about 1 when the cap binds).
-    held=$(awk -v a="$t0" -v b="$t1" -v x="$h0" -v y="$h1" \
-        'BEGIN { printf "%.2f", (y - x) / 1e6 / (b - a) }')
+    h1=$(be_stat capped throttled_us)
+    # caps.txt: kind, cap, rate uncapped, seconds a request of capped's
+    # waited for the cap in the phase (figures() divides them by fio's
+    # run: the phase also holds fio's start, 3-5 s in a PV guest under
+    # TCG, which halved the share and hid a cap that bound).
+    held=$(awk -v x="$h0" -v y="$h1" 'BEGIN { printf "%.2f", (y - x) / 1e6 }')
     echo "$k $cap $free $held" >> "$FIPC_RESULTS/caps.txt"
     lim "$(limit_file "$k")" none
 }
@@ -248,7 +251,7 @@ caps() {
 # guest_kind KIND: KIND on both of capped's disks under the guest's total
 # at KIND's cap (caps.txt), set through xvdc's limits/.
 guest_kind() {
-    local k=$1 cap f id d v h0 h1 t0 t1 rc=0
+    local k=$1 cap f id d v h0 h1 rc=0
     cap=$(awk -v k="$k" '$1 == k { print $2 }' "$FIPC_RESULTS/caps.txt")
     [ -n "$cap" ] || { fipc_fail "guest $k: no cap (caps failed)"; return 1; }
     f=guest_$(limit_file "$k")
@@ -261,13 +264,11 @@ guest_kind() {
         [ "$v" = "$cap" ] || { fipc_fail "guest $k: fipc-${f//_/-} of $d is '$v', not $cap"; rc=1; }
     done
     h0=$(( $(be_stat capped throttled_us) + $(DEV=$XVDC be_stat capped throttled_us) ))
-    t0=$(date +%s.%N)
     phase "g$k" capped || rc=1
     h1=$(( $(be_stat capped throttled_us) + $(DEV=$XVDC be_stat capped throttled_us) ))
-    t1=$(date +%s.%N)
     # held.txt: as caps.txt's last column, both disks' waits summed.
-    awk -v k="g$k" -v a="$t0" -v b="$t1" -v x="$h0" -v y="$h1" \
-        'BEGIN { printf "%s %.2f\n", k, (y - x) / 1e6 / (b - a) }' >> "$FIPC_RESULTS/held.txt"
+    awk -v k="g$k" -v x="$h0" -v y="$h1" \
+        'BEGIN { printf "%s %.2f\n", k, (y - x) / 1e6 }' >> "$FIPC_RESULTS/held.txt"
     DEV=$XVDC lim "$f" none || rc=1
     return $rc
 }
@@ -303,7 +304,7 @@ held_window() {
 # (within()'s slack), and from below only where it binds.
 capped_ok() {
     awk -v g="$1" -v h="$2" -v w="$3" -v s="$4" \
-        'BEGIN { exit !(g <= 1.1 * w + 1 / s && (g >= 0.9 * w - 1 / s || h < 0.5)) }'
+        'BEGIN { exit !(g <= 1.1 * w + 1 / s && (g >= 0.9 * w - 1 / s || h < 0.75)) }'
 }
 
 live() {
@@ -425,9 +426,12 @@ def job(guest, phase):
     with open(os.path.join(R, guest, phase + ".json")) as f:
         return json.load(f)["jobs"][0]
 # A cap is met from below only where it binds: a request waited for it
-# at least half the phase.  Less, and the guest was slower than its cap
-# at the time (the emulated host's load): not judged from below.
-BINDS = 0.5
+# at least three quarters of fio's run.  Less, and the guest was slower
+# than its cap at the time (the emulated host's load): not judged from
+# below.  (Over the whole phase, fio's start included, a cap that held
+# every request bound only half the time: in the CI of 646062f a guest
+# total at 0.876, held 27 % of its phase on each disk, failed as bound.)
+BINDS = 0.75
 # The least share of a guest's total one of its two saturating disks gets.
 SHARE = 0.2
 bound = {"disk": 0, "guest": 0}
@@ -453,11 +457,13 @@ for kind, rw, key in (("riops", "read", "iops"), ("rbps", "read", "bw_bytes"),
         print("%s: not measured: FAILED" % kind, file=out)
         bad += 1
         continue
-    cap, free, h = caps[kind]
-    got = job("capped", kind)[rw][key]
+    cap, free, held_s = caps[kind]
+    j = job("capped", kind)
+    got = j[rw][key]
+    h = held_s / max(0.001, j["job_runtime"] / 1000)
     ok, why = judge(got, cap, h, "disk")
     print("%s: %s %s %.1f against the cap %d (%.3f); %.1f uncapped; a "
-          "request held %.0f %% of the time%s" % (
+          "request held %.0f %% of fio's run%s" % (
               kind, rw, key, got, cap, got / cap, free, 100 * h, why),
           file=out)
     bad += not ok
@@ -469,7 +475,8 @@ for kind, rw, key in (("riops", "read", "iops"), ("rbps", "read", "bw_bytes"),
         unit = "total_ios" if key == "iops" else "io_bytes"
         secs = max(j["job_runtime"] for j in jobs) / 1000
         gsum = sum(j[rw][unit] for j in jobs) / secs
-        h = gheld.get("g" + kind, 0)
+        # Both disks' waits over both jobs' runs: each disk's share.
+        h = gheld.get("g" + kind, 0) / max(0.001, sum(j["job_runtime"] for j in jobs) / 1000)
         ok, why = judge(gsum, cap, h, "guest")
         ok = ok and len(jobs) == 2
         # Where the total binds, the two disks compete for it: neither
@@ -480,7 +487,7 @@ for kind, rw, key in (("riops", "read", "iops"), ("rbps", "read", "bw_bytes"),
             ok, why = False, why + "; a disk got %.0f %% of it (at least %.0f %%): FAILED" % (
                 100 * least, 100 * SHARE)
         print("guest %s: %s %s %.1f on 2 disks (%s %s in %.1f s) against "
-              "the total %d (%.3f); held %.0f %% of the time%s" % (
+              "the total %d (%.3f); each disk held %.0f %% of its run%s" % (
                   kind, rw, key, gsum, " + ".join(str(j[rw][unit]) for j in jobs),
                   unit, secs, cap, gsum / cap, 100 * h, why),
               file=out)
@@ -500,15 +507,18 @@ try:
 except OSError as e:
     print("neighbour: not measured (%s): FAILED" % e, file=out)
     sys.exit(1)
-capped = (lat["riops"] + lat["riops2"]) / 2
-paced = (lat["paced"] + lat["paced2"]) / 2
+# The better run of each pair: a busy moment of the 2-core host only
+# lengthens a run (one capped run once took 7070 us, its twin 1762, the
+# paced ones 2947 and 2940, with a helper's builds on the host).
+capped = min(lat["riops"], lat["riops2"])
+paced = min(lat["paced"], lat["paced2"])
 spread = max(abs(lat["alone1"] - lat["alone2"]),
              abs(lat["paced"] - lat["paced2"]))
 margin = max(spread, 0.25 * paced)
 ok = capped <= paced + margin
 print("neighbour QD 1 mean latency: alone %.0f and %.0f us; beside the "
-      "capped reads %.0f us (%.0f, %.0f), beside the same reads paced by "
-      "the guest %.0f us (%.0f, %.0f; at most %.0f)%s" % (
+      "capped reads %.0f us (better of %.0f, %.0f), beside the same reads "
+      "paced by the guest %.0f us (better of %.0f, %.0f; at most %.0f)%s" % (
           lat["alone1"], lat["alone2"], capped, lat["riops"], lat["riops2"],
           paced, lat["paced"], lat["paced2"], paced + margin,
           "" if ok else ": FAILED"), file=out)
