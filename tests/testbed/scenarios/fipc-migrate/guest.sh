@@ -7,7 +7,7 @@
 # reads, so that requests are in flight whenever the guest is suspended)
 # while dom0 saves, restores and migrates the guest.  On the slow disks
 # only asynchronous I/O (fio on io_uring), which a
-# suspend can find in flight (see raw_check_aio).  Each round writes new data
+# suspend can find in flight (see raw_check_fio).  Each round writes new data
 # (randrepeat=0) and reads all of it back.  When dom0 puts "stop" in
 # xvdb's mailbox, one more round, then the end; every round must pass.
 # Each round starts with a flush and a discard on xvde (a dom0 loop
@@ -72,7 +72,7 @@ raw_check() {
     done
     echo "$seq $bad $seen" > /fipc/out/raw-$d
 }
-# raw_check_aio DISK VDEV MIB: the same with one fio (io_uring) that runs
+# raw_check_fio DISK VDEV MIB: the same with one fio (io_uring) that runs
 # until /tmp/stop-raw-aio: random writes of new data on the 64 blocks,
 # 8 at a time, each 8 read back and checked (verify_backlog; the header
 # names the write, so an older write of the block does not pass).
@@ -81,7 +81,7 @@ raw_check() {
 # finds a dd's request in flight, and on a slow disk a dd holds the
 # suspend back for as long as its request takes, while the other disks'
 # requests end.  Its mismatches: 0, or 1 if fio failed.
-raw_check_aio() {
+raw_check_fio() {
     d=$1 st=/sys/bus/xen/devices/fipcblk-$2/statistics/resumes
     r0=$(cat "$st") bad=0
     fio --name=raw --filename=/dev/$d --offset=$3m --size=256k --bs=4k \
@@ -204,7 +204,7 @@ raw_check xvdb 51728 512 &
 rawb=$!
 raw_check xvdc 51744 640 &
 rawc=$!
-raw_check_aio xvdf 51792 48 &
+raw_check_fio xvdf 51792 48 &
 rawf=$!
 echo "@@FIPC-MIGRATE running"
 n=0

@@ -239,7 +239,7 @@ stop_guest() {
 
 # check RESUMES CHECKPOINTS: the guest's results (see the top).
 check() {
-    local r=$FIPC_RESULTS/$GUEST rc=0 f out n bad
+    local r=$FIPC_RESULTS/$GUEST rc=0 f out n bad errs
     read -r n bad < "$r/rounds" || { fipc_fail "the guest wrote no round count"; return 1; }
     fipc_log "guest: $n fio rounds, $bad failed"
     # At least one round across the suspends and one after them.
@@ -355,11 +355,11 @@ PY
     # "errors:0") are not the kernel's.
     for f in "$GUEST" "$GUEST--incoming"; do
         [ -f "/var/log/xen/console/guest-$f.log" ] || continue
-        if tr -d '\r' < "/var/log/xen/console/guest-$f.log" | grep -v '^@@FIPC-' |
-            grep -qiE 'xvd[b-f].*error|error.*xvd[b-f]|I/O error'; then
+        errs=$(tr -d '\r' < "/var/log/xen/console/guest-$f.log" | grep -v '^@@FIPC-' |
+            grep -iE -m 3 'xvd[b-f].*error|error.*xvd[b-f]|I/O error')
+        if [ -n "$errs" ]; then
             fipc_fail "guest: an I/O error on the console of $f"
-            tr -d '\r' < "/var/log/xen/console/guest-$f.log" | grep -v '^@@FIPC-' |
-                grep -iE -m 3 'xvd[b-f].*error|error.*xvd[b-f]|I/O error'
+            echo "$errs"
             rc=1
         fi
         fipc_domu_kernel_clean "$f" "guest" || rc=1
