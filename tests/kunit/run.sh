@@ -38,19 +38,19 @@ mkdir -p "$out"
 
 # The cases the suites declare, as <suite>.<case>: any that gives no
 # result counts as failed.  A suite is a file with a struct kunit_suite
-# (its .name, not that of other structs) or one of the ring tests'
-# RT_SUITE().
+# (its .name, not that of other structs), the ring tests' RT_SUITE() or
+# the backend's XFB_KUNIT_SUITE() (tests/back_kunit.h); its cases are
+# its KUNIT_CASE*() and RT_CASE() lines.
 expected=$(for f in "$top"/lib/fipc/tests/*.c \
 	"$top"/linux/drivers/block/xen-fipc-*/tests/*.c; do
-	s=$(sed -n 's/^RT_SUITE(\([a-z0-9_]*\),.*/\1/p' "$f" | head -n 1)
-	if [ -n "$s" ]; then
-		sed -n "s/^[[:space:]]*RT_CASE(\([a-z0-9_]*\)).*/$s.\1/p" "$f"
-		continue
-	fi
-	s=$(sed -n '/^static struct kunit_suite /,/^};/s/^[[:space:]]*\.name = "\([a-z0-9_]*\)",.*/\1/p' \
-		"$f" | head -n 1)
+	s=$(sed -n 's/^\(RT\|XFB_KUNIT\)_SUITE(\([a-z0-9_]*\),.*/\2/p' "$f" |
+		head -n 1)
+	[ -n "$s" ] ||
+		s=$(sed -n '/^static struct kunit_suite /,/^};/s/^[[:space:]]*\.name = "\([a-z0-9_]*\)",.*/\1/p' \
+			"$f" | head -n 1)
 	[ -n "$s" ] || continue
-	sed -n "s/^[[:space:]]*KUNIT_CASE[A-Z_]*(\([a-z0-9_]*\).*/$s.\1/p" "$f"
+	sed -n "s/^[[:space:]]*\(RT_CASE\|KUNIT_CASE[A-Z_]*\)(\([a-z0-9_]*\).*/$s.\2/p" \
+		"$f"
 done)
 nexpected=$(echo "$expected" | grep -c . || true)
 

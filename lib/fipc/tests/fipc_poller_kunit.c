@@ -5,7 +5,7 @@
  * Built by lib/fipc/tests/Kbuild (CONFIG_FIPC_KUNIT_TEST) with the
  * pollers' own header (poller/fipc_poller_internal.h) and the ring
  * tests' (ring_test.h: its test-managed ring memory and message
- * buffers).  The poller cases run a fipc poller set over channels of a
+ * buffers, and RT_SUITE()).  The poller cases run a fipc poller set over channels of a
  * test driver whose sleeping word is a plain variable.  The tests of
  * the rings themselves are in duplex_test.c (one source for KUnit and
  * userspace).
@@ -1912,12 +1912,5 @@ static struct kunit_case fipc_test_cases[] = {
 	{}
 };
 
-static struct kunit_suite fipc_test_suite = {
-	.name = "fipc",
-	.test_cases = fipc_test_cases,
-};
-
-kunit_test_suite(fipc_test_suite);
-
+RT_SUITE(fipc, fipc_test_cases);
 MODULE_DESCRIPTION("KUnit tests of the fipc pollers");
-MODULE_LICENSE("GPL");

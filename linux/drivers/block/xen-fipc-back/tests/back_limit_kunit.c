@@ -18,6 +18,7 @@
 #include <linux/sizes.h>
 #include <linux/time64.h>
 #include "../back_limit.h"
+#include "back_kunit.h"
 
 #define T0	(1000 * NSEC_PER_SEC)	/* a clock that is not at 0 */
 
@@ -399,12 +400,5 @@ static struct kunit_case xfb_limit_test_cases[] = {
 	{}
 };
 
-static struct kunit_suite xfb_limit_test_suite = {
-	.name = "fipcblk_limit",
-	.test_cases = xfb_limit_test_cases,
-};
-
-kunit_test_suite(xfb_limit_test_suite);
-
-MODULE_DESCRIPTION("KUnit tests of the fipcblk backend's I/O limits");
-MODULE_LICENSE("GPL");
+XFB_KUNIT_SUITE(fipcblk_limit, xfb_limit_test_cases,
+		"KUnit tests of the fipcblk backend's I/O limits");

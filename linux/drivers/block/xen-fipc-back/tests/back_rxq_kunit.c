@@ -18,6 +18,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include "../back_rxq.h"
+#include "back_kunit.h"
 
 /**
  * struct xfb_rxq_ring - a ring, both its ends, and the queue under test
@@ -281,12 +282,5 @@ static struct kunit_case xfb_rxq_test_cases[] = {
 	{}
 };
 
-static struct kunit_suite xfb_rxq_test_suite = {
-	.name = "fipcblk_rxq",
-	.test_cases = xfb_rxq_test_cases,
-};
-
-kunit_test_suite(xfb_rxq_test_suite);
-
-MODULE_DESCRIPTION("KUnit tests of the fipcblk backend's queue of requests taken");
-MODULE_LICENSE("GPL");
+XFB_KUNIT_SUITE(fipcblk_rxq, xfb_rxq_test_cases,
+		"KUnit tests of the fipcblk backend's queue of requests taken");

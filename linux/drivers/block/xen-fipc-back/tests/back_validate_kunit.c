@@ -26,6 +26,7 @@
 #include <linux/string.h>
 #include <linux/unaligned.h>
 #include "../back_validate.h"
+#include "back_kunit.h"
 
 /* Reasons, as xfb_validate() gives them. */
 #define WHY_OP		"unknown operation"
@@ -986,12 +987,5 @@ static struct kunit_case xfb_test_cases[] = {
 	{}
 };
 
-static struct kunit_suite xfb_test_suite = {
-	.name = "fipcblk_validate",
-	.test_cases = xfb_test_cases,
-};
-
-kunit_test_suite(xfb_test_suite);
-
-MODULE_DESCRIPTION("KUnit tests of the fipcblk backend's request validation");
-MODULE_LICENSE("GPL");
+XFB_KUNIT_SUITE(fipcblk_validate, xfb_test_cases,
+		"KUnit tests of the fipcblk backend's request validation");
