@@ -2,8 +2,21 @@
 # The testbed library's part for both sides: dom0 (sourced by
 # fipc-scenario.sh, bash) and the guests (appended to their /fipc/lib.sh,
 # busybox sh).  POSIX sh and sed, as busybox has them, so no python3 in
-# the guests and no start-up cost: the one JSON reader, a driver's
-# counters as JSON, and the frontend's malformed-request test mode.
+# the guests and no start-up cost: the one polling loop, the one JSON
+# reader, a driver's counters as JSON, and the frontend's
+# malformed-request test mode.
+
+# fipc_until SECONDS CMD [ARG...]: run CMD every 0.1 s until it succeeds;
+# non-zero if it still fails after SECONDS (10 tries per second).
+fipc_until() {
+    local n=$(($1 * 10)) i=0
+    shift
+    until "$@"; do
+        i=$((i + 1))
+        [ $i -lt $n ] || return 1
+        sleep 0.1
+    done
+}
 
 # fipc_json_value FILE KEY [N]: the N-th value (default the first) of
 # "KEY" in the JSON file FILE: a number, true/false, or a string without

@@ -197,18 +197,6 @@ fipc_wait_blockdev() {
     fipc_until 10 test -b "$1" || { fipc_fail "$1 did not appear"; return 1; }
 }
 
-# fipc_until SECONDS CMD [ARG...]: run CMD every 0.1 s until it succeeds;
-# non-zero if it still fails after SECONDS (10 tries per second).
-fipc_until() {
-    local n=$(($1 * 10)) i=0
-    shift
-    until "$@"; do
-        i=$((i + 1))
-        [ $i -lt $n ] || return 1
-        sleep 0.1
-    done
-}
-
 # fipc_null_blk [GB] [COUNT]: (re)create /dev/nullb0..COUNT-1, memory backed
 # so that data verification is meaningful (without memory_backed=1 null_blk
 # drops writes).

@@ -21,15 +21,10 @@ fipc_opt() { eval "echo \"\${FIPC_OPT_$1:-$2}\""; }
 
 # fipc_wait_disk NAME SECONDS: wait for /sys/block/NAME, create /dev/NAME.
 fipc_wait_disk() {
-    i=0
-    while [ ! -e "/sys/block/$1" ]; do
-        i=$((i + 1))
-        if [ $i -ge $(($2 * 10)) ]; then
-            echo "no disk $1 after $2 s"
-            return 1
-        fi
-        sleep 0.1
-    done
+    if ! fipc_until "$2" [ -e "/sys/block/$1" ]; then
+        echo "no disk $1 after $2 s"
+        return 1
+    fi
     if [ ! -b "/dev/$1" ]; then
         mm=$(cat "/sys/block/$1/dev")
         mknod "/dev/$1" b "${mm%%:*}" "${mm##*:}"
