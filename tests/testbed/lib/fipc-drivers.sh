@@ -210,6 +210,14 @@ fipc_mailbox_put() {
         conv=sync oflag=direct status=none
 }
 
+# fipc_mailbox_new: /dev/nullmbox, the mailbox disk that dom0 posts
+# phases in and its guests read (phy:, read-only): a null_blk of 16 MiB,
+# memory backed, without delay, holding "none".
+fipc_mailbox_new() {
+    fipc_null_blk_slow nullmbox 0 4 16 2 1 &&
+        fipc_mailbox_put /dev/nullmbox none
+}
+
 # fipc_domu_wait_marker NAME MARKER TIMEOUT: wait for a line starting
 # with MARKER (a plain string) on the guest's console (xenconsoled's log).
 # The log is followed (tail -F, woken by inotify), not polled, and the

@@ -38,8 +38,7 @@ start() {
     [ -x "$probe" ] || { fipc_fail "no $probe (scenario.conf HOST_TOOLS)"; return 1; }
     fipc_dmesg_mark
     fipc_null_blk 1 1 || return 1
-    fipc_null_blk_slow nullmbox 0 4 16 2 1 || return 1
-    fipc_mailbox_put /dev/nullmbox none || return 1
+    fipc_mailbox_new || return 1
     modprobe xen-blkback || { fipc_fail "modprobe xen-blkback failed"; return 1; }
     fipc_load_module fipc || return 1
     p=()

@@ -28,8 +28,7 @@ start() {
     fipc_dmesg_mark
     fipc_null_blk 1 2 || return 1
     fipc_null_blk_slow nullslow "$(fipc_opt SLOW_MS 20)" "$(fipc_opt SLOW_DEPTH 8)" 256 || return 1
-    fipc_null_blk_slow nullmbox 0 4 16 2 1 || return 1
-    fipc_mailbox_put /dev/nullmbox none || return 1
+    fipc_mailbox_new || return 1
     modprobe xen-blkback || { fipc_fail "modprobe xen-blkback failed"; return 1; }
     fipc_load_module fipc || return 1
     fipc_load_module xen-fipc-back poll_idle_max_us="$(fipc_opt POLL_IDLE_MAX_US 2000)" || return 1

@@ -49,7 +49,7 @@ export DISKS="51728 51744 51760 51776 51792 51808 51824 51840"
 start() {
     fipc_dmesg_mark
     fipc_null_blk 1 8 || return 1
-    fipc_null_blk_slow nullmbox 0 4 16 2 1 || return 1
+    fipc_mailbox_new || return 1
     fipc_load_module fipc || return 1
     : > "$FIPC_RESULTS/rows.txt"
 }

@@ -37,8 +37,7 @@ start() {
     local cpu
     fipc_dmesg_mark
     fipc_null_blk 1 1 || return 1
-    fipc_null_blk_slow nullmbox 0 4 16 2 1 || return 1
-    fipc_mailbox_put /dev/nullmbox none || return 1
+    fipc_mailbox_new || return 1
     fipc_load_module fipc || return 1
     fipc_load_module xen-fipc-back || return 1
     [ -w "$STEAL_PARAM" ] ||
