@@ -271,6 +271,17 @@ fipc_poll_test_start_one(struct kunit *test, struct fipc_poller_set *set,
 	return &set->pollers[0];
 }
 
+/* Detach the @n channels of @c and stop @set: how the cases end. */
+static void fipc_poll_test_stop(struct fipc_poller_set *set,
+				struct fipc_poll_test_chan *c, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		fipc_poller_detach(&c[i].poll);
+	fipc_poller_set_stop(set);
+}
+
 static bool fipc_poll_test_woken(void *arg)
 {
 	struct fipc_poll_test_chan *c = arg;
@@ -361,8 +372,7 @@ static void fipc_poll_test_sleep(struct kunit *test, bool freezable)
 	KUNIT_EXPECT_EQ(test, pl->nr_entries, 0u);
 	KUNIT_EXPECT_FALSE(test, fipc_poll_entry_irq(&c->poll));
 	KUNIT_EXPECT_FALSE(test, fipc_poll_entry_wake(&c->poll));
-	fipc_poller_detach(&c->poll);
-	fipc_poller_set_stop(set);
+	fipc_poll_test_stop(set, c, 1);
 	KUNIT_EXPECT_EQ(test, set->running, 0u);
 	KUNIT_EXPECT_EQ(test, fipc_poller_set_show(set, buf), 0);
 }
@@ -426,8 +436,7 @@ static void fipc_poll_test_retry(struct kunit *test, bool freezable)
 	KUNIT_EXPECT_EQ(test, READ_ONCE(pl->timed_sleeps), timed);
 	KUNIT_EXPECT_EQ(test, READ_ONCE(pl->sleeps), sleeps);
 
-	fipc_poller_detach(&c->poll);
-	fipc_poller_set_stop(set);
+	fipc_poll_test_stop(set, c, 1);
 }
 
 static void fipc_test_poller_retry(struct kunit *test)
@@ -733,8 +742,7 @@ static void fipc_test_poller_window(struct kunit *test)
 	KUNIT_EXPECT_GT(test, fipc_poller_set_show(set, buf), 0);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, " window_us 1000 "));
 
-	fipc_poller_detach(&c->poll);
-	fipc_poller_set_stop(set);
+	fipc_poll_test_stop(set, c, 1);
 }
 
 /*
@@ -767,8 +775,7 @@ static void fipc_test_poller_window_local(struct kunit *test)
 	avg_ms = div_u64(READ_ONCE(pl->gap_avg_ns), NSEC_PER_MSEC);
 	KUNIT_EXPECT_GE(test, avg_ms, 120ull);
 
-	fipc_poller_detach(&c->poll);
-	fipc_poller_set_stop(set);
+	fipc_poll_test_stop(set, c, 1);
 }
 
 /*
@@ -835,8 +842,7 @@ static void fipc_test_poller_wake_race(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_asleep, c));
 	KUNIT_EXPECT_EQ(test, atomic_read(&c->local_taken), 1);
 
-	fipc_poller_detach(&c->poll);
-	fipc_poller_set_stop(set);
+	fipc_poll_test_stop(set, c, 1);
 }
 
 /*
@@ -904,8 +910,7 @@ static void fipc_test_poller_contended(struct kunit *test)
 	KUNIT_EXPECT_GT(test, fipc_poller_set_show(set, buf), 0);
 	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, " contended_sleeps "));
 
-	fipc_poller_detach(&c->poll);
-	fipc_poller_set_stop(set);
+	fipc_poll_test_stop(set, c, 1);
 }
 
 /*
@@ -1028,8 +1033,7 @@ static void fipc_test_poller_steal(struct kunit *test)
 	KUNIT_EXPECT_NOT_NULL(test, strstr(buf, " steal_sleeps 1 steal_pct "));
 
 	WRITE_ONCE(fipc_poll_test_steal_share, 0);
-	fipc_poller_detach(&c->poll);
-	fipc_poller_set_stop(set);
+	fipc_poll_test_stop(set, c, 1);
 }
 
 #define FIPC_POLL_TEST_SCALE_CHANS	4
@@ -1200,9 +1204,7 @@ static void fipc_test_poller_autoscale(struct kunit *test)
 		fipc_poller_attach(set, &c[i].poll, NULL);
 	KUNIT_EXPECT_EQ(test, set->pollers[0].nr_entries, 1u);
 	KUNIT_EXPECT_EQ(test, set->pollers[1].nr_entries, 1u);
-	for (i = 0; i < 2; i++)
-		fipc_poller_detach(&c[i].poll);
-	fipc_poller_set_stop(set);
+	fipc_poll_test_stop(set, c, 2);
 }
 
 /*
@@ -1504,8 +1506,7 @@ static void fipc_test_poller_busy(struct kunit *test)
 	fipc_poll_test_idle_window(test, c);
 	KUNIT_EXPECT_GT(test, READ_ONCE(pl->rx_waits), waits);
 
-	fipc_poller_detach(&c->poll);
-	fipc_poller_set_stop(set);
+	fipc_poll_test_stop(set, c, 1);
 }
 
 /*
@@ -1642,9 +1643,7 @@ static void fipc_test_poller_weight(struct kunit *test)
 						     &d));
 	KUNIT_EXPECT_EQ(test, READ_ONCE(c[2].budget_seen), 16u);
 
-	for (i = 0; i < 4; i++)
-		fipc_poller_detach(&c[i].poll);
-	fipc_poller_set_stop(set);
+	fipc_poll_test_stop(set, c, 4);
 }
 
 /*
@@ -1688,9 +1687,7 @@ static void fipc_test_poller_rotate(struct kunit *test)
 	}
 	KUNIT_EXPECT_EQ(test, firsts[0], 15u);
 	KUNIT_EXPECT_EQ(test, firsts[1], 15u);
-	for (i = 0; i < 2; i++)
-		fipc_poller_detach(&c[i].poll);
-	fipc_poller_set_stop(set);
+	fipc_poll_test_stop(set, c, 2);
 }
 
 /*
