@@ -27,17 +27,19 @@ relay() {
 	fi
 }
 
-# relayed ERE: relay, then whether a line relayed so far matches ERE.
-relayed() {
-	relay
-	grep -Eq "$1" /tmp/attack.lines
-}
-
 # wait_line ERE SECONDS: relay until a line matches ERE.
 wait_line() {
-	fipc_until "$2" relayed "$1" && return 0
-	echo "@@FIPC-ATTACK-GUEST timeout waiting for '$1'"
-	return 1
+	i=0
+	while :; do
+		relay
+		grep -Eq "$1" /tmp/attack.lines && return 0
+		i=$((i + 1))
+		if [ $i -ge $(($2 * 5)) ]; then
+			echo "@@FIPC-ATTACK-GUEST timeout waiting for '$1'"
+			return 1
+		fi
+		sleep 0.2
+	done
 }
 
 rc=0
