@@ -86,8 +86,7 @@ start() {
     local g
     fipc_dmesg_mark
     fipc_null_blk 1 3 || return 1
-    fipc_null_blk_slow nullmbox 0 4 16 2 1 || return 1
-    fipc_mailbox_put /dev/nullmbox none || return 1
+    fipc_mailbox_new || return 1
     fipc_modules_load 0 || return 1
     # xl's limit options on capped's disk (limits that never bind here).
     fipc_domu_start capped "$here/domU.cfg" "$here/guest.sh" \
