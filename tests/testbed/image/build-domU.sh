@@ -1,7 +1,9 @@
 #!/bin/bash
 # Build the cached domU initramfs: busybox + fio (with its libraries) + a few
-# stock modules + a tiny /init.  Binaries come from the dom0 root tree, so the
-# domU runs exactly the same fio as dom0.
+# stock modules + a tiny /init.  Binaries come from the dom0 root tree, fio
+# as its source (the same version and Debian patches as dom0's, without
+# the engines that load ceph, gluster and rdma: build-guest-fio.sh), so the
+# domU runs the same fio as dom0.
 #
 # Usage: build-domU.sh DOM0_ROOT KDIR KVER MODLIST INIT OUTDIR
 # Output: OUTDIR/domU.cpio (uncompressed newc; Xen PV guests load it as ramdisk)
@@ -16,11 +18,27 @@ copy() { # copy a file from the dom0 tree to the same path, following symlinks
     cp -L "$src$1" "$t$2"
 }
 copy /usr/bin/busybox /bin/busybox
-copy /usr/bin/fio /usr/bin/fio
-# fio's shared libraries (Debian's fio links ceph, gluster, rdma...: ~85 MB).
-for lib in $(chroot "$src" ldd /usr/bin/fio | awk '/=>/ {print $3} /^\t\/lib/ {print $1}'); do
-    copy "$lib" "$lib"
-done
+# fio: the dom0 tree's version, built without the engines whose libraries
+# the guests never use (build-guest-fio.sh); where it cannot be, or does
+# not run in the tree, Debian's binary with all its libraries (~85 MB).
+fio_v=$(chroot "$src" dpkg-query -W -f='${Version}' fio)
+if lean=$("$(dirname "$0")/build-guest-fio.sh" "$fio_v"); then
+    install -D -m 0755 "$lean" "$t/usr/bin/fio"
+    for lib in $(ldd "$lean" | awk '/=>/ {print $3} /^\t\/lib/ {print $1}'); do
+        copy "$lib" "$lib"
+    done
+    if ! got=$(chroot "$t" /usr/bin/fio --version 2>&1) || [ "$got" != "fio-${fio_v%%-*}" ]; then
+        echo "build-domU: the lean fio $fio_v does not run in the guest tree ($got): Debian's fio" >&2
+        rm -f "$t/usr/bin/fio"
+    fi
+fi
+if [ ! -e "$t/usr/bin/fio" ]; then
+    copy /usr/bin/fio /usr/bin/fio
+    for lib in $(chroot "$src" ldd /usr/bin/fio | awk '/=>/ {print $3} /^\t\/lib/ {print $1}'); do
+        copy "$lib" "$lib"
+    done
+fi
+echo "build-domU: guest fio: $(chroot "$t" /usr/bin/fio --version), $(chroot "$t" /usr/bin/fio --enghelp | grep -c .) engine lines"
 
 # Stock modules and their dependencies.
 mdst=$t/lib/modules/$kver
