@@ -21,24 +21,22 @@ copy /usr/bin/busybox /bin/busybox
 # fio: the dom0 tree's version, built without the engines whose libraries
 # the guests never use (build-guest-fio.sh); where it cannot be, or does
 # not run in the tree, Debian's binary with all its libraries (~85 MB).
+guest_fio() { # guest_fio BINARY LDD_OUTPUT: install it, its libraries, say its version
+    install -D -m 0755 "$1" "$t/usr/bin/fio"
+    for lib in $(awk '/=>/ {print $3} /^\t\/lib/ {print $1}' <<<"$2"); do
+        copy "$lib" "$lib"
+    done
+    chroot "$t" /usr/bin/fio --version 2>&1
+}
 fio_v=$(chroot "$src" dpkg-query -W -f='${Version}' fio)
-if lean=$("$(dirname "$0")/build-guest-fio.sh" "$fio_v"); then
-    install -D -m 0755 "$lean" "$t/usr/bin/fio"
-    for lib in $(ldd "$lean" | awk '/=>/ {print $3} /^\t\/lib/ {print $1}'); do
-        copy "$lib" "$lib"
-    done
-    if ! got=$(chroot "$t" /usr/bin/fio --version 2>&1) || [ "$got" != "fio-${fio_v%%-*}" ]; then
-        echo "build-domU: the lean fio $fio_v does not run in the guest tree ($got): Debian's fio" >&2
-        rm -f "$t/usr/bin/fio"
-    fi
+got=
+if ! { lean=$("$(dirname "$0")/build-guest-fio.sh" "$fio_v") &&
+       got=$(guest_fio "$lean" "$(ldd "$lean")") &&
+       [ "$got" = "fio-${fio_v%%-*}" ]; }; then
+    echo "build-domU: no lean fio $fio_v that runs in the guest tree (${got:-not built}): Debian's fio" >&2
+    got=$(guest_fio "$src/usr/bin/fio" "$(chroot "$src" ldd /usr/bin/fio)")
 fi
-if [ ! -e "$t/usr/bin/fio" ]; then
-    copy /usr/bin/fio /usr/bin/fio
-    for lib in $(chroot "$src" ldd /usr/bin/fio | awk '/=>/ {print $3} /^\t\/lib/ {print $1}'); do
-        copy "$lib" "$lib"
-    done
-fi
-echo "build-domU: guest fio: $(chroot "$t" /usr/bin/fio --version), $(chroot "$t" /usr/bin/fio --enghelp | grep -c .) engine lines"
+echo "build-domU: guest fio: $got, $(chroot "$t" /usr/bin/fio --enghelp | grep -c .) engine lines"
 
 # Stock modules and their dependencies.
 mdst=$t/lib/modules/$kver
