@@ -14,12 +14,12 @@
 #   - DEVICE_ATTR(name, mode, ...), DEVICE_ATTR_{RO,RW,WO,ADMIN_RO,ADMIN_RW}
 #     (name), __ATTR(name, mode, ...), __ATTR_{RO,RW,WO}(name);
 #   - attributes filled in at run time, "<x>.attr.name = <array>[i]" with
-#     "<x>.attr.mode = <mode>" (the statistics counters): every string of
-#     <array>'s initializer, or "<x>.attr.name = "<name>"", or
-#     "<x>.attr.name = <fn>(i)" where <fn> returns "<array>[i].name" of
-#     { "<name>"[, true] } entries (true: in debugfs, not sysfs); the
-#     backend's xfb_idx_attr_init(attr, <name>, idx, show, store) reads
-#     as those two lines, mode 0644 with a store, else 0444;
+#     "<x>.attr.mode = <mode>": every string of <array>'s initializer, or
+#     "<x>.attr.name = "<name>""; fipc's fipc_idx_attr_init(attr, <name>,
+#     idx, show, store) reads as those two lines, mode 0644 with a store,
+#     else 0444; fipc_stats_attrs_init(<array>, ...) (the statistics
+#     counters): a read-only file per { "<name>"[, true] } entry of
+#     <array>'s initializer (true: in debugfs, not sysfs);
 #   - the directory: the name of the file's one named attribute_group
 #     (statistics/), under the module's device directory below;
 #   - module_param*(name, ..., perm) (perm 0: no sysfs file), also
@@ -289,42 +289,45 @@ for my $spec (@ARGV) {
 					push @out, "P\t$where: unknown attribute macro $fn()";
 				}
 			}
-			# The backend's helper for them, xfb_idx_attr_init(attr,
-			# name, idx, show, store): 0644 with a store, else 0444.
-			for my $c (calls($x, 'xfb_idx_attr_init')) {
+			# fipc's helper for them, fipc_idx_attr_init(attr, name,
+			# idx, show, store): 0644 with a store, else 0444.  Its
+			# call in fipc_stats_attrs_init() (names[k].name) makes
+			# the files of the driver that calls that, read below.
+			for my $c (calls($x, 'fipc_idx_attr_init')) {
 				my (undef, @a) = @$c;
 				next unless @a == 5;
+				next if $a[1] =~ /^\w+\s*\[\s*\w+\s*\]\s*\.name$/;
 				my $mode = $a[4] eq 'NULL' ? '0444' : '0644';
 				$x .= "\n.attr.mode = $mode;\n.attr.name = $a[1];\n";
 			}
+			# A driver's counters, fipc_stats_attrs_init(NAMES, nr,
+			# attrs, files, show), NAMES[] in any of the module's
+			# files: a read-only file per { "name"[, true] } entry,
+			# those marked true going to debugfs instead.
+			for my $c (calls($x, 'fipc_stats_attrs_init')) {
+				my (undef, $tab, @rest) = @$c;
+				next unless @rest == 4 && $tab =~ /^\w+$/;
+				my ($init) = $all =~ /\b\Q$tab\E\s*\[[^\]]*\]\s*=\s*\{(.*?)\}\s*;/s;
+				if (!defined $init) {
+					push @out, "P\t$where: cannot find the names of $tab\[]";
+					next;
+				}
+				my $n = 0;
+				while ($init =~ /\{\s*"(\w+)"\s*(?:,\s*(true|false)\s*)?\}/g) {
+					$n++;
+					push @attrs, [$1, '0444', "$tab\[]"] unless ($2 // '') eq 'true';
+				}
+				push @out, "P\t$where: $tab\[] has no names" unless $n;
+			}
 			my ($rt_mode) = $x =~ /\.attr\.mode\s*=\s*([^;]+);/;
-			while ($x =~ /\.attr\.name\s*=\s*(?:(\w+)\s*\[|"([^"]+)"|(\w+)\s*\()/g) {
-				my ($arr, $lit, $fn) = ($1, $2, $3);
+			while ($x =~ /\.attr\.name\s*=\s*(?:(\w+)\s*\[|"([^"]+)")/g) {
+				my ($arr, $lit) = ($1, $2);
 				if (!defined $rt_mode) {
 					push @out, "P\t$where: run-time attribute without .attr.mode";
 					last;
 				}
 				if (defined $lit) {
 					push @attrs, [$lit, $rt_mode, ".attr.name = \"$lit\""];
-					next;
-				}
-				if (defined $fn) {
-					# A name function, "return ARR[idx].name;", over
-					# { "name"[, true] } entries of any of the module's
-					# files: those marked true go to debugfs instead.
-					my ($tab) = $all =~ /\b\Q$fn\E\s*\([^)]*\)\s*\{\s*return\s+(\w+)\s*\[\s*\w+\s*\]\s*\.name\s*;/s;
-					my ($init) = defined $tab ?
-						$all =~ /\b\Q$tab\E\s*\[[^\]]*\]\s*=\s*\{(.*?)\}\s*;/s : ();
-					if (!defined $init) {
-						push @out, "P\t$where: cannot find the names behind $fn()";
-						next;
-					}
-					my $n = 0;
-					while ($init =~ /\{\s*"(\w+)"\s*(?:,\s*(true|false)\s*)?\}/g) {
-						$n++;
-						push @attrs, [$1, $rt_mode, "$tab\[]"] unless ($2 // '') eq 'true';
-					}
-					push @out, "P\t$where: $tab\[] has no names" unless $n;
 					next;
 				}
 				my ($init) = $x =~ /\b\Q$arr\E\s*\[[^\]]*\]\s*=\s*\{(.*?)\}\s*;/s;

@@ -27,6 +27,7 @@
 #include <fipc/fipc.h>
 #include <fipc/fipc_duplex.h>
 #include <fipc/fipc_poller.h>
+#include <fipc/fipc_stats.h>
 #include <xen/interface/io/fipcblk.h>
 #include "back_limit.h"
 #include "back_rxq.h"
@@ -429,6 +430,8 @@ struct xfb_chan {
  * @guest: the guest's share of the backend domain's resources
  * @guest_node: on @guest's list of devices
  * @retired: counters of channels already torn down
+ * @stats: its counters, summed over its channels and @retired
+ *	(back_stats.c)
  * @dbg: its debugfs directory (back_debugfs.c)
  */
 struct xfb_be {
@@ -471,6 +474,7 @@ struct xfb_be {
 	struct xfb_guest *guest;
 	struct list_head guest_node;
 	u64 retired[XFB_NR_STATS];
+	struct fipc_stats stats;
 	struct dentry *dbg;
 };
 
@@ -674,40 +678,6 @@ void xfb_debugfs_remove(struct xfb_be *be);
 extern const struct attribute_group *xfb_groups[];
 void xfb_sysfs_init(void);
 
-/**
- * struct xfb_idx_attr - one sysfs file of a family told apart by an index
- * @da: the attribute
- * @idx: which one (a counter of statistics/, a rate of limits/)
- */
-struct xfb_idx_attr {
-	struct device_attribute da;
-	unsigned int idx;
-};
-
-/* The index of the file @da, one of a family's struct xfb_idx_attr. */
-static inline unsigned int xfb_attr_idx(struct device_attribute *da)
-{
-	return container_of(da, struct xfb_idx_attr, da)->idx;
-}
-
-/* Fill @a before its group is registered; @store NULL: read-only. */
-static inline struct attribute *
-xfb_idx_attr_init(struct xfb_idx_attr *a, const char *name,
-		  unsigned int idx,
-		  ssize_t (*show)(struct device *, struct device_attribute *,
-				  char *),
-		  ssize_t (*store)(struct device *, struct device_attribute *,
-				   const char *, size_t))
-{
-	sysfs_attr_init(&a->da.attr);
-	a->da.attr.name = name;
-	a->da.attr.mode = store ? 0644 : 0444;
-	a->da.show = show;
-	a->da.store = store;
-	a->idx = idx;
-	return &a->da.attr;
-}
-
 /* back_throttle.c */
 extern const struct attribute_group xfb_limit_group;
 int xfb_throttle_read(struct xfb_be *be);
@@ -728,9 +698,7 @@ static inline unsigned int xfb_limit_retry_us(const struct xfb_chan *chan)
 }
 
 /* back_stats.c */
-const char *xfb_stat_name(enum xfb_stat idx);
-bool xfb_stat_debug(enum xfb_stat idx);
-void xfb_stats_retire(struct xfb_be *be);
-u64 xfb_be_stat(struct xfb_be *be, enum xfb_stat idx);
+extern const struct fipc_stat_name xfb_stats[XFB_NR_STATS];
+u64 *xfb_chan_stats(struct fipc_stats *s, unsigned int i);
 
 #endif /* _XEN_FIPC_BACK_H */

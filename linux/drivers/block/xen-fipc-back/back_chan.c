@@ -310,7 +310,7 @@ void xfb_chans_free(struct xfb_be *be)
 	unsigned int i, nr;
 
 	mutex_lock(&be->mutex);
-	xfb_stats_retire(be);
+	fipc_stats_retire(&be->stats);
 	chans = be->chans;
 	nr = be->nr_chans;
 	be->chans = NULL;

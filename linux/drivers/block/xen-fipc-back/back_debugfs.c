@@ -2,7 +2,7 @@
 /*
  * xen-fipc-back: the developers' counters, in debugfs (not an ABI):
  * /sys/kernel/debug/xen-fipc-back/fipcblk-<domid>-<devid>/counters, one
- * "name value" line per counter that xfb_stat_debug() marks: how the
+ * "name value" line per counter that xfb_stats[] marks debug: how the
  * poller goes about its work (polls, parking, spurious interrupts,
  * hand-offs to workers), which an administrator does not need; and
  * .../channels, each channel's state for a stall's post-mortem: what it
@@ -15,21 +15,6 @@
 #include "back.h"
 
 static struct dentry *xfb_dbg_root;
-
-static int xfb_counters_show(struct seq_file *m, void *unused)
-{
-	struct xfb_be *be = m->private;
-	unsigned int k;
-
-	mutex_lock(&be->mutex);
-	for (k = 0; k < XFB_NR_STATS; k++)
-		if (xfb_stat_debug(k))
-			seq_printf(m, "%s %llu\n", xfb_stat_name(k),
-				   xfb_be_stat(be, k));
-	mutex_unlock(&be->mutex);
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(xfb_counters);
 
 /* Requests listed per channel, at most. */
 #define XFB_DBG_REQS	16
@@ -109,8 +94,8 @@ void xfb_debugfs_exit(void)
 void xfb_debugfs_add(struct xfb_be *be)
 {
 	be->dbg = debugfs_create_dir(dev_name(&be->dev->dev), xfb_dbg_root);
-	debugfs_create_file("counters", 0400, be->dbg, be,
-			    &xfb_counters_fops);
+	debugfs_create_file("counters", 0400, be->dbg, &be->stats,
+			    fipc_stats_fops);
 	debugfs_create_file("channels", 0400, be->dbg, be,
 			    &xfb_channels_fops);
 }

@@ -255,7 +255,7 @@ u64 xfb_guest_stat(struct xfb_guest *g, const enum xfb_stat *idx,
 	list_for_each_entry(be, &g->devs, guest_node) {
 		mutex_lock(&be->mutex);
 		for (k = 0; k < n; k++)
-			sum += xfb_be_stat(be, idx[k]);
+			sum += fipc_stats_sum(&be->stats, idx[k]);
 		mutex_unlock(&be->mutex);
 		(*devs)++;
 	}

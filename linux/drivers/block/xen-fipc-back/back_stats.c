@@ -3,8 +3,8 @@
  * xen-fipc-back: a device's counters, summed over its channels.  The
  * channels count in chan->st; a device keeps the counts of channels it
  * tore down in be->retired, so that its counters survive reconnections.
- * Read by sysfs (back_sysfs.c), debugfs (back_debugfs.c) and the
- * per-guest totals (back_guest.c).
+ * fipc's counters (<fipc/fipc_stats.h>) sum them for sysfs (back_sysfs.c),
+ * debugfs (back_debugfs.c) and the per-guest totals (back_guest.c).
  */
 #include "back.h"
 
@@ -13,10 +13,7 @@
  * ABI: docs/sysfs-abi.md) for what an administrator reads, debugfs (not
  * an ABI) for what only developers do (the poller's inner workings).
  */
-static const struct {
-	const char *name;
-	bool debug;
-} xfb_stats[XFB_NR_STATS] = {
+const struct fipc_stat_name xfb_stats[XFB_NR_STATS] = {
 	[XFB_OO_REQ] = { "oo_req" },
 	[XFB_RD_REQ] = { "rd_req" },
 	[XFB_WR_REQ] = { "wr_req" },
@@ -48,55 +45,15 @@ static const struct {
 };
 
 /**
- * xfb_stat_name() - a counter's file name
- * @idx: the counter
+ * xfb_chan_stats() - a device's channel's counters, for fipc's
+ * @s: the device's counters
+ * @i: the channel
  *
- * Return: the name, in sysfs's statistics/ or debugfs's counters.
+ * Return: channel @i's counters, or NULL past the last; be->mutex held.
  */
-const char *xfb_stat_name(enum xfb_stat idx)
+u64 *xfb_chan_stats(struct fipc_stats *s, unsigned int i)
 {
-	return xfb_stats[idx].name;
-}
+	struct xfb_be *be = container_of(s, struct xfb_be, stats);
 
-/**
- * xfb_stat_debug() - is a counter the developers' (debugfs), not sysfs's
- * @idx: the counter
- *
- * Return: true for debugfs.
- */
-bool xfb_stat_debug(enum xfb_stat idx)
-{
-	return xfb_stats[idx].debug;
-}
-
-/**
- * xfb_stats_retire() - keep the counters of channels about to be freed
- * @be: the device, its channels detached from the pollers
- */
-void xfb_stats_retire(struct xfb_be *be)
-{
-	unsigned int i, k;
-
-	for (i = 0; i < be->nr_chans; i++) {
-		for (k = 0; k < XFB_NR_STATS; k++)
-			be->retired[k] += be->chans[i].st[k];
-		memset(be->chans[i].st, 0, sizeof(be->chans[i].st));
-	}
-}
-
-/**
- * xfb_be_stat() - a device's counter, its torn-down channels included
- * @be: the device, its mutex held
- * @idx: the counter
- *
- * Return: the sum.
- */
-u64 xfb_be_stat(struct xfb_be *be, enum xfb_stat idx)
-{
-	unsigned int i;
-	u64 sum = be->retired[idx];
-
-	for (i = 0; i < be->nr_chans; i++)
-		sum += READ_ONCE(be->chans[i].st[idx]);
-	return sum;
+	return i < be->nr_chans ? be->chans[i].st : NULL;
 }

@@ -5,7 +5,7 @@
  * named like blkback's where they mean the same; the developers'
  * counters are in debugfs (back_debugfs.c).  Counters survive
  * reconnections: those of torn-down channels are kept in be->retired
- * (back_stats.c sums them).
+ * (fipc_stats_sum() adds them).
  */
 #include <linux/device.h>
 #include <linux/sysfs.h>
@@ -15,141 +15,88 @@ static ssize_t xfb_stat_show(struct device *d, struct device_attribute *da,
 			     char *buf)
 {
 	struct xfb_be *be = dev_get_drvdata(d);
-	u64 sum;
 
-	if (!be)
-		return -ENODEV;
-	mutex_lock(&be->mutex);
-	sum = xfb_be_stat(be, xfb_attr_idx(da));
-	mutex_unlock(&be->mutex);
-	return sysfs_emit(buf, "%llu\n", sum);
+	return fipc_stats_show(be ? &be->stats : NULL, fipc_attr_idx(da), buf);
 }
 
-static ssize_t queues_show(struct device *d, struct device_attribute *attr,
-			   char *buf)
+static unsigned int xfb_sysfs_queues(struct xfb_be *be)
 {
-	struct xfb_be *be = dev_get_drvdata(d);
-
-	return be ? sysfs_emit(buf, "%u\n", READ_ONCE(be->nr_chans)) :
-		    -ENODEV;
+	return READ_ONCE(be->nr_chans);
 }
-static DEVICE_ATTR_RO(queues);
+FIPC_DEVICE_ATTR_GET_RO(queues, struct xfb_be *, "%u", xfb_sysfs_queues);
 
-static ssize_t inflight_show(struct device *d, struct device_attribute *attr,
-			     char *buf)
+static int xfb_sysfs_inflight(struct xfb_be *be)
 {
-	struct xfb_be *be = dev_get_drvdata(d);
 	unsigned int i;
 	int n = 0;
 
-	if (!be)
-		return -ENODEV;
-	mutex_lock(&be->mutex);
 	for (i = 0; i < be->nr_chans; i++)
 		n += atomic_read(&be->chans[i].inflight);
-	mutex_unlock(&be->mutex);
-	return sysfs_emit(buf, "%d\n", n);
+	return n;
 }
-static DEVICE_ATTR_RO(inflight);
+FIPC_DEVICE_ATTR_LOCKED_RO(inflight, struct xfb_be *, int, "%d",
+			   xfb_sysfs_inflight);
 
 /* Pages of the guest mapped on the memshare path (0 on grant). */
-static ssize_t memshare_pages_show(struct device *d,
-				   struct device_attribute *attr, char *buf)
+static unsigned long xfb_sysfs_memshare_pages(struct xfb_be *be)
 {
-	struct xfb_be *be = dev_get_drvdata(d);
-	unsigned long n;
-
-	if (!be)
-		return -ENODEV;
-	mutex_lock(&be->mutex);
-	n = be->ms ? be->ms->mapped : 0;
-	mutex_unlock(&be->mutex);
-	return sysfs_emit(buf, "%lu\n", n);
+	return be->ms ? be->ms->mapped : 0;
 }
-static DEVICE_ATTR_RO(memshare_pages);
+FIPC_DEVICE_ATTR_LOCKED_RO(memshare_pages, struct xfb_be *, unsigned long,
+			   "%lu", xfb_sysfs_memshare_pages);
 
 /* Bytes of the memshare pfn arrays (0 on grant). */
-static ssize_t memshare_array_bytes_show(struct device *d,
-					 struct device_attribute *attr,
-					 char *buf)
+static unsigned long xfb_sysfs_memshare_array_bytes(struct xfb_be *be)
 {
-	struct xfb_be *be = dev_get_drvdata(d);
-	unsigned long n;
-
-	if (!be)
-		return -ENODEV;
-	mutex_lock(&be->mutex);
-	n = be->ms ? xfb_memshare_array_bytes(be->ms) : 0;
-	mutex_unlock(&be->mutex);
-	return sysfs_emit(buf, "%lu\n", n);
+	return be->ms ? xfb_memshare_array_bytes(be->ms) : 0;
 }
-static DEVICE_ATTR_RO(memshare_array_bytes);
+FIPC_DEVICE_ATTR_LOCKED_RO(memshare_array_bytes, struct xfb_be *, unsigned long,
+			   "%lu", xfb_sysfs_memshare_array_bytes);
 
-/*
- * The connection's data path (grant, memshare), read under the mutex;
- * "none" while it has no channels.
- */
-static ssize_t data_path_show(struct device *d, struct device_attribute *attr,
-			      char *buf)
+/* The connection's data path (grant, memshare), fipc_data_path(). */
+static const char *xfb_sysfs_data_path(struct xfb_be *be)
 {
-	struct xfb_be *be = dev_get_drvdata(d);
-	const char *word;
-
-	if (!be)
-		return -ENODEV;
-	mutex_lock(&be->mutex);
-	if (!be->chans)
-		word = "none";
-	else
-		word = be->ms ? "memshare" : "grant";
-	mutex_unlock(&be->mutex);
-	return sysfs_emit(buf, "%s\n", word);
+	return fipc_data_path(be->chans, be->ms);
 }
-
-static DEVICE_ATTR_RO(data_path);
+FIPC_DEVICE_ATTR_LOCKED_RO(data_path, struct xfb_be *, const char *, "%s",
+			   xfb_sysfs_data_path);
 
 /*
  * Staging pages kept mapped, all channels (memshare; 0 on grant, and for
  * channels whose requests map them, a budget being used up).
  */
-static ssize_t staging_pages_show(struct device *d,
-				  struct device_attribute *attr, char *buf)
+static unsigned int xfb_sysfs_staging_pages(struct xfb_be *be)
 {
-	struct xfb_be *be = dev_get_drvdata(d);
 	unsigned int i, n = 0;
 
-	if (!be)
-		return -ENODEV;
-	mutex_lock(&be->mutex);
 	for (i = 0; i < be->nr_chans; i++)
 		if (be->chans[i].stg_pages)
 			n += be->chans[i].stg_nr;
-	mutex_unlock(&be->mutex);
-	return sysfs_emit(buf, "%u\n", n);
+	return n;
 }
-static DEVICE_ATTR_RO(staging_pages);
+FIPC_DEVICE_ATTR_LOCKED_RO(staging_pages, struct xfb_be *, unsigned int, "%u",
+			   xfb_sysfs_staging_pages);
 
-/* Grants the guest has mapped now, all its devices (back_guest.c). */
-static ssize_t guest_grants_show(struct device *d,
-				 struct device_attribute *attr, char *buf)
+/*
+ * Grants the guest has mapped now, all its devices (back_guest.c), or
+ * with @peak the most it had mapped at once (writing 0 resets that).
+ */
+static ssize_t xfb_guest_grants_show(struct device *d, char *buf, bool peak)
 {
 	struct xfb_be *be = dev_get_drvdata(d);
 
 	if (!be)
 		return -ENODEV;
-	return sysfs_emit(buf, "%d\n", atomic_read(&be->guest->grants));
+	return sysfs_emit(buf, "%d\n", atomic_read(peak ?
+						   &be->guest->grants_peak :
+						   &be->guest->grants));
 }
-static DEVICE_ATTR_RO(guest_grants);
+FIPC_DEVICE_ATTR_RO_ARGS(guest_grants, xfb_guest_grants_show, false);
 
-/* The most grants the guest had mapped at once; writing 0 resets it. */
 static ssize_t guest_grants_peak_show(struct device *d,
 				      struct device_attribute *attr, char *buf)
 {
-	struct xfb_be *be = dev_get_drvdata(d);
-
-	if (!be)
-		return -ENODEV;
-	return sysfs_emit(buf, "%d\n", atomic_read(&be->guest->grants_peak));
+	return xfb_guest_grants_show(d, buf, true);
 }
 
 static ssize_t guest_grants_peak_store(struct device *d,
@@ -193,21 +140,11 @@ static ssize_t xfb_show_guest_sum(struct device *d, char *buf,
 			  xfb_guest_stat(be->guest, ids, n, &devs));
 }
 
-static ssize_t guest_requests_show(struct device *d,
-				   struct device_attribute *attr, char *buf)
-{
-	return xfb_show_guest_sum(d, buf, xfb_guest_req_stats,
-				  ARRAY_SIZE(xfb_guest_req_stats));
-}
-static DEVICE_ATTR_RO(guest_requests);
-
-static ssize_t guest_sectors_show(struct device *d,
-				  struct device_attribute *attr, char *buf)
-{
-	return xfb_show_guest_sum(d, buf, xfb_guest_sect_stats,
-				  ARRAY_SIZE(xfb_guest_sect_stats));
-}
-static DEVICE_ATTR_RO(guest_sectors);
+FIPC_DEVICE_ATTR_RO_ARGS(guest_requests, xfb_show_guest_sum,
+			 xfb_guest_req_stats, ARRAY_SIZE(xfb_guest_req_stats));
+FIPC_DEVICE_ATTR_RO_ARGS(guest_sectors, xfb_show_guest_sum,
+			 xfb_guest_sect_stats,
+			 ARRAY_SIZE(xfb_guest_sect_stats));
 
 /* The guest's devices on this backend now. */
 static ssize_t guest_devices_show(struct device *d,
@@ -260,7 +197,7 @@ static ssize_t weight_store(struct device *d, struct device_attribute *attr,
 }
 static DEVICE_ATTR_RW(weight);
 
-static struct xfb_idx_attr xfb_stat_attrs[XFB_NR_STATS];
+static struct fipc_idx_attr xfb_stat_attrs[XFB_NR_STATS];
 static struct attribute *xfb_attrs[XFB_NR_STATS + 13];
 
 static const struct attribute_group xfb_stat_group = {
@@ -279,15 +216,10 @@ const struct attribute_group *xfb_groups[] = {
  */
 void xfb_sysfs_init(void)
 {
-	unsigned int i, k;
+	unsigned int i;
 
-	for (i = 0, k = 0; k < XFB_NR_STATS; k++) {
-		if (xfb_stat_debug(k))
-			continue;
-		xfb_attrs[i++] = xfb_idx_attr_init(&xfb_stat_attrs[k],
-						   xfb_stat_name(k), k,
-						   xfb_stat_show, NULL);
-	}
+	i = fipc_stats_attrs_init(xfb_stats, XFB_NR_STATS, xfb_stat_attrs,
+				  xfb_attrs, xfb_stat_show);
 	xfb_attrs[i++] = &dev_attr_queues.attr;
 	xfb_attrs[i++] = &dev_attr_inflight.attr;
 	xfb_attrs[i++] = &dev_attr_memshare_pages.attr;

@@ -221,7 +221,7 @@ static ssize_t xfb_limit_show(struct device *d, struct device_attribute *da,
 
 	if (!be)
 		return -ENODEV;
-	l = xfb_limit_set(be, xfb_attr_idx(da), &r);
+	l = xfb_limit_set(be, fipc_attr_idx(da), &r);
 	if (r == XFB_NR_RATES)
 		return sysfs_emit(buf, "%u\n", xfb_limiter_burst_ms(l));
 	rate = xfb_limiter_get(l, r);
@@ -266,7 +266,7 @@ static ssize_t xfb_limit_store(struct device *d, struct device_attribute *da,
 			       const char *buf, size_t count)
 {
 	struct xfb_be *be = dev_get_drvdata(d), *each;
-	unsigned int i = xfb_attr_idx(da), r;
+	unsigned int i = fipc_attr_idx(da), r;
 	struct xfb_limiter *l;
 	u64 value;
 	int err;
@@ -289,7 +289,7 @@ static ssize_t xfb_limit_store(struct device *d, struct device_attribute *da,
 	return err ? err : count;
 }
 
-static struct xfb_idx_attr xfb_limit_attrs[XFB_LIMIT_FILES];
+static struct fipc_idx_attr xfb_limit_attrs[XFB_LIMIT_FILES];
 static struct attribute *xfb_limit_files[XFB_LIMIT_FILES + 1];
 
 const struct attribute_group xfb_limit_group = {
@@ -305,9 +305,9 @@ void xfb_throttle_sysfs_init(void)
 	unsigned int i;
 
 	for (i = 0; i < XFB_LIMIT_FILES; i++)
-		xfb_limit_files[i] = xfb_idx_attr_init(&xfb_limit_attrs[i],
-						       xfb_limit_names[i], i,
-						       xfb_limit_show,
-						       xfb_limit_store);
+		xfb_limit_files[i] = fipc_idx_attr_init(&xfb_limit_attrs[i],
+							xfb_limit_names[i], i,
+							xfb_limit_show,
+							xfb_limit_store);
 	xfb_limit_files[i] = NULL;
 }

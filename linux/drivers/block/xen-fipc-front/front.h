@@ -28,6 +28,7 @@
 #include <fipc/fipc.h>
 #include <fipc/fipc_duplex.h>
 #include <fipc/fipc_poller.h>
+#include <fipc/fipc_stats.h>
 #include <xen/interface/io/fipcblk.h>
 
 #define XFF_NAME		"xen-fipc-front"
@@ -357,6 +358,8 @@ enum xff_link {
  * @dbg: debugfs directory
  * @inject: test-mode state
  * @retired: counters of channels already torn down
+ * @stats: its counters, summed over its channels and @retired
+ *	(front_sysfs.c)
  * @retired_notify_recv: same for notifications received
  * @resumes: times the guest was restored or migrated with this disk
  */
@@ -404,6 +407,7 @@ struct xff_info {
 	struct dentry *dbg;
 	struct xff_inject inject;
 	u64 retired[XFF_NR_STATS];
+	struct fipc_stats stats;
 	u64 retired_notify_recv;
 	u64 retired_notify_spurious;
 	unsigned int resumes;
@@ -599,9 +603,7 @@ void xff_xenbus_unregister(void);
 extern const struct attribute_group *xff_groups[];
 void xff_sysfs_init(void);
 void xff_stats_retire(struct xff_info *info);
-const char *xff_stat_name(enum xff_stat idx);
-bool xff_stat_debug(enum xff_stat idx);
-u64 xff_info_stat(struct xff_info *info, enum xff_stat idx);
+void xff_stats_init(struct xff_info *info);
 
 /* front_debugfs.c */
 void xff_debugfs_init(void);

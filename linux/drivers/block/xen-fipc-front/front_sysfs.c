@@ -3,7 +3,8 @@
  * xen-fipc-front: statistics in sysfs, on the xenbus device
  * (/sys/bus/xen/devices/fipcblk-<id>/statistics/); the developers'
  * counters are in debugfs (front_debugfs.c).  Counters survive
- * reconnections: those of torn-down channels are kept in info->retired.
+ * reconnections: those of torn-down channels are kept in info->retired
+ * (fipc's counters, <fipc/fipc_stats.h>, sum them).
  */
 #include <linux/device.h>
 #include <linux/sysfs.h>
@@ -14,10 +15,7 @@
  * docs/sysfs-abi.md) for what an administrator reads, debugfs (not an
  * ABI, front_debugfs.c) for what only developers do.
  */
-static const struct {
-	const char *name;
-	bool debug;
-} xff_stats[XFF_NR_STATS] = {
+static const struct fipc_stat_name xff_stats[XFF_NR_STATS] = {
 	[XFF_REQUESTS] = { "requests" },
 	[XFF_COMPLETIONS] = { "completions" },
 	[XFF_ERRORS] = { "errors" },
@@ -35,26 +33,22 @@ static const struct {
 	[XFF_MS_HELD] = { "memshare_held" },
 };
 
-/**
- * xff_stat_name() - a counter's file name
- * @idx: the counter
- *
- * Return: the name, in sysfs's statistics/ or debugfs's counters.
- */
-const char *xff_stat_name(enum xff_stat idx)
+/* Channel @i's counters, NULL past the last; info->mutex held. */
+static u64 *xff_chan_stats(struct fipc_stats *s, unsigned int i)
 {
-	return xff_stats[idx].name;
+	struct xff_info *info = container_of(s, struct xff_info, stats);
+
+	return i < info->nr_chans ? info->chans[i].st : NULL;
 }
 
 /**
- * xff_stat_debug() - is a counter the developers' (debugfs), not sysfs's
- * @idx: the counter
- *
- * Return: true for debugfs.
+ * xff_stats_init() - set up a new disk's counters
+ * @info: the disk, its mutex initialised
  */
-bool xff_stat_debug(enum xff_stat idx)
+void xff_stats_init(struct xff_info *info)
 {
-	return xff_stats[idx].debug;
+	fipc_stats_init(&info->stats, xff_stats, XFF_NR_STATS, &info->mutex,
+			info->retired, xff_chan_stats);
 }
 
 /**
@@ -63,70 +57,36 @@ bool xff_stat_debug(enum xff_stat idx)
  */
 void xff_stats_retire(struct xff_info *info)
 {
-	unsigned int i, k;
+	unsigned int i;
 
+	fipc_stats_retire(&info->stats);
 	for (i = 0; i < info->nr_chans; i++) {
 		struct xff_chan *c = &info->chans[i];
 
-		for (k = 0; k < XFF_NR_STATS; k++)
-			info->retired[k] += c->st[k];
 		info->retired_notify_recv += atomic64_read(&c->notify_recv);
 		info->retired_notify_spurious +=
 			atomic64_read(&c->notify_spurious);
-		memset(c->st, 0, sizeof(c->st));
 		atomic64_set(&c->notify_recv, 0);
 		atomic64_set(&c->notify_spurious, 0);
 	}
 }
 
-struct xff_stat_attr {
-	struct device_attribute da;
-	unsigned int idx;
-};
-
-/**
- * xff_info_stat() - a disk's counter, its torn-down channels included
- * @info: the disk, its mutex held
- * @idx: the counter
- *
- * Return: the sum.
- */
-u64 xff_info_stat(struct xff_info *info, enum xff_stat idx)
-{
-	unsigned int i;
-	u64 sum = info->retired[idx];
-
-	for (i = 0; i < info->nr_chans; i++)
-		sum += READ_ONCE(info->chans[i].st[idx]);
-	return sum;
-}
-
 static ssize_t xff_stat_show(struct device *d, struct device_attribute *da,
 			     char *buf)
 {
-	struct xff_stat_attr *a = container_of(da, struct xff_stat_attr, da);
 	struct xff_info *info = dev_get_drvdata(d);
-	u64 sum;
 
-	if (!info)
-		return -ENODEV;
-	mutex_lock(&info->mutex);
-	sum = xff_info_stat(info, a->idx);
-	mutex_unlock(&info->mutex);
-	return sysfs_emit(buf, "%llu\n", sum);
+	return fipc_stats_show(info ? &info->stats : NULL, fipc_attr_idx(da),
+			       buf);
 }
 
 /* notify_recv, or with @spurious notify_spurious: all channels, retired too. */
-static ssize_t xff_notify_show(struct device *d, char *buf, bool spurious)
+static u64 xff_notify_sum(struct xff_info *info, bool spurious)
 {
-	struct xff_info *info = dev_get_drvdata(d);
 	struct xff_chan *c;
 	unsigned int i;
 	u64 sum;
 
-	if (!info)
-		return -ENODEV;
-	mutex_lock(&info->mutex);
 	sum = spurious ? info->retired_notify_spurious :
 			 info->retired_notify_recv;
 	for (i = 0; i < info->nr_chans; i++) {
@@ -134,83 +94,55 @@ static ssize_t xff_notify_show(struct device *d, char *buf, bool spurious)
 		sum += atomic64_read(spurious ? &c->notify_spurious :
 					       &c->notify_recv);
 	}
-	mutex_unlock(&info->mutex);
-	return sysfs_emit(buf, "%llu\n", sum);
+	return sum;
 }
 
-static ssize_t notify_recv_show(struct device *d,
-				struct device_attribute *attr, char *buf)
+static u64 xff_sysfs_notify_recv(struct xff_info *info)
 {
-	return xff_notify_show(d, buf, false);
+	return xff_notify_sum(info, false);
 }
-static DEVICE_ATTR_RO(notify_recv);
+FIPC_DEVICE_ATTR_LOCKED_RO(notify_recv, struct xff_info *, u64, "%llu",
+			   xff_sysfs_notify_recv);
 
-static ssize_t notify_spurious_show(struct device *d,
-				    struct device_attribute *attr, char *buf)
+static u64 xff_sysfs_notify_spurious(struct xff_info *info)
 {
-	return xff_notify_show(d, buf, true);
+	return xff_notify_sum(info, true);
 }
-static DEVICE_ATTR_RO(notify_spurious);
+FIPC_DEVICE_ATTR_LOCKED_RO(notify_spurious, struct xff_info *, u64, "%llu",
+			   xff_sysfs_notify_spurious);
 
-static ssize_t queues_show(struct device *d, struct device_attribute *attr,
-			   char *buf)
+static unsigned int xff_sysfs_queues(struct xff_info *info)
 {
-	struct xff_info *info = dev_get_drvdata(d);
-
-	return info ? sysfs_emit(buf, "%u\n", READ_ONCE(info->nr_chans)) :
-		      -ENODEV;
+	return READ_ONCE(info->nr_chans);
 }
-static DEVICE_ATTR_RO(queues);
+FIPC_DEVICE_ATTR_GET_RO(queues, struct xff_info *, "%u", xff_sysfs_queues);
 
-static ssize_t ring_order_show(struct device *d,
-			       struct device_attribute *attr, char *buf)
+static unsigned int xff_sysfs_ring_order(struct xff_info *info)
 {
-	struct xff_info *info = dev_get_drvdata(d);
-
-	return info ? sysfs_emit(buf, "%u\n", READ_ONCE(info->ring_order)) :
-		      -ENODEV;
+	return READ_ONCE(info->ring_order);
 }
-static DEVICE_ATTR_RO(ring_order);
+FIPC_DEVICE_ATTR_GET_RO(ring_order, struct xff_info *, "%u",
+			xff_sysfs_ring_order);
 
-/*
- * The connection's data path (grant, memshare), read under the mutex;
- * "none" while it has no channels.
- */
-static ssize_t data_path_show(struct device *d, struct device_attribute *attr,
-			      char *buf)
+/* The connection's data path (grant, memshare), fipc_data_path(). */
+static const char *xff_sysfs_data_path(struct xff_info *info)
 {
-	struct xff_info *info = dev_get_drvdata(d);
-	const char *word;
-
-	if (!info)
-		return -ENODEV;
-	mutex_lock(&info->mutex);
-	if (!info->chans)
-		word = "none";
-	else
-		word = info->ms ? "memshare" : "grant";
-	mutex_unlock(&info->mutex);
-	return sysfs_emit(buf, "%s\n", word);
+	return fipc_data_path(info->chans, info->ms);
 }
-
-static DEVICE_ATTR_RO(data_path);
+FIPC_DEVICE_ATTR_LOCKED_RO(data_path, struct xff_info *, const char *, "%s",
+			   xff_sysfs_data_path);
 
 /* Staging pages of all channels (memshare; 0 on grant). */
-static ssize_t staging_pages_show(struct device *d,
-				  struct device_attribute *attr, char *buf)
+static unsigned int xff_sysfs_staging_pages(struct xff_info *info)
 {
-	struct xff_info *info = dev_get_drvdata(d);
 	unsigned int i, n = 0;
 
-	if (!info)
-		return -ENODEV;
-	mutex_lock(&info->mutex);
 	for (i = 0; i < info->nr_chans; i++)
 		n += info->chans[i].stg.nr;
-	mutex_unlock(&info->mutex);
-	return sysfs_emit(buf, "%u\n", n);
+	return n;
 }
-static DEVICE_ATTR_RO(staging_pages);
+FIPC_DEVICE_ATTR_LOCKED_RO(staging_pages, struct xff_info *, unsigned int, "%u",
+			   xff_sysfs_staging_pages);
 
 /*
  * Requests completed late (or now waiting) because the backend still
@@ -229,42 +161,24 @@ static ssize_t stuck_show(struct device *d, char *buf, bool now)
 	return sysfs_emit(buf, "%llu\n", n);
 }
 
-static ssize_t stuck_requests_show(struct device *d,
-				   struct device_attribute *attr, char *buf)
-{
-	return stuck_show(d, buf, false);
-}
-static DEVICE_ATTR_RO(stuck_requests);
-
-static ssize_t stuck_waiting_show(struct device *d,
-				  struct device_attribute *attr, char *buf)
-{
-	return stuck_show(d, buf, true);
-}
-static DEVICE_ATTR_RO(stuck_waiting);
+FIPC_DEVICE_ATTR_RO_ARGS(stuck_requests, stuck_show, false);
+FIPC_DEVICE_ATTR_RO_ARGS(stuck_waiting, stuck_show, true);
 
 /* 1 if the backend is trusted, 0 if data goes through bounce pages. */
-static ssize_t trusted_show(struct device *d, struct device_attribute *attr,
-			    char *buf)
+static int xff_sysfs_trusted(struct xff_info *info)
 {
-	struct xff_info *info = dev_get_drvdata(d);
-
-	return info ? sysfs_emit(buf, "%d\n", !info->bounce) : -ENODEV;
+	return !info->bounce;
 }
-static DEVICE_ATTR_RO(trusted);
+FIPC_DEVICE_ATTR_GET_RO(trusted, struct xff_info *, "%d", xff_sysfs_trusted);
 
 /* Times the guest was restored or migrated with this disk. */
-static ssize_t resumes_show(struct device *d, struct device_attribute *attr,
-			    char *buf)
+static unsigned int xff_sysfs_resumes(struct xff_info *info)
 {
-	struct xff_info *info = dev_get_drvdata(d);
-
-	return info ? sysfs_emit(buf, "%u\n", READ_ONCE(info->resumes)) :
-		      -ENODEV;
+	return READ_ONCE(info->resumes);
 }
-static DEVICE_ATTR_RO(resumes);
+FIPC_DEVICE_ATTR_GET_RO(resumes, struct xff_info *, "%u", xff_sysfs_resumes);
 
-static struct xff_stat_attr xff_stat_attrs[XFF_NR_STATS];
+static struct fipc_idx_attr xff_stat_attrs[XFF_NR_STATS];
 static struct attribute *xff_attrs[XFF_NR_STATS + 11];
 
 static const struct attribute_group xff_stat_group = {
@@ -282,20 +196,10 @@ const struct attribute_group *xff_groups[] = {
  */
 void xff_sysfs_init(void)
 {
-	unsigned int i, k;
+	unsigned int i;
 
-	for (i = 0, k = 0; k < XFF_NR_STATS; k++) {
-		struct xff_stat_attr *a = &xff_stat_attrs[k];
-
-		if (xff_stat_debug(k))
-			continue;
-		sysfs_attr_init(&a->da.attr);
-		a->da.attr.name = xff_stat_name(k);
-		a->da.attr.mode = 0444;
-		a->da.show = xff_stat_show;
-		a->idx = k;
-		xff_attrs[i++] = &a->da.attr;
-	}
+	i = fipc_stats_attrs_init(xff_stats, XFF_NR_STATS, xff_stat_attrs,
+				  xff_attrs, xff_stat_show);
 	xff_attrs[i++] = &dev_attr_notify_recv.attr;
 	xff_attrs[i++] = &dev_attr_notify_spurious.attr;
 	xff_attrs[i++] = &dev_attr_queues.attr;

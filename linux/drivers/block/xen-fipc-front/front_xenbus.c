@@ -496,6 +496,7 @@ static int xff_probe(struct xenbus_device *dev,
 	info->bounce = !READ_ONCE(xff_trusted) ||
 		       !xenbus_read_unsigned(dev->nodename, "trusted", 1);
 	mutex_init(&info->mutex);
+	xff_stats_init(info);
 	INIT_WORK(&info->error_work, xff_error_work);
 	INIT_WORK(&info->add_work, xff_disk_add_work);
 	xff_stuck_init(info);
