@@ -14,7 +14,8 @@
 #   - DEVICE_ATTR(name, mode, ...), DEVICE_ATTR_{RO,RW,WO,ADMIN_RO,ADMIN_RW}
 #     (name), __ATTR(name, mode, ...), __ATTR_{RO,RW,WO}(name);
 #   - attributes filled in at run time, "<x>.attr.name = <array>[i]" with
-#     "<x>.attr.mode = <mode>": every string of <array>'s initializer, or
+#     "<x>.attr.mode = <mode>": every string of <array>'s initializer
+#     (<array>[i].<field>: those of its entries' .<field> = "..."), or
 #     "<x>.attr.name = "<name>""; fipc's fipc_idx_attr_init(attr, <name>,
 #     idx, show, store) reads as those two lines, mode 0644 with a store,
 #     else 0444; fipc_stats_attrs_init(<array>, ...) (the statistics
@@ -291,12 +292,11 @@ for my $spec (@ARGV) {
 			}
 			# fipc's helper for them, fipc_idx_attr_init(attr, name,
 			# idx, show, store): 0644 with a store, else 0444.  Its
-			# call in fipc_stats_attrs_init() (names[k].name) makes
+			# call in the library, fipc_stats_attrs_init()'s, makes
 			# the files of the driver that calls that, read below.
 			for my $c (calls($x, 'fipc_idx_attr_init')) {
 				my (undef, @a) = @$c;
-				next unless @a == 5;
-				next if $a[1] =~ /^\w+\s*\[\s*\w+\s*\]\s*\.name$/;
+				next unless @a == 5 && $devdir ne '-';
 				my $mode = $a[4] eq 'NULL' ? '0444' : '0644';
 				$x .= "\n.attr.mode = $mode;\n.attr.name = $a[1];\n";
 			}
@@ -320,8 +320,8 @@ for my $spec (@ARGV) {
 				push @out, "P\t$where: $tab\[] has no names" unless $n;
 			}
 			my ($rt_mode) = $x =~ /\.attr\.mode\s*=\s*([^;]+);/;
-			while ($x =~ /\.attr\.name\s*=\s*(?:(\w+)\s*\[|"([^"]+)")/g) {
-				my ($arr, $lit) = ($1, $2);
+			while ($x =~ /\.attr\.name\s*=\s*(?:(\w+)\s*\[[^\]]*\](?:\s*\.\s*(\w+))?|"([^"]+)")/g) {
+				my ($arr, $field, $lit) = ($1, $2, $3);
 				if (!defined $rt_mode) {
 					push @out, "P\t$where: run-time attribute without .attr.mode";
 					last;
@@ -335,7 +335,10 @@ for my $spec (@ARGV) {
 					push @out, "P\t$where: cannot find the names of $arr\[]";
 					next;
 				}
-				my @names = $init =~ /"([^"]*)"/g;
+				# <array>[i].<field>: the strings of .<field> = "...".
+				my @names = defined $field ?
+					$init =~ /\.\s*\Q$field\E\s*=\s*"([^"]*)"/g :
+					$init =~ /"([^"]*)"/g;
 				push @out, "P\t$where: $arr\[] has no names" unless @names;
 				push @attrs, [$_, $rt_mode, "$arr\[]"] for @names;
 			}

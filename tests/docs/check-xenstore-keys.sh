@@ -6,7 +6,8 @@
 # tools/hotplug/, and written by the driver its section names;
 # docs/protocol.md quotes only documented keys.
 # A key is a string, a macro of one, a buffer snprintf() fills from a
-# string, or an element of an array of strings (every string it holds).
+# string, or an element of an array of strings (every string it holds)
+# or of structures (<array>[i].<field>: every .<field> = "..." it holds).
 # And docs/admin-guide.md's table "5. Module parameters": each parameter
 # is in the module(s) named, writable if "live", read-only if "load only".
 # A key the code names in a way this cannot read fails.  One line per key
@@ -105,6 +106,13 @@ sub scan {	# every function's keys; returns whether it found new helpers
 					push @fmts, $1 =~ /"([^"]*)"/g
 						if $e =~ /^(\w+)\s*\[[^\]]*\]$/ &&
 						   $s =~ /\b\Q$1\E\s*\[[^\]]*\]\s*=\s*\{([^;]*?)\};/s;
+					# the key field of an array of structures
+					# (.field = "key" in each entry)
+					if ($e =~ /^(\w+)\s*\[[^\]]*\]\s*\.\s*(\w+)$/) {
+						my $fld = $2;
+						push @fmts, $1 =~ /\.\s*\Q$fld\E\s*=\s*"([^"]*)"/g
+							if $s =~ /\b\Q$1\E\s*\[[^\]]*\]\s*=\s*\{([^;]*?)\};/s;
+					}
 					put($rel, $own, $d, $_, $w) for @fmts;
 					next if @fmts;
 					bad("$rel: $fn(): cannot read the key $e of $call()") unless defined $pi;

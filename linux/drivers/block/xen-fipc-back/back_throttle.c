@@ -29,40 +29,32 @@
 #define XFB_GUEST_FILES		XFB_SET_FILES
 #define XFB_LIMIT_FILES		(2 * XFB_SET_FILES)
 
-/* The files of limits/. */
-static const char *const xfb_limit_names[XFB_LIMIT_FILES] = {
-	[XFB_IOPS] = "iops",
-	[XFB_IOPS_READ] = "iops_read",
-	[XFB_IOPS_WRITE] = "iops_write",
-	[XFB_BPS] = "bps",
-	[XFB_BPS_READ] = "bps_read",
-	[XFB_BPS_WRITE] = "bps_write",
-	[XFB_NR_RATES] = "burst_ms",
-	[XFB_GUEST_FILES + XFB_IOPS] = "guest_iops",
-	[XFB_GUEST_FILES + XFB_IOPS_READ] = "guest_iops_read",
-	[XFB_GUEST_FILES + XFB_IOPS_WRITE] = "guest_iops_write",
-	[XFB_GUEST_FILES + XFB_BPS] = "guest_bps",
-	[XFB_GUEST_FILES + XFB_BPS_READ] = "guest_bps_read",
-	[XFB_GUEST_FILES + XFB_BPS_WRITE] = "guest_bps_write",
-	[XFB_GUEST_FILES + XFB_NR_RATES] = "guest_burst_ms",
-};
-
-/* Their keys in our xenstore directory, in the same order. */
-static const char *const xfb_limit_keys[XFB_LIMIT_FILES] = {
-	[XFB_IOPS] = "fipc-iops",
-	[XFB_IOPS_READ] = "fipc-iops-read",
-	[XFB_IOPS_WRITE] = "fipc-iops-write",
-	[XFB_BPS] = "fipc-bps",
-	[XFB_BPS_READ] = "fipc-bps-read",
-	[XFB_BPS_WRITE] = "fipc-bps-write",
-	[XFB_NR_RATES] = "fipc-burst-ms",
-	[XFB_GUEST_FILES + XFB_IOPS] = "fipc-guest-iops",
-	[XFB_GUEST_FILES + XFB_IOPS_READ] = "fipc-guest-iops-read",
-	[XFB_GUEST_FILES + XFB_IOPS_WRITE] = "fipc-guest-iops-write",
-	[XFB_GUEST_FILES + XFB_BPS] = "fipc-guest-bps",
-	[XFB_GUEST_FILES + XFB_BPS_READ] = "fipc-guest-bps-read",
-	[XFB_GUEST_FILES + XFB_BPS_WRITE] = "fipc-guest-bps-write",
-	[XFB_GUEST_FILES + XFB_NR_RATES] = "fipc-guest-burst-ms",
+/* The files of limits/, and their keys in our xenstore directory. */
+static const struct {
+	const char *name;
+	const char *key;
+} xfb_limits[XFB_LIMIT_FILES] = {
+	[XFB_IOPS] = { .name = "iops", .key = "fipc-iops" },
+	[XFB_IOPS_READ] = { .name = "iops_read", .key = "fipc-iops-read" },
+	[XFB_IOPS_WRITE] = { .name = "iops_write", .key = "fipc-iops-write" },
+	[XFB_BPS] = { .name = "bps", .key = "fipc-bps" },
+	[XFB_BPS_READ] = { .name = "bps_read", .key = "fipc-bps-read" },
+	[XFB_BPS_WRITE] = { .name = "bps_write", .key = "fipc-bps-write" },
+	[XFB_NR_RATES] = { .name = "burst_ms", .key = "fipc-burst-ms" },
+	[XFB_GUEST_FILES + XFB_IOPS] = {
+		.name = "guest_iops", .key = "fipc-guest-iops" },
+	[XFB_GUEST_FILES + XFB_IOPS_READ] = {
+		.name = "guest_iops_read", .key = "fipc-guest-iops-read" },
+	[XFB_GUEST_FILES + XFB_IOPS_WRITE] = {
+		.name = "guest_iops_write", .key = "fipc-guest-iops-write" },
+	[XFB_GUEST_FILES + XFB_BPS] = {
+		.name = "guest_bps", .key = "fipc-guest-bps" },
+	[XFB_GUEST_FILES + XFB_BPS_READ] = {
+		.name = "guest_bps_read", .key = "fipc-guest-bps-read" },
+	[XFB_GUEST_FILES + XFB_BPS_WRITE] = {
+		.name = "guest_bps_write", .key = "fipc-guest-bps-write" },
+	[XFB_GUEST_FILES + XFB_NR_RATES] = {
+		.name = "guest_burst_ms", .key = "fipc-guest-burst-ms" },
 };
 
 /* The set of limits file or key @i is of; @r: its rate, or XFB_NR_RATES. */
@@ -101,7 +93,7 @@ static int xfb_throttle_read_set(struct xfb_be *be, unsigned int first,
 		if (r < XFB_NR_RATES)
 			rate[r] = 0;
 		s = xenbus_read(XBT_NIL, be->dev->nodename,
-				xfb_limit_keys[first + r], NULL);
+				xfb_limits[first + r].key, NULL);
 		if (IS_ERR(s))
 			continue;
 		if (found)
@@ -111,7 +103,7 @@ static int xfb_throttle_read_set(struct xfb_be *be, unsigned int first,
 		else
 			err = xfb_rate_parse(s, &rate[r]);
 		if (err)
-			err = xfb_limit_refuse(be, xfb_limit_keys[first + r], s,
+			err = xfb_limit_refuse(be, xfb_limits[first + r].key, s,
 					       r == XFB_NR_RATES ? "1 to 60000 ms" :
 					       "none, or 1 to 2^40 a second");
 		kfree(s);
@@ -251,8 +243,8 @@ static int xfb_limit_key_write(struct xfb_be *be, unsigned int i, u64 value)
 {
 	if (value)
 		return xenbus_printf(XBT_NIL, be->dev->nodename,
-				     xfb_limit_keys[i], "%llu", value);
-	return xenbus_write(XBT_NIL, be->dev->nodename, xfb_limit_keys[i],
+				     xfb_limits[i].key, "%llu", value);
+	return xenbus_write(XBT_NIL, be->dev->nodename, xfb_limits[i].key,
 			    "none");
 }
 
@@ -306,7 +298,7 @@ void xfb_throttle_sysfs_init(void)
 
 	for (i = 0; i < XFB_LIMIT_FILES; i++)
 		xfb_limit_files[i] = fipc_idx_attr_init(&xfb_limit_attrs[i],
-							xfb_limit_names[i], i,
+							xfb_limits[i].name, i,
 							xfb_limit_show,
 							xfb_limit_store);
 	xfb_limit_files[i] = NULL;
