@@ -235,14 +235,26 @@ struct xfb_guest {
 };
 
 /**
- * struct xfb_memshare - the guest's memory, mapped once (memshare path)
- * @node: on the list of mappings (shared by the devices of one guest)
+ * struct xfb_ms_key - what a memshare mapping is of: a device of the
+ *	guest that asks for the same shares the mapping
  * @domid: the guest
  * @dir_ref: the guest's fipc-memshare-dir-ref
+ * @npfns: entries of the table (the frontend's fipc-memshare-pfns)
  * @writable: mapped writable (the frontend's fipc-memshare-writable): READs
  *	may name pfns too
+ */
+struct xfb_ms_key {
+	domid_t domid;
+	grant_ref_t dir_ref;
+	unsigned long npfns;
+	bool writable;
+};
+
+/**
+ * struct xfb_memshare - the guest's memory, mapped once (memshare path)
+ * @node: on the list of mappings (shared by the devices of one guest)
+ * @key: the guest and its table (@key.npfns: entries of @pages)
  * @users: devices connected with this mapping
- * @npfns: entries of @pages (the frontend's fipc-memshare-pfns)
  * @ready: completed once the mapping is made or has failed
  * @err: 0, or why the mapping failed (valid once @ready)
  * @reserved: mappings charged to the guest's bound and the backend's
@@ -260,11 +272,8 @@ struct xfb_guest {
  */
 struct xfb_memshare {
 	struct list_head node;
-	domid_t domid;
-	grant_ref_t dir_ref;
-	bool writable;
+	struct xfb_ms_key key;
 	unsigned int users;
-	unsigned long npfns;
 	struct completion ready;
 	int err;
 	unsigned long reserved;

@@ -107,8 +107,7 @@ static unsigned long xfb_ms_guest_max_pages(domid_t domid)
  * pfn span may exceed the guest's pages a little (holes), never twice.
  */
 static int xfb_ms_read_keys(struct xfb_be *be, unsigned long max_pages,
-			    unsigned long *npfns, grant_ref_t *dir_ref,
-			    bool *writable)
+			    struct xfb_ms_key *key)
 {
 	u32 max = FIPCBLK_MEMSHARE_MAX_PFNS, n = 0, w = 0;
 	int err;
@@ -119,18 +118,18 @@ static int xfb_ms_read_keys(struct xfb_be *be, unsigned long max_pages,
 			       &n) ?:
 	      xfb_read_fe_uint(be, "fipc-memshare-dir-ref",
 			       GNTTAB_NR_RESERVED_ENTRIES, U32_MAX,
-			       XFB_REQUIRED, dir_ref) ?:
+			       XFB_REQUIRED, &key->dir_ref) ?:
 	      xfb_read_fe_uint(be, "fipc-memshare-writable", 0,
 			       be->msw_offered, 0, &w);
-	*npfns = n;
-	*writable = w;
+	key->npfns = n;
+	key->writable = w;
 	return err;
 }
 
 /* How a mapping's references are mapped and unmapped. */
 static u32 xfb_ms_map_flags(const struct xfb_memshare *ms)
 {
-	return GNTMAP_host_map | (ms->writable ? 0 : GNTMAP_readonly);
+	return GNTMAP_host_map | (ms->key.writable ? 0 : GNTMAP_readonly);
 }
 
 static int xfb_ms_cmp_ref(const void *a, const void *b)
@@ -207,7 +206,7 @@ static int xfb_ms_reserve(struct xfb_be *be, struct xfb_memshare *ms,
 
 	mutex_lock(&xfb_ms_mutex);
 	list_for_each_entry(o, &xfb_ms_maps, node)
-		if (o->domid == ms->domid)
+		if (o->key.domid == ms->key.domid)
 			guest += o->reserved;
 	if (max_pages && guest + nrefs > max_pages) {
 		xenbus_dev_error(be->dev, -E2BIG,
@@ -358,8 +357,8 @@ static int xfb_ms_map_all(struct xfb_be *be, struct xfb_memshare *ms,
 		err = -ENOMEM;
 		goto out;
 	}
-	while (pfn < ms->npfns) {
-		for (n = 0; pfn < ms->npfns && n < XFB_MS_BATCH; pfn++)
+	while (pfn < ms->key.npfns) {
+		for (n = 0; pfn < ms->key.npfns && n < XFB_MS_BATCH; pfn++)
 			if (grefs[pfn])
 				pfns[n++] = pfn;
 		if (!n)
@@ -437,7 +436,7 @@ static unsigned long xfb_ms_unmap_all(struct xfb_be *be,
 		leaked = ms->mapped;
 		goto out;
 	}
-	for (pfn = 0; pfn < ms->npfns; pfn++) {
+	for (pfn = 0; pfn < ms->key.npfns; pfn++) {
 		struct page *page = ms->pages[pfn];
 
 		if (!page)
@@ -476,12 +475,12 @@ static void xfb_ms_free(struct xfb_memshare *ms)
 static int xfb_ms_fill(struct xfb_be *be, struct xfb_memshare *ms,
 		       unsigned long max_pages)
 {
-	unsigned long npfns = ms->npfns, nrefs;
+	unsigned long npfns = ms->key.npfns, nrefs;
 	u64 t0 = ktime_get_ns();
 	u32 *grefs;
 	int err;
 
-	grefs = xfb_ms_read_table(be, npfns, ms->dir_ref);
+	grefs = xfb_ms_read_table(be, npfns, ms->key.dir_ref);
 	if (!grefs)
 		return -EINVAL;
 	err = xfb_ms_count_refs(be, grefs, npfns, &nrefs) ?:
@@ -503,7 +502,7 @@ static int xfb_ms_fill(struct xfb_be *be, struct xfb_memshare *ms,
 	}
 	ms->map_ns = ktime_get_ns() - t0;
 	dev_info(&be->dev->dev, "memshare: mapped %lu of %lu pfns %s in %llu ms (%lu refused), array %lu KiB\n",
-		 ms->mapped, npfns, ms->writable ? "writable" : "read-only",
+		 ms->mapped, npfns, ms->key.writable ? "writable" : "read-only",
 		 ms->map_ns / NSEC_PER_MSEC, ms->failed,
 		 xfb_memshare_array_bytes(ms) / 1024);
 	if (ms->failed)
@@ -576,19 +575,19 @@ int xfb_memshare_map(struct xfb_be *be)
 {
 	domid_t domid = be->dev->otherend_id;
 	unsigned long max_pages = xfb_ms_guest_max_pages(domid);
+	struct xfb_ms_key key = { .domid = domid };
 	struct xfb_memshare *ms, *found = NULL;
-	unsigned long npfns;
-	grant_ref_t dir_ref;
-	bool writable;
 	int err;
 
-	err = xfb_ms_read_keys(be, max_pages, &npfns, &dir_ref, &writable);
+	err = xfb_ms_read_keys(be, max_pages, &key);
 	if (err)
 		return err;
 	mutex_lock(&xfb_ms_mutex);
 	list_for_each_entry(ms, &xfb_ms_maps, node) {
-		if (ms->domid == domid && ms->dir_ref == dir_ref &&
-		    ms->npfns == npfns && ms->writable == writable) {
+		if (ms->key.domid == key.domid &&
+		    ms->key.dir_ref == key.dir_ref &&
+		    ms->key.npfns == key.npfns &&
+		    ms->key.writable == key.writable) {
 			found = ms;
 			break;
 		}
@@ -608,10 +607,7 @@ int xfb_memshare_map(struct xfb_be *be)
 		mutex_unlock(&xfb_ms_mutex);
 		return -ENOMEM;
 	}
-	ms->domid = domid;
-	ms->dir_ref = dir_ref;
-	ms->writable = writable;
-	ms->npfns = npfns;
+	ms->key = key;
 	ms->users = 1;
 	init_completion(&ms->ready);
 	list_add(&ms->node, &xfb_ms_maps);
@@ -650,7 +646,7 @@ void xfb_memshare_unmap(struct xfb_be *be)
  */
 unsigned long xfb_memshare_array_bytes(const struct xfb_memshare *ms)
 {
-	return ms->npfns * (sizeof(*ms->pages) + sizeof(*ms->handles));
+	return ms->key.npfns * (sizeof(*ms->pages) + sizeof(*ms->handles));
 }
 
 /**
@@ -668,6 +664,6 @@ int xfb_memshare_pages(const struct xfb_memshare *ms, u8 op,
 		       const struct fipc_msg *msgs, unsigned int nrefs,
 		       struct page **pages, const char **why)
 {
-	return xfb_pfn_pages(ms->pages, ms->npfns, ms->writable, op, msgs,
-			     nrefs, pages, why);
+	return xfb_pfn_pages(ms->pages, ms->key.npfns, ms->key.writable, op,
+			     msgs, nrefs, pages, why);
 }
