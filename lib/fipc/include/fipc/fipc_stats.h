@@ -91,6 +91,13 @@ fipc_idx_attr_init(struct fipc_idx_attr *a, const char *name,
 	return &a->da.attr;
 }
 
+unsigned int fipc_stats_attrs_init(const struct fipc_stat_name *names,
+				   unsigned int nr, struct fipc_idx_attr *attrs,
+				   struct attribute **files,
+				   ssize_t (*show)(struct device *,
+						   struct device_attribute *,
+						   char *));
+
 /*
  * Families of read-only device attributes, each file of a driver's device
  * written as one line: the show function of @_name and its
@@ -148,12 +155,5 @@ static inline const char *fipc_data_path(bool chans, bool memshare)
 		return "none";
 	return memshare ? "memshare" : "grant";
 }
-
-unsigned int fipc_stats_attrs_init(const struct fipc_stat_name *names,
-				   unsigned int nr, struct fipc_idx_attr *attrs,
-				   struct attribute **files,
-				   ssize_t (*show)(struct device *,
-						   struct device_attribute *,
-						   char *));
 
 #endif /* _FIPC_FIPC_STATS_H */
