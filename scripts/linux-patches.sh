@@ -113,10 +113,11 @@ machine) can only stop the flow.
 
 Also the pinned polling threads that serve many channels, sleep when
 idle after a learnt idle window and scale with load.  The rings are in
-lib/fipc/ring/, the threads in lib/fipc/poller/.
+lib/fipc/ring/, the threads in lib/fipc/poller/; lib/fipc/fipc_stats.c
+keeps the block drivers' per-channel counters.
 
-KUnit suites, in lib/fipc/tests/: the ring (fipc_duplex) and the
-pollers (fipc)."
+KUnit suites, in lib/fipc/tests/: the ring (fipc_duplex), the pollers
+(fipc) and the counters (fipc_stats)."
 
 # 0002: the public header.
 mkdir -p include/xen/interface/io

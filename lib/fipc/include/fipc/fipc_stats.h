@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * fipc channel counters, for the drivers (kernel only,
- * lib/fipc/poller/fipc_stats.c).
+ * lib/fipc/fipc_stats.c).
  *
  * A driver names its counters in a table, one struct fipc_stat_name
  * each; every channel counts in an array of u64 indexed the same way.
