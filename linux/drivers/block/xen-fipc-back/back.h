@@ -20,6 +20,7 @@
 #include <linux/list.h>
 #include <linux/llist.h>
 #include <linux/mutex.h>
+#include <linux/refcount.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 #include <xen/grant_table.h>
@@ -209,7 +210,8 @@ struct xfb_be;
  *	resources, for all its devices (back_guest.c)
  * @node: on the list of guests
  * @domid: the guest
- * @users: devices of the guest
+ * @users: devices of the guest (taken under the list's mutex; the last
+ *	put takes it before the guest leaves the list)
  * @grants: grants of the guest's requests mapped now
  * @grants_peak: the most @grants has been since load or the last reset
  * @staging: staging pages of the guest's channels kept mapped now
@@ -223,7 +225,7 @@ struct xfb_be;
 struct xfb_guest {
 	struct list_head node;
 	domid_t domid;
-	unsigned int users;
+	refcount_t users;
 	atomic_t grants;
 	atomic_t grants_peak;
 	unsigned int staging;
@@ -254,7 +256,8 @@ struct xfb_ms_key {
  * struct xfb_memshare - the guest's memory, mapped once (memshare path)
  * @node: on the list of mappings (shared by the devices of one guest)
  * @key: the guest and its table (@key.npfns: entries of @pages)
- * @users: devices connected with this mapping
+ * @users: devices connected with this mapping (taken under the list's
+ *	mutex; the last put takes it before the mapping leaves the list)
  * @ready: completed once the mapping is made or has failed
  * @err: 0, or why the mapping failed (valid once @ready)
  * @reserved: mappings charged to the guest's bound and the backend's
@@ -273,7 +276,7 @@ struct xfb_ms_key {
 struct xfb_memshare {
 	struct list_head node;
 	struct xfb_ms_key key;
-	unsigned int users;
+	refcount_t users;
 	struct completion ready;
 	int err;
 	unsigned long reserved;

@@ -54,14 +54,14 @@ struct xfb_guest *xfb_guest_get(domid_t domid)
 	mutex_lock(&xfb_guests_mutex);
 	list_for_each_entry(g, &xfb_guests, node) {
 		if (g->domid == domid) {
-			g->users++;
+			refcount_inc(&g->users);
 			goto out;
 		}
 	}
 	g = kzalloc_obj(*g, GFP_KERNEL);
 	if (g) {
 		g->domid = domid;
-		g->users = 1;
+		refcount_set(&g->users, 1);
 		g->connect_after = jiffies;
 		atomic_set(&g->grants, 0);
 		atomic_set(&g->grants_peak, 0);
@@ -81,13 +81,8 @@ out:
  */
 void xfb_guest_put(struct xfb_guest *g)
 {
-	if (!g)
+	if (!g || !refcount_dec_and_mutex_lock(&g->users, &xfb_guests_mutex))
 		return;
-	mutex_lock(&xfb_guests_mutex);
-	if (--g->users) {
-		mutex_unlock(&xfb_guests_mutex);
-		return;
-	}
 	list_del(&g->node);
 	mutex_unlock(&xfb_guests_mutex);
 	/* Grants whose unmap failed stay charged: they are still mapped. */

@@ -364,7 +364,7 @@ static int xfb_ms_map_all(struct xfb_be *be, struct xfb_memshare *ms,
 		if (!n)
 			break;
 		/* Removed while connecting: nobody else waits for this one. */
-		if (READ_ONCE(be->removing) && READ_ONCE(ms->users) == 1) {
+		if (READ_ONCE(be->removing) && refcount_read(&ms->users) == 1) {
 			err = -ESHUTDOWN;
 			break;
 		}
@@ -518,11 +518,8 @@ static void xfb_ms_put(struct xfb_be *be, struct xfb_memshare *ms)
 {
 	unsigned long mapped = ms->mapped, leaked = 0, unmapped;
 
-	mutex_lock(&xfb_ms_mutex);
-	if (--ms->users) {
-		mutex_unlock(&xfb_ms_mutex);
+	if (!refcount_dec_and_mutex_lock(&ms->users, &xfb_ms_mutex))
 		return;
-	}
 	list_del(&ms->node);
 	mutex_unlock(&xfb_ms_mutex);
 	if (ms->pages) {
@@ -593,7 +590,7 @@ int xfb_memshare_map(struct xfb_be *be)
 		}
 	}
 	if (found) {
-		found->users++;
+		refcount_inc(&found->users);
 		mutex_unlock(&xfb_ms_mutex);
 		wait_for_completion(&found->ready);
 		err = xfb_ms_use(be, found, found->err);
@@ -608,7 +605,7 @@ int xfb_memshare_map(struct xfb_be *be)
 		return -ENOMEM;
 	}
 	ms->key = key;
-	ms->users = 1;
+	refcount_set(&ms->users, 1);
 	init_completion(&ms->ready);
 	list_add(&ms->node, &xfb_ms_maps);
 	mutex_unlock(&xfb_ms_mutex);

@@ -19,6 +19,7 @@
 #include <linux/list.h>
 #include <linux/mempool.h>
 #include <linux/mutex.h>
+#include <linux/refcount.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/wait.h>
@@ -260,7 +261,8 @@ struct xff_inject {
  * struct xff_memshare - the guest's memory granted to a backend domain
  * @node: on the list of sets, one per backend domain
  * @domid: the backend domain
- * @users: disks connected with this set
+ * @users: disks connected with this set (taken under the list's mutex;
+ *	the last put takes it before the set leaves the list)
  * @npfns: pfns covered by the table (fipc-memshare-pfns)
  * @frames: the frame granted for each pfn, INVALID_P2M_ENTRY if none
  * @nr_tables: number of table pages
@@ -287,7 +289,7 @@ struct xff_inject {
 struct xff_memshare {
 	struct list_head node;
 	domid_t domid;
-	unsigned int users;
+	refcount_t users;
 	unsigned long npfns;
 	unsigned long *frames;
 	unsigned int nr_tables;

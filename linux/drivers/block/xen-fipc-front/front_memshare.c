@@ -387,7 +387,7 @@ int xff_memshare_setup(struct xff_info *info)
 					 domid);
 				return -EOPNOTSUPP;
 			}
-			ms->users++;
+			refcount_inc(&ms->users);
 			info->ms = ms;
 			mutex_unlock(&xff_ms_mutex);
 			dev_info(&info->xbdev->dev, "memshare: using the %lu pages already granted to domain %u\n",
@@ -400,7 +400,7 @@ int xff_memshare_setup(struct xff_info *info)
 		mutex_unlock(&xff_ms_mutex);
 		return PTR_ERR(ms);
 	}
-	ms->users = 1;
+	refcount_set(&ms->users, 1);
 	info->ms = ms;
 	mutex_unlock(&xff_ms_mutex);
 	return 0;
@@ -427,11 +427,8 @@ void xff_memshare_teardown(struct xff_info *info)
 	if (!ms)
 		return;
 	info->ms = NULL;
-	mutex_lock(&xff_ms_mutex);
-	if (--ms->users) {
-		mutex_unlock(&xff_ms_mutex);
+	if (!refcount_dec_and_mutex_lock(&ms->users, &xff_ms_mutex))
 		return;
-	}
 	list_del_rcu(&ms->node);
 	mutex_unlock(&xff_ms_mutex);
 	/* No gfn watch handler looks at it any more. */
