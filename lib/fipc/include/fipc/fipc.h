@@ -166,38 +166,11 @@ static inline void fipc_slot_copy(const struct fipc_slot *slot,
 #endif
 
 #if FIPC_SLOT_WORD
-/* A slot's last word, or where there is none its flag alone. */
+/* A slot's last word: the payload's last 4 bytes low, the flag high. */
 typedef u64 fipc_last_t;
-
-/* Where the last word is, for a wait that watches it. */
-static inline const fipc_last_t *fipc_slot_last(const struct fipc_slot *slot)
-{
-	return &slot->last;
-}
-
-/* Where the last word is, for its writer. */
-static inline fipc_last_t *fipc_slot_last_mut(struct fipc_slot *slot)
-{
-	return &slot->last;
-}
-
-/* The flag in a last word. */
-static inline u32 fipc_last_flag(fipc_last_t last)
-{
-	return last >> 32;
-}
-
-/* @last with its flag replaced by @flag, the payload's 4 bytes kept. */
-static inline fipc_last_t fipc_last_reflag(fipc_last_t last, u32 flag)
-{
-	return (last & 0xffffffffull) | (u64)flag << 32;
-}
-
-/* A last word of @flag and no payload bytes: fipc_last_fill()'s @hi. */
-static inline fipc_last_t fipc_last_of_flag(u32 flag)
-{
-	return (u64)flag << 32;
-}
+#define FIPC_SLOT_LAST		last
+#define FIPC_LAST_FLAG_SHIFT	32
+#define FIPC_LAST_TAIL_MASK	0xffffffffull
 
 /* The last word of a payload's last 4 bytes at @tail and @hi's flag. */
 static inline fipc_last_t fipc_last_fill(const u8 *tail, fipc_last_t hi)
@@ -229,33 +202,11 @@ static inline void fipc_slot_fill_head(struct fipc_slot *slot, const u8 *data)
 	memcpy(slot->head, data, FIPC_PAYLOAD_HEAD);
 }
 #else
+/* Where there is no last word, the flag alone. */
 typedef u32 fipc_last_t;
-
-static inline const fipc_last_t *fipc_slot_last(const struct fipc_slot *slot)
-{
-	return &slot->flag;
-}
-
-static inline fipc_last_t *fipc_slot_last_mut(struct fipc_slot *slot)
-{
-	return &slot->flag;
-}
-
-static inline u32 fipc_last_flag(fipc_last_t last)
-{
-	return last;
-}
-
-static inline fipc_last_t fipc_last_reflag(fipc_last_t last, u32 flag)
-{
-	(void)last;
-	return flag;
-}
-
-static inline fipc_last_t fipc_last_of_flag(u32 flag)
-{
-	return flag;
-}
+#define FIPC_SLOT_LAST		flag
+#define FIPC_LAST_FLAG_SHIFT	0
+#define FIPC_LAST_TAIL_MASK	0u
 
 /* The payload's last 4 bytes are written by fipc_slot_fill_head(). */
 static inline fipc_last_t fipc_last_fill(const u8 *tail, fipc_last_t hi)
@@ -276,6 +227,36 @@ static inline void fipc_slot_fill_head(struct fipc_slot *slot, const u8 *data)
 	fipc_payload_move(slot->payload, data);
 }
 #endif
+
+/* Where the last word is (struct fipc_slot's FIPC_SLOT_LAST), for a wait. */
+static inline const fipc_last_t *fipc_slot_last(const struct fipc_slot *slot)
+{
+	return &slot->FIPC_SLOT_LAST;
+}
+
+/* Where the last word is, for its writer. */
+static inline fipc_last_t *fipc_slot_last_mut(struct fipc_slot *slot)
+{
+	return &slot->FIPC_SLOT_LAST;
+}
+
+/* The flag in a last word. */
+static inline u32 fipc_last_flag(fipc_last_t last)
+{
+	return last >> FIPC_LAST_FLAG_SHIFT;
+}
+
+/* A last word of @flag and no payload bytes: fipc_last_fill()'s @hi. */
+static inline fipc_last_t fipc_last_of_flag(u32 flag)
+{
+	return (fipc_last_t)flag << FIPC_LAST_FLAG_SHIFT;
+}
+
+/* @last with its flag replaced by @flag, any payload bytes in it kept. */
+static inline fipc_last_t fipc_last_reflag(fipc_last_t last, u32 flag)
+{
+	return (last & FIPC_LAST_TAIL_MASK) | fipc_last_of_flag(flag);
+}
 
 /* The last word of a payload's last 4 bytes at @tail and @flag. */
 static inline fipc_last_t fipc_last_make(const u8 *tail, u32 flag)
