@@ -437,10 +437,16 @@ void xff_major_unregister(void);
  * struct xff_page_walk - what to do with each page of a data request
  * @page: called with the walk (embed it to find your state), the page's
  *	index in the request and the page; 0 or a negative errno
+ * @p: the request's driver data, whose refs the walk fills or reads
+ * @first: set by the walk: the offset of the data in its first page
+ * @bytes: set by the walk: the request's length
  */
 struct xff_page_walk {
 	int (*page)(struct xff_page_walk *walk, unsigned int i,
 		    struct page *page);
+	struct xff_rq *p;
+	unsigned int first;
+	u32 bytes;
 };
 
 /**
@@ -470,6 +476,8 @@ static inline int xff_walk_data_pages(struct request *rq, unsigned int nrefs,
 	int err;
 
 	first = bio_iter_iovec(rq->bio, rq->bio->bi_iter).bv_offset;
+	walk->first = first;
+	walk->bytes = blk_rq_bytes(rq);
 	rq_for_each_segment(bv, rq, iter) {
 		bytes += bv.bv_len;
 		if (i && bv.bv_page == prev_page && bv.bv_offset == prev_end) {
@@ -489,13 +497,13 @@ static inline int xff_walk_data_pages(struct request *rq, unsigned int nrefs,
 	return first;
 }
 
-/* The bytes of a request's page i: [*start, *start + return value). */
-static inline unsigned int xff_page_span(unsigned int first, u32 bytes,
+/* The bytes of the walked request's page i: [*start, *start + return). */
+static inline unsigned int xff_walk_span(const struct xff_page_walk *walk,
 					 unsigned int i, unsigned int *start)
 {
-	u64 end = (u64)first + bytes - (u64)i * PAGE_SIZE;
+	u64 end = (u64)walk->first + walk->bytes - (u64)i * PAGE_SIZE;
 
-	*start = i ? 0 : first;
+	*start = i ? 0 : walk->first;
 	return min_t(u64, end, PAGE_SIZE) - *start;
 }
 

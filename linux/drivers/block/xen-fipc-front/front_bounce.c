@@ -50,8 +50,6 @@ void xff_bounce_teardown(struct xff_info *info)
 struct xff_bounce_walk {
 	struct xff_page_walk walk;
 	struct page **pages;
-	unsigned int first;
-	u32 bytes;
 };
 
 /*
@@ -68,7 +66,7 @@ static void xff_bounce_copy(struct xff_page_walk *walk, unsigned int i,
 	unsigned int start, len;
 	void *data;
 
-	len = xff_page_span(w->first, w->bytes, i, &start);
+	len = xff_walk_span(walk, i, &start);
 	if (in) {
 		memset(bounce, 0, start);
 		memset(bounce + start + len, 0, PAGE_SIZE - start - len);
@@ -134,8 +132,6 @@ int xff_bounce_data(struct xff_info *info, struct request *rq,
 	struct page **pages = xff_rq_bounce(info, p);
 	struct xff_bounce_walk w = {
 		.pages = pages,
-		.first = bio_iter_iovec(rq->bio, rq->bio->bi_iter).bv_offset,
-		.bytes = blk_rq_bytes(rq),
 	};
 	domid_t domid = info->xbdev->otherend_id;
 	bool ro = req_op(rq) == REQ_OP_WRITE;
@@ -191,9 +187,6 @@ void xff_bounce_end(struct xff_info *info, struct xff_rq *p,
 	};
 
 	if (read_ok) {
-		w.first = bio_iter_iovec(read_ok->bio,
-					 read_ok->bio->bi_iter).bv_offset;
-		w.bytes = blk_rq_bytes(read_ok);
 		/* Checked at submission: the layout cannot fail here. */
 		xff_walk_data_pages(read_ok, p->nrefs, &w.walk);
 	}

@@ -555,7 +555,7 @@ static int xff_memshare_page(struct xff_page_walk *walk, unsigned int i,
 
 	if (!xff_memshare_pfn_ok(w->ms, page))
 		return -EAGAIN;
-	w->p->refs[i] = page_to_pfn(page);
+	walk->p->refs[i] = page_to_pfn(page);
 	return 0;
 }
 
@@ -576,7 +576,7 @@ int xff_memshare_refs(struct xff_info *info, struct request *rq,
 	struct xff_pfn_walk w = {
 		.walk.page = xff_memshare_page,
 		.ms = info->ms,
-		.p = p,
+		.walk.p = p,
 	};
 	int first;
 

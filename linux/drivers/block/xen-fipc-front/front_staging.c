@@ -177,9 +177,6 @@ int xff_staging_write_keys(struct xenbus_transaction xbt,
 struct xff_staging_walk {
 	struct xff_page_walk walk;
 	struct xff_staging *stg;
-	struct xff_rq *p;
-	unsigned int first;
-	u32 bytes;
 	bool to_stage;
 };
 
@@ -188,11 +185,11 @@ static int xff_staging_copy(struct xff_page_walk *walk, unsigned int i,
 {
 	struct xff_staging_walk *w = container_of(walk, struct xff_staging_walk,
 						  walk);
-	void *stage = page_address(w->stg->pages[w->p->refs[i]]);
+	void *stage = page_address(w->stg->pages[walk->p->refs[i]]);
 	unsigned int start, len;
 	void *data;
 
-	len = xff_page_span(w->first, w->bytes, i, &start);
+	len = xff_walk_span(walk, i, &start);
 	data = kmap_local_page(page);
 	if (w->to_stage)
 		memcpy(stage + start, data + start, len);
@@ -243,8 +240,7 @@ int xff_staging_take(struct xff_chan *chan, struct request *rq,
 	struct xff_staging *stg = &chan->stg;
 	struct xff_staging_walk w = {
 		.stg = stg,
-		.p = p,
-		.bytes = blk_rq_bytes(rq),
+		.walk.p = p,
 		.to_stage = true,
 	};
 	unsigned long flags;
@@ -265,7 +261,6 @@ int xff_staging_take(struct xff_chan *chan, struct request *rq,
 	p->nrefs = nrefs;
 	p->data = XFF_DATA_STAGED;
 	/* The layout first (and a WRITE's data). */
-	w.first = bio_iter_iovec(rq->bio, rq->bio->bi_iter).bv_offset;
 	w.walk.page = req_op(rq) == REQ_OP_WRITE ? xff_staging_copy :
 						   xff_staging_noop;
 	first = xff_walk_data_pages(rq, nrefs, &w.walk);
@@ -287,12 +282,10 @@ void xff_staging_release(struct xff_chan *chan, struct xff_rq *p,
 	struct xff_staging_walk w = {
 		.walk.page = xff_staging_copy,
 		.stg = &chan->stg,
-		.p = p,
+		.walk.p = p,
 	};
 
 	if (rq) {
-		w.first = bio_iter_iovec(rq->bio, rq->bio->bi_iter).bv_offset;
-		w.bytes = blk_rq_bytes(rq);
 		/* Checked at submission: the layout cannot fail here. */
 		xff_walk_data_pages(rq, p->nrefs, &w.walk);
 	}

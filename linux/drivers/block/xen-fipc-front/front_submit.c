@@ -31,7 +31,6 @@ static void xff_put_ref(struct fipc_msg *msgs, unsigned int i, u32 ref)
 
 struct xff_grant_walk {
 	struct xff_page_walk walk;
-	struct xff_rq *p;
 	grant_ref_t head;
 	domid_t domid;
 	bool ro;
@@ -43,10 +42,10 @@ static int xff_grant_page(struct xff_page_walk *walk, unsigned int i,
 	struct xff_grant_walk *w = container_of(walk, struct xff_grant_walk,
 						walk);
 
-	w->p->refs[i] = gnttab_claim_grant_reference(&w->head);
-	gnttab_page_grant_foreign_access_ref_one(w->p->refs[i], w->domid,
+	walk->p->refs[i] = gnttab_claim_grant_reference(&w->head);
+	gnttab_page_grant_foreign_access_ref_one(walk->p->refs[i], w->domid,
 						 page, w->ro);
-	w->p->nrefs = i + 1;
+	walk->p->nrefs = i + 1;
 	return 0;
 }
 
@@ -60,7 +59,7 @@ static int xff_grant_data(struct xff_info *info, struct request *rq,
 {
 	struct xff_grant_walk w = {
 		.walk.page = xff_grant_page,
-		.p = p,
+		.walk.p = p,
 		.domid = info->xbdev->otherend_id,
 		.ro = ro,
 	};
