@@ -711,6 +711,6 @@ static inline unsigned int xfb_limit_retry_us(const struct xfb_chan *chan)
 
 /* back_stats.c */
 extern const struct fipc_stat_name xfb_stats[XFB_NR_STATS];
-u64 *xfb_chan_stats(struct fipc_stats *s, unsigned int i);
+void xfb_stats_init(struct xfb_be *be);
 
 #endif /* _XEN_FIPC_BACK_H */

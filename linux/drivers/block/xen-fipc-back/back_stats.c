@@ -44,16 +44,20 @@ const struct fipc_stat_name xfb_stats[XFB_NR_STATS] = {
 	[XFB_THROTTLED_US] = { "throttled_us" },
 };
 
-/**
- * xfb_chan_stats() - a device's channel's counters, for fipc's
- * @s: the device's counters
- * @i: the channel
- *
- * Return: channel @i's counters, or NULL past the last; be->mutex held.
- */
-u64 *xfb_chan_stats(struct fipc_stats *s, unsigned int i)
+/* Channel @i's counters, NULL past the last; be->mutex held. */
+static u64 *xfb_chan_stats(struct fipc_stats *s, unsigned int i)
 {
 	struct xfb_be *be = container_of(s, struct xfb_be, stats);
 
 	return i < be->nr_chans ? be->chans[i].st : NULL;
+}
+
+/**
+ * xfb_stats_init() - set up a new device's counters
+ * @be: the device, its mutex initialised
+ */
+void xfb_stats_init(struct xfb_be *be)
+{
+	fipc_stats_init(&be->stats, xfb_stats, XFB_NR_STATS, &be->mutex,
+			be->retired, xfb_chan_stats);
 }

@@ -472,8 +472,7 @@ static int xfb_probe(struct xenbus_device *dev,
 		return -ENOMEM;
 	}
 	mutex_init(&be->mutex);
-	fipc_stats_init(&be->stats, xfb_stats, XFB_NR_STATS, &be->mutex,
-			be->retired, xfb_chan_stats);
+	xfb_stats_init(be);
 	spin_lock_init(&be->busy_lock);
 	xfb_guest_add_dev(be);
 	INIT_WORK(&be->proto_work, xfb_proto_work);
