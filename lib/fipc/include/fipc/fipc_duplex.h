@@ -195,13 +195,10 @@ static inline int fipc_duplex_call(struct fipc_duplex_client *c,
 		fipc_duplex_put(&c->slots[slot], req, flag);
 		c->submit = pos + 1;
 		c->calls = calls + 1;
-		if (likely(slot != mask)) {
-			c->submit_slot = slot + 1;
-		} else {
-			c->submit_slot = 0;
-			c->call_flag = fipc_duplex_flag(FIPC_DUPLEX_CALL, 1,
-							pos + 1, c->lap_shift);
-		}
+		c->call_flag = fipc_duplex_step_one(&slot, mask, flag,
+						    FIPC_DUPLEX_CALL, pos + 1,
+						    c->lap_shift);
+		c->submit_slot = slot;
 		return 0;
 	}
 	return fipc_duplex_submit(c, req, nslots, false);
@@ -224,7 +221,8 @@ static inline int fipc_duplex_post(struct fipc_duplex_client *c,
 				   unsigned int nslots)
 {
 	u32 pos = c->submit, slot = c->submit_slot, mask = c->mask;
-	u32 flag = c->call_flag ^ (FIPC_DUPLEX_CALL ^ FIPC_DUPLEX_POST);
+	u32 call_flag = c->call_flag;
+	u32 flag = call_flag ^ (FIPC_DUPLEX_CALL ^ FIPC_DUPLEX_POST);
 
 	/*
 	 * A stream keeps the ring full: the position to fill is the one at
@@ -242,14 +240,12 @@ static inline int fipc_duplex_post(struct fipc_duplex_client *c,
 		if (likely(pos != c->limit)) {
 			fipc_duplex_put(&c->slots[slot], msg, flag);
 			c->submit = pos + 1;
-			if (likely(slot != mask)) {
-				c->submit_slot = slot + 1;
-			} else {
-				c->submit_slot = 0;
-				c->call_flag =
-					fipc_duplex_flag(FIPC_DUPLEX_CALL, 1,
-							 pos + 1, c->lap_shift);
-			}
+			c->call_flag = fipc_duplex_step_one(&slot, mask,
+							    call_flag,
+							    FIPC_DUPLEX_CALL,
+							    pos + 1,
+							    c->lap_shift);
+			c->submit_slot = slot;
 			return 0;
 		}
 	}
@@ -297,13 +293,10 @@ static inline int fipc_duplex_take_reply(struct fipc_duplex_client *c,
 		c->done = pos + 1;
 		c->limit = limit + 1;
 		c->calls = calls - 1;
-		if (likely(dslot != mask)) {
-			c->done_slot = dslot + 1;
-		} else {
-			c->done_slot = 0;
-			c->reply_flag = fipc_duplex_flag(FIPC_DUPLEX_REPLY, 1,
-							 pos + 1, c->lap_shift);
-		}
+		c->reply_flag = fipc_duplex_step_one(&dslot, mask, want,
+						     FIPC_DUPLEX_REPLY, pos + 1,
+						     c->lap_shift);
+		c->done_slot = dslot;
 		return 0;
 	}
 	/*
@@ -360,13 +353,10 @@ static inline int fipc_duplex_take_request(struct fipc_duplex_server *s,
 		fipc_slot_copy_last(slot, buf, last);
 		s->read = pos + 1;
 		s->unanswered = unanswered + 1;
-		if (likely(rslot != mask)) {
-			s->read_slot = rslot + 1;
-		} else {
-			s->read_slot = 0;
-			s->call_flag = fipc_duplex_flag(FIPC_DUPLEX_CALL, 1,
-							pos + 1, s->lap_shift);
-		}
+		s->call_flag = fipc_duplex_step_one(&rslot, mask, want,
+						    FIPC_DUPLEX_CALL, pos + 1,
+						    s->lap_shift);
+		s->read_slot = rslot;
 		if (posted)
 			*posted = false;
 		return 1;
@@ -441,13 +431,10 @@ static inline int fipc_duplex_reply(struct fipc_duplex_server *s,
 		fipc_duplex_put(&s->slots[cslot], reply, flag);
 		s->complete = pos + 1;
 		s->unanswered = unanswered - 1;
-		if (likely(cslot != mask)) {
-			s->complete_slot = cslot + 1;
-		} else {
-			s->complete_slot = 0;
-			s->reply_flag = fipc_duplex_flag(FIPC_DUPLEX_REPLY, 1,
-							 pos + 1, s->lap_shift);
-		}
+		s->reply_flag = fipc_duplex_step_one(&cslot, mask, flag,
+						     FIPC_DUPLEX_REPLY, pos + 1,
+						     s->lap_shift);
+		s->complete_slot = cslot;
 		return 0;
 	}
 	return fipc_duplex_reply_slow(s, reply);
@@ -510,13 +497,9 @@ static inline int fipc_duplex_take_replies(struct fipc_duplex_client *c,
 				break;
 			pos++;
 			calls--;
-			if (likely(dslot != mask)) {
-				dslot++;
-			} else {
-				dslot = 0;
-				want = fipc_duplex_flag(FIPC_DUPLEX_REPLY, 1, pos,
-							c->lap_shift);
-			}
+			want = fipc_duplex_step_one(&dslot, mask, want,
+						    FIPC_DUPLEX_REPLY, pos,
+						    c->lap_shift);
 		}
 		if (pos != start) {
 			c->limit += pos - start;
@@ -573,13 +556,8 @@ static inline int fipc_duplex_take_requests(struct fipc_duplex_server *s,
 		if (flag != want)
 			break;
 		pos++;
-		if (likely(rslot != mask)) {
-			rslot++;
-		} else {
-			rslot = 0;
-			want = fipc_duplex_flag(FIPC_DUPLEX_CALL, 1, pos,
-						s->lap_shift);
-		}
+		want = fipc_duplex_step_one(&rslot, mask, want,
+					    FIPC_DUPLEX_CALL, pos, s->lap_shift);
 	}
 	if (n) {
 		s->read = pos;

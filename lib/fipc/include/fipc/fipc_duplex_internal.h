@@ -184,6 +184,23 @@ static inline void fipc_duplex_server_derive(struct fipc_duplex_server *s)
 }
 
 /*
+ * Step a cursor's slot index, *@slot, one position on, to position @next.
+ * Return: the cursor's expected flag, @flag, or where the index wrapped
+ * the @kind flag of @next's lap.  The fast paths' step: they hold the
+ * cursor in locals.
+ */
+static inline u64 fipc_duplex_step_one(u32 *slot, u32 mask, u64 flag,
+				       u32 kind, u32 next, u32 lap_shift)
+{
+	if (likely(*slot != mask)) {
+		(*slot)++;
+		return flag;
+	}
+	*slot = 0;
+	return fipc_duplex_flag(kind, 1, next, lap_shift);
+}
+
+/*
  * Move a cursor, @pos and its slot index @slot, by @n positions, at most
  * a ring.  Return: whether the slot index wrapped, and so the cursor's
  * expected flag must be set for the new lap (never on a broken side).
