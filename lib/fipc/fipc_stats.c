@@ -14,21 +14,16 @@
 /**
  * fipc_stats_init() - set up a device's counters
  * @s: the counters, embedded in the device
- * @names: the driver's table of counters
- * @nr: how many
+ * @kind: the driver's counters
  * @lock: the device's mutex, initialised
- * @retired: @nr counters for the channels torn down, zeroed
- * @chan: channel @i's counters, NULL past the last (struct fipc_stats)
+ * @retired: @kind->nr counters for the channels torn down, zeroed
  */
-void fipc_stats_init(struct fipc_stats *s, const struct fipc_stat_name *names,
-		     unsigned int nr, struct mutex *lock, u64 *retired,
-		     u64 *(*chan)(struct fipc_stats *s, unsigned int i))
+void fipc_stats_init(struct fipc_stats *s, const struct fipc_stats_kind *kind,
+		     struct mutex *lock, u64 *retired)
 {
-	s->names = names;
-	s->nr = nr;
+	s->kind = kind;
 	s->lock = lock;
 	s->retired = retired;
-	s->chan = chan;
 }
 EXPORT_SYMBOL_GPL(fipc_stats_init);
 
@@ -45,7 +40,7 @@ u64 fipc_stats_sum(struct fipc_stats *s, unsigned int idx)
 	unsigned int i;
 	u64 *st;
 
-	for (i = 0; (st = s->chan(s, i)); i++)
+	for (i = 0; (st = s->kind->chan(s, i)); i++)
 		sum += READ_ONCE(st[idx]);
 	return sum;
 }
@@ -57,13 +52,13 @@ EXPORT_SYMBOL_GPL(fipc_stats_sum);
  */
 void fipc_stats_retire(struct fipc_stats *s)
 {
-	unsigned int i, k;
+	unsigned int i, k, nr = s->kind->nr;
 	u64 *st;
 
-	for (i = 0; (st = s->chan(s, i)); i++) {
-		for (k = 0; k < s->nr; k++)
+	for (i = 0; (st = s->kind->chan(s, i)); i++) {
+		for (k = 0; k < nr; k++)
 			s->retired[k] += st[k];
-		memset(st, 0, s->nr * sizeof(*st));
+		memset(st, 0, nr * sizeof(*st));
 	}
 }
 EXPORT_SYMBOL_GPL(fipc_stats_retire);
@@ -92,12 +87,13 @@ EXPORT_SYMBOL_GPL(fipc_stats_show);
 static int fipc_stats_counters_show(struct seq_file *m, void *unused)
 {
 	struct fipc_stats *s = m->private;
+	const struct fipc_stat_name *names = s->kind->names;
 	unsigned int k;
 
 	mutex_lock(s->lock);
-	for (k = 0; k < s->nr; k++)
-		if (s->names[k].debug)
-			seq_printf(m, "%s %llu\n", s->names[k].name,
+	for (k = 0; k < s->kind->nr; k++)
+		if (names[k].debug)
+			seq_printf(m, "%s %llu\n", names[k].name,
 				   fipc_stats_sum(s, k));
 	mutex_unlock(s->lock);
 	return 0;
@@ -111,10 +107,9 @@ EXPORT_SYMBOL_GPL(fipc_stats_fops);
 
 /**
  * fipc_stats_attrs_init() - the sysfs files of a driver's counters
- * @names: the driver's counters; those marked debug get none
- * @nr: how many
- * @attrs: @nr attributes to fill
- * @files: where to list the files, @nr entries at most
+ * @kind: the driver's counters; those marked debug get none
+ * @attrs: @kind->nr attributes to fill
+ * @files: where to list the files, @kind->nr entries at most
  * @show: their show function (fipc_stats_show() of the device's counters,
  *	fipc_attr_idx() the counter)
  *
@@ -123,16 +118,17 @@ EXPORT_SYMBOL_GPL(fipc_stats_fops);
  *
  * Return: the files listed.
  */
-unsigned int fipc_stats_attrs_init(const struct fipc_stat_name *names,
-				   unsigned int nr, struct fipc_idx_attr *attrs,
+unsigned int fipc_stats_attrs_init(const struct fipc_stats_kind *kind,
+				   struct fipc_idx_attr *attrs,
 				   struct attribute **files,
 				   ssize_t (*show)(struct device *,
 						   struct device_attribute *,
 						   char *))
 {
+	const struct fipc_stat_name *names = kind->names;
 	unsigned int i = 0, k;
 
-	for (k = 0; k < nr; k++)
+	for (k = 0; k < kind->nr; k++)
 		if (!names[k].debug)
 			files[i++] = fipc_idx_attr_init(&attrs[k],
 							names[k].name, k,

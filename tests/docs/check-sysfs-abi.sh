@@ -18,9 +18,10 @@
 #     (<array>[i].<field>: those of its entries' .<field> = "..."), or
 #     "<x>.attr.name = "<name>""; fipc's fipc_idx_attr_init(attr, <name>,
 #     idx, show, store) reads as those two lines, mode 0644 with a store,
-#     else 0444; fipc_stats_attrs_init(<array>, ...) (the statistics
-#     counters): a read-only file per { "<name>"[, true] } entry of
-#     <array>'s initializer (true: in debugfs, not sysfs);
+#     else 0444; fipc_stats_attrs_init(&<kind>, ...) (the statistics
+#     counters): a read-only file per { "<name>"[, true] } entry of the
+#     initializer of the array <kind> names in .names = <array> (true: in
+#     debugfs, not sysfs);
 #   - the directory: the name of the file's one named attribute_group
 #     (statistics/), under the module's device directory below;
 #   - module_param*(name, ..., perm) (perm 0: no sysfs file), also
@@ -300,13 +301,20 @@ for my $spec (@ARGV) {
 				my $mode = $a[4] eq 'NULL' ? '0444' : '0644';
 				$x .= "\n.attr.mode = $mode;\n.attr.name = $a[1];\n";
 			}
-			# A driver's counters, fipc_stats_attrs_init(NAMES, nr,
-			# attrs, files, show), NAMES[] in any of the module's
-			# files: a read-only file per { "name"[, true] } entry,
-			# those marked true going to debugfs instead.
+			# A driver's counters, fipc_stats_attrs_init(&KIND,
+			# attrs, files, show), KIND = { .names = NAMES, ... }
+			# and NAMES[] in any of the module's files: a read-only
+			# file per { "name"[, true] } entry, those marked true
+			# going to debugfs instead.
 			for my $c (calls($x, 'fipc_stats_attrs_init')) {
-				my (undef, $tab, @rest) = @$c;
-				next unless @rest == 4 && $tab =~ /^\w+$/;
+				my (undef, $kind, @rest) = @$c;
+				next unless @rest == 3 && $kind =~ /^&\s*(\w+)$/;
+				$kind = $1;
+				my ($tab) = $all =~ /\b\Q$kind\E\s*=\s*\{[^}]*?\.names\s*=\s*(\w+)/s;
+				if (!defined $tab) {
+					push @out, "P\t$where: cannot find the .names of $kind";
+					next;
+				}
 				my ($init) = $all =~ /\b\Q$tab\E\s*\[[^\]]*\]\s*=\s*\{(.*?)\}\s*;/s;
 				if (!defined $init) {
 					push @out, "P\t$where: cannot find the names of $tab\[]";

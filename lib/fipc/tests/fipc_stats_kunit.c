@@ -47,6 +47,12 @@ static u64 *fst_chan(struct fipc_stats *s, unsigned int i)
 	return i < d->nr_chans ? d->chan[i] : NULL;
 }
 
+static const struct fipc_stats_kind fst_kind = {
+	.names = fst_names,
+	.nr = FST_NR,
+	.chan = fst_chan,
+};
+
 /* A device whose counter k counts 100 + k retired and k + 10 * (i + 1) in channel i. */
 static struct fst_dev *fst_dev_new(struct kunit *test)
 {
@@ -55,8 +61,7 @@ static struct fst_dev *fst_dev_new(struct kunit *test)
 
 	KUNIT_ASSERT_NOT_NULL(test, d);
 	mutex_init(&d->lock);
-	fipc_stats_init(&d->stats, fst_names, FST_NR, &d->lock, d->retired,
-			fst_chan);
+	fipc_stats_init(&d->stats, &fst_kind, &d->lock, d->retired);
 	for (k = 0; k < FST_NR; k++) {
 		d->retired[k] = 100 + k;
 		for (i = 0; i < FST_CHANS; i++)
@@ -132,7 +137,7 @@ static void fipc_stats_test_attrs(struct kunit *test)
 	struct device_attribute *da;
 	unsigned int n, i;
 
-	n = fipc_stats_attrs_init(fst_names, FST_NR, attrs, files, fst_show);
+	n = fipc_stats_attrs_init(&fst_kind, attrs, files, fst_show);
 	KUNIT_ASSERT_EQ(test, n, (unsigned int)ARRAY_SIZE(want));
 	for (i = 0; i < n; i++) {
 		da = container_of(files[i], struct device_attribute, attr);

@@ -30,26 +30,35 @@ struct fipc_stat_name {
 	bool debug;
 };
 
+struct fipc_stats;
+
 /**
- * struct fipc_stats - a device's counters, embedded in the device
+ * struct fipc_stats_kind - a driver's counters, the same for its devices
  * @names: each counter's name, @nr of them
  * @nr: how many counters
- * @lock: the device's mutex: its channels do not change while it is held
- * @retired: what channels already torn down counted, @nr counters
  * @chan: the counters of channel @i of the device @s is embedded in, or
- *	NULL past its last channel; called with @lock held
+ *	NULL past its last channel; called with the device's lock held
  */
-struct fipc_stats {
+struct fipc_stats_kind {
 	const struct fipc_stat_name *names;
 	unsigned int nr;
-	struct mutex *lock;		/* the device's: guards its channels */
-	u64 *retired;
 	u64 *(*chan)(struct fipc_stats *s, unsigned int i);
 };
 
-void fipc_stats_init(struct fipc_stats *s, const struct fipc_stat_name *names,
-		     unsigned int nr, struct mutex *lock, u64 *retired,
-		     u64 *(*chan)(struct fipc_stats *s, unsigned int i));
+/**
+ * struct fipc_stats - a device's counters, embedded in the device
+ * @kind: the driver's counters
+ * @lock: the device's mutex: its channels do not change while it is held
+ * @retired: what channels already torn down counted, @kind->nr counters
+ */
+struct fipc_stats {
+	const struct fipc_stats_kind *kind;
+	struct mutex *lock;		/* the device's: guards its channels */
+	u64 *retired;
+};
+
+void fipc_stats_init(struct fipc_stats *s, const struct fipc_stats_kind *kind,
+		     struct mutex *lock, u64 *retired);
 u64 fipc_stats_sum(struct fipc_stats *s, unsigned int idx);
 void fipc_stats_retire(struct fipc_stats *s);
 ssize_t fipc_stats_show(struct fipc_stats *s, unsigned int idx, char *buf);
@@ -91,8 +100,8 @@ fipc_idx_attr_init(struct fipc_idx_attr *a, const char *name,
 	return &a->da.attr;
 }
 
-unsigned int fipc_stats_attrs_init(const struct fipc_stat_name *names,
-				   unsigned int nr, struct fipc_idx_attr *attrs,
+unsigned int fipc_stats_attrs_init(const struct fipc_stats_kind *kind,
+				   struct fipc_idx_attr *attrs,
 				   struct attribute **files,
 				   ssize_t (*show)(struct device *,
 						   struct device_attribute *,

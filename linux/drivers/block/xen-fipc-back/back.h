@@ -710,7 +710,7 @@ static inline unsigned int xfb_limit_retry_us(const struct xfb_chan *chan)
 }
 
 /* back_stats.c */
-extern const struct fipc_stat_name xfb_stats[XFB_NR_STATS];
+extern const struct fipc_stats_kind xfb_stats_kind;
 void xfb_stats_init(struct xfb_be *be);
 
 #endif /* _XEN_FIPC_BACK_H */

@@ -13,7 +13,7 @@
  * ABI: docs/sysfs-abi.md) for what an administrator reads, debugfs (not
  * an ABI) for what only developers do (the poller's inner workings).
  */
-const struct fipc_stat_name xfb_stats[XFB_NR_STATS] = {
+static const struct fipc_stat_name xfb_stats[XFB_NR_STATS] = {
 	[XFB_OO_REQ] = { "oo_req" },
 	[XFB_RD_REQ] = { "rd_req" },
 	[XFB_WR_REQ] = { "wr_req" },
@@ -52,12 +52,17 @@ static u64 *xfb_chan_stats(struct fipc_stats *s, unsigned int i)
 	return i < be->nr_chans ? be->chans[i].st : NULL;
 }
 
+const struct fipc_stats_kind xfb_stats_kind = {
+	.names = xfb_stats,
+	.nr = XFB_NR_STATS,
+	.chan = xfb_chan_stats,
+};
+
 /**
  * xfb_stats_init() - set up a new device's counters
  * @be: the device, its mutex initialised
  */
 void xfb_stats_init(struct xfb_be *be)
 {
-	fipc_stats_init(&be->stats, xfb_stats, XFB_NR_STATS, &be->mutex,
-			be->retired, xfb_chan_stats);
+	fipc_stats_init(&be->stats, &xfb_stats_kind, &be->mutex, be->retired);
 }

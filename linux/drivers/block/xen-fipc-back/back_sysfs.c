@@ -218,8 +218,8 @@ void xfb_sysfs_init(void)
 {
 	unsigned int i;
 
-	i = fipc_stats_attrs_init(xfb_stats, XFB_NR_STATS, xfb_stat_attrs,
-				  xfb_attrs, xfb_stat_show);
+	i = fipc_stats_attrs_init(&xfb_stats_kind, xfb_stat_attrs, xfb_attrs,
+				  xfb_stat_show);
 	xfb_attrs[i++] = &dev_attr_queues.attr;
 	xfb_attrs[i++] = &dev_attr_inflight.attr;
 	xfb_attrs[i++] = &dev_attr_memshare_pages.attr;

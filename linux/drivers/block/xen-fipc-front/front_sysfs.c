@@ -41,14 +41,20 @@ static u64 *xff_chan_stats(struct fipc_stats *s, unsigned int i)
 	return i < info->nr_chans ? info->chans[i].st : NULL;
 }
 
+static const struct fipc_stats_kind xff_stats_kind = {
+	.names = xff_stats,
+	.nr = XFF_NR_STATS,
+	.chan = xff_chan_stats,
+};
+
 /**
  * xff_stats_init() - set up a new disk's counters
  * @info: the disk, its mutex initialised
  */
 void xff_stats_init(struct xff_info *info)
 {
-	fipc_stats_init(&info->stats, xff_stats, XFF_NR_STATS, &info->mutex,
-			info->retired, xff_chan_stats);
+	fipc_stats_init(&info->stats, &xff_stats_kind, &info->mutex,
+			info->retired);
 }
 
 /**
@@ -198,8 +204,8 @@ void xff_sysfs_init(void)
 {
 	unsigned int i;
 
-	i = fipc_stats_attrs_init(xff_stats, XFF_NR_STATS, xff_stat_attrs,
-				  xff_attrs, xff_stat_show);
+	i = fipc_stats_attrs_init(&xff_stats_kind, xff_stat_attrs, xff_attrs,
+				  xff_stat_show);
 	xff_attrs[i++] = &dev_attr_notify_recv.attr;
 	xff_attrs[i++] = &dev_attr_notify_spurious.attr;
 	xff_attrs[i++] = &dev_attr_queues.attr;
