@@ -6,9 +6,10 @@
 #   3. a timed run of 4 KiB random reads and writes on xvdb (WRITEs by
 #      pfn; READs through the staging pages in a PV guest, whose memory
 #      is shared read-only, by pfn in a PVH guest, whose memory is shared
-#      writable) between two mailbox words, while dom0 takes the
-#      backend's counters before and after ("@@FIPC-MS timed-ready" ->
-#      dom0 "go", "@@FIPC-MS timed-done" -> dom0 "ack");
+#      writable) between two mailbox words, dom0 taking the backend's
+#      counters before it says "go" and after "@@FIPC-MS timed-done"
+#      ("@@FIPC-MS timed-ready" -> dom0 "go", "@@FIPC-MS timed-done" ->
+#      dom0 "ack");
 #   4. hostile requests, memshare and staging kinds included (a READ by
 #      pfn is refused in a PV guest, served in a PVH guest);
 #   5. balloon down and back up (new frames behind those pfns), then
@@ -67,12 +68,12 @@ FIPC_DEV=/dev/xvdb FIPC_BS_MIN=512 fipc_fio verify-xvdb /fipc/scenario/verify.fi
 	FIPC_DEV=/dev/xvdc FIPC_BS_MIN=512 fipc_fio verify-xvdc /fipc/scenario/verify.fio || rc=1
 fipc_front_stats 51728 /fipc/out/front-after-verify.json
 
-# No other I/O in the window: the guest goes quiet for 5 s around the job
-# while dom0 takes the counters on the markers.
+# dom0 takes the counters before its "go" and after "timed-done": the
+# window holds the job and the reads of the mailbox (on xvdb) that wait
+# for those words, READs like the job's, however late dom0 answers.
 echo "@@FIPC-MS timed-ready"
 if wait_word go 300; then
 	echo "@@FIPC-MS timed-start"
-	sleep 5
 	rp0=$(fipc_front_stat 51728 memshare_read_pfns)
 	fipc_fio timed-xvdb --name=timed --filename=/dev/xvdb --ioengine=libaio \
 		--direct=1 --rw=randrw --bs=4k --iodepth=32 --offset=128m \
@@ -86,7 +87,6 @@ if wait_word go 300; then
 	else
 		[ "$rp1" = 0 ] || { echo "fipc-memshare: $rp1 READs by pfn on read-only shared memory"; rc=1; }
 	fi
-	sleep 5
 	wait_word ack 300 || rc=1
 else
 	rc=1

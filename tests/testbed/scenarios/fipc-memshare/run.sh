@@ -99,11 +99,12 @@ timed() {
     else
         fipc_dmesg_since_mark | grep 'memshare:' > "$FIPC_RESULTS/dom0/${PFX}memshare-log.txt"
     fi
-    fipc_mailbox_put /dev/nullb0 go
-    marker "$G" '@@FIPC-MS timed-start' 300 || return 1
+    # Before "go": a late look could miss the start of the job.
     for v in 51728:xvdb 51744:xvdc; do
         fipc_be_stats_json "$id" "${v%%:*}" "$FIPC_RESULTS/dom0/timed-before-$PFX${v#*:}.json"
     done
+    fipc_mailbox_put /dev/nullb0 go
+    marker "$G" '@@FIPC-MS timed-start' 300 || return 1
     marker "$G" '@@FIPC-MS timed-done' 600 || return 1
     for v in 51728:xvdb 51744:xvdc; do
         fipc_be_stats_json "$id" "${v%%:*}" "$FIPC_RESULTS/dom0/timed-after-$PFX${v#*:}.json"
