@@ -10,7 +10,7 @@
  * AVAIL = USED = its wrap counter.  Each side flips its wrap counter when
  * its index wraps.  No shared index: only the flags are polled.
  */
-#include "packed_flags.h"
+#include "packed_ring.h"
 
 /**
  * struct pk_desc - a descriptor with its payload in place
@@ -28,32 +28,10 @@ struct pk_desc {
 
 static_assert(sizeof(struct pk_desc) == BENCH_CACHE_LINE, "one line");
 
-/**
- * struct pk_cursor - an index into the ring and its wrap counter
- * @idx: next descriptor
- * @wrap: wrap counter, starts at 1
- */
-struct pk_cursor {
-	u16 idx;
-	u16 wrap;
-};
-
-/**
- * struct pk_end - one side's private state
- * @next: driver: next to make available; device: next to read
- * @used: driver: next used to take back; device: next to write used
- * @num_free: driver only: descriptors it may make available
- */
-struct pk_end {
-	struct pk_cursor next;
-	struct pk_cursor used;
-	unsigned int num_free;
-};
-
 static struct pk_desc *pk_ring;
-static struct pk_end *pk_cli, *pk_srv;
+static struct packed_end *pk_cli, *pk_srv;
 
-static inline void pk_advance(struct pk_cursor *c)
+static inline void pk_advance(struct packed_cursor *c)
 {
 	if (++c->idx == BENCH_RING_SLOTS) {
 		c->idx = 0;
@@ -65,8 +43,8 @@ static inline void pk_advance(struct pk_cursor *c)
  * Write the descriptor at @c: @msg inline (NULL: none, length 0, as a
  * used descriptor without data), its index as id, then @flags; move on.
  */
-static inline void pk_write(struct pk_cursor *c, const struct bench_msg *msg,
-			    u16 flags)
+static inline void pk_write(struct packed_cursor *c,
+			    const struct bench_msg *msg, u16 flags)
 {
 	struct pk_desc *d = &pk_ring[c->idx];
 
@@ -157,12 +135,12 @@ static inline bool srv_reply(const struct bench_buf *b)
 #define RING_HAS_BURST
 
 /* Take up to @max descriptors at @c whose flags are @flags(wrap). */
-static inline unsigned int pk_take_n(struct pk_cursor *c,
+static inline unsigned int pk_take_n(struct packed_cursor *c,
 				     u16 (*flags)(u16 wrap),
 				     struct bench_buf *const *b,
 				     unsigned int max)
 {
-	struct pk_cursor cur = *c;
+	struct packed_cursor cur = *c;
 	u16 want = flags(cur.wrap);
 	unsigned int n;
 	struct pk_desc *d;
@@ -199,7 +177,7 @@ static inline unsigned int srv_recv_n(struct bench_buf *const *b,
 
 static inline bool srv_reply_n(struct bench_buf *const *b, unsigned int n)
 {
-	struct pk_cursor cur = pk_srv->used;
+	struct packed_cursor cur = pk_srv->used;
 	u16 flags = packed_used_flags(cur.wrap);
 	unsigned int i;
 	struct pk_desc *d;
@@ -229,11 +207,7 @@ static int pk_setup(void)
 	pk_srv = bench_alloc(sizeof(*pk_srv));
 	if (!pk_ring || !pk_cli || !pk_srv)
 		return -ENOMEM;
-	pk_cli->next.wrap = 1;
-	pk_cli->used.wrap = 1;
-	pk_cli->num_free = BENCH_RING_SLOTS;
-	pk_srv->next.wrap = 1;
-	pk_srv->used.wrap = 1;
+	packed_ends_init(pk_cli, pk_srv, BENCH_RING_SLOTS);
 	return 0;
 }
 

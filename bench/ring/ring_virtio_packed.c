@@ -20,7 +20,7 @@
  * rings' 64 slots).  Notifications are off (the event suppression
  * structures are not modelled): both sides poll descriptor flags.
  */
-#include "packed_flags.h"
+#include "packed_ring.h"
 
 #define VP_DESCS	(2 * BENCH_RING_SLOTS)
 #define VP_CHAIN	2u
@@ -45,36 +45,25 @@ struct vp_desc {
 static_assert(sizeof(struct vp_desc) == 16, "16-byte descriptors");
 
 /**
- * struct vp_cursor - a position in the descriptor ring and its wrap
- * @idx: descriptor index
- * @wrap: wrap counter, starts at 1
+ * struct vp_device - the device's private state, on its own line
+ * @cur: its cursors
+ * @id: buffer id of the chain being served
+ * @rsp: the response buffer of that chain
  */
-struct vp_cursor {
-	u16 idx;
-	u16 wrap;
-};
-
-/**
- * struct vp_end - one side's private state, on its own line
- * @next: driver: next descriptor to make available; device: next to read
- * @used: driver: next used descriptor to take; device: next to write
- * @num_free: driver only: free descriptors
- * @id: device only: buffer id of the chain being served
- * @rsp: device only: the response buffer of that chain
- */
-struct vp_end {
-	struct vp_cursor next;
-	struct vp_cursor used;
-	unsigned int num_free;
+struct vp_device {
+	struct packed_end cur;
 	u16 id;
 	struct bench_msg *rsp;
 };
 
+static_assert(sizeof(struct vp_device) <= BENCH_CACHE_LINE, "one line");
+
 static struct vp_desc *vp_ring;
 static struct bench_buf *vp_req_bufs, *vp_rsp_bufs;	/* by buffer id */
-static struct vp_end *vp_drv, *vp_dev;
+static struct packed_end *vp_drv;	/* on its own line */
+static struct vp_device *vp_dev;
 
-static inline void vp_skip_chain(struct vp_cursor *c)
+static inline void vp_skip_chain(struct packed_cursor *c)
 {
 	c->idx += VP_CHAIN;
 	if (c->idx >= VP_DESCS) {
@@ -148,27 +137,27 @@ static inline void cli_reclaim(void)
 
 static inline bool srv_recv(struct bench_buf *b)
 {
-	struct vp_desc *d = &vp_ring[vp_dev->next.idx];
+	struct vp_desc *d = &vp_ring[vp_dev->cur.next.idx];
 
 	if ((vp_flags(d) & (PACKED_F_AVAIL | PACKED_F_USED)) !=
-	    packed_avail_flags(vp_dev->next.wrap))
+	    packed_avail_flags(vp_dev->cur.next.wrap))
 		return false;
 	b->msg = *(const struct bench_msg *)(uintptr_t)d[0].addr;
 	vp_dev->rsp = (struct bench_msg *)(uintptr_t)d[1].addr;
 	vp_dev->id = d[1].id;
-	vp_skip_chain(&vp_dev->next);
+	vp_skip_chain(&vp_dev->cur.next);
 	return true;
 }
 
 static inline void vp_write_used(u32 len)
 {
-	struct vp_desc *d = &vp_ring[vp_dev->used.idx];
+	struct vp_desc *d = &vp_ring[vp_dev->cur.used.idx];
 
 	d->id = vp_dev->id;
 	d->len = len;
-	__atomic_store_n(&d->flags, packed_used_flags(vp_dev->used.wrap),
+	__atomic_store_n(&d->flags, packed_used_flags(vp_dev->cur.used.wrap),
 			 __ATOMIC_RELEASE);
-	vp_skip_chain(&vp_dev->used);
+	vp_skip_chain(&vp_dev->cur.used);
 }
 
 static inline bool srv_reply(const struct bench_buf *b)
@@ -198,11 +187,7 @@ static int vp_setup(void)
 	vp_dev = bench_alloc(BENCH_CACHE_LINE);
 	if (!vp_ring || !vp_req_bufs || !vp_rsp_bufs || !vp_drv || !vp_dev)
 		return -ENOMEM;
-	vp_drv->next.wrap = 1;
-	vp_drv->used.wrap = 1;
-	vp_drv->num_free = VP_DESCS;
-	vp_dev->next.wrap = 1;
-	vp_dev->used.wrap = 1;
+	packed_ends_init(vp_drv, &vp_dev->cur, VP_DESCS);
 	return 0;
 }
 
