@@ -1,4 +1,5 @@
 """Tests of the ring benchmark's CPU-pair runner and summary (bench/ring/pairs.sh, pairs.py)."""
+import getopt
 import json
 import os
 import subprocess
@@ -87,32 +88,24 @@ def test_missing_figures_are_not_judged(tmp_path):
     assert "n/a" in pairs.table([row])
 
 
-FAKE_BENCH = """#!/bin/sh
-# Stands in for ring-bench: records its arguments, writes a run's JSON.
-while getopts c:g:j:r: opt; do
-	case $opt in
-	c) cpus=$OPTARG ;;
-	g) build=$OPTARG ;;
-	j) out=$OPTARG ;;
-	r) rounds=$OPTARG ;;
-	esac
-done
-echo "$build $cpus $rounds" >> "$LOG"
-a=${cpus%%,*}
-b=${cpus#*,}
-cat > "$out" <<EOF
-{"benchmark": "ring", "git_commit": "$build", "cpus": [$a, $b],
- "floor": {"rtt_cycles": {"p50": 500}}, "duplex": {"rtt_cycles": {"p50": 510}},
- "packed": {"rtt_cycles": {"p50": 520}},
- "summary": {"duplex_rtt_p50_over_packed": 0.98,
-  "duplex_burst_over_packed": {"1": 0.99, "64": 0.9}}}
-EOF
-"""
+def fake_bench_main(argv):
+    """Stand in for ring-bench: log the build, CPUs and rounds it is
+    given, write its run's JSON as run_json() makes it."""
+    opts = dict(getopt.getopt(argv, "c:g:j:r:")[0])
+    build, cpus = opts["-g"], opts["-c"]
+    with open(os.environ["LOG"], "a") as log:
+        log.write("%s %s %s\n" % (build, cpus, opts.get("-r", "")))
+    data = run_json(build, [int(c) for c in cpus.split(",")], 500, 510, 520,
+                    [0.99] * 6 + [0.9])
+    with open(opts["-j"], "w") as out:
+        json.dump(data, out)
 
 
 def fake_bench(tmp_path, name):
+    """An executable that runs fake_bench_main(), for pairs.sh to run."""
     path = tmp_path / name
-    path.write_text(FAKE_BENCH)
+    path.write_text('#!/bin/sh\nexec "%s" "%s" "$@"\n'
+                    % (sys.executable, os.path.abspath(__file__)))
     path.chmod(0o755)
     return str(path)
 
@@ -210,3 +203,7 @@ def test_reference_rings_table(tmp_path):
           run_json("o", (0, 1), 600, 600, 600, level))
     assert pairs.reference_table(
         pairs.summarise(pairs.load_runs(str(other)))) == ""
+
+
+if __name__ == "__main__":
+    fake_bench_main(sys.argv[1:])
