@@ -57,6 +57,7 @@ struct fipc_poll_test_chan {
 	int sleeping;
 	bool looked_sleeping;
 	atomic_t looks;
+	atomic_t waits;		/* calls of the wait op */
 	atomic_t received;
 	u64 wakeups_seen;
 	unsigned int retry_us;
@@ -144,7 +145,10 @@ static bool fipc_poll_test_has_work(struct fipc_poll_entry *entry)
 static int fipc_poll_test_wait(struct fipc_poll_entry *entry,
 			       struct fipc_waiter *w)
 {
-	return fipc_duplex_server_wait(&fipc_poll_test_chan(entry)->rx, w);
+	struct fipc_poll_test_chan *c = fipc_poll_test_chan(entry);
+
+	atomic_inc(&c->waits);
+	return fipc_duplex_server_wait(&c->rx, w);
 }
 
 static bool fipc_poll_test_busy(struct fipc_poll_entry *entry)
@@ -158,15 +162,6 @@ static int fipc_poll_test_show(struct fipc_poller *pl, char *buf,
 	return fipc_poll_lat_show(buf, size, "test_us", fipc_poller_priv(pl));
 }
 
-static const struct fipc_poll_ops fipc_poll_test_ops = {
-	.poll = fipc_poll_test_poll,
-	.set_sleeping = fipc_poll_test_set_sleeping,
-	.has_work = fipc_poll_test_has_work,
-	.busy = fipc_poll_test_busy,
-	.wait = fipc_poll_test_wait,
-	.show = fipc_poll_test_show,
-};
-
 /* The irq_take op: counts its calls, answers what the test set. */
 static bool fipc_poll_test_irq_take(struct fipc_poll_entry *entry)
 {
@@ -176,10 +171,17 @@ static bool fipc_poll_test_irq_take(struct fipc_poll_entry *entry)
 	return READ_ONCE(c->irq_done);
 }
 
-static const struct fipc_poll_ops fipc_poll_test_irq_ops = {
+/*
+ * Every op, the optional ones included: until a case sets busy or
+ * irq_done, busy and irq_take answer false, which is what their absence
+ * means (wait in hardware; kick the poller).  The duplex case's ops
+ * leave them out.
+ */
+static const struct fipc_poll_ops fipc_poll_test_ops = {
 	.poll = fipc_poll_test_poll,
 	.set_sleeping = fipc_poll_test_set_sleeping,
 	.has_work = fipc_poll_test_has_work,
+	.busy = fipc_poll_test_busy,
 	.wait = fipc_poll_test_wait,
 	.show = fipc_poll_test_show,
 	.irq_take = fipc_poll_test_irq_take,
@@ -1524,7 +1526,6 @@ static void fipc_test_poller_irq_take(struct kunit *test)
 	struct fipc_poller *pl;
 	u64 wakeups;
 
-	set->ops = &fipc_poll_test_irq_ops;
 	KUNIT_ASSERT_EQ(test, fipc_poller_set_start(set), 0);
 	pl = &set->pollers[0];
 	KUNIT_EXPECT_FALSE(test, fipc_poll_entry_asleep(&c->poll));
@@ -1754,128 +1755,65 @@ static void fipc_test_poller_set(struct kunit *test)
 /*
  * A duplex channel in a poller: the poller is the server, answering each
  * call, and waits on the ring with the channel's own wait op
- * (fipc_duplex_server_wait()).
+ * (fipc_duplex_server_wait()).  A test channel whose poll op replies;
+ * its ops have neither busy nor irq_take.
  */
-struct fipc_poll_test_dx {
-	struct fipc_poll_entry poll;
-	struct fipc_duplex_client client;	/* the peer */
-	struct fipc_duplex_server server;
-	int sleeping;
-	atomic_t answered;
-	atomic_t waits;
-};
-
-static struct fipc_poll_test_dx *
-fipc_poll_test_dx(struct fipc_poll_entry *entry)
-{
-	return container_of(entry, struct fipc_poll_test_dx, poll);
-}
-
-/* Answer up to budget calls, each with its request's payload. */
 static int fipc_poll_test_dx_poll(struct fipc_poll_entry *entry,
 				  unsigned int budget)
 {
-	struct fipc_poll_test_dx *d = fipc_poll_test_dx(entry);
+	struct fipc_poll_test_chan *c = fipc_poll_test_chan(entry);
 	struct fipc_msg msg;
 	int n = 0;
 
 	while (budget-- &&
-	       fipc_duplex_take_request(&d->server, &msg, 1, NULL) == 1) {
-		if (fipc_duplex_reply(&d->server, &msg))
+	       fipc_duplex_take_request(&c->rx, &msg, 1, NULL) == 1) {
+		if (fipc_duplex_reply(&c->rx, &msg))
 			break;
 		n++;
 	}
-	atomic_add(n, &d->answered);
+	atomic_add(n, &c->received);
 	return n;
-}
-
-static void fipc_poll_test_dx_set_sleeping(struct fipc_poll_entry *entry,
-					   bool sleeping)
-{
-	WRITE_ONCE(fipc_poll_test_dx(entry)->sleeping, sleeping);
-}
-
-static bool fipc_poll_test_dx_has_work(struct fipc_poll_entry *entry)
-{
-	return fipc_duplex_request_ready(&fipc_poll_test_dx(entry)->server);
-}
-
-static int fipc_poll_test_dx_wait(struct fipc_poll_entry *entry,
-				  struct fipc_waiter *w)
-{
-	struct fipc_poll_test_dx *d = fipc_poll_test_dx(entry);
-
-	atomic_inc(&d->waits);
-	return fipc_duplex_server_wait(&d->server, w);
 }
 
 static const struct fipc_poll_ops fipc_poll_test_dx_ops = {
 	.poll = fipc_poll_test_dx_poll,
-	.set_sleeping = fipc_poll_test_dx_set_sleeping,
-	.has_work = fipc_poll_test_dx_has_work,
-	.wait = fipc_poll_test_dx_wait,
+	.set_sleeping = fipc_poll_test_set_sleeping,
+	.has_work = fipc_poll_test_has_work,
+	.wait = fipc_poll_test_wait,
 };
-
-static bool fipc_poll_test_dx_asleep(void *arg)
-{
-	struct fipc_poll_test_dx *d = arg;
-
-	return READ_ONCE(d->sleeping) &&
-	       fipc_poll_test_idle(fipc_poll_entry_poller(&d->poll));
-}
-
-static bool fipc_poll_test_dx_answered3(void *arg)
-{
-	struct fipc_poll_test_dx *d = arg;
-
-	return atomic_read(&d->answered) == 3;
-}
 
 static void fipc_test_poller_duplex(struct kunit *test)
 {
 	struct fipc_poller_set *set = fipc_poll_test_set(test, 1);
-	struct fipc_poll_test_dx *d = kunit_kzalloc(test, sizeof(*d),
-						    GFP_KERNEL);
+	struct fipc_poll_test_chan *c = fipc_poll_test_chans(test, 1);
 	struct fipc_poller *pl;
 	struct fipc_msg *msg = fipc_test_bufs(test, 1);
-	void *mem = fipc_test_alloc(test, 0);
 	unsigned int i;
 	u64 waits;
 
-	KUNIT_ASSERT_NOT_NULL(test, d);
-	KUNIT_ASSERT_EQ(test, fipc_duplex_client_init(&d->client, mem, 0), 0);
-	KUNIT_ASSERT_EQ(test, fipc_duplex_server_init(&d->server, mem, 0), 0);
-	fipc_poll_entry_init(&d->poll);
 	set->ops = &fipc_poll_test_dx_ops;
 	set->idle_us = 20000;
-	KUNIT_ASSERT_EQ(test, fipc_poller_set_start(set), 0);
-	pl = &set->pollers[0];
-	fipc_poller_attach(set, &d->poll, NULL);
-	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_dx_asleep,
-						     d));
+	pl = fipc_poll_test_start_one(test, set, c);
 	/* It waited on the duplex ring between rounds before sleeping. */
-	KUNIT_EXPECT_GT(test, atomic_read(&d->waits), 0);
+	KUNIT_EXPECT_GT(test, atomic_read(&c->waits), 0);
 	waits = READ_ONCE(pl->rx_waits);
-	KUNIT_EXPECT_EQ(test, waits, (u64)atomic_read(&d->waits));
+	KUNIT_EXPECT_EQ(test, waits, (u64)atomic_read(&c->waits));
 
 	/* The client calls three times and notifies the sleeping poller. */
 	for (i = 0; i < 3; i++) {
 		rt_fill(msg, 1, 40 + i);
-		KUNIT_EXPECT_EQ(test, fipc_duplex_call(&d->client, msg, 1), 0);
+		KUNIT_EXPECT_EQ(test, fipc_duplex_call(&c->tx, msg, 1), 0);
 	}
-	KUNIT_EXPECT_TRUE(test, fipc_poll_entry_irq(&d->poll));
-	KUNIT_EXPECT_TRUE(test,
-			  fipc_poll_test_until(fipc_poll_test_dx_answered3, d));
+	KUNIT_EXPECT_TRUE(test, fipc_poll_entry_irq(&c->poll));
+	KUNIT_EXPECT_TRUE(test, fipc_poll_test_until(fipc_poll_test_got3, c));
 	for (i = 0; i < 3; i++) {
-		KUNIT_EXPECT_EQ(test, fipc_duplex_take_reply(&d->client, msg),
-				0);
+		KUNIT_EXPECT_EQ(test, fipc_duplex_take_reply(&c->tx, msg), 0);
 		KUNIT_EXPECT_TRUE(test, rt_match(msg, 1, 40 + i));
 	}
-	KUNIT_EXPECT_EQ(test, fipc_duplex_room(&d->client), 64u);
-	KUNIT_EXPECT_EQ(test, fipc_duplex_server_error(&d->server), 0);
+	KUNIT_EXPECT_EQ(test, fipc_duplex_room(&c->tx), 64u);
+	KUNIT_EXPECT_EQ(test, fipc_duplex_server_error(&c->rx), 0);
 
-	fipc_poller_detach(&d->poll);
-	fipc_poller_set_stop(set);
+	fipc_poll_test_stop(set, c, 1);
 }
 
 static struct kunit_case fipc_test_cases[] = {
