@@ -46,13 +46,17 @@ struct good {
 	const char *poller_cpus;
 	int is_cdrom;
 	int weight; /* 0: not given */
-	/* The I/O limits (0: not given), by designated initializers. */
-	unsigned long long iops, iops_read, iops_write, bps, bps_read, bps_write;
-	int burst_ms;
-	/* The guest's totals (0: not given), likewise. */
-	unsigned long long guest_iops, guest_iops_read, guest_iops_write;
-	unsigned long long guest_bps, guest_bps_read, guest_bps_write;
-	int guest_burst_ms;
+	/*
+	 * The I/O limits and the guest's totals (0: not given), named as
+	 * in libxl's disk, by designated initializers.
+	 */
+	unsigned long long fipc_iops, fipc_iops_read, fipc_iops_write;
+	unsigned long long fipc_bps, fipc_bps_read, fipc_bps_write;
+	int fipc_burst_ms;
+	unsigned long long fipc_guest_iops, fipc_guest_iops_read;
+	unsigned long long fipc_guest_iops_write, fipc_guest_bps;
+	unsigned long long fipc_guest_bps_read, fipc_guest_bps_write;
+	int fipc_guest_burst_ms;
 };
 
 struct bad {
@@ -68,8 +72,6 @@ struct bad {
 	"phy1:/dev/nullb1,xvdg,w,iops=1,iops-read=1099511627776,bps=1,bps-read=1099511627776,bps-write=1024G,burst-ms=60000"
 #define SPEC_LIMIT_KEYWORDS \
 	"backendtype=phy1,iops-write=7,burst-ms=1,bps=50M,vdev=xvdb,bps=1K,target=/dev/nullb0"
-#define ERR_BPS \
-	"bad value for bps (use 1 to 1099511627776, or up to 1024G with a 1024-based K, M or G)"
 #define ERR_LIMITS_PHY1 \
 	"iops, iops-read, iops-write, bps, bps-read, bps-write and burst-ms need backendtype phy1"
 #define SPEC_ALL_GUEST \
@@ -78,12 +80,15 @@ struct bad {
 	"phy1:/dev/nullb1,xvdg,w,guest-iops=1,guest-iops-write=1099511627776,guest-bps=1024G,guest-bps-read=1,guest-bps-write=1099511627776,guest-burst-ms=60000"
 #define SPEC_GUEST_AND_DISK \
 	"backendtype=phy1,guest-iops=9,iops=3,vdev=xvdc,guest-iops=10,guest-burst-ms=1,burst-ms=7,guest-bps-read=3G,target=/dev/nullb2"
-#define ERR_GUEST_IOPS \
-	"bad value for guest-iops (use 1 to 1099511627776)"
-#define ERR_GUEST_BPS \
-	"bad value for guest-bps (use 1 to 1099511627776, or up to 1024G with a 1024-based K, M or G)"
 #define ERR_GUEST_PHY1 \
 	"guest-iops, guest-iops-read, guest-iops-write, guest-bps, guest-bps-read, guest-bps-write and guest-burst-ms need backendtype phy1"
+
+/* The errors of a bad rate (of I/O or of bytes) and of a bad burst. */
+#define ERR_IOPS(o) "bad value for " o " (use 1 to 1099511627776)"
+#define ERR_BPS(o) \
+	"bad value for " o \
+	" (use 1 to 1099511627776, or up to 1024G with a 1024-based K, M or G)"
+#define ERR_BURST(o) "bad value for " o " (use 1 to 60000)"
 
 #define PHY1 LIBXL_DISK_BACKEND_PHY1
 #define RAW LIBXL_DISK_FORMAT_RAW
@@ -128,34 +133,38 @@ static const struct good goods[] = {
 	{ "weight=1, the lowest", { "phy1:/dev/nullb1,xvdh,w,weight=1" },
 	  DISK(PHY1, "/dev/nullb1", "xvdh", 1), .weight = 1 },
 	{ "all I/O limits, bps with K, M and G", { SPEC_ALL_LIMITS },
-	  DISK(PHY1, "/dev/nullb1", "xvdg", 1), .iops = 2000, .iops_read = 1500,
-	  .iops_write = 500, .bps = 100 << 20, .bps_read = 64 << 10,
-	  .bps_write = 2ULL << 30, .burst_ms = 500 },
+	  DISK(PHY1, "/dev/nullb1", "xvdg", 1), .fipc_iops = 2000,
+	  .fipc_iops_read = 1500, .fipc_iops_write = 500,
+	  .fipc_bps = 100 << 20, .fipc_bps_read = 64 << 10,
+	  .fipc_bps_write = 2ULL << 30, .fipc_burst_ms = 500 },
 	{ "I/O limits at their bounds", { SPEC_LIMIT_BOUNDS },
-	  DISK(PHY1, "/dev/nullb1", "xvdg", 1), .iops = 1,
-	  .iops_read = 1ULL << 40, .bps = 1, .bps_read = 1ULL << 40,
-	  .bps_write = 1ULL << 40, .burst_ms = 60000 },
+	  DISK(PHY1, "/dev/nullb1", "xvdg", 1), .fipc_iops = 1,
+	  .fipc_iops_read = 1ULL << 40, .fipc_bps = 1,
+	  .fipc_bps_read = 1ULL << 40, .fipc_bps_write = 1ULL << 40,
+	  .fipc_burst_ms = 60000 },
 	{ "I/O limits in the keyword form, given twice: the last counts",
 	  { SPEC_LIMIT_KEYWORDS },
-	  DISK(PHY1, "/dev/nullb0", "xvdb", 1), .iops_write = 7, .bps = 1024,
-	  .burst_ms = 1 },
+	  DISK(PHY1, "/dev/nullb0", "xvdb", 1), .fipc_iops_write = 7,
+	  .fipc_bps = 1024, .fipc_burst_ms = 1 },
 	{ "all guest totals, guest-bps with K, M and G", { SPEC_ALL_GUEST },
-	  DISK(PHY1, "/dev/nullb1", "xvdg", 1), .guest_iops = 5000,
-	  .guest_iops_read = 4000, .guest_iops_write = 1000,
-	  .guest_bps = 200 << 20, .guest_bps_read = 512 << 10,
-	  .guest_bps_write = 1ULL << 30, .guest_burst_ms = 250 },
+	  DISK(PHY1, "/dev/nullb1", "xvdg", 1), .fipc_guest_iops = 5000,
+	  .fipc_guest_iops_read = 4000, .fipc_guest_iops_write = 1000,
+	  .fipc_guest_bps = 200 << 20, .fipc_guest_bps_read = 512 << 10,
+	  .fipc_guest_bps_write = 1ULL << 30, .fipc_guest_burst_ms = 250 },
 	{ "guest totals at their bounds", { SPEC_GUEST_BOUNDS },
-	  DISK(PHY1, "/dev/nullb1", "xvdg", 1), .guest_iops = 1,
-	  .guest_iops_write = 1ULL << 40, .guest_bps = 1ULL << 40,
-	  .guest_bps_read = 1, .guest_bps_write = 1ULL << 40,
-	  .guest_burst_ms = 60000 },
+	  DISK(PHY1, "/dev/nullb1", "xvdg", 1), .fipc_guest_iops = 1,
+	  .fipc_guest_iops_write = 1ULL << 40, .fipc_guest_bps = 1ULL << 40,
+	  .fipc_guest_bps_read = 1, .fipc_guest_bps_write = 1ULL << 40,
+	  .fipc_guest_burst_ms = 60000 },
 	{ "guest totals beside the disk's limits, keyword form, last counts",
 	  { SPEC_GUEST_AND_DISK },
-	  DISK(PHY1, "/dev/nullb2", "xvdc", 1), .iops = 3, .burst_ms = 7,
-	  .guest_iops = 10, .guest_bps_read = 3ULL << 30, .guest_burst_ms = 1 },
+	  DISK(PHY1, "/dev/nullb2", "xvdc", 1), .fipc_iops = 3,
+	  .fipc_burst_ms = 7, .fipc_guest_iops = 10,
+	  .fipc_guest_bps_read = 3ULL << 30, .fipc_guest_burst_ms = 1 },
 	{ "a guest total in the positional form's separate arguments",
 	  { "phy1:/dev/nullb0", "xvdb", "w", "guest-bps-write=64M" },
-	  DISK(PHY1, "/dev/nullb0", "xvdb", 1), .guest_bps_write = 64 << 20 },
+	  DISK(PHY1, "/dev/nullb0", "xvdb", 1),
+	  .fipc_guest_bps_write = 64 << 20 },
 	{ "queues=1 and a multi-range CPU list",
 	  { "phy1:/dev/nullb1,xvdi,w,queues=1,poller-cpus=0:2-3:8-15" },
 	  DISK(PHY1, "/dev/nullb1", "xvdi", 1), .queues = 1,
@@ -188,7 +197,8 @@ static const struct good goods[] = {
 };
 
 /* A phy1 disk with one option more. */
-#define OPT(o) { "phy1:/dev/sda,xvdb,w," o }
+#define OPT_DISK "phy1:/dev/sda,xvdb,w,"
+#define OPT(o) { OPT_DISK o }
 
 static const struct bad bads[] = {
 	{ "unknown mode", { "phy1:/dev/nullb0,xvdb,x" },
@@ -212,85 +222,6 @@ static const struct bad bads[] = {
 	{ "cdrom", { "phy1:/dev/sr0,xvdb:cdrom,r" },
 	  "backendtype phy1 does not support cdrom" },
 	{ "unknown parameter", OPT("memshared=on"), "unknown parameter" },
-	{ "memshare=yes", OPT("memshare=yes"), "unknown value for memshare" },
-	{ "memshare empty", OPT("memshare="), "unknown value for memshare" },
-	{ "queues=0", OPT("queues=0"), "bad value for queues" },
-	{ "queues=257", OPT("queues=257"), "bad value for queues" },
-	{ "queues=-1", OPT("queues=-1"), "bad value for queues" },
-	{ "queues=4x", OPT("queues=4x"), "bad value for queues" },
-	{ "queues huge", OPT("queues=99999999999999999999"),
-	  "bad value for queues" },
-	{ "weight=0", OPT("weight=0"), "bad value for weight" },
-	{ "weight=65536", OPT("weight=65536"), "bad value for weight" },
-	{ "weight=-1", OPT("weight=-1"), "bad value for weight" },
-	{ "weight=high", OPT("weight=high"), "bad value for weight" },
-	{ "weight empty", OPT("weight="), "bad value for weight" },
-	{ "iops=0", OPT("iops=0"),
-	  "bad value for iops (use 1 to 1099511627776)" },
-	{ "iops-read above 2^40", OPT("iops-read=1099511627777"),
-	  "bad value for iops-read (use 1 to 1099511627776)" },
-	{ "iops-write=fast", OPT("iops-write=fast"),
-	  "bad value for iops-write" },
-	{ "iops takes no suffix", OPT("iops=5K"),
-	  "bad value for iops (use 1 to 1099511627776)" },
-	{ "iops=-1", OPT("iops=-1"), "bad value for iops" },
-	{ "bps=0", OPT("bps=0"), ERR_BPS },
-	{ "bps=0M", OPT("bps=0M"), "bad value for bps" },
-	{ "bps-read=1025G", OPT("bps-read=1025G"), "bad value for bps-read" },
-	{ "bps-write=1099511627777", OPT("bps-write=1099511627777"),
-	  "bad value for bps-write" },
-	{ "bps overflowing with K", OPT("bps=18014398509481984K"),
-	  "bad value for bps" },
-	{ "bps huge", OPT("bps=99999999999999999999"), "bad value for bps" },
-	{ "bps=50MB", OPT("bps=50MB"), "bad value for bps" },
-	{ "bps=50m (lower case)", OPT("bps=50m"), "bad value for bps" },
-	{ "bps=M", OPT("bps=M"), "bad value for bps" },
-	{ "bps empty", OPT("bps="), "bad value for bps" },
-	{ "burst-ms=0", OPT("burst-ms=0"),
-	  "bad value for burst-ms (use 1 to 60000)" },
-	{ "burst-ms=60001", OPT("burst-ms=60001"),
-	  "bad value for burst-ms (use 1 to 60000)" },
-	{ "burst-ms=1s", OPT("burst-ms=1s"), "bad value for burst-ms" },
-	{ "guest-iops=0", OPT("guest-iops=0"), ERR_GUEST_IOPS },
-	{ "guest-iops takes no suffix", OPT("guest-iops=5K"), ERR_GUEST_IOPS },
-	{ "guest-iops-read above 2^40", OPT("guest-iops-read=1099511627777"),
-	  "bad value for guest-iops-read (use 1 to 1099511627776)" },
-	{ "guest-iops-write=fast", OPT("guest-iops-write=fast"),
-	  "bad value for guest-iops-write" },
-	{ "guest-iops=-1", OPT("guest-iops=-1"), "bad value for guest-iops" },
-	{ "guest-bps=0", OPT("guest-bps=0"), ERR_GUEST_BPS },
-	{ "guest-bps=0K", OPT("guest-bps=0K"), ERR_GUEST_BPS },
-	{ "guest-bps-read=1025G", OPT("guest-bps-read=1025G"),
-	  "bad value for guest-bps-read" },
-	{ "guest-bps-write=1099511627777", OPT("guest-bps-write=1099511627777"),
-	  "bad value for guest-bps-write" },
-	{ "guest-bps overflowing with M", OPT("guest-bps=17592186044416M"),
-	  ERR_GUEST_BPS },
-	{ "guest-bps huge", OPT("guest-bps=99999999999999999999"),
-	  ERR_GUEST_BPS },
-	{ "guest-bps=1g (lower case)", OPT("guest-bps=1g"), ERR_GUEST_BPS },
-	{ "guest-bps=2GB", OPT("guest-bps=2GB"), ERR_GUEST_BPS },
-	{ "guest-bps empty", OPT("guest-bps="), ERR_GUEST_BPS },
-	{ "guest-burst-ms=0", OPT("guest-burst-ms=0"),
-	  "bad value for guest-burst-ms (use 1 to 60000)" },
-	{ "guest-burst-ms=60001", OPT("guest-burst-ms=60001"),
-	  "bad value for guest-burst-ms (use 1 to 60000)" },
-	{ "guest-burst-ms=100ms", OPT("guest-burst-ms=100ms"),
-	  "bad value for guest-burst-ms (use 1 to 60000)" },
-	{ "guest-burst-ms empty", OPT("guest-burst-ms="),
-	  "bad value for guest-burst-ms (use 1 to 60000)" },
-	{ "poller-cpus descending", OPT("poller-cpus=3-1"),
-	  "bad value for poller-cpus" },
-	{ "poller-cpus letters", OPT("poller-cpus=all"),
-	  "bad value for poller-cpus" },
-	{ "poller-cpus open range", OPT("poller-cpus=1-"),
-	  "bad value for poller-cpus" },
-	{ "poller-cpus empty item", OPT("poller-cpus=1::2"),
-	  "bad value for poller-cpus" },
-	{ "poller-cpus trailing colon", OPT("poller-cpus=1:"),
-	  "bad value for poller-cpus" },
-	{ "poller-cpus too high", OPT("poller-cpus=65536"),
-	  "bad value for poller-cpus" },
 	{ "poller-cpus respecified", OPT("poller-cpus=1,poller-cpus=2"),
 	  "poller-cpus respecified" },
 	{ "fipc option on a classic disk",
@@ -312,6 +243,49 @@ static const struct bad bads[] = {
 	{ "guest-burst-ms with backendtype=phy",
 	  { "backendtype=phy,vdev=xvda,guest-burst-ms=100,target=/dev/sda" },
 	  ERR_GUEST_PHY1 },
+};
+
+/*
+ * Values refused for one option of a phy1 disk, each a case of its own:
+ * OPT("OPTION=VALUE") fails with the error.
+ */
+struct bad_values {
+	const char *option;
+	const char *error;
+	const char *values[9]; /* up to NULL */
+};
+
+static const struct bad_values bad_values[] = {
+	{ "memshare", "unknown value for memshare (use on or off)",
+	  { "yes", "" } },
+	{ "queues", "bad value for queues (use 1 to 256)",
+	  { "0", "257", "-1", "4x", "99999999999999999999" } },
+	{ "weight", "bad value for weight (use 1 to 65535)",
+	  { "0", "65536", "-1", "high", "" } },
+	/* I/O rates take no suffix. */
+	{ "iops", ERR_IOPS("iops"), { "0", "5K", "-1" } },
+	{ "iops-read", ERR_IOPS("iops-read"), { "1099511627777" } },
+	{ "iops-write", ERR_IOPS("iops-write"), { "fast" } },
+	/* Byte rates: 2^64 with K overflows; suffixes are upper case. */
+	{ "bps", ERR_BPS("bps"),
+	  { "0", "0M", "18014398509481984K", "99999999999999999999", "50MB",
+	    "50m", "M", "" } },
+	{ "bps-read", ERR_BPS("bps-read"), { "1025G" } },
+	{ "bps-write", ERR_BPS("bps-write"), { "1099511627777" } },
+	{ "burst-ms", ERR_BURST("burst-ms"), { "0", "60001", "1s" } },
+	{ "guest-iops", ERR_IOPS("guest-iops"), { "0", "5K", "-1" } },
+	{ "guest-iops-read", ERR_IOPS("guest-iops-read"), { "1099511627777" } },
+	{ "guest-iops-write", ERR_IOPS("guest-iops-write"), { "fast" } },
+	/* 2^64 with M overflows. */
+	{ "guest-bps", ERR_BPS("guest-bps"),
+	  { "0", "0K", "17592186044416M", "99999999999999999999", "1g", "2GB",
+	    "" } },
+	{ "guest-bps-read", ERR_BPS("guest-bps-read"), { "1025G" } },
+	{ "guest-bps-write", ERR_BPS("guest-bps-write"), { "1099511627777" } },
+	{ "guest-burst-ms", ERR_BURST("guest-burst-ms"),
+	  { "0", "60001", "100ms", "" } },
+	{ "poller-cpus", "bad value for poller-cpus (use e.g. 0-1:4)",
+	  { "3-1", "all", "1-", "1::2", "1:", "65536" } },
 };
 
 static int failures;
@@ -373,6 +347,12 @@ static int parse(const char *const *specs, libxl_device_disk *disk,
 		}                                                \
 	} while (0)
 
+/* An I/O limit or guest total: the disk's fipc_<limit> as the row's. */
+#define CHECK_LIMIT(limit)                                               \
+	CHECK(d.fipc_##limit == t->fipc_##limit, #limit " %llu, expected %llu", \
+	      (unsigned long long)d.fipc_##limit,                        \
+	      (unsigned long long)t->fipc_##limit)
+
 static void test_good(const struct good *t)
 {
 	libxl_device_disk d;
@@ -407,41 +387,20 @@ static void test_good(const struct good *t)
 	      d.fipc_max_queues, t->queues);
 	CHECK(d.fipc_weight == t->weight, "weight %d, expected %d",
 	      d.fipc_weight, t->weight);
-	CHECK(d.fipc_iops == t->iops && d.fipc_iops_read == t->iops_read &&
-	      d.fipc_iops_write == t->iops_write,
-	      "iops %llu/%llu/%llu, expected %llu/%llu/%llu",
-	      (unsigned long long)d.fipc_iops,
-	      (unsigned long long)d.fipc_iops_read,
-	      (unsigned long long)d.fipc_iops_write, t->iops, t->iops_read,
-	      t->iops_write);
-	CHECK(d.fipc_bps == t->bps && d.fipc_bps_read == t->bps_read &&
-	      d.fipc_bps_write == t->bps_write,
-	      "bps %llu/%llu/%llu, expected %llu/%llu/%llu",
-	      (unsigned long long)d.fipc_bps,
-	      (unsigned long long)d.fipc_bps_read,
-	      (unsigned long long)d.fipc_bps_write, t->bps, t->bps_read,
-	      t->bps_write);
-	CHECK(d.fipc_burst_ms == t->burst_ms, "burst-ms %d, expected %d",
-	      d.fipc_burst_ms, t->burst_ms);
-	CHECK(d.fipc_guest_iops == t->guest_iops &&
-	      d.fipc_guest_iops_read == t->guest_iops_read &&
-	      d.fipc_guest_iops_write == t->guest_iops_write,
-	      "guest-iops %llu/%llu/%llu, expected %llu/%llu/%llu",
-	      (unsigned long long)d.fipc_guest_iops,
-	      (unsigned long long)d.fipc_guest_iops_read,
-	      (unsigned long long)d.fipc_guest_iops_write, t->guest_iops,
-	      t->guest_iops_read, t->guest_iops_write);
-	CHECK(d.fipc_guest_bps == t->guest_bps &&
-	      d.fipc_guest_bps_read == t->guest_bps_read &&
-	      d.fipc_guest_bps_write == t->guest_bps_write,
-	      "guest-bps %llu/%llu/%llu, expected %llu/%llu/%llu",
-	      (unsigned long long)d.fipc_guest_bps,
-	      (unsigned long long)d.fipc_guest_bps_read,
-	      (unsigned long long)d.fipc_guest_bps_write, t->guest_bps,
-	      t->guest_bps_read, t->guest_bps_write);
-	CHECK(d.fipc_guest_burst_ms == t->guest_burst_ms,
-	      "guest-burst-ms %d, expected %d", d.fipc_guest_burst_ms,
-	      t->guest_burst_ms);
+	CHECK_LIMIT(iops);
+	CHECK_LIMIT(iops_read);
+	CHECK_LIMIT(iops_write);
+	CHECK_LIMIT(bps);
+	CHECK_LIMIT(bps_read);
+	CHECK_LIMIT(bps_write);
+	CHECK_LIMIT(burst_ms);
+	CHECK_LIMIT(guest_iops);
+	CHECK_LIMIT(guest_iops_read);
+	CHECK_LIMIT(guest_iops_write);
+	CHECK_LIMIT(guest_bps);
+	CHECK_LIMIT(guest_bps_read);
+	CHECK_LIMIT(guest_bps_write);
+	CHECK_LIMIT(guest_burst_ms);
 	CHECK(streq(d.fipc_poller_cpus, t->poller_cpus),
 	      "poller cpus %s, expected %s", d.fipc_poller_cpus,
 	      t->poller_cpus);
@@ -471,6 +430,20 @@ static void test_bad(const struct bad *t)
 	result(t->name, why);
 	libxl_device_disk_dispose(&d);
 	free(report);
+}
+
+/* Each value of bad_values[] as a bad spec. */
+static void test_bad_values(const struct bad_values *t)
+{
+	char name[80], spec[sizeof(OPT_DISK) + sizeof(name)];
+	struct bad bad = { name, { spec }, t->error };
+	const char *const *value;
+
+	for (value = t->values; *value; value++) {
+		snprintf(name, sizeof(name), "%s=%s", t->option, *value);
+		snprintf(spec, sizeof(spec), OPT_DISK "%s", name);
+		test_bad(&bad);
+	}
 }
 
 /* The JSON form of a parsed disk, as "xl block-attach -n" prints it. */
@@ -578,6 +551,8 @@ int main(void)
 		test_good(&goods[i]);
 	for (i = 0; i < ARRAY_SIZE(bads); i++)
 		test_bad(&bads[i]);
+	for (i = 0; i < ARRAY_SIZE(bad_values); i++)
+		test_bad_values(&bad_values[i]);
 	test_json();
 	test_backend_strings();
 #ifdef WITH_DEVNUM
