@@ -14,9 +14,10 @@
  *
  * Most cases are one request and its answer: a row of xfb_cases[], run
  * by the parameterised case xfb_test_request under a name that says the
- * rule it tests and the request ("bad_op 3: op 0x05, ...").  The cases
- * that derive requests (one reference count after another) and the
- * other functions of back_validate.c have cases of their own.
+ * rule it tests and the request ("bad_op 3: op 0x05, ...").  Rules over
+ * a range of values (every undefined flag bit, each reference count, ...)
+ * have cases that derive the requests, printing a wrong one as a row's
+ * name; the other functions of back_validate.c have cases of their own.
  */
 #include <kunit/test.h>
 #include <linux/bits.h>
@@ -318,50 +319,14 @@ static const struct xfb_case xfb_cases[] = {
 	{ "bad_flags", &disk, REQ(WRITE, F_SECURE, 0, 4096, 0),
 	  BAD(WHY_FLAGS) },
 	{ "bad_flags", &disk, REQ(DISCARD, F_FUA, 0, 4096, 0), BAD(WHY_FLAGS) },
-	/* ... and every undefined bit, alone and beside a valid flag. */
-	{ "bad_flags", &disk, REQ(READ, BIT(2), 0, 4096, 0), BAD(WHY_FLAGS) },
-	{ "bad_flags", &disk, REQ(WRITE, BIT(2) | F_FUA, 0, 4096, 0),
-	  BAD(WHY_FLAGS) },
-	{ "bad_flags", &disk, REQ(DISCARD, BIT(2) | F_SECURE, 0, 4096, 0),
-	  BAD(WHY_FLAGS) },
-	{ "bad_flags", &disk, REQ(READ, BIT(3), 0, 4096, 0), BAD(WHY_FLAGS) },
-	{ "bad_flags", &disk, REQ(WRITE, BIT(3) | F_FUA, 0, 4096, 0),
-	  BAD(WHY_FLAGS) },
-	{ "bad_flags", &disk, REQ(DISCARD, BIT(3) | F_SECURE, 0, 4096, 0),
-	  BAD(WHY_FLAGS) },
-	{ "bad_flags", &disk, REQ(READ, BIT(4), 0, 4096, 0), BAD(WHY_FLAGS) },
-	{ "bad_flags", &disk, REQ(WRITE, BIT(4) | F_FUA, 0, 4096, 0),
-	  BAD(WHY_FLAGS) },
-	{ "bad_flags", &disk, REQ(DISCARD, BIT(4) | F_SECURE, 0, 4096, 0),
-	  BAD(WHY_FLAGS) },
-	{ "bad_flags", &disk, REQ(READ, BIT(5), 0, 4096, 0), BAD(WHY_FLAGS) },
-	{ "bad_flags", &disk, REQ(WRITE, BIT(5) | F_FUA, 0, 4096, 0),
-	  BAD(WHY_FLAGS) },
-	{ "bad_flags", &disk, REQ(DISCARD, BIT(5) | F_SECURE, 0, 4096, 0),
-	  BAD(WHY_FLAGS) },
-	{ "bad_flags", &disk, REQ(READ, BIT(6), 0, 4096, 0), BAD(WHY_FLAGS) },
-	{ "bad_flags", &disk, REQ(WRITE, BIT(6) | F_FUA, 0, 4096, 0),
-	  BAD(WHY_FLAGS) },
-	{ "bad_flags", &disk, REQ(DISCARD, BIT(6) | F_SECURE, 0, 4096, 0),
-	  BAD(WHY_FLAGS) },
-	{ "bad_flags", &disk, REQ(READ, BIT(7), 0, 4096, 0), BAD(WHY_FLAGS) },
-	{ "bad_flags", &disk, REQ(WRITE, BIT(7) | F_FUA, 0, 4096, 0),
-	  BAD(WHY_FLAGS) },
-	{ "bad_flags", &disk, REQ(DISCARD, BIT(7) | F_SECURE, 0, 4096, 0),
-	  BAD(WHY_FLAGS) },
+	/* (... and every undefined bit: xfb_test_bad_flag_bits.) */
 
-	/* FIPCBLK_F_GRANTREFS: READ/WRITE on a memshare channel only. */
-	{ "grantrefs", &memshare, REQ(READ, F_GRANT, 0, 4096, 0), GOOD(1) },
-	{ "grantrefs", &disk, REQ(READ, F_GRANT, 0, 4096, 0), BAD(WHY_FLAGS) },
-	{ "grantrefs", &memshare, REQ(WRITE, F_GRANT | F_FUA, 0, 4096, 512),
-	  GOOD(2) },
-	{ "grantrefs", &disk, REQ(WRITE, F_GRANT | F_FUA, 0, 4096, 512),
-	  BAD(WHY_FLAGS) },
-	/* Never on requests without data. */
+	/*
+	 * FIPCBLK_F_GRANTREFS: READ/WRITE on a memshare channel only
+	 * (xfb_test_channel_flags); never on a flush.
+	 */
 	{ "grantrefs", &memshare, REQ(FLUSH, F_GRANT, 0, 0, 0),
 	  BAD(WHY_FLUSH) },
-	{ "grantrefs", &memshare, REQ(DISCARD, F_GRANT, 0, 4096, 0),
-	  BAD(WHY_FLAGS) },
 	/* The other undefined bits stay refused on memshare too. */
 	{ "grantrefs", &memshare, REQ(READ, F_GRANT | BIT(4), 0, 4096, 0),
 	  BAD(WHY_FLAGS) },
@@ -370,32 +335,15 @@ static const struct xfb_case xfb_cases[] = {
 
 	/*
 	 * FIPCBLK_F_STAGED: READ/WRITE on a channel with staging pages
-	 * only, never with FIPCBLK_F_GRANTREFS; the indices are checked at
-	 * lookup.
+	 * only (xfb_test_channel_flags), never with FIPCBLK_F_GRANTREFS;
+	 * the indices are checked at lookup.
 	 */
-	{ "staged", &memshare, REQ(READ, F_STAGED, 0, 8192, 512), GOOD(3) },
-	{ "staged", &disk, REQ(READ, F_STAGED, 0, 8192, 512), BAD(WHY_FLAGS) },
-	{ "staged", &memshare, REQ(WRITE, F_STAGED | F_FUA, 0, 4096, 0),
-	  GOOD(1) },
-	{ "staged", &disk, REQ(WRITE, F_STAGED | F_FUA, 0, 4096, 0),
-	  BAD(WHY_FLAGS) },
 	{ "staged", &memshare, REQ(READ, F_STAGED | F_GRANT, 0, 4096, 0),
 	  BAD(WHY_BOTH) },
 	{ "staged", &memshare, REQ(WRITE, F_STAGED | F_GRANT, 0, 4096, 0),
 	  BAD(WHY_BOTH) },
 	{ "staged", &memshare, REQ(FLUSH, F_STAGED, 0, 0, 0), BAD(WHY_FLUSH) },
-	{ "staged", &memshare, REQ(DISCARD, F_STAGED, 0, 4096, 0),
-	  BAD(WHY_FLAGS) },
-	/*
-	 * A grant channel with staging pages: FIPCBLK_F_STAGED as on
-	 * memshare; FIPCBLK_F_GRANTREFS stays memshare's (a grant channel's
-	 * references are grants anyway).
-	 */
-	{ "staged", &gstaging, REQ(READ, F_STAGED, 0, 8192, 512), GOOD(3) },
-	{ "staged", &gstaging, REQ(WRITE, F_STAGED | F_FUA, 0, 4096, 0),
-	  GOOD(1) },
-	{ "staged", &gstaging, REQ(READ, F_GRANT, 0, 4096, 0),
-	  BAD(WHY_FLAGS) },
+	/* A grant channel with staging pages, as on memshare. */
 	{ "staged", &gstaging, REQ(WRITE, F_STAGED | F_GRANT, 0, 4096, 0),
 	  BAD(WHY_FLAGS) },
 	{ "staged", &gstaging, REQ(FLUSH, F_STAGED, 0, 0, 0),
@@ -415,100 +363,14 @@ static const struct xfb_case xfb_cases[] = {
 	{ "too_big", &disk, REQ(WRITE, 0, 0, U32_MAX & ~511u, 0),
 	  SLOTS(MAX_SLOTS), BAD(WHY_BIG) },
 
-	/* Lengths that are not whole logical blocks of 512 bytes ... */
-	{ "bad_len", &disk, REQ(READ, 0, 0, 1, 0), BAD(WHY_LEN) },
-	{ "bad_len", &disk, REQ(DISCARD, 0, 0, 1, 0), BAD(WHY_LEN) },
-	{ "bad_len", &disk, REQ(READ, 0, 0, 100, 0), BAD(WHY_LEN) },
-	{ "bad_len", &disk, REQ(DISCARD, 0, 0, 100, 0), BAD(WHY_LEN) },
-	{ "bad_len", &disk, REQ(READ, 0, 0, 511, 0), BAD(WHY_LEN) },
-	{ "bad_len", &disk, REQ(DISCARD, 0, 0, 511, 0), BAD(WHY_LEN) },
-	{ "bad_len", &disk, REQ(READ, 0, 0, 513, 0), BAD(WHY_LEN) },
-	{ "bad_len", &disk, REQ(DISCARD, 0, 0, 513, 0), BAD(WHY_LEN) },
-	{ "bad_len", &disk, REQ(READ, 0, 0, 1000, 0), BAD(WHY_LEN) },
-	{ "bad_len", &disk, REQ(DISCARD, 0, 0, 1000, 0), BAD(WHY_LEN) },
-	{ "bad_len", &disk, REQ(READ, 0, 0, 4095, 0), BAD(WHY_LEN) },
-	{ "bad_len", &disk, REQ(DISCARD, 0, 0, 4095, 0), BAD(WHY_LEN) },
-	{ "bad_len", &disk, REQ(READ, 0, 0, 4097, 0), BAD(WHY_LEN) },
-	{ "bad_len", &disk, REQ(DISCARD, 0, 0, 4097, 0), BAD(WHY_LEN) },
-	/* ... or of 4096 bytes ... */
-	{ "bad_len", &disk4k, REQ(WRITE, 0, 8, 512, 0), LEN4K(512),
-	  BAD(WHY_LEN) },
-	{ "bad_len", &disk4k, REQ(DISCARD, 0, 8, 512, 0), BAD(WHY_LEN) },
-	{ "bad_len", &disk4k, REQ(WRITE, 0, 8, 1024, 0), LEN4K(1024),
-	  BAD(WHY_LEN) },
-	{ "bad_len", &disk4k, REQ(DISCARD, 0, 8, 1024, 0), BAD(WHY_LEN) },
-	{ "bad_len", &disk4k, REQ(WRITE, 0, 8, 3584, 0), LEN4K(3584),
-	  BAD(WHY_LEN) },
-	{ "bad_len", &disk4k, REQ(DISCARD, 0, 8, 3584, 0), BAD(WHY_LEN) },
-	{ "bad_len", &disk4k, REQ(WRITE, 0, 8, 4608, 0), LEN4K(4608),
-	  BAD(WHY_LEN) },
-	{ "bad_len", &disk4k, REQ(DISCARD, 0, 8, 4608, 0), BAD(WHY_LEN) },
-	{ "bad_len", &disk4k, REQ(WRITE, 0, 8, 6144, 0), LEN4K(6144),
-	  BAD(WHY_LEN) },
-	{ "bad_len", &disk4k, REQ(DISCARD, 0, 8, 6144, 0), BAD(WHY_LEN) },
-	{ "bad_len", &disk4k, REQ(WRITE, 0, 8, 8192 + 512, 0),
-	  LEN4K(8192 + 512), BAD(WHY_LEN) },
-	{ "bad_len", &disk4k, REQ(DISCARD, 0, 8, 8192 + 512, 0), BAD(WHY_LEN) },
-	/* ... which are whole blocks of 512 bytes. */
-	{ "bad_len", &disk, REQ(WRITE, 0, 8, 512, 0), LEN4K(512),
-	  GOOD(DIV_ROUND_UP(512, 4096)) },
-	{ "bad_len", &disk, REQ(WRITE, 0, 8, 1024, 0), LEN4K(1024),
-	  GOOD(DIV_ROUND_UP(1024, 4096)) },
-	{ "bad_len", &disk, REQ(WRITE, 0, 8, 3584, 0), LEN4K(3584),
-	  GOOD(DIV_ROUND_UP(3584, 4096)) },
-	{ "bad_len", &disk, REQ(WRITE, 0, 8, 4608, 0), LEN4K(4608),
-	  GOOD(DIV_ROUND_UP(4608, 4096)) },
-	{ "bad_len", &disk, REQ(WRITE, 0, 8, 6144, 0), LEN4K(6144),
-	  GOOD(DIV_ROUND_UP(6144, 4096)) },
-	{ "bad_len", &disk, REQ(WRITE, 0, 8, 8192 + 512, 0), LEN4K(8192 + 512),
-	  GOOD(DIV_ROUND_UP(8192 + 512, 4096)) },
+	/* (Lengths not whole logical blocks: xfb_test_bad_len.) */
 
-	/* A start sector inside a 4096-byte block; fine with 512 bytes. */
-	{ "misaligned", &disk4k, REQ(READ, 0, 1, 4096, 0), BAD(WHY_ALIGN) },
-	{ "misaligned", &disk4k, REQ(DISCARD, 0, 65, 4096, 0), BAD(WHY_ALIGN) },
-	{ "misaligned", &disk, REQ(READ, 0, 1, 4096, 0), GOOD(1) },
-	{ "misaligned", &disk4k, REQ(READ, 0, 2, 4096, 0), BAD(WHY_ALIGN) },
-	{ "misaligned", &disk4k, REQ(DISCARD, 0, 66, 4096, 0), BAD(WHY_ALIGN) },
-	{ "misaligned", &disk, REQ(READ, 0, 2, 4096, 0), GOOD(1) },
-	{ "misaligned", &disk4k, REQ(READ, 0, 3, 4096, 0), BAD(WHY_ALIGN) },
-	{ "misaligned", &disk4k, REQ(DISCARD, 0, 67, 4096, 0), BAD(WHY_ALIGN) },
-	{ "misaligned", &disk, REQ(READ, 0, 3, 4096, 0), GOOD(1) },
-	{ "misaligned", &disk4k, REQ(READ, 0, 4, 4096, 0), BAD(WHY_ALIGN) },
-	{ "misaligned", &disk4k, REQ(DISCARD, 0, 68, 4096, 0), BAD(WHY_ALIGN) },
-	{ "misaligned", &disk, REQ(READ, 0, 4, 4096, 0), GOOD(1) },
-	{ "misaligned", &disk4k, REQ(READ, 0, 5, 4096, 0), BAD(WHY_ALIGN) },
-	{ "misaligned", &disk4k, REQ(DISCARD, 0, 69, 4096, 0), BAD(WHY_ALIGN) },
-	{ "misaligned", &disk, REQ(READ, 0, 5, 4096, 0), GOOD(1) },
-	{ "misaligned", &disk4k, REQ(READ, 0, 6, 4096, 0), BAD(WHY_ALIGN) },
-	{ "misaligned", &disk4k, REQ(DISCARD, 0, 70, 4096, 0), BAD(WHY_ALIGN) },
-	{ "misaligned", &disk, REQ(READ, 0, 6, 4096, 0), GOOD(1) },
-	{ "misaligned", &disk4k, REQ(READ, 0, 7, 4096, 0), BAD(WHY_ALIGN) },
-	{ "misaligned", &disk4k, REQ(DISCARD, 0, 71, 4096, 0), BAD(WHY_ALIGN) },
-	{ "misaligned", &disk, REQ(READ, 0, 7, 4096, 0), GOOD(1) },
+	/* (Start sectors inside a logical block: xfb_test_misaligned.) */
 
-	/* first_offset: a multiple of 512 inside the first page. */
-	{ "bad_offset", &disk, REQ(READ, 0, 0, 512, 1), BAD(WHY_OFFSET) },
-	{ "bad_offset", &disk, REQ(WRITE, 0, 0, 512, 1), BAD(WHY_OFFSET) },
-	{ "bad_offset", &disk, REQ(READ, 0, 0, 512, 100), BAD(WHY_OFFSET) },
-	{ "bad_offset", &disk, REQ(WRITE, 0, 0, 512, 100), BAD(WHY_OFFSET) },
-	{ "bad_offset", &disk, REQ(READ, 0, 0, 512, 511), BAD(WHY_OFFSET) },
-	{ "bad_offset", &disk, REQ(WRITE, 0, 0, 512, 511), BAD(WHY_OFFSET) },
-	{ "bad_offset", &disk, REQ(READ, 0, 0, 512, 513), BAD(WHY_OFFSET) },
-	{ "bad_offset", &disk, REQ(WRITE, 0, 0, 512, 513), BAD(WHY_OFFSET) },
-	{ "bad_offset", &disk, REQ(READ, 0, 0, 512, 4095), BAD(WHY_OFFSET) },
-	{ "bad_offset", &disk, REQ(WRITE, 0, 0, 512, 4095), BAD(WHY_OFFSET) },
-	{ "bad_offset", &disk, REQ(READ, 0, 0, 512, 4096), BAD(WHY_OFFSET) },
-	{ "bad_offset", &disk, REQ(WRITE, 0, 0, 512, 4096), BAD(WHY_OFFSET) },
-	{ "bad_offset", &disk, REQ(READ, 0, 0, 512, 4608), BAD(WHY_OFFSET) },
-	{ "bad_offset", &disk, REQ(WRITE, 0, 0, 512, 4608), BAD(WHY_OFFSET) },
-	{ "bad_offset", &disk, REQ(READ, 0, 0, 512, 8192), BAD(WHY_OFFSET) },
-	{ "bad_offset", &disk, REQ(WRITE, 0, 0, 512, 8192), BAD(WHY_OFFSET) },
-	{ "bad_offset", &disk, REQ(READ, 0, 0, 512, 0x8000), BAD(WHY_OFFSET) },
-	{ "bad_offset", &disk, REQ(WRITE, 0, 0, 512, 0x8000), BAD(WHY_OFFSET) },
-	{ "bad_offset", &disk, REQ(READ, 0, 0, 512, 0xfe00), BAD(WHY_OFFSET) },
-	{ "bad_offset", &disk, REQ(WRITE, 0, 0, 512, 0xfe00), BAD(WHY_OFFSET) },
-	{ "bad_offset", &disk, REQ(READ, 0, 0, 512, 0xffff), BAD(WHY_OFFSET) },
-	{ "bad_offset", &disk, REQ(WRITE, 0, 0, 512, 0xffff), BAD(WHY_OFFSET) },
+	/*
+	 * first_offset: a multiple of 512 inside the first page (the
+	 * others: xfb_test_bad_offset).
+	 */
 	/* The last sector of the first page is a valid start. */
 	{ "bad_offset", &disk, REQ(READ, 0, 0, 512, 3584), GOOD(1) },
 
@@ -652,7 +514,8 @@ static const char * const xfb_op_names[] = {
  * The case's name: "bad_op 3: op 0x05, flags 0x00, sector 0, 4096 bytes,
  * offset 0, slots 1, disk".
  */
-static void xfb_case_desc(const struct xfb_case *c, char *desc)
+static void xfb_case_print(const struct xfb_case *c, unsigned int nr,
+			   char *desc)
 {
 	char op[16];
 
@@ -662,25 +525,227 @@ static void xfb_case_desc(const struct xfb_case *c, char *desc)
 		snprintf(op, sizeof(op), "op 0x%02x", c->op);
 	snprintf(desc, KUNIT_PARAM_DESC_SIZE,
 		 "%s %u: %s, flags 0x%02x, sector %llu, %u bytes, offset %u, slots %u, %s",
-		 c->rule, xfb_case_nr(c), op, c->flags, c->sector, c->bytes,
-		 c->offset, xfb_case_slots(c), c->dev->name);
+		 c->rule, nr, op, c->flags, c->sector, c->bytes, c->offset,
+		 xfb_case_slots(c), c->dev->name);
+}
+
+static void xfb_case_desc(const struct xfb_case *c, char *desc)
+{
+	xfb_case_print(c, xfb_case_nr(c), desc);
 }
 
 KUNIT_ARRAY_PARAM(xfb_request, xfb_cases, xfb_case_desc);
+
+/*
+ * The request of @c, the @nr-th of its rule, gets exactly the answer it
+ * must: true if so.
+ */
+static bool xfb_test_answer(struct kunit *test, const struct xfb_case *c,
+			    unsigned int nr)
+{
+	struct fipcblk_request r = xfb_test_req(c->op, c->flags, c->sector,
+						c->bytes, c->offset);
+
+	if (c->status == FIPCBLK_RSP_OKAY)
+		return xfb_expect_ok(test, c->rule, nr, &c->dev->lim, &r,
+				     xfb_case_slots(c), c->nrefs);
+	return xfb_expect_bad(test, c->rule, nr, &c->dev->lim, &r,
+			      xfb_case_slots(c), c->status, c->why);
+}
 
 /* One row of xfb_cases[]: the request gets exactly the answer it must. */
 static void xfb_test_request(struct kunit *test)
 {
 	const struct xfb_case *c = test->param_value;
-	struct fipcblk_request r = xfb_test_req(c->op, c->flags, c->sector,
-						c->bytes, c->offset);
 
-	if (c->status == FIPCBLK_RSP_OKAY)
-		xfb_expect_ok(test, c->rule, xfb_case_nr(c), &c->dev->lim, &r,
-			      xfb_case_slots(c), c->nrefs);
-	else
-		xfb_expect_bad(test, c->rule, xfb_case_nr(c), &c->dev->lim, &r,
-			       xfb_case_slots(c), c->status, c->why);
+	xfb_test_answer(test, c, xfb_case_nr(c));
+}
+
+/*
+ * A row a case derives, the next of its rule (@nr counts them): as one
+ * of xfb_cases[], and on a wrong answer the request in full.
+ */
+static void xfb_test_derived(struct kunit *test, const struct xfb_case *c,
+			     unsigned int *nr)
+{
+	char desc[KUNIT_PARAM_DESC_SIZE];
+
+	if (xfb_test_answer(test, c, ++*nr))
+		return;
+	xfb_case_print(c, *nr, desc);
+	KUNIT_FAIL(test, "%s", desc);
+}
+
+/* Each op with data, without flags and with each flag valid for it. */
+static const struct {
+	u8 op;
+	u8 flags;
+} xfb_data_ops[] = {
+	{ FIPCBLK_OP_READ, 0 },
+	{ FIPCBLK_OP_WRITE, 0 },
+	{ FIPCBLK_OP_WRITE, F_FUA },
+	{ FIPCBLK_OP_DISCARD, 0 },
+	{ FIPCBLK_OP_DISCARD, F_SECURE },
+};
+
+/*
+ * Every flag bit undefined on the test disk (all but FUA and SECURE), on
+ * each op with data, alone and beside each flag valid for the op.
+ */
+static void xfb_test_bad_flag_bits(struct kunit *test)
+{
+	struct xfb_case c = {
+		"bad_flags", &disk, REQ(READ, 0, 0, 4096, 0), BAD(WHY_FLAGS)
+	};
+	unsigned int b, i, nr = 0;
+
+	for (b = 0; b < BITS_PER_TYPE(c.flags); b++) {
+		if (BIT(b) & (F_FUA | F_SECURE))
+			continue;
+		for (i = 0; i < ARRAY_SIZE(xfb_data_ops); i++) {
+			c.op = xfb_data_ops[i].op;
+			c.flags = BIT(b) | xfb_data_ops[i].flags;
+			xfb_test_derived(test, &c, &nr);
+		}
+	}
+	/* Six bits, 2 to 7. */
+	KUNIT_EXPECT_EQ(test, nr, 6 * ARRAY_SIZE(xfb_data_ops));
+}
+
+/*
+ * The channel's flags on each op with data: FIPCBLK_F_GRANTREFS taken on
+ * a READ or WRITE of a memshare channel only, FIPCBLK_F_STAGED on one of
+ * a channel with staging pages only (memshare, or grants with
+ * fipc-grant-staging; a grant channel's references are grants anyway);
+ * elsewhere, and on a discard, unknown flags.
+ */
+static void xfb_test_channel_flags(struct kunit *test)
+{
+	static const struct xfb_test_dev *const devs[] = {
+		&disk, &memshare, &gstaging,
+	};
+	static const struct {
+		const char *rule;
+		u8 flag;
+	} chan_flags[] = {
+		{ "grantrefs", F_GRANT },
+		{ "staged", F_STAGED },
+	};
+	struct xfb_case c = { .bytes = 8192, .offset = 512, .nrefs = 3 };
+	unsigned int d, f, i, nr = 0;
+	bool has, ok;
+
+	for (d = 0; d < ARRAY_SIZE(devs); d++) {
+		c.dev = devs[d];
+		for (f = 0; f < ARRAY_SIZE(chan_flags); f++) {
+			c.rule = chan_flags[f].rule;
+			has = chan_flags[f].flag == F_GRANT ?
+			      c.dev->lim.memshare : c.dev->lim.staging;
+			for (i = 0; i < ARRAY_SIZE(xfb_data_ops); i++) {
+				c.op = xfb_data_ops[i].op;
+				c.flags = chan_flags[f].flag |
+					  xfb_data_ops[i].flags;
+				ok = has && c.op != FIPCBLK_OP_DISCARD;
+				c.status = ok ? FIPCBLK_RSP_OKAY :
+						FIPCBLK_RSP_ERROR;
+				c.why = ok ? NULL : WHY_FLAGS;
+				xfb_test_derived(test, &c, &nr);
+			}
+		}
+	}
+}
+
+/*
+ * Lengths that are not whole logical blocks of 512 bytes, for data and
+ * discard, or of 4096 bytes, which are whole blocks of 512 bytes.
+ */
+static void xfb_test_bad_len(struct kunit *test)
+{
+	static const u32 bad512[] = { 1, 100, 511, 513, 1000, 4095, 4097 };
+	static const u32 bad4k[] = { 512, 1024, 3584, 4608, 6144, 8192 + 512 };
+	struct xfb_case c;
+	unsigned int i, nr = 0;
+	u32 len;
+
+	for (i = 0; i < ARRAY_SIZE(bad512); i++) {
+		len = bad512[i];
+		c = (struct xfb_case){
+			"bad_len", &disk, REQ(READ, 0, 0, len, 0), BAD(WHY_LEN)
+		};
+		xfb_test_derived(test, &c, &nr);
+		c.op = FIPCBLK_OP_DISCARD;
+		xfb_test_derived(test, &c, &nr);
+	}
+	for (i = 0; i < ARRAY_SIZE(bad4k); i++) {
+		len = bad4k[i];
+		c = (struct xfb_case){
+			"bad_len", &disk4k, REQ(WRITE, 0, 8, len, 0), LEN4K(len),
+			BAD(WHY_LEN)
+		};
+		xfb_test_derived(test, &c, &nr);
+		c = (struct xfb_case){
+			"bad_len", &disk4k, REQ(DISCARD, 0, 8, len, 0),
+			BAD(WHY_LEN)
+		};
+		xfb_test_derived(test, &c, &nr);
+		c = (struct xfb_case){
+			"bad_len", &disk, REQ(WRITE, 0, 8, len, 0), LEN4K(len),
+			GOOD(DIV_ROUND_UP(len, 4096))
+		};
+		xfb_test_derived(test, &c, &nr);
+	}
+}
+
+/*
+ * Every start sector inside a 4096-byte block, for a read and a discard;
+ * fine with 512 bytes.
+ */
+static void xfb_test_misaligned(struct kunit *test)
+{
+	struct xfb_case c;
+	unsigned int nr = 0;
+	u64 s;
+
+	for (s = 1; s < 4096 / 512; s++) {
+		c = (struct xfb_case){
+			"misaligned", &disk4k, REQ(READ, 0, s, 4096, 0),
+			BAD(WHY_ALIGN)
+		};
+		xfb_test_derived(test, &c, &nr);
+		c = (struct xfb_case){
+			"misaligned", &disk4k, REQ(DISCARD, 0, 64 + s, 4096, 0),
+			BAD(WHY_ALIGN)
+		};
+		xfb_test_derived(test, &c, &nr);
+		c = (struct xfb_case){
+			"misaligned", &disk, REQ(READ, 0, s, 4096, 0), GOOD(1)
+		};
+		xfb_test_derived(test, &c, &nr);
+	}
+}
+
+/*
+ * A first_offset that is not a multiple of 512 inside the first page,
+ * for a read and a write.
+ */
+static void xfb_test_bad_offset(struct kunit *test)
+{
+	static const u16 bad[] = {
+		1, 100, 511, 513, 4095, 4096, 4608, 8192, 0x8000, 0xfe00,
+		0xffff,
+	};
+	struct xfb_case c;
+	unsigned int i, nr = 0;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
+		c = (struct xfb_case){
+			"bad_offset", &disk, REQ(READ, 0, 0, 512, bad[i]),
+			BAD(WHY_OFFSET)
+		};
+		xfb_test_derived(test, &c, &nr);
+		c.op = FIPCBLK_OP_WRITE;
+		xfb_test_derived(test, &c, &nr);
+	}
 }
 
 /* xfb_parse_uint(): a xenstore value the frontend wrote. */
@@ -977,6 +1042,11 @@ static void xfb_test_pfn_pages(struct kunit *test)
 
 static struct kunit_case xfb_test_cases[] = {
 	KUNIT_CASE_PARAM(xfb_test_request, xfb_request_gen_params),
+	KUNIT_CASE(xfb_test_bad_flag_bits),
+	KUNIT_CASE(xfb_test_channel_flags),
+	KUNIT_CASE(xfb_test_bad_len),
+	KUNIT_CASE(xfb_test_misaligned),
+	KUNIT_CASE(xfb_test_bad_offset),
 	KUNIT_CASE_PARAM(xfb_test_parse_uint, xfb_parse_gen_params),
 	KUNIT_CASE(xfb_test_slots_short),
 	KUNIT_CASE(xfb_test_slots_long),
