@@ -274,17 +274,26 @@ static int hdr_receive(struct hdr_ends *e, struct fipcblk_response *rsp)
 	return err == -EAGAIN ? HDR_AGAIN : err;
 }
 
-/* Both ends after many laps: no error, and the header's end did laps. */
-static void hdr_ends_check(struct kunit *test, struct hdr_ends *e)
+/* Neither end found the other breaking the protocol. */
+static void hdr_ends_sound(struct kunit *test, struct hdr_ends *e)
 {
 	if (e->peer_back) {
 		RT_EXPECT_EQ(fipc_duplex_client_error(&e->cl), 0);
 		RT_EXPECT_EQ(e->back.broken, 0);
-		RT_EXPECT_EQ(e->back.unanswered, 0);
-		RT_EXPECT(e->back.read > 16u * e->back.nr_slots);
 	} else {
 		RT_EXPECT_EQ(fipc_duplex_server_error(&e->srv), 0);
 		RT_EXPECT_EQ(e->front.broken, 0);
+	}
+}
+
+/* Both ends after many laps: no error, and the header's end did laps. */
+static void hdr_ends_check(struct kunit *test, struct hdr_ends *e)
+{
+	hdr_ends_sound(test, e);
+	if (e->peer_back) {
+		RT_EXPECT_EQ(e->back.unanswered, 0);
+		RT_EXPECT(e->back.read > 16u * e->back.nr_slots);
+	} else {
 		RT_EXPECT_EQ(e->front.calls, 0);
 		RT_EXPECT(e->front.submit > 16u * e->front.nr_slots);
 	}
@@ -466,153 +475,115 @@ static void hdr_back_lap(struct kunit *test, struct fipc_duplex_client *cl,
 	}
 }
 
-/* The frontend fills the ring as lib/fipc's server counts it. */
-static void hdr_test_front_full(struct kunit *test)
+/*
+ * The answerer takes request @k of @nr references, answers it, and the
+ * asker takes the response.
+ */
+static void hdr_round_trip(struct kunit *test, struct hdr_ends *e, u32 k,
+			   unsigned int nr)
 {
-	void *mem = rt_ring_alloc(test, 1);
-	struct fipc_msg *bufs = rt_bufs(test, FIPC_MSG_MAX_SLOTS);
-	static u32 refs[FIPCBLK_MAX_REFS];
-	const unsigned int slots = FIPCBLK_RING_SLOTS(1);
 	struct fipcblk_request req;
 	struct fipcblk_response rsp;
-	struct fipc_duplex_server srv;
-	struct peer_front front;
-	unsigned int sent = 0, i;
-	int err;
+	int line;
 
-	RT_ASSERT(mem && bufs);
-	RT_ASSERT_EQ(fipc_duplex_server_init(&srv, mem, 1), 0);
-	peer_front_init(&front, mem, 1);
-	memset(&req, 0, sizeof(req));
-	req.op = FIPCBLK_OP_FLUSH;
+	RT_ASSERT_EQ(hdr_take(e, &req, k, nr, &line), FIPCBLK_REQ_SLOTS(nr));
+	RT_ASSERT_EQ(line, 0);
+	hdr_make_rsp(&rsp, req.id, req.op);
+	RT_ASSERT_EQ(hdr_answer(e, &rsp), 0);
+	RT_ASSERT_EQ(hdr_receive(e, &rsp), 0);
+	RT_ASSERT_EQ(rsp.id, req.id);
+}
+
+/*
+ * The asker fills the ring as the answerer counts it: the header's
+ * frontend against lib/fipc's server, or lib/fipc's client against the
+ * header's backend (@peer_back).  Requests are numbered as sent, and
+ * each is taken intact.
+ */
+static void hdr_full(struct kunit *test, bool peer_back)
+{
+	void *mem = rt_ring_alloc(test, 1);
+	struct hdr_ends *e = rt_zalloc(test, sizeof(*e));
+	const unsigned int slots = FIPCBLK_RING_SLOTS(1);
+	const unsigned int big = FIPCBLK_MAX_REFS;
+	const unsigned int fit = slots / FIPCBLK_MSG_MAX_SLOTS;
+	/* Refs of a 3-slot and of a 2-slot request. */
+	const unsigned int nr3 = FIPCBLK_HEAD_REFS + FIPCBLK_CONT_REFS + 1;
+	const unsigned int nr2 = FIPCBLK_HEAD_REFS + 1;
+	struct fipcblk_request req;
+	struct fipcblk_response rsp;
+	u32 sent = 0, taken = 0;
+	unsigned int i;
+	int err, line;
+
+	RT_ASSERT(mem && e);
+	/* The backend acknowledges at once (batch 1), the server later. */
+	RT_ASSERT_EQ(hdr_ends_init(e, peer_back, mem, 1, peer_back ? 1 : 0),
+		     0);
 	/* A lap and a half first, so that the ring holds last lap's flags. */
-	hdr_lap(test, &front, &srv, bufs, slots + slots / 2);
-	while (!(err = peer_front_request(&front, &req, NULL, 0)))
-		sent++;
-	RT_EXPECT_EQ(err, PEER_FULL);
-	RT_EXPECT_EQ(sent, slots);
-	/* A response is in the way until it is taken. */
-	RT_ASSERT_EQ(fipc_duplex_take_request(&srv, bufs, 1, NULL), 1);
-	RT_ASSERT_EQ(fipc_duplex_reply(&srv, bufs), 0);
-	RT_EXPECT_EQ(peer_front_request(&front, &req, NULL, 0), PEER_FULL);
-	RT_EXPECT_EQ(peer_front_response(&front, &rsp), PEER_OK);
-	RT_EXPECT_EQ(peer_front_request(&front, &req, NULL, 0), PEER_OK);
-	RT_EXPECT_EQ(peer_front_request(&front, &req, NULL, 0), PEER_FULL);
-	/* Drain: slots requests are left. */
-	for (i = 0; i < slots; i++) {
-		RT_ASSERT_EQ(fipc_duplex_take_request(&srv, bufs, 1, NULL), 1);
-		RT_ASSERT_EQ(fipc_duplex_reply(&srv, bufs), 0);
-		RT_ASSERT_EQ(peer_front_response(&front, &rsp), PEER_OK);
+	for (i = 0; i < slots + slots / 2; i++) {
+		RT_ASSERT_EQ(hdr_send(e, sent, 0), 0);
+		hdr_round_trip(test, e, sent++, 0);
 	}
-	RT_EXPECT_EQ(fipc_duplex_take_request(&srv, bufs, 1, NULL), -EAGAIN);
+	taken = sent;
+	while (!(err = hdr_send(e, sent, 0)))
+		sent++;
+	RT_EXPECT_EQ(err, HDR_AGAIN);
+	RT_EXPECT_EQ(sent - taken, slots);
+	/* A response is in the way until it is taken. */
+	RT_ASSERT_EQ(hdr_take(e, &req, taken++, 0, &line), 1);
+	RT_EXPECT_EQ(line, 0);
+	hdr_make_rsp(&rsp, req.id, req.op);
+	RT_ASSERT_EQ(hdr_answer(e, &rsp), 0);
+	RT_EXPECT_EQ(hdr_send(e, sent, 0), HDR_AGAIN);
+	RT_EXPECT_EQ(hdr_receive(e, &rsp), 0);
+	RT_EXPECT_EQ(hdr_send(e, sent++, 0), 0);
+	RT_EXPECT_EQ(hdr_send(e, sent, 0), HDR_AGAIN);
+	/* Drain: slots requests are left. */
+	for (i = 0; i < slots; i++)
+		hdr_round_trip(test, e, taken++, 0);
+	RT_EXPECT_EQ(hdr_take(e, &req, taken, 0, &line), 0);
 
 	/* Two free positions: a 3-slot request waits, a 2-slot one goes. */
 	for (i = 0; i < slots - 2; i++)
-		RT_ASSERT_EQ(peer_front_request(&front, &req, NULL, 0), 0);
-	for (i = 0; i < FIPCBLK_HEAD_REFS + FIPCBLK_CONT_REFS + 1; i++)
-		refs[i] = i + 8;
-	req.op = FIPCBLK_OP_WRITE;
-	req.nr_bytes = (FIPCBLK_HEAD_REFS + FIPCBLK_CONT_REFS + 1) *
-		       FIPCBLK_PAGE_BYTES;
-	RT_EXPECT_EQ(peer_front_request(&front, &req, refs,
-					FIPCBLK_HEAD_REFS +
-					FIPCBLK_CONT_REFS + 1), PEER_FULL);
-	req.nr_bytes = (FIPCBLK_HEAD_REFS + 1) * FIPCBLK_PAGE_BYTES;
-	RT_EXPECT_EQ(peer_front_request(&front, &req, refs,
-					FIPCBLK_HEAD_REFS + 1), PEER_OK);
-	RT_EXPECT_EQ(front.submit - front.done, slots);
-	for (i = 0; i < slots - 1; i++) {
-		RT_ASSERT(fipc_duplex_take_request(&srv, bufs,
-						   FIPC_MSG_MAX_SLOTS,
-						   NULL) > 0);
-		RT_ASSERT_EQ(fipc_duplex_reply(&srv, bufs), 0);
-		RT_ASSERT_EQ(peer_front_response(&front, &rsp), PEER_OK);
-	}
+		RT_ASSERT_EQ(hdr_send(e, sent++, 0), 0);
+	RT_EXPECT_EQ(hdr_send(e, sent, nr3), HDR_AGAIN);
+	RT_EXPECT_EQ(hdr_send(e, sent++, nr2), 0);
+	RT_EXPECT_EQ(hdr_send(e, sent, 0), HDR_AGAIN);
+	for (i = 0; i < slots - 2; i++)
+		hdr_round_trip(test, e, taken++, 0);
+	hdr_round_trip(test, e, taken++, nr2);
 
 	/*
 	 * Acknowledgments give room back before the responses: with a batch
 	 * of 1, two maximal requests taken leave two positions held.
 	 */
-	RT_ASSERT_EQ(fipc_duplex_set_ack_batch(&srv, 1), 0);
-	req.nr_bytes = FIPCBLK_MAX_REFS * FIPCBLK_PAGE_BYTES;
-	for (i = 0; i < FIPCBLK_MAX_REFS; i++)
-		refs[i] = hdr_ref(7, i);
-	for (i = 0; i < slots / FIPCBLK_MSG_MAX_SLOTS; i++)
-		RT_ASSERT_EQ(peer_front_request(&front, &req, refs,
-						FIPCBLK_MAX_REFS), PEER_OK);
-	RT_EXPECT_EQ(peer_front_request(&front, &req, refs, FIPCBLK_MAX_REFS),
-		     PEER_FULL);
-	for (i = 0; i < slots / FIPCBLK_MSG_MAX_SLOTS; i++)
-		RT_ASSERT_EQ(fipc_duplex_take_request(&srv, bufs,
-						      FIPC_MSG_MAX_SLOTS,
-						      NULL),
+	if (!peer_back)
+		RT_ASSERT_EQ(fipc_duplex_set_ack_batch(&e->srv, 1), 0);
+	for (i = 0; i < fit; i++)
+		RT_ASSERT_EQ(hdr_send(e, sent++, big), 0);
+	RT_EXPECT_EQ(hdr_send(e, sent, big), HDR_AGAIN);
+	for (i = 0; i < fit; i++) {
+		RT_ASSERT_EQ(hdr_take(e, &req, taken++, big, &line),
 			     FIPCBLK_MSG_MAX_SLOTS);
-	for (i = 0; i < slots / FIPCBLK_MSG_MAX_SLOTS - 1; i++)
-		RT_EXPECT_EQ(peer_front_request(&front, &req, refs,
-						FIPCBLK_MAX_REFS), PEER_OK);
-	RT_EXPECT_EQ(peer_front_request(&front, &req, refs, FIPCBLK_MAX_REFS),
-		     PEER_FULL);
-	RT_EXPECT_EQ(front.broken, 0);
-	RT_EXPECT_EQ(fipc_duplex_server_error(&srv), 0);
+		RT_EXPECT_EQ(line, 0);
+	}
+	for (i = 0; i < fit - 1; i++)
+		RT_EXPECT_EQ(hdr_send(e, sent++, big), 0);
+	RT_EXPECT_EQ(hdr_send(e, sent, big), HDR_AGAIN);
+	hdr_ends_sound(test, e);
+}
+
+/* The frontend fills the ring as lib/fipc's server counts it. */
+static void hdr_test_front_full(struct kunit *test)
+{
+	hdr_full(test, false);
 }
 
 /* lib/fipc's client fills the ring as the header's backend counts it. */
 static void hdr_test_back_full(struct kunit *test)
 {
-	void *mem = rt_ring_alloc(test, 1);
-	struct fipc_msg *bufs = rt_bufs(test, FIPC_MSG_MAX_SLOTS);
-	static u32 refs[FIPCBLK_MAX_REFS];
-	const unsigned int slots = FIPCBLK_RING_SLOTS(1);
-	struct fipcblk_request req;
-	struct fipcblk_response rsp;
-	struct fipc_duplex_client cl;
-	struct peer_back back;
-	unsigned int sent = 0, i, nr;
-	struct fipc_msg reply;
-	int err;
-
-	RT_ASSERT(mem && bufs);
-	RT_ASSERT_EQ(fipc_duplex_client_init(&cl, mem, 1), 0);
-	peer_back_init(&back, mem, 1, 1);
-	/* A lap and a half first, so that the ring holds last lap's flags. */
-	hdr_back_lap(test, &cl, &back, bufs, slots + slots / 2);
-	hdr_make_rsp(&rsp, 1, FIPCBLK_OP_FLUSH);
-	hdr_encode(bufs, 1, 0);
-	while (!(err = fipc_duplex_call(&cl, bufs, 1)))
-		sent++;
-	RT_EXPECT_EQ(err, -EAGAIN);
-	RT_EXPECT_EQ(sent, slots);
-	RT_EXPECT_EQ(peer_back_request(&back, &req, refs, &nr), 1);
-	RT_EXPECT_EQ(peer_back_response(&back, &rsp), PEER_OK);
-	RT_EXPECT_EQ(fipc_duplex_call(&cl, bufs, 1), -EAGAIN);
-	RT_EXPECT_EQ(fipc_duplex_take_reply(&cl, &reply), 0);
-	RT_EXPECT_EQ(fipc_duplex_call(&cl, bufs, 1), 0);
-	RT_EXPECT_EQ(fipc_duplex_call(&cl, bufs, 1), -EAGAIN);
-	for (i = 0; i < slots; i++) {
-		RT_ASSERT_EQ(peer_back_request(&back, &req, refs, &nr), 1);
-		RT_ASSERT_EQ(peer_back_response(&back, &rsp), PEER_OK);
-		RT_ASSERT_EQ(fipc_duplex_take_reply(&cl, &reply), 0);
-	}
-	RT_EXPECT_EQ(peer_back_request(&back, &req, refs, &nr), PEER_EMPTY);
-
-	/* The backend acknowledges continuations at once (batch 1). */
-	for (i = 0; i < slots / FIPCBLK_MSG_MAX_SLOTS; i++)
-		RT_ASSERT_EQ(fipc_duplex_call(&cl, bufs,
-					      hdr_encode(bufs, 2,
-							 FIPCBLK_MAX_REFS)),
-			     0);
-	RT_EXPECT_EQ(fipc_duplex_call(&cl, bufs, FIPCBLK_MSG_MAX_SLOTS),
-		     -EAGAIN);
-	for (i = 0; i < slots / FIPCBLK_MSG_MAX_SLOTS; i++)
-		RT_ASSERT_EQ(peer_back_request(&back, &req, refs, &nr),
-			     FIPCBLK_MSG_MAX_SLOTS);
-	for (i = 0; i < slots / FIPCBLK_MSG_MAX_SLOTS - 1; i++)
-		RT_EXPECT_EQ(fipc_duplex_call(&cl, bufs,
-					      FIPCBLK_MSG_MAX_SLOTS), 0);
-	RT_EXPECT_EQ(fipc_duplex_call(&cl, bufs, FIPCBLK_MSG_MAX_SLOTS),
-		     -EAGAIN);
-	RT_EXPECT_EQ(back.broken, 0);
-	RT_EXPECT_EQ(fipc_duplex_client_error(&cl), 0);
+	hdr_full(test, true);
 }
 
 /* The header's backend takes no forged or stale flag. */
