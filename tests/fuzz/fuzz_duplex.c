@@ -699,12 +699,8 @@ static void setup(struct input *in)
 	/* a later point in the ring's life: every cursor moved on */
 	if (hdr & 0x80)
 		start = in_u32(in);
-	w.c.submit = start;
-	w.c.done = start;
-	fipc_duplex_client_derive(&w.c);
-	w.s.read = start;
-	w.s.complete = start;
-	fipc_duplex_server_derive(&w.s);
+	fipc_duplex_client_seek(&w.c, start);
+	fipc_duplex_server_seek(&w.s, start);
 	w.mc.submit = start;
 	w.mc.done = start;
 	w.ms.read = start;

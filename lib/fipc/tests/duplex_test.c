@@ -324,12 +324,8 @@ static void dx_test_u32_wrap(struct kunit *test)
 	RT_ASSERT(dx_pair_init(test, &p, 0));
 	for (i = 0; i < p.slots; i++)
 		dx_forge(&p, start + i, dx_flag(DX_REPLY, 1, start + i - 64));
-	p.c.submit = start;
-	p.c.done = start;
-	fipc_duplex_client_derive(&p.c);
-	p.s.read = start;
-	p.s.complete = start;
-	fipc_duplex_server_derive(&p.s);
+	fipc_duplex_client_seek(&p.c, start);
+	fipc_duplex_server_seek(&p.s, start);
 	for (round = 0, tag = 1; round < 40; round++) {
 		for (k = 0; k < 4; k++) {
 			len = 1 + (round + k) % 3;

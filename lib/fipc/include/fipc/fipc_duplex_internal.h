@@ -158,7 +158,7 @@ static inline bool fipc_duplex_ack_at_done(const struct fipc_duplex_client *c)
 /*
  * Set what each side keeps beside its positions (slot indexes, expected
  * flags, the client's limit) from the positions and the error: at init,
- * and in tests that start a ring at a later position.
+ * and by the _seek() helpers below.
  */
 static inline void fipc_duplex_client_derive(struct fipc_duplex_client *c)
 {
@@ -181,6 +181,26 @@ static inline void fipc_duplex_server_derive(struct fipc_duplex_server *s)
 	s->call_flag = s->error ? FIPC_DUPLEX_BROKEN :
 		       fipc_duplex_flag(FIPC_DUPLEX_CALL, 1, s->read,
 					s->lap_shift);
+}
+
+/*
+ * For tests that start a ring at a later point of its life: an idle side
+ * (nothing outstanding) at position @pos, as after @pos positions.
+ */
+static inline void fipc_duplex_client_seek(struct fipc_duplex_client *c,
+					   u32 pos)
+{
+	c->submit = pos;
+	c->done = pos;
+	fipc_duplex_client_derive(c);
+}
+
+static inline void fipc_duplex_server_seek(struct fipc_duplex_server *s,
+					   u32 pos)
+{
+	s->read = pos;
+	s->complete = pos;
+	fipc_duplex_server_derive(s);
 }
 
 /*
