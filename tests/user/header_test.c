@@ -433,48 +433,6 @@ static void hdr_test_lib_to_back(struct kunit *test)
 	hdr_laps_all(test, true);
 }
 
-/* One-slot requests (no references) through the frontend, taken back. */
-static void hdr_lap(struct kunit *test, struct peer_front *front,
-		    struct fipc_duplex_server *srv, struct fipc_msg *bufs,
-		    unsigned int count)
-{
-	struct fipcblk_request req;
-	struct fipcblk_response rsp;
-	unsigned int i;
-
-	memset(&req, 0, sizeof(req));
-	req.op = FIPCBLK_OP_FLUSH;
-	for (i = 0; i < count; i++) {
-		req.id = i;
-		RT_ASSERT_EQ(peer_front_request(front, &req, NULL, 0), 0);
-		RT_ASSERT_EQ(fipc_duplex_take_request(srv, bufs, 1, NULL), 1);
-		RT_ASSERT_EQ(fipc_duplex_reply(srv, bufs), 0);
-		RT_ASSERT_EQ(peer_front_response(front, &rsp), PEER_OK);
-		RT_ASSERT_EQ(rsp.id, i);
-	}
-}
-
-/* One-slot requests through lib/fipc's client, taken and answered back. */
-static void hdr_back_lap(struct kunit *test, struct fipc_duplex_client *cl,
-			 struct peer_back *back, struct fipc_msg *bufs,
-			 unsigned int count)
-{
-	static u32 refs[FIPCBLK_MAX_REFS];
-	struct fipcblk_request req;
-	struct fipcblk_response rsp;
-	struct fipc_msg reply;
-	unsigned int i, nr;
-
-	for (i = 0; i < count; i++) {
-		RT_ASSERT_EQ(fipc_duplex_call(cl, bufs, hdr_encode(bufs, i, 0)),
-			     0);
-		RT_ASSERT_EQ(peer_back_request(back, &req, refs, &nr), 1);
-		hdr_make_rsp(&rsp, req.id, req.op);
-		RT_ASSERT_EQ(peer_back_response(back, &rsp), PEER_OK);
-		RT_ASSERT_EQ(fipc_duplex_take_reply(cl, &reply), 0);
-	}
-}
-
 /*
  * The answerer takes request @k of @nr references, answers it, and the
  * asker takes the response.
@@ -495,6 +453,30 @@ static void hdr_round_trip(struct kunit *test, struct hdr_ends *e, u32 k,
 }
 
 /*
+ * @count one-slot requests (no references) from the asker, numbered from
+ * @k: each taken intact, answered and its response taken.
+ */
+static void hdr_lap(struct kunit *test, struct hdr_ends *e, u32 k,
+		    unsigned int count)
+{
+	unsigned int i;
+
+	for (i = 0; i < count; i++) {
+		RT_ASSERT_EQ(hdr_send(e, k + i, 0), 0);
+		hdr_round_trip(test, e, k + i, 0);
+	}
+}
+
+/* Both ends afresh on the order-0 ring @mem, zeroed again. */
+static void hdr_ends_fresh(struct kunit *test, struct hdr_ends *e,
+			   bool peer_back, void *mem)
+{
+	memset(mem, 0, FIPCBLK_PAGE_BYTES);
+	RT_ASSERT_EQ(hdr_ends_init(e, peer_back, mem, 0, peer_back ? 1 : 0),
+		     0);
+}
+
+/*
  * The asker fills the ring as the answerer counts it: the header's
  * frontend against lib/fipc's server, or lib/fipc's client against the
  * header's backend (@peer_back).  Requests are numbered as sent, and
@@ -512,7 +494,7 @@ static void hdr_full(struct kunit *test, bool peer_back)
 	const unsigned int nr2 = FIPCBLK_HEAD_REFS + 1;
 	struct fipcblk_request req;
 	struct fipcblk_response rsp;
-	u32 sent = 0, taken = 0;
+	u32 sent, taken;
 	unsigned int i;
 	int err, line;
 
@@ -521,10 +503,8 @@ static void hdr_full(struct kunit *test, bool peer_back)
 	RT_ASSERT_EQ(hdr_ends_init(e, peer_back, mem, 1, peer_back ? 1 : 0),
 		     0);
 	/* A lap and a half first, so that the ring holds last lap's flags. */
-	for (i = 0; i < slots + slots / 2; i++) {
-		RT_ASSERT_EQ(hdr_send(e, sent, 0), 0);
-		hdr_round_trip(test, e, sent++, 0);
-	}
+	hdr_lap(test, e, 0, slots + slots / 2);
+	sent = slots + slots / 2;
 	taken = sent;
 	while (!(err = hdr_send(e, sent, 0)))
 		sent++;
@@ -590,14 +570,13 @@ static void hdr_test_back_full(struct kunit *test)
 static void hdr_test_back_forged(struct kunit *test)
 {
 	void *mem = rt_ring_alloc(test, 0);
+	struct hdr_ends *e = rt_zalloc(test, sizeof(*e));
 	struct fipc_msg *bufs = rt_bufs(test, FIPC_MSG_MAX_SLOTS);
 	static u32 refs[FIPCBLK_MAX_REFS];
 	const unsigned int slots = FIPCBLK_RING_SLOTS(0);
 	struct fipcblk_slot *ring = mem;
 	struct fipcblk_request req;
 	struct fipcblk_response rsp;
-	struct fipc_duplex_client cl;
-	struct peer_back back;
 	struct fipc_msg reply;
 	unsigned int nr, i;
 	static const u32 bad[] = {
@@ -609,98 +588,97 @@ static void hdr_test_back_forged(struct kunit *test)
 		HDR_FLAG(ACK, 1, 0, 0),
 	};
 
-	RT_ASSERT(mem && bufs);
+	RT_ASSERT(mem && e && bufs);
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
-		memset(mem, 0, FIPCBLK_PAGE_BYTES);
-		peer_back_init(&back, mem, 0, 1);
-		RT_EXPECT_EQ(peer_back_request(&back, &req, refs, &nr),
+		hdr_ends_fresh(test, e, true, mem);
+		RT_EXPECT_EQ(peer_back_request(&e->back, &req, refs, &nr),
 			     PEER_EMPTY);
 		ring[0].flag = bad[i];
-		RT_EXPECT_EQ_MSG(peer_back_request(&back, &req, refs, &nr),
+		RT_EXPECT_EQ_MSG(peer_back_request(&e->back, &req, refs, &nr),
 				 PEER_BROKEN, "flag %x", bad[i]);
 		/* Sticky: a good request afterwards is not taken either. */
 		ring[0].flag = HDR_FLAG(CALL, 1, 0, 0);
-		RT_EXPECT_EQ(peer_back_request(&back, &req, refs, &nr),
+		RT_EXPECT_EQ(peer_back_request(&e->back, &req, refs, &nr),
 			     PEER_BROKEN);
-		RT_EXPECT_EQ(back.read, 0);
+		RT_EXPECT_EQ(e->back.read, 0);
 	}
 	/* The retired one-way ring's flag. */
-	memset(mem, 0, FIPCBLK_PAGE_BYTES);
-	peer_back_init(&back, mem, 0, 1);
+	hdr_ends_fresh(test, e, true, mem);
 	ring[0].flag = FIPCBLK_FLAG(1, 0);
-	RT_EXPECT_EQ(peer_back_request(&back, &req, refs, &nr), PEER_BROKEN);
+	RT_EXPECT_EQ(peer_back_request(&e->back, &req, refs, &nr),
+		     PEER_BROKEN);
 
 	/* A continuation flag not exactly CALL, 0, its lap. */
-	memset(mem, 0, FIPCBLK_PAGE_BYTES);
-	peer_back_init(&back, mem, 0, 1);
+	hdr_ends_fresh(test, e, true, mem);
 	ring[1].flag = HDR_FLAG(CALL, 0, 64, 0);
 	ring[0].flag = HDR_FLAG(CALL, 2, 0, 0);
-	RT_EXPECT_EQ(peer_back_request(&back, &req, refs, &nr), PEER_BROKEN);
-	RT_EXPECT_EQ(back.read, 0);
+	RT_EXPECT_EQ(peer_back_request(&e->back, &req, refs, &nr),
+		     PEER_BROKEN);
+	RT_EXPECT_EQ(e->back.read, 0);
 
 	/*
 	 * Through lib/fipc's client: a lap, then what the last lap left is
 	 * "nothing yet", replayed requests included; anything else is not.
 	 */
-	memset(mem, 0, FIPCBLK_PAGE_BYTES);
-	RT_ASSERT_EQ(fipc_duplex_client_init(&cl, mem, 0), 0);
-	peer_back_init(&back, mem, 0, 1);
-	hdr_back_lap(test, &cl, &back, bufs, slots);
+	hdr_ends_fresh(test, e, true, mem);
+	hdr_lap(test, e, 0, slots);
 	RT_EXPECT_EQ(ring[0].flag, HDR_FLAG(REPLY, 1, 0, 0));
-	RT_EXPECT_EQ(peer_back_request(&back, &req, refs, &nr), PEER_EMPTY);
+	RT_EXPECT_EQ(peer_back_request(&e->back, &req, refs, &nr),
+		     PEER_EMPTY);
 	ring[0].flag = HDR_FLAG(CALL, 1, 0, 0);		/* a replay */
-	RT_EXPECT_EQ(peer_back_request(&back, &req, refs, &nr), PEER_EMPTY);
+	RT_EXPECT_EQ(peer_back_request(&e->back, &req, refs, &nr),
+		     PEER_EMPTY);
 	ring[0].flag = HDR_FLAG(ACK, 3, 0, 0);
-	RT_EXPECT_EQ(peer_back_request(&back, &req, refs, &nr), PEER_EMPTY);
-	RT_EXPECT_EQ(back.read, slots);
+	RT_EXPECT_EQ(peer_back_request(&e->back, &req, refs, &nr),
+		     PEER_EMPTY);
+	RT_EXPECT_EQ(e->back.read, slots);
 	ring[0].flag = FIPCBLK_FLAG_FREE;		/* zero after a lap */
-	RT_EXPECT_EQ(peer_back_request(&back, &req, refs, &nr), PEER_BROKEN);
+	RT_EXPECT_EQ(peer_back_request(&e->back, &req, refs, &nr),
+		     PEER_BROKEN);
 
 	/* Overfill: a request reaching a position not handed back. */
-	memset(mem, 0, FIPCBLK_PAGE_BYTES);
-	RT_ASSERT_EQ(fipc_duplex_client_init(&cl, mem, 0), 0);
-	peer_back_init(&back, mem, 0, 1);
+	hdr_ends_fresh(test, e, true, mem);
 	for (i = 0; i < slots; i++) {
-		RT_ASSERT_EQ(fipc_duplex_call(&cl, bufs, hdr_encode(bufs, i, 0)),
-			     0);
-		RT_ASSERT_EQ(peer_back_request(&back, &req, refs, &nr), 1);
+		RT_ASSERT_EQ(fipc_duplex_call(&e->cl, bufs,
+					      hdr_encode(bufs, i, 0)), 0);
+		RT_ASSERT_EQ(peer_back_request(&e->back, &req, refs, &nr), 1);
 	}
 	/* Last lap's request, not retired: no response may be there. */
 	ring[0].flag = HDR_FLAG(REPLY, 1, 0, 0);
-	RT_EXPECT_EQ(peer_back_request(&back, &req, refs, &nr), PEER_BROKEN);
-	back.broken = 0;	/* unstick it, for one more forged flag */
+	RT_EXPECT_EQ(peer_back_request(&e->back, &req, refs, &nr),
+		     PEER_BROKEN);
+	e->back.broken = 0;	/* unstick it, for one more forged flag */
 	ring[0].flag = HDR_FLAG(CALL, 1, slots, 0);
-	RT_EXPECT_EQ(peer_back_request(&back, &req, refs, &nr), PEER_BROKEN);
-	RT_EXPECT_EQ(back.read, slots);
+	RT_EXPECT_EQ(peer_back_request(&e->back, &req, refs, &nr),
+		     PEER_BROKEN);
+	RT_EXPECT_EQ(e->back.read, slots);
 
 	/* A length its fields do not call for: taken, answered an error. */
-	memset(mem, 0, FIPCBLK_PAGE_BYTES);
-	RT_ASSERT_EQ(fipc_duplex_client_init(&cl, mem, 0), 0);
-	peer_back_init(&back, mem, 0, 1);
+	hdr_ends_fresh(test, e, true, mem);
 	hdr_encode(bufs, 1, 0);			/* a flush, no references */
-	RT_ASSERT_EQ(fipc_duplex_call(&cl, bufs, 2), 0);
-	RT_EXPECT_EQ(peer_back_request(&back, &req, refs, &nr), PEER_INVALID);
+	RT_ASSERT_EQ(fipc_duplex_call(&e->cl, bufs, 2), 0);
+	RT_EXPECT_EQ(peer_back_request(&e->back, &req, refs, &nr),
+		     PEER_INVALID);
 	hdr_make_rsp(&rsp, req.id, req.op);
 	rsp.status = FIPCBLK_RSP_ERROR;
-	RT_EXPECT_EQ(peer_back_response(&back, &rsp), PEER_OK);
-	RT_EXPECT_EQ(peer_back_response(&back, &rsp), PEER_BROKEN);
-	RT_EXPECT_EQ(fipc_duplex_take_reply(&cl, &reply), 0);
+	RT_EXPECT_EQ(peer_back_response(&e->back, &rsp), PEER_OK);
+	RT_EXPECT_EQ(peer_back_response(&e->back, &rsp), PEER_BROKEN);
+	RT_EXPECT_EQ(fipc_duplex_take_reply(&e->cl, &reply), 0);
 	memcpy(&rsp, reply.data, sizeof(rsp));
 	RT_EXPECT_EQ(rsp.status, FIPCBLK_RSP_ERROR);
-	RT_EXPECT_EQ(fipc_duplex_client_error(&cl), 0);
+	RT_EXPECT_EQ(fipc_duplex_client_error(&e->cl), 0);
 }
 
 /* The header's frontend takes no forged or stale flag. */
 static void hdr_test_front_forged(struct kunit *test)
 {
 	void *mem = rt_ring_alloc(test, 0);
+	struct hdr_ends *e = rt_zalloc(test, sizeof(*e));
 	struct fipc_msg *bufs = rt_bufs(test, FIPC_MSG_MAX_SLOTS);
 	const unsigned int slots = FIPCBLK_RING_SLOTS(0);
 	struct fipcblk_slot *ring = mem;
 	struct fipcblk_request req;
 	struct fipcblk_response rsp;
-	struct fipc_duplex_server srv;
-	struct peer_front front;
 	unsigned int i;
 	static const struct {
 		unsigned int sent;	/* one-slot requests before */
@@ -717,51 +695,47 @@ static void hdr_test_front_forged(struct kunit *test)
 		{ 1, FIPCBLK_FLAG(1, 0) },		/* retired kind */
 	};
 
-	RT_ASSERT(mem && bufs);
+	RT_ASSERT(mem && e && bufs);
 	memset(&req, 0, sizeof(req));
 	req.op = FIPCBLK_OP_FLUSH;
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
-		memset(mem, 0, FIPCBLK_PAGE_BYTES);
-		peer_front_init(&front, mem, 0);
-		RT_EXPECT_EQ(peer_front_response(&front, &rsp), PEER_EMPTY);
-		while (front.submit < bad[i].sent)
-			RT_ASSERT_EQ(peer_front_request(&front, &req, NULL, 0),
-				     PEER_OK);
+		hdr_ends_fresh(test, e, false, mem);
+		RT_EXPECT_EQ(peer_front_response(&e->front, &rsp), PEER_EMPTY);
+		while (e->front.submit < bad[i].sent)
+			RT_ASSERT_EQ(peer_front_request(&e->front, &req,
+							NULL, 0), PEER_OK);
 		/* Its own request there: nothing yet. */
-		RT_EXPECT_EQ(peer_front_response(&front, &rsp), PEER_EMPTY);
+		RT_EXPECT_EQ(peer_front_response(&e->front, &rsp), PEER_EMPTY);
 		ring[0].flag = bad[i].flag;
-		RT_EXPECT_EQ_MSG(peer_front_response(&front, &rsp),
+		RT_EXPECT_EQ_MSG(peer_front_response(&e->front, &rsp),
 				 PEER_BROKEN, "case %u", i);
-		RT_EXPECT_EQ(front.done, 0);
-		RT_EXPECT_EQ(peer_front_request(&front, &req, NULL, 0),
+		RT_EXPECT_EQ(e->front.done, 0);
+		RT_EXPECT_EQ(peer_front_request(&e->front, &req, NULL, 0),
 			     PEER_BROKEN);
 	}
 
 	/* After a lap, last lap's flags are nothing yet; a fresh one not. */
-	memset(mem, 0, FIPCBLK_PAGE_BYTES);
-	RT_ASSERT_EQ(fipc_duplex_server_init(&srv, mem, 0), 0);
-	peer_front_init(&front, mem, 0);
-	hdr_lap(test, &front, &srv, bufs, slots);
-	RT_EXPECT_EQ(peer_front_response(&front, &rsp), PEER_EMPTY);
+	hdr_ends_fresh(test, e, false, mem);
+	hdr_lap(test, e, 0, slots);
+	RT_EXPECT_EQ(peer_front_response(&e->front, &rsp), PEER_EMPTY);
 	ring[0].flag = HDR_FLAG(CALL, 1, 0, 0);
-	RT_EXPECT_EQ(peer_front_response(&front, &rsp), PEER_EMPTY);
+	RT_EXPECT_EQ(peer_front_response(&e->front, &rsp), PEER_EMPTY);
 	ring[0].flag = HDR_FLAG(ACK, 9, 0, 0);
-	RT_EXPECT_EQ(peer_front_response(&front, &rsp), PEER_EMPTY);
+	RT_EXPECT_EQ(peer_front_response(&e->front, &rsp), PEER_EMPTY);
 	ring[0].flag = HDR_FLAG(REPLY, 1, slots, 0);	/* this lap's */
-	RT_EXPECT_EQ(peer_front_response(&front, &rsp), PEER_BROKEN);
-	RT_EXPECT_EQ(front.done, slots);
+	RT_EXPECT_EQ(peer_front_response(&e->front, &rsp), PEER_BROKEN);
+	RT_EXPECT_EQ(e->front.done, slots);
 
 	/* lib/fipc's server reads the header's flags as the peer does. */
-	memset(mem, 0, FIPCBLK_PAGE_BYTES);
-	RT_ASSERT_EQ(fipc_duplex_server_init(&srv, mem, 0), 0);
+	hdr_ends_fresh(test, e, false, mem);
 	ring[0].flag = HDR_FLAG(CALL, 1, 64, 0);
-	RT_EXPECT_EQ(fipc_duplex_take_request(&srv, bufs, 1, NULL), -EPROTO);
-	memset(mem, 0, FIPCBLK_PAGE_BYTES);
-	RT_ASSERT_EQ(fipc_duplex_server_init(&srv, mem, 0), 0);
-	peer_front_init(&front, mem, 0);
-	hdr_lap(test, &front, &srv, bufs, slots);
+	RT_EXPECT_EQ(fipc_duplex_take_request(&e->srv, bufs, 1, NULL),
+		     -EPROTO);
+	hdr_ends_fresh(test, e, false, mem);
+	hdr_lap(test, e, 0, slots);
 	ring[0].flag = HDR_FLAG(CALL, 1, 0, 0);
-	RT_EXPECT_EQ(fipc_duplex_take_request(&srv, bufs, 1, NULL), -EAGAIN);
+	RT_EXPECT_EQ(fipc_duplex_take_request(&e->srv, bufs, 1, NULL),
+		     -EAGAIN);
 }
 
 /* fipcblk.h's constants are lib/fipc's. */
