@@ -468,15 +468,14 @@ struct xff_page_walk {
 static inline int xff_walk_data_pages(struct request *rq, unsigned int nrefs,
 				      struct xff_page_walk *walk)
 {
-	unsigned int first, prev_end = 0, i = 0;
+	unsigned int prev_end = 0, i = 0;
 	struct page *prev_page = NULL;
 	struct req_iterator iter;
 	struct bio_vec bv;
 	u32 bytes = 0;
 	int err;
 
-	first = bio_iter_iovec(rq->bio, rq->bio->bi_iter).bv_offset;
-	walk->first = first;
+	walk->first = bio_iter_iovec(rq->bio, rq->bio->bi_iter).bv_offset;
 	walk->bytes = blk_rq_bytes(rq);
 	rq_for_each_segment(bv, rq, iter) {
 		bytes += bv.bv_len;
@@ -492,9 +491,9 @@ static inline int xff_walk_data_pages(struct request *rq, unsigned int nrefs,
 		prev_page = bv.bv_page;
 		prev_end = bv.bv_offset + bv.bv_len;
 	}
-	if (i != nrefs || bytes != blk_rq_bytes(rq))
+	if (i != nrefs || bytes != walk->bytes)
 		return -EIO;
-	return first;
+	return walk->first;
 }
 
 /* The bytes of the walked request's page i: [*start, *start + return). */
