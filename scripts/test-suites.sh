@@ -16,6 +16,9 @@ suites+=(
 	"call-cycles|tests/kbuild/call-cycles.py"
 	# The testbed's xenwatch timing check on made-up kernel traces.
 	"xenwatch-timing-check|tests/testbed/unit/xenwatch-timing.sh"
+	# The dom0 library's shell-only waits, reads and log lines, and
+	# fipc-hostile's xsbad check, on the host.
+	"testbed-dom0-lib|tests/testbed/unit/dom0-lib.sh"
 	# The admin command (tools/admin/fipc.py) on made-up backend domains;
 	# the testbed runs it on real disks (phy1-xl, fipc-hostile,
 	# fipc-memshare).

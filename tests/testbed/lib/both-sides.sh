@@ -6,6 +6,10 @@
 # reader, a driver's counters as JSON, and the frontend's
 # malformed-request test mode.
 
+# fipc_nap SECONDS: wait SECONDS (a fraction too).  dom0's bash replaces
+# it with a wait that starts no process (fipc-scenario.sh).
+fipc_nap() { sleep "$1"; }
+
 # fipc_until SECONDS CMD [ARG...]: run CMD every 0.1 s until it succeeds;
 # non-zero if it still fails after SECONDS (10 tries per second).
 fipc_until() {
@@ -14,7 +18,7 @@ fipc_until() {
     until "$@"; do
         i=$((i + 1))
         [ $i -lt $n ] || return 1
-        sleep 0.1
+        fipc_nap 0.1
     done
 }
 

@@ -92,7 +92,7 @@ fipc_blk_wait_connected() {
             xenstore-ls -f "/local/domain/0/backend/fipcblk/$1/$2" 2>&1 | grep -E 'error|state' | head
             return 1
         fi
-        sleep 0.1
+        fipc_nap 0.1
     done
 }
 
@@ -109,17 +109,29 @@ fipc_blk_detach() {
             fipc_fail "fipcblk $fd/$vdev: backend not Closed 10 s after detach (state $s)"
             break
         fi
-        sleep 0.1
+        fipc_nap 0.1
     done
     xenstore-rm "$fe" 2>/dev/null
     xenstore-rm "$be" 2>/dev/null
     [ "$s" = 6 ] || [ -z "$s" ]
 }
 
+# fipc_file_is FILE VALUE: FILE's first line is VALUE (read again at each
+# call, so that fipc_until can wait for it).
+fipc_file_is() {
+    local v
+    read -r v 2>/dev/null < "$1" && [ "$v" = "$2" ]
+}
+
 # fipc_be_stat FRONT_DOMID VDEV NAME: a backend statistics counter.
+# Read by the shell (polling loops call it often; see fipc_log).
 fipc_be_stat() {
-    cat "$FIPC_BE_SYSFS/fipcblk-$1-$2/statistics/$3" 2>/dev/null ||
-        fipc_be_dbg "$1" "$2" |
+    local v
+    if read -r v 2>/dev/null < "$FIPC_BE_SYSFS/fipcblk-$1-$2/statistics/$3"; then
+        echo "$v"
+        return 0
+    fi
+    fipc_be_dbg "$1" "$2" |
         awk -v k="$3" '$1 == k { v = $2 } END { print (v == "" ? -1 : v) }'
 }
 
@@ -194,7 +206,7 @@ fipc_health() {
     # off at removal may still be unmapping: it gets 60 s).
     local gm=/sys/module/xen_fipc_back/parameters/grant_mappings
     if [ -r "$gm" ] && ! ls /sys/bus/xen-backend/drivers/fipcblk 2>/dev/null | grep -q '^fipcblk-' &&
-       ! fipc_until 60 test "$(cat "$gm")" = 0; then
+       ! fipc_until 60 fipc_file_is "$gm" 0; then
         fipc_fail "dom0 health ($name): xen-fipc-back still counts $(cat "$gm") grant mappings with no device bound"
         return 1
     fi

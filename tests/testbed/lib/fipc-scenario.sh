@@ -20,7 +20,24 @@ export FIPC_LIB FIPC_WORK
 . "$FIPC_LIB/fipc-drivers.sh"
 . "$FIPC_LIB/checks.sh"
 
-fipc_log() { echo "[fipc $(date +%T)] $*"; }
+# No process is started for a log line's time or for a short wait: in
+# the emulated dom0 (one vCPU in most scenarios, shared with the backend
+# it tests) "date" or "sleep 0.1" costs about 110 ms of CPU, and dom0's
+# polling loops ran one every 0.1 s (2026-12-01, QEMU TCG on the 2-core
+# dev VM).  The wait reads, with a timeout, a FIFO that nothing writes
+# (opened read-write, so it never ends; then unlinked); the descriptor
+# and its number reach each phase's bash (fipc_step).  A read that ends
+# other than by its timeout falls back to sleep.
+fipc_log() { printf '[fipc %(%T)T] %s\n' -1 "$*"; }
+if mkfifo "/tmp/fipc-nap.$$" 2>/dev/null; then
+    exec {FIPC_NAP_FD}<>"/tmp/fipc-nap.$$"
+    rm -f "/tmp/fipc-nap.$$"
+    export FIPC_NAP_FD
+    fipc_nap() {
+        read -r -t "$1" -u "${FIPC_NAP_FD:-}" _ 2>/dev/null
+        [ $? -gt 128 ] || sleep "$1"
+    }
+fi
 fipc_fail() { echo "@@FIPC-FAIL $*"; }
 fipc_die() { fipc_fail "$*"; exit 1; }
 

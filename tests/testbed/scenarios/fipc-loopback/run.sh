@@ -85,7 +85,7 @@ flush_discard() {
     local i=0
     while [ "$(cat /sys/block/xvdc/size)" != $((320 << 11)) ]; do
         i=$((i + 1)); [ $i -ge 50 ] && { fipc_fail "resize: xvdc has $(cat /sys/block/xvdc/size) sectors"; rc=1; break; }
-        sleep 0.2
+        fipc_nap 0.2
     done
     return $rc
 }
@@ -152,7 +152,7 @@ reload() {
     pid=$!
     # Unplug in the middle of the writes, not before they start.
     while [ "$(fipc_be_stat 0 51728 wr_req)" -lt $((w0 + 300)) ] && [ $i -lt 600 ]; do
-        sleep 0.1; i=$((i + 1))
+        fipc_nap 0.1; i=$((i + 1))
     done
     fipc_log "unbinding the backend devices and rmmod xen-fipc-back under I/O (wr_req $(fipc_be_stat 0 51728 wr_req))"
     # Each bound xenbus device holds a module reference (as with blkback):
@@ -181,7 +181,7 @@ cycles() {
         i=0
         while [ -e /sys/block/xvdb ]; do
             i=$((i + 1)); [ $i -ge 100 ] && { fipc_fail "cycle $n: xvdb still there"; return 1; }
-            sleep 0.1
+            fipc_nap 0.1
         done
         fipc_blk_attach 0 51728 /dev/nullb0 w || { rc=1; break; }
         fipc_blk_wait_connected 0 51728 30 || { rc=1; break; }

@@ -57,7 +57,7 @@ marker() {
             fipc_domu_console_tail "$1"
             return 1
         fi
-        sleep 0.2
+        fipc_nap 0.2
     done
 }
 
@@ -424,7 +424,7 @@ maptrack_round() {
     for i in $(seq 20); do
         gm=$(cat $par/grant_mappings)
         [ "$gm" -gt "$max" ] && max=$gm
-        sleep 0.5
+        fipc_nap 0.5
     done
     w1=$(fipc_be_stat "$id" 51728 grant_waits)
     r1=$(fipc_be_stat "$id" 51728 wr_req)
@@ -438,7 +438,7 @@ maptrack_round() {
     for i in $(seq 6); do
         [ "$(xenstore-read "/local/domain/0/backend/fipcblk/$id/51728/state")" != 4 ] ||
             { fipc_fail "maptrack: xvdb of domain $id connected with max_grant_mappings 1"; return 1; }
-        sleep 0.5
+        fipc_nap 0.5
     done
     fipc_log "maptrack: max_grant_mappings 1: the connect refused, not connected for 3 s ($(fipc_dmesg_since_mark | grep -m 1 -o 'queue [0-9]*: mapping [0-9]* ring pages would pass[^(]*'))"
     # Back: the next connect succeeds (on grants, right after memshare's

@@ -385,7 +385,7 @@ badkey() {
         [ "$(fipc_blk_state "$id" $XVDC back)" != 4 ] ||
             { fipc_fail "badkey: xvdc connected with fipc-guest-iops 'fast'"; rc=1; break; }
         i=$((i + 1))
-        sleep 0.1
+        fipc_nap 0.1
     done
     fipc_log "badkey: refused: $(xenstore-read "$e" 2>/dev/null)"
     xenstore-write "$k/fipc-guest-iops" none || return 1

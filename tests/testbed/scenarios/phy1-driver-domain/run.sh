@@ -54,7 +54,7 @@ be_wait_connected() {
             xenstore-ls -f "$(be_dir 51728)" 2>&1 | head -n 30
             return 1
         fi
-        sleep 0.1
+        fipc_nap 0.1
     done
     xenstore-read "$(be_dir 51728)/physical-device" | grep -qE '^[0-9a-f]+:[0-9a-f]+$' ||
         { fipc_fail "no physical-device (hex major:minor) from the driver domain's block-fipc"; return 1; }

@@ -67,7 +67,7 @@ cycles() {
     for i in $(seq 1 "$n"); do
         attach_cycle "$i" "$id" || return 1
         # Give the guest time to see the disk go (it polls every 50 ms).
-        sleep 0.5
+        fipc_nap 0.5
     done
     fipc_log "$n attach/detach cycles through xl: ok"
 }
@@ -276,7 +276,7 @@ upgrade() {
     # The guest reads its mailbox on xvdb every 50 ms.
     for i in $(seq 50); do
         [ "$(fipc_be_stat "$id" 51728 rd_req)" -gt "$rd0" ] && break
-        sleep 0.2
+        fipc_nap 0.2
     done
     [ "$(fipc_blk_state "$id" 51728 back)" = 4 ] && [ "$(fipc_be_stat "$id" 51728 rd_req)" -gt "$rd0" ] ||
         { fipc_fail "xvdb after the upgrade: state $(fipc_blk_state "$id" 51728 back), rd_req $rd0 -> $(fipc_be_stat "$id" 51728 rd_req)"; return 1; }

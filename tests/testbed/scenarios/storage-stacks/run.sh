@@ -105,7 +105,7 @@ teardown() {
 	while [ -n "$(fipc_domu_state "$name")" ] && [ -z "$p" ]; do
 		p=$(cat "$FIPC_BE_SYSFS/fipcblk-$id-51728/statistics/data_path" 2>/dev/null)
 		[ "$p" = none ] && p=''
-		sleep 0.2
+		fipc_nap 0.2
 	done
 	fipc_domu_wait "$name" 300 || rc=1
 	# Missed while it ran (a loaded host): the guest's own word.

@@ -1,0 +1,104 @@
+#!/bin/bash
+# Host test of the dom0 library's shell-only helpers (lib/fipc-scenario.sh,
+# lib/fipc-drivers.sh): fipc_nap waits without starting a process, also
+# inside a phase (fipc_step), and falls back to sleep without its FIFO;
+# fipc_until looks again each time (a value that changes is seen);
+# fipc_file_is, fipc_be_stat (sysfs, else the developer counters, else
+# -1) and fipc_log's line; and fipc-hostile's check_xsbad on a made-up
+# attacker console and dom0 record.  A "sleep" on PATH counts its calls.
+# Prints "N passed, N failed".
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+
+ok() { pass=$((pass + 1)); echo "ok   $1"; }
+bad() { fail=$((fail + 1)); echo "FAIL $1"; }
+check() { if eval "$2"; then ok "$1"; else bad "$1 ($2)"; fi; }
+
+mkdir -p "$tmp/bin" "$tmp/results" "$tmp/work"
+cat > "$tmp/bin/sleep" <<EOF
+#!/bin/sh
+echo x >> "$tmp/sleeps"
+exec /bin/sleep "\$@"
+EOF
+chmod +x "$tmp/bin/sleep"
+export PATH="$tmp/bin:$PATH" FIPC_RESULTS=$tmp/results FIPC_WORK=$tmp/work TMPDIR=$tmp
+# shellcheck source=tests/testbed/lib/fipc-scenario.sh
+. "$here/../lib/fipc-scenario.sh"
+sleeps() { [ -f "$tmp/sleeps" ] && wc -l < "$tmp/sleeps" || echo 0; }
+ms_of() { local t0; t0=$(date +%s%N); "$@"; echo $((($(date +%s%N) - t0) / 1000000)); }
+
+# fipc_nap: the time asked for, no process.
+t=$(ms_of fipc_nap 0.3)
+check "nap waits 0.3 s (took $t ms)" '[ "$t" -ge 280 ] && [ "$t" -lt 1500 ]'
+check "nap starts no sleep" '[ "$(sleeps)" = 0 ]'
+check "the nap FIFO is unlinked" '[ ! -e "/tmp/fipc-nap.$$" ] && [ -p "/proc/$$/fd/$FIPC_NAP_FD" ]'
+
+# In a phase (a new bash from the functions' text): the same.
+phase() { local t; t=$(ms_of fipc_nap 0.2); echo "$t" > "$FIPC_WORK/phase-ms"; }
+fipc_step nap-phase 10 phase > "$tmp/step.out"
+t=$(cat "$FIPC_WORK/phase-ms")
+check "nap in a phase waits 0.2 s (took $t ms)" '[ "$t" -ge 180 ] && [ "$t" -lt 1500 ]'
+check "nap in a phase starts no sleep" '[ "$(sleeps)" = 0 ]'
+check "the phase is timed" 'grep -q "^nap-phase 0 " "$FIPC_RESULTS/phases.txt"'
+
+# Without its descriptor: sleep, for as long.
+t=$(FIPC_NAP_FD=250 ms_of fipc_nap 0.2)
+check "nap without its FIFO waits 0.2 s (took $t ms)" '[ "$t" -ge 180 ] && [ "$t" -lt 1500 ]'
+check "nap without its FIFO sleeps" '[ "$(sleeps)" = 1 ]'
+
+# fipc_until + fipc_file_is: a value written later is seen.
+echo 3 > "$tmp/gm"
+(/bin/sleep 0.5; echo 0 > "$tmp/gm") &
+fipc_until 5 fipc_file_is "$tmp/gm" 0 && r=0 || r=1
+wait
+check "fipc_until sees a file change to 0" '[ "$r" = 0 ]'
+echo 7 > "$tmp/gm"
+fipc_until 1 fipc_file_is "$tmp/gm" 0 && r=0 || r=1
+check "fipc_until gives up on a file that stays 7" '[ "$r" = 1 ]'
+check "fipc_file_is: a missing file is not 0" '! fipc_file_is "$tmp/none" 0'
+
+# fipc_be_stat: sysfs first, else debugfs's counters, else -1.
+FIPC_BE_SYSFS=$tmp/sysfs
+mkdir -p "$FIPC_BE_SYSFS/fipcblk-5-51728/statistics"
+echo 1234 > "$FIPC_BE_SYSFS/fipcblk-5-51728/statistics/rd_req"
+echo grant > "$FIPC_BE_SYSFS/fipcblk-5-51728/statistics/data_path"
+fipc_be_dbg() { [ "$1" = 5 ] && printf 'held_unmaps 9\nother 1\n'; }
+check "be_stat reads a counter" '[ "$(fipc_be_stat 5 51728 rd_req)" = 1234 ]'
+check "be_stat reads a word" '[ "$(fipc_be_stat 5 51728 data_path)" = grant ]'
+check "be_stat falls back to the developer counters" '[ "$(fipc_be_stat 5 51728 held_unmaps)" = 9 ]'
+check "be_stat: -1 for a counter nowhere" '[ "$(fipc_be_stat 6 51728 rd_req)" = -1 ]'
+check "be_stat starts no sleep" '[ "$(sleeps)" = 1 ]'
+
+# fipc_log: "[fipc HH:MM:SS] text".
+line=$(fipc_log "a b  c")
+check "log line (got '$line')" '[[ "$line" =~ ^\[fipc\ [0-2][0-9]:[0-5][0-9]:[0-6][0-9]\]\ a\ b\ \ c$ ]]'
+
+# check_xsbad: the attacker's last line per case and dom0's record.
+ATTACKER_CONSOLE=$tmp/attacker.log
+R=$tmp/results
+# shellcheck source=tests/testbed/scenarios/fipc-hostile/attack-checks.sh
+. "$here/../scenarios/fipc-hostile/attack-checks.sh"
+printf '%s\r\n' "boot noise" \
+    "@@FIPC-ATTACK xsbad case 0 ring-order=99 connected backend=Connected" \
+    "@@FIPC-ATTACK xsbad case 0 ring-order=99 refused backend=InitWait" \
+    "@@FIPC-ATTACK xsbad case 1 pfns=0 refused backend=Closing" \
+    "@@FIPC-ATTACK xsbad case 2 queues=x refused backend=InitWait" > "$ATTACKER_CONSOLE"
+printf '%s\n' "0|0|34 bad ring-order" "1|1|22 bad pfns" "2|0|" > "$FIPC_WORK/xsbad.cases"
+check_xsbad 4 > "$tmp/xsbad.out"
+r=$?
+check "xsbad: a case short of its node, one missing: fails" '[ "$r" = 1 ]'
+check "xsbad: case 0 passes on its last line" 'grep -q "^pass xsbad-case-0: ring-order=99: attacker saw refused (backend=InitWait), dom0 saw Connected: 0, error node: .34 bad ring-order.$" "$R/checks.txt"'
+check "xsbad: case 1 passes, Connected seen shown" 'grep -q "^pass xsbad-case-1: pfns=0: attacker saw refused (backend=Closing), dom0 saw Connected: 1," "$R/checks.txt"'
+check "xsbad: case 2 without an error node fails" 'grep -q "^FAIL xsbad-case-2: queues=x: attacker saw refused" "$R/checks.txt"'
+check "xsbad: case 3 never reported fails" 'grep -q "^FAIL xsbad-case-3: ?: attacker saw nothing (), dom0 saw Connected: ?" "$R/checks.txt"'
+check "xsbad: figures per case" '[ "$(grep -c "^xsbad.case" "$R/figures.txt")" = 4 ] && grep -q "^xsbad.case3 none$" "$R/figures.txt"'
+: > "$R/checks.txt"
+printf '%s\n' "2|0|22 bad queues" >> "$FIPC_WORK/xsbad.cases"
+check_xsbad 3 > "$tmp/xsbad.out" && r=0 || r=1
+check "xsbad: all three refused with nodes: passes" '[ "$r" = 0 ] && [ "$(grep -c "^pass" "$R/checks.txt")" = 3 ]'
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
