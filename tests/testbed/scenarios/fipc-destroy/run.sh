@@ -29,9 +29,13 @@ export FIPC_DOMU_LOAD="fipc xen-fipc-front"
 
 prepare() {
     fipc_dmesg_mark
-    # 9 s a request: bio-based (null_blk's blk-mq mode times out at 5 s);
-    # its own partition scan takes a few of them.
-    fipc_null_blk 1 && fipc_null_blk_slow nullhang 9000 4 16 0 && fipc_modules_load 0
+    fipc_null_blk 1 && fipc_modules_load 0 || return 1
+    # /dev/nullhang, for the handoff: 9 s a request, bio-based (null_blk's
+    # blk-mq mode times out at 5 s).  Made while the rounds run (they do
+    # not use it): powering it on waits for its own partition scan, a few
+    # of those requests (28 s, emulated).
+    (fipc_null_blk_slow nullhang 9000 4 16 0; echo $? > "$FIPC_WORK/nullhang.rc") \
+        > "$FIPC_WORK/nullhang.log" 2>&1 &
 }
 
 round() {
@@ -49,7 +53,7 @@ round() {
             xl destroy "domU$n"
             return 1
         fi
-        sleep 0.1
+        fipc_nap 0.1
     done
     fipc_log "round $n: destroying domain $id under I/O (wr_req $w, inflight $(cat /sys/bus/xen-backend/devices/fipcblk-$id-51728/statistics/inflight))"
     xl destroy "domU$n" || { fipc_fail "xl destroy failed"; return 1; }
@@ -96,7 +100,7 @@ paused_rebind() {
             rc=1
             break
         fi
-        sleep 0.1
+        fipc_nap 0.1
     done
     fipc_log "paused-rebind: $w writes on xvdb's new connection $((i / 10)) s after the unpause"
     domuh_console_clean 'xvdb.*error|error.*xvdb|fio ended' \
@@ -141,6 +145,10 @@ detach_attach() {
 # A removal whose bios outlast XFB_REMOVE_DRAIN_WAIT (5 s): see the top.
 handoff() {
     local id dev drv=/sys/bus/xen-backend/drivers/fipcblk t0 t1 tc=0 now i=0 v rc=0
+    fipc_until 120 test -e "$FIPC_WORK/nullhang.rc" &&
+        [ "$(cat "$FIPC_WORK/nullhang.rc")" = 0 ] ||
+        { fipc_fail "handoff: /dev/nullhang was not made"; cat "$FIPC_WORK/nullhang.log"; return 1; }
+    cat "$FIPC_WORK/nullhang.log"
     fipc_domu_start domUh "$here/domU.cfg" "$common/guest-load.sh" \
         TYPE="$(fipc_opt HANDOFF_TYPE pvh)" || return 1
     id=$(xl domid domUh) || return 1
@@ -154,7 +162,7 @@ handoff() {
             xl destroy domUh
             return 1
         fi
-        sleep 0.1
+        fipc_nap 0.1
     done
     fipc_dmesg_mark
     t0=$(date +%s%N)
@@ -172,7 +180,7 @@ handoff() {
             tc=$(((now - t0) / 1000000))
             break
         fi
-        sleep 0.1
+        fipc_nap 0.1
     done
     fipc_log "handoff: backend Closed $tc ms after the unbind began (its read ends 9000 ms after it was issued)"
     # Removal returns after its 5 s wait; the read, issued a little
@@ -194,7 +202,7 @@ handoff() {
             rc=1
             break
         fi
-        sleep 0.1
+        fipc_nap 0.1
     done
     # With grant_staging (the default) the reads go through the staging
     # pages: the case that hung for good while the frontend added its
