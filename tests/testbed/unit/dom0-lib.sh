@@ -97,8 +97,14 @@ check "xsbad: case 3 never reported fails" 'grep -q "^FAIL xsbad-case-3: ?: atta
 check "xsbad: figures per case" '[ "$(grep -c "^xsbad.case" "$R/figures.txt")" = 4 ] && grep -q "^xsbad.case3 none$" "$R/figures.txt"'
 : > "$R/checks.txt"
 printf '%s\n' "2|0|22 bad queues" >> "$FIPC_WORK/xsbad.cases"
-check_xsbad 3 > "$tmp/xsbad.out" && r=0 || r=1
-check "xsbad: all three refused with nodes: passes" '[ "$r" = 0 ] && [ "$(grep -c "^pass" "$R/checks.txt")" = 3 ]'
+# As a phase (fipc_step: a new bash with the functions and the exported
+# variables only), as run.sh calls the checks.
+export R
+fipc_step xsbad-phase 10 check_xsbad 3 > "$tmp/xsbad.out" && r=0 || r=1
+check "xsbad: all three refused with nodes: passes, in a phase" '[ "$r" = 0 ] && [ "$(grep -c "^pass" "$R/checks.txt")" = 3 ]'
+# amarker in a phase finds a line on the attacker's console.
+fipc_step amarker-phase 10 amarker "@@FIPC-ATTACK xsbad case 2" 5 > "$tmp/amarker.out" && r=0 || r=1
+check "amarker finds a console line, in a phase" '[ "$r" = 0 ]'
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

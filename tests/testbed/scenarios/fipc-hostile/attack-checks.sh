@@ -7,8 +7,9 @@
 # exports VDEV and defines aid (the attacker's domain id), mode_begin and
 # mode_end.
 
-# The attacker's console, as xenconsoled logs it.
-ATTACKER_CONSOLE=${ATTACKER_CONSOLE:-/var/log/xen/console/guest-attacker.log}
+# The attacker's console, as xenconsoled logs it (exported: each phase
+# runs in a new bash that gets the functions and exported variables only).
+export ATTACKER_CONSOLE=${ATTACKER_CONSOLE:-/var/log/xen/console/guest-attacker.log}
 
 # amarker ERE TIMEOUT: wait for a line matching ^ERE on the attacker's
 # console; a guest that crashed or went away fails (checked every 5 s).
