@@ -112,7 +112,9 @@ int fipc_duplex_submit(struct fipc_duplex_client *c,
 	 */
 	fipc_duplex_put(fipc_duplex_submit_slot(c, 0), msg,
 			fipc_duplex_flag(kind, nslots, pos, c->lap_shift));
-	fipc_duplex_advance_submit(c, nslots);
+	if (fipc_duplex_step(&c->submit, &c->submit_slot, nslots, c->mask))
+		c->call_flag = fipc_duplex_flag(FIPC_DUPLEX_CALL, 1, c->submit,
+						c->lap_shift);
 	if (!posted)
 		c->calls++;
 	return 0;

@@ -193,12 +193,11 @@ static inline int fipc_duplex_call(struct fipc_duplex_client *c,
 	/* One compare for room and error: a broken client's limit is pos. */
 	if (likely(nslots == 1 && pos != c->limit)) {
 		fipc_duplex_put(&c->slots[slot], req, flag);
-		c->submit = pos + 1;
 		c->calls = calls + 1;
-		c->call_flag = fipc_duplex_step_one(&slot, mask, flag,
-						    FIPC_DUPLEX_CALL, pos + 1,
+		c->call_flag = fipc_duplex_move_one(&c->submit, &c->submit_slot,
+						    pos, slot, mask, flag,
+						    FIPC_DUPLEX_CALL,
 						    c->lap_shift);
-		c->submit_slot = slot;
 		return 0;
 	}
 	return fipc_duplex_submit(c, req, nslots, false);
@@ -239,13 +238,12 @@ static inline int fipc_duplex_post(struct fipc_duplex_client *c,
 			fipc_duplex_advance_done(c, 1);
 		if (likely(pos != c->limit)) {
 			fipc_duplex_put(&c->slots[slot], msg, flag);
-			c->submit = pos + 1;
-			c->call_flag = fipc_duplex_step_one(&slot, mask,
+			c->call_flag = fipc_duplex_move_one(&c->submit,
+							    &c->submit_slot,
+							    pos, slot, mask,
 							    call_flag,
 							    FIPC_DUPLEX_CALL,
-							    pos + 1,
 							    c->lap_shift);
-			c->submit_slot = slot;
 			return 0;
 		}
 	}
@@ -290,13 +288,12 @@ static inline int fipc_duplex_take_reply(struct fipc_duplex_client *c,
 	 */
 	if (likely(flag == want && calls)) {
 		fipc_slot_copy_last(slot, reply, last);
-		c->done = pos + 1;
 		c->limit = limit + 1;
 		c->calls = calls - 1;
-		c->reply_flag = fipc_duplex_step_one(&dslot, mask, want,
-						     FIPC_DUPLEX_REPLY, pos + 1,
+		c->reply_flag = fipc_duplex_move_one(&c->done, &c->done_slot,
+						     pos, dslot, mask, want,
+						     FIPC_DUPLEX_REPLY,
 						     c->lap_shift);
-		c->done_slot = dslot;
 		return 0;
 	}
 	/*
@@ -351,12 +348,11 @@ static inline int fipc_duplex_take_request(struct fipc_duplex_server *s,
 	 */
 	if (likely(flag == want && pos - s->complete <= mask && max_slots)) {
 		fipc_slot_copy_last(slot, buf, last);
-		s->read = pos + 1;
 		s->unanswered = unanswered + 1;
-		s->call_flag = fipc_duplex_step_one(&rslot, mask, want,
-						    FIPC_DUPLEX_CALL, pos + 1,
+		s->call_flag = fipc_duplex_move_one(&s->read, &s->read_slot,
+						    pos, rslot, mask, want,
+						    FIPC_DUPLEX_CALL,
 						    s->lap_shift);
-		s->read_slot = rslot;
 		if (posted)
 			*posted = false;
 		return 1;
@@ -429,12 +425,12 @@ static inline int fipc_duplex_reply(struct fipc_duplex_server *s,
 		 * it.
 		 */
 		fipc_duplex_put(&s->slots[cslot], reply, flag);
-		s->complete = pos + 1;
 		s->unanswered = unanswered - 1;
-		s->reply_flag = fipc_duplex_step_one(&cslot, mask, flag,
-						     FIPC_DUPLEX_REPLY, pos + 1,
+		s->reply_flag = fipc_duplex_move_one(&s->complete,
+						     &s->complete_slot,
+						     pos, cslot, mask, flag,
+						     FIPC_DUPLEX_REPLY,
 						     s->lap_shift);
-		s->complete_slot = cslot;
 		return 0;
 	}
 	return fipc_duplex_reply_slow(s, reply);

@@ -221,6 +221,22 @@ static inline u64 fipc_duplex_step_one(u32 *slot, u32 mask, u64 flag,
 }
 
 /*
+ * The fast paths' one-position move of a cursor held in locals, at
+ * @pos and slot index @slot with expected flag @flag: store it, moved,
+ * in *@pos_at and *@slot_at.  Return: its new expected flag.
+ */
+static inline u64 fipc_duplex_move_one(u32 *pos_at, u32 *slot_at, u32 pos,
+				       u32 slot, u32 mask, u64 flag, u32 kind,
+				       u32 lap_shift)
+{
+	flag = fipc_duplex_step_one(&slot, mask, flag, kind, pos + 1,
+				    lap_shift);
+	*pos_at = pos + 1;
+	*slot_at = slot;
+	return flag;
+}
+
+/*
  * Move a cursor, @pos and its slot index @slot, by @n positions, at most
  * a ring.  Return: whether the slot index wrapped, and so the cursor's
  * expected flag must be set for the new lap (never on a broken side).
@@ -232,14 +248,6 @@ static inline bool fipc_duplex_step(u32 *pos, u32 *slot, u32 n, u32 mask)
 	*pos += n;
 	*slot = next & mask;
 	return next > mask;
-}
-
-static inline void fipc_duplex_advance_submit(struct fipc_duplex_client *c,
-					      u32 n)
-{
-	if (fipc_duplex_step(&c->submit, &c->submit_slot, n, c->mask))
-		c->call_flag = fipc_duplex_flag(FIPC_DUPLEX_CALL, 1, c->submit,
-						c->lap_shift);
 }
 
 static inline void fipc_duplex_advance_done(struct fipc_duplex_client *c,
