@@ -177,6 +177,20 @@ fipc_step() {
     return $rc
 }
 
+# fipc_steps NAME:SECONDS:COMMAND...: fipc_step NAME SECONDS COMMAND for
+# each, in order, every one whatever the one before returned (COMMAND is
+# split into words: a function and its arguments).  Returns 1 if any failed.
+fipc_steps() {
+    local step name rest rc=0
+    for step; do
+        name=${step%%:*}
+        rest=${step#*:}
+        # shellcheck disable=SC2086 # the command's words
+        fipc_step "$name" "${rest%%:*}" ${rest#*:} || rc=1
+    done
+    return $rc
+}
+
 # fipc_load_module NAME [PARAM=VALUE...]: load a module as an installed
 # package has it (modprobe: fipc-modules-<kernel> or fipc-dkms, what the
 # testbed's dom0 installs), else our own from $FIPC_MODULES (its

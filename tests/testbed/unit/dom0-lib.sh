@@ -5,7 +5,7 @@
 # fipc_until looks again each time (a value that changes is seen);
 # fipc_file_is, fipc_be_stat (sysfs, else the developer counters, else
 # -1) and fipc_log's line; and fipc-hostile's check_xsbad on a made-up
-# attacker console and dom0 record.  A "sleep" on PATH counts its calls.
+# attacker console and dom0 record; fipc_steps.  A "sleep" on PATH counts its calls.
 # Prints "N passed, N failed".
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -105,6 +105,16 @@ check "xsbad: all three refused with nodes: passes, in a phase" '[ "$r" = 0 ] &&
 # amarker in a phase finds a line on the attacker's console.
 fipc_step amarker-phase 10 amarker "@@FIPC-ATTACK xsbad case 2" 5 > "$tmp/amarker.out" && r=0 || r=1
 check "amarker finds a console line, in a phase" '[ "$r" = 0 ]'
+
+# fipc_steps runs every phase, in order, whatever one returned, each with
+# its arguments, and fails if any failed.
+said() { echo "$*" >> "$FIPC_WORK/said"; }
+fipc_steps s-one:10:true s-two:10:false "s-three:10:said a  b" > "$tmp/steps.out" && r=0 || r=1
+check "fipc_steps: a phase failed: fails" '[ "$r" = 1 ]'
+check "fipc_steps: every phase ran, in order" '[ "$(grep "^s-" "$FIPC_RESULTS/phases.txt" | cut -d" " -f1,2 | tr "\n" " ")" = "s-one 0 s-two 1 s-three 0 " ]'
+check "fipc_steps: the command gets its arguments" '[ "$(cat "$FIPC_WORK/said")" = "a b" ]'
+fipc_steps s-four:10:true > /dev/null && r=0 || r=1
+check "fipc_steps: all passed: passes" '[ "$r" = 0 ]'
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

@@ -34,7 +34,8 @@ prepare() {
     # blk-mq mode times out at 5 s).  Made while the rounds run (they do
     # not use it): powering it on waits for its own partition scan, a few
     # of those requests (28 s, emulated).
-    (fipc_null_blk_slow nullhang 9000 4 16 0; echo $? > "$FIPC_WORK/nullhang.rc") \
+    (fipc_null_blk_slow nullhang 9000 4 16 0; echo $? > "$FIPC_WORK/nullhang.rc.new" &&
+        mv "$FIPC_WORK/nullhang.rc.new" "$FIPC_WORK/nullhang.rc") \
         > "$FIPC_WORK/nullhang.log" 2>&1 &
 }
 
@@ -146,7 +147,7 @@ detach_attach() {
 handoff() {
     local id dev drv=/sys/bus/xen-backend/drivers/fipcblk t0 t1 tc=0 now i=0 v rc=0
     fipc_until 120 test -e "$FIPC_WORK/nullhang.rc" &&
-        [ "$(cat "$FIPC_WORK/nullhang.rc")" = 0 ] ||
+        fipc_file_is "$FIPC_WORK/nullhang.rc" 0 ||
         { fipc_fail "handoff: /dev/nullhang was not made"; cat "$FIPC_WORK/nullhang.log"; return 1; }
     cat "$FIPC_WORK/nullhang.log"
     fipc_domu_start domUh "$here/domU.cfg" "$common/guest-load.sh" \

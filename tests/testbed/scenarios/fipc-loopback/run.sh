@@ -209,13 +209,7 @@ teardown() {
 
 mkdir -p "$FIPC_RESULTS/dom0"
 fipc_step fipc-setup 180 setup || exit 1
-rc=0
-fipc_step fipc-verify 900 verify || rc=1
-fipc_step fipc-flush-discard 120 flush_discard || rc=1
-fipc_step health-1 30 fipc_health after-io || rc=1
-fipc_step fipc-hostile 300 hostile || rc=1
-fipc_step fipc-weights 60 weights || rc=1
-fipc_step fipc-reload 300 reload || rc=1
-fipc_step fipc-cycles 600 cycles || rc=1
-fipc_step fipc-teardown 120 teardown || rc=1
-exit $rc
+fipc_steps fipc-verify:900:verify fipc-flush-discard:120:flush_discard \
+    "health-1:30:fipc_health after-io" fipc-hostile:300:hostile \
+    fipc-weights:60:weights fipc-reload:300:reload fipc-cycles:600:cycles \
+    fipc-teardown:120:teardown

@@ -71,17 +71,18 @@ want_path() {
     echo "$PATHS" | cut -d' ' -f$((($1 - 51728) / 16 + 1))
 }
 
-# reqs DOMID VDEV: requests the backend has served on disk VDEV.
-reqs() {
-    echo $(($(fipc_be_stat "$1" "$2" rd_req) + $(fipc_be_stat "$1" "$2" wr_req)))
-}
-
-# reqs_now DOMID VDEV: the same in $REQS, read by the shell alone: the
-# loop below runs while the backend it waits for needs dom0's one vCPU.
+# reqs_now DOMID VDEV: the requests the backend has served on disk VDEV,
+# in $REQS, read by the shell alone: the loop below runs while the
+# backend it waits for needs dom0's one vCPU.  False if unreadable.
 reqs_now() {
     local d=$FIPC_BE_SYSFS/fipcblk-$1-$2/statistics r w
     read -r r 2>/dev/null < "$d/rd_req" && read -r w 2>/dev/null < "$d/wr_req" &&
         REQS=$((r + w))
+}
+
+# reqs DOMID VDEV: the same, printed; -1 if unreadable.
+reqs() {
+    if reqs_now "$1" "$2"; then echo "$REQS"; else echo -1; fi
 }
 
 # serving WHAT DOMID MIN: every disk of DOMID is connected on its data

@@ -534,12 +534,6 @@ PY
 mkdir -p "$FIPC_RESULTS/dom0"
 : > "$FIPC_RESULTS/limits.txt"
 fipc_step limits-start 900 start || exit 1
-rc=0
-fipc_step limits-refusals 60 refusals || rc=1
-fipc_step limits-caps 600 caps || rc=1
-fipc_step limits-guest 300 guest || rc=1
-fipc_step limits-live 120 live || rc=1
-fipc_step limits-slow 120 slow || rc=1
-fipc_step limits-badkey 180 badkey || rc=1
-fipc_step limits-finish 600 finish || rc=1
-exit $rc
+fipc_steps limits-refusals:60:refusals limits-caps:600:caps \
+    limits-guest:300:guest limits-live:120:live limits-slow:120:slow \
+    limits-badkey:180:badkey limits-finish:600:finish
