@@ -88,10 +88,10 @@ static int fipc_stats_counters_show(struct seq_file *m, void *unused)
 {
 	struct fipc_stats *s = m->private;
 	const struct fipc_stat_name *names = s->kind->names;
-	unsigned int k;
+	unsigned int k, nr = s->kind->nr;
 
 	mutex_lock(s->lock);
-	for (k = 0; k < s->kind->nr; k++)
+	for (k = 0; k < nr; k++)
 		if (names[k].debug)
 			seq_printf(m, "%s %llu\n", names[k].name,
 				   fipc_stats_sum(s, k));
