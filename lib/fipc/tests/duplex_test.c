@@ -1241,6 +1241,30 @@ static void dx_test_bursts_hostile(struct kunit *test)
 	dx_forge(&p, 2, dx_flag(DX_REPLY, 1, 2));
 	RT_EXPECT_EQ(fipc_duplex_take_replies(&p.c, rp.p, 8), -EPROTO);
 	RT_EXPECT_EQ(p.c.done, 2);
+
+	/*
+	 * Replies over posts, with one call or none waiting: the burst
+	 * takes no more replies than calls wait, then breaks the ring.
+	 */
+	for (i = 0; i < 2; i++) {
+		RT_ASSERT(dx_pair_reset(&p));
+		dx_calls(test, &p, i, 1);
+		rt_fill(m, 1, 9);
+		RT_EXPECT_EQ(fipc_duplex_post(&p.c, m, 1), 0);
+		RT_EXPECT_EQ(fipc_duplex_post(&p.c, m, 1), 0);
+		RT_EXPECT_EQ(fipc_duplex_take_requests(&p.s, rq.p, 8), i);
+		dx_bufs_fill(&rq, i, 21);
+		RT_EXPECT_EQ(dx_reply_n(&p, &rq, i), 0);
+		dx_forge(&p, i, dx_flag(DX_REPLY, 1, i));
+		dx_forge(&p, i + 1, dx_flag(DX_REPLY, 1, i + 1));
+		RT_EXPECT_EQ(fipc_duplex_take_replies(&p.c, rp.p, 8),
+			     i ? 1 : -EPROTO);
+		RT_EXPECT(dx_bufs_match(&rp, 0, i, 21));
+		RT_EXPECT_EQ(fipc_duplex_calls(&p.c), 0);
+		RT_EXPECT_EQ(p.c.done, i);
+		RT_EXPECT_EQ(fipc_duplex_take_replies(&p.c, rp.p, 8), -EPROTO);
+		dx_expect_client_broken(test, &p, m);
+	}
 }
 
 /* Waiting */
