@@ -476,29 +476,37 @@ static inline int fipc_duplex_take_replies(struct fipc_duplex_client *c,
 					   unsigned int max)
 {
 	const struct fipc_slot *slots = c->slots;
-	u32 mask = c->mask, pos, dslot, calls, start, flag = 0;
-	unsigned int n = 0;
+	u32 mask = c->mask, shift = c->lap_shift, pos, dslot, calls, flag = 0;
+	unsigned int n = 0, first, lim;
 	u64 want;
 	int err;
 
 	while (n < max) {
 		pos = c->done;
-		start = pos;
 		dslot = c->done_slot;
 		calls = c->calls;
 		want = c->reply_flag;
-		for (; n < max && calls; n++) {
+		/*
+		 * One bound for the buffers and the calls waiting, and the
+		 * cursor's position counted from n: the loop keeps n and the
+		 * slot index only (the copy's barriers make the compiler
+		 * reload from memory whatever else it would keep).
+		 */
+		first = n;
+		lim = n + (max - n < calls ? max - n : calls);
+		for (; n < lim; n++) {
 			flag = fipc_duplex_take_if(&slots[dslot], want, bufs[n]);
-			if (flag != want)
+			if (unlikely(flag != want))
 				break;
-			pos++;
-			calls--;
 			want = fipc_duplex_step_one(&dslot, mask, want,
-						    FIPC_DUPLEX_REPLY, pos,
-						    c->lap_shift);
+						    FIPC_DUPLEX_REPLY,
+						    pos + (n - first) + 1,
+						    shift);
 		}
-		if (pos != start) {
-			c->limit += pos - start;
+		if (n != first) {
+			pos += n - first;
+			calls -= n - first;
+			c->limit += n - first;
 			c->done = pos;
 			c->done_slot = dslot;
 			c->calls = calls;
@@ -542,21 +550,22 @@ static inline int fipc_duplex_take_requests(struct fipc_duplex_server *s,
 {
 	const struct fipc_slot *slots = s->slots;
 	u32 pos = s->read, rslot = s->read_slot, mask = s->mask;
-	u32 room = mask + 1 - (pos - s->complete), flag = 0;
+	u32 shift = s->lap_shift, room = mask + 1 - (pos - s->complete);
+	u32 flag = 0;
 	unsigned int n, lim = max < room ? max : room;
 	u64 want = s->call_flag;
 	int err;
 
 	for (n = 0; n < lim; n++) {
 		flag = fipc_duplex_take_if(&slots[rslot], want, bufs[n]);
-		if (flag != want)
+		if (unlikely(flag != want))
 			break;
-		pos++;
 		want = fipc_duplex_step_one(&rslot, mask, want,
-					    FIPC_DUPLEX_CALL, pos, s->lap_shift);
+					    FIPC_DUPLEX_CALL, pos + n + 1,
+					    shift);
 	}
 	if (n) {
-		s->read = pos;
+		s->read = pos + n;
 		s->read_slot = rslot;
 		s->call_flag = want;
 		s->unanswered += n;
