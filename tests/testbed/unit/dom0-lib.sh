@@ -4,8 +4,9 @@
 # inside a phase (fipc_step), and falls back to sleep without its FIFO;
 # fipc_until looks again each time (a value that changes is seen);
 # fipc_file_is, fipc_be_stat (sysfs, else the developer counters, else
-# -1) and fipc_log's line; and fipc-hostile's check_xsbad on a made-up
-# attacker console and dom0 record; fipc_steps.  A "sleep" on PATH counts its calls.
+# -1) and fipc_log's line; fipc-hostile's check_xsbad on a made-up
+# attacker console and dom0 record; and fipc_steps.  A "sleep" on PATH
+# counts its calls.
 # Prints "N passed, N failed".
 set -u
 here=$(cd "$(dirname "$0")" && pwd)

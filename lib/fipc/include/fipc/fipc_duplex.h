@@ -488,9 +488,10 @@ static inline int fipc_duplex_take_replies(struct fipc_duplex_client *c,
 		want = c->reply_flag;
 		/*
 		 * One bound for the buffers and the calls waiting, and the
-		 * cursor's position counted from n: the loop keeps n and the
-		 * slot index only (the copy's barriers make the compiler
-		 * reload from memory whatever else it would keep).
+		 * cursor's position counted from n, so that the loop steps
+		 * n and the slot index only.  The lap shift is a local: the
+		 * copy's compiler barriers would reload c->lap_shift each
+		 * message.
 		 */
 		first = n;
 		lim = n + (max - n < calls ? max - n : calls);
