@@ -121,11 +121,15 @@ enum bench_srv_mode {
  * @name: the name in tables and JSON
  * @setup: allocate and initialise both ends; 0 or a negative errno
  * @teardown: free what @setup allocated
- * @rtt: client: @n round trips with one message outstanding, the TSC
- *	cycles of each into @cycles (NULL to skip timing); returns the
- *	number of bad replies
- * @burst: client: @n batches of @size messages, each batch's round trip
- *	into @cycles (NULL: no timing); returns the number of bad replies
+ * @rtt: client: @n samples of @run round trips each, one message
+ *	outstanding, back to back; each sample's TSC cycles over @run
+ *	(rounded) into @cycles (NULL to skip timing); returns the number of
+ *	bad replies.  @run is 1..BENCH_MAX_BURST: a run times a round trip
+ *	finer than the TSC's tick (26 cycles on some AMD hosts)
+ * @burst: client: @n samples of @run batches of @size messages each,
+ *	back to back; each sample's cycles over @run (a batch's round trip)
+ *	into @cycles (NULL: no timing); returns the number of bad replies.
+ *	@size * @run is at most BENCH_MAX_BURST
  * @stream: client: send @n messages one way (filling each whole if
  *	@check, else only its sequence number), then STOP and wait for its
  *	reply; returns the TSC cycles taken, and those of each chunk of
@@ -141,9 +145,9 @@ struct bench_ring {
 	const char *name;
 	int (*setup)(void);
 	void (*teardown)(void);
-	u64 (*rtt)(u64 first, unsigned int n, u64 *cycles);
+	u64 (*rtt)(u64 first, unsigned int n, unsigned int run, u64 *cycles);
 	u64 (*burst)(u64 first, unsigned int size, unsigned int n,
-		     u64 *cycles);
+		     unsigned int run, u64 *cycles);
 	u64 (*stream)(u64 first, u64 n, bool check, u64 *chunks);
 	void (*stop)(void);
 	u64 (*server)(enum bench_srv_mode mode, bool check);

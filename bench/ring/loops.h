@@ -63,23 +63,31 @@ static inline void cli_recv_wait(struct bench_buf *b)
 		bench_relax();
 }
 
-static u64 ring_rtt(u64 first, unsigned int n, u64 *cycles)
+static u64 ring_rtt(u64 first, unsigned int n, unsigned int run,
+		    u64 *cycles)
 {
-	BENCH_PAGE_ALIGNED struct bench_buf req, rsp;
-	unsigned int i;
-	u64 bad = 0, t0, t1;
+	BENCH_PAGE_ALIGNED struct bench_buf req[BENCH_MAX_BURST];
+	BENCH_PAGE_ALIGNED struct bench_buf rsp[BENCH_MAX_BURST];
+	unsigned int i, j;
+	u64 bad = 0, t0, t1, seq = first;
 
-	for (i = 0; i < n; i++) {
-		bench_msg_fill(&req.msg, first + i);
+	if (!run || run > BENCH_MAX_BURST)
+		return n;
+	for (i = 0; i < n; i++, seq += run) {
+		for (j = 0; j < run; j++)
+			bench_msg_fill(&req[j].msg, seq + j);
 		t0 = bench_tsc_start();
-		cli_post_wait(&req);
-		cli_flush();
-		cli_recv_wait(&rsp);
+		for (j = 0; j < run; j++) {
+			cli_post_wait(&req[j]);
+			cli_flush();
+			cli_recv_wait(&rsp[j]);
+		}
 		t1 = bench_tsc_stop();
 		if (cycles)
-			cycles[i] = t1 - t0;
-		if (!bench_msg_ok(&rsp.msg, first + i))
-			bad++;
+			cycles[i] = (t1 - t0 + run / 2) / run;
+		for (j = 0; j < run; j++)
+			if (!bench_msg_ok(&rsp[j].msg, seq + j))
+				bad++;
 	}
 	return bad;
 }
@@ -104,30 +112,33 @@ static inline void cli_recv_wait_n(struct bench_buf *const *b, unsigned int n)
 }
 
 static u64 ring_burst(u64 first, unsigned int size, unsigned int n,
-		      u64 *cycles)
+		      unsigned int run, u64 *cycles)
 {
 	BENCH_PAGE_ALIGNED struct bench_buf req[BENCH_MAX_BURST];
 	BENCH_PAGE_ALIGNED struct bench_buf rsp[BENCH_MAX_BURST];
 	struct bench_buf *rspp[BENCH_MAX_BURST];
-	unsigned int i, j;
+	unsigned int i, j, b, msgs = size * run;
 	u64 bad = 0, t0, t1, seq = first;
 
-	if (size > BENCH_MAX_BURST)
+	if (!size || !run || size > BENCH_MAX_BURST ||
+	    run > BENCH_MAX_BURST / size)
 		return n;
-	for (j = 0; j < size; j++)
+	for (j = 0; j < msgs; j++)
 		rspp[j] = &rsp[j];
-	for (i = 0; i < n; i++, seq += size) {
-		for (j = 0; j < size; j++)
+	for (i = 0; i < n; i++, seq += msgs) {
+		for (j = 0; j < msgs; j++)
 			bench_msg_fill(&req[j].msg, seq + j);
 		t0 = bench_tsc_start();
-		for (j = 0; j < size; j++)
-			cli_post_wait(&req[j]);
-		cli_flush();
-		cli_recv_wait_n(rspp, size);
+		for (b = 0; b < msgs; b += size) {
+			for (j = b; j < b + size; j++)
+				cli_post_wait(&req[j]);
+			cli_flush();
+			cli_recv_wait_n(rspp + b, size);
+		}
 		t1 = bench_tsc_stop();
 		if (cycles)
-			cycles[i] = t1 - t0;
-		for (j = 0; j < size; j++)
+			cycles[i] = (t1 - t0 + run / 2) / run;
+		for (j = 0; j < msgs; j++)
 			if (!bench_msg_ok(&rsp[j].msg, seq + j))
 				bad++;
 	}

@@ -33,8 +33,10 @@ static const struct bench_ring *const all_rings[] = {
  * struct opts - command line
  * @cpu: client and server CPUs
  * @rtt_n: timed round trips per ring per round
+ * @rtt_run: round trips timed together as one sample
  * @warm: untimed round trips (or batches) before each timed series
- * @batches: timed batches per burst size per ring per round
+ * @batches: timed samples per burst size per ring per round, each of one
+ *	batch or of as many as make @rtt_run messages
  * @stream_n: messages streamed per ring per round
  * @rounds: rounds
  * @rings: bit mask of the rings to run
@@ -45,6 +47,7 @@ static const struct bench_ring *const all_rings[] = {
 struct opts {
 	int cpu[2];
 	unsigned int rtt_n;
+	unsigned int rtt_run;
 	unsigned int warm;
 	unsigned int batches;
 	u64 stream_n;
@@ -54,6 +57,22 @@ struct opts {
 	const char *commit;
 	bool selftest;
 };
+
+/* Round-trip samples per ring per round: each one a run of round trips. */
+static unsigned int rtt_samples(const struct opts *o)
+{
+	return o->rtt_n / o->rtt_run;
+}
+
+/*
+ * Batches of @size timed together as one sample: enough for the run's
+ * messages (at least one batch), so that small bursts, too, are timed
+ * finer than the TSC's tick.
+ */
+static unsigned int burst_run(unsigned int run, unsigned int size)
+{
+	return size >= run ? 1 : (run + size - 1) / size;
+}
 
 /**
  * struct ctl - hands one phase to the server thread
@@ -75,7 +94,7 @@ struct ctl {
 
 /**
  * struct result - pooled figures of one ring
- * @rtt: round-trip samples, all rounds
+ * @rtt: round-trip samples (cycles per round trip of a run), all rounds
  * @nrtt: samples in @rtt
  * @rtt_p50: the p50 of each round
  * @pair_ratio: each round's p50 over that of a short floor series run
@@ -235,7 +254,7 @@ static void read_line(const char *path, const char *key, char *buf,
 static u64 paired_floor_p50(const struct opts *o)
 {
 	const struct bench_ring *fl = &bench_ring_floor;
-	unsigned int n = o->rtt_n / 10 + 1000;
+	unsigned int n = rtt_samples(o) / 10 + 1000 / o->rtt_run;
 	u64 *c = malloc(n * sizeof(*c)), p50 = 0;
 
 	if (!c || fl->setup()) {
@@ -243,8 +262,8 @@ static u64 paired_floor_p50(const struct opts *o)
 		return 0;
 	}
 	phase_start(fl, BENCH_SRV_ECHO, false);
-	fl->rtt(0, o->warm, NULL);
-	fl->rtt(o->warm, n, c);
+	fl->rtt(0, o->warm, 1, NULL);
+	fl->rtt(o->warm, n, o->rtt_run, c);
 	fl->stop();
 	phase_end();
 	fl->teardown();
@@ -280,24 +299,25 @@ static int run_ring(const struct bench_ring *ring, const struct opts *o,
 	if (ring->setup())
 		return -1;
 	phase_start(ring, BENCH_SRV_ECHO, false);
-	bad += ring->rtt(seq, o->warm, NULL);
+	bad += ring->rtt(seq, o->warm, 1, NULL);
 	seq += o->warm;
-	s = res->rtt + (size_t)r * o->rtt_n;
-	bad += ring->rtt(seq, o->rtt_n, s);
-	seq += o->rtt_n;
-	res->rtt_p50[r] = median_of(s, o->rtt_n);
+	s = res->rtt + (size_t)r * rtt_samples(o);
+	bad += ring->rtt(seq, rtt_samples(o), o->rtt_run, s);
+	seq += (u64)rtt_samples(o) * o->rtt_run;
+	res->rtt_p50[r] = median_of(s, rtt_samples(o));
 	res->pair_ratio[r] = floor_p50 ?
 		(double)res->rtt_p50[r] / floor_p50 : 1.0;
 	if (ring->has_burst) {
 		for (i = 0; i < NR_BURSTS; i++) {
 			unsigned int sz = burst_sizes[i];
 			unsigned int warm = o->warm / sz + 1;
+			unsigned int run = burst_run(o->rtt_run, sz);
 
-			bad += ring->burst(seq, sz, warm, NULL);
+			bad += ring->burst(seq, sz, warm, 1, NULL);
 			seq += (u64)warm * sz;
 			s = res->burst[i] + (size_t)r * o->batches;
-			bad += ring->burst(seq, sz, o->batches, s);
-			seq += (u64)o->batches * sz;
+			bad += ring->burst(seq, sz, o->batches, run, s);
+			seq += (u64)o->batches * sz * run;
 		}
 	}
 	ring->stop();
@@ -340,20 +360,25 @@ static int self_test(void)
 			continue;
 		}
 		phase_start(ring, BENCH_SRV_ECHO, true);
-		bad = ring->rtt(0, 1000, NULL);
+		bad = ring->rtt(0, 1000, 1, NULL);
 		printf("%s ring %s: 1000 round trips in order and intact\n",
 		       bad ? "FAIL" : "ok  ", ring->name);
 		bad ? fail++ : pass++;
-		seq = 1000;
+		bad = ring->rtt(1000, 125, 8, NULL);
+		printf("%s ring %s: 125 runs of 8 round trips in order and intact\n",
+		       bad ? "FAIL" : "ok  ", ring->name);
+		bad ? fail++ : pass++;
+		seq = 2000;
 		for (j = 0; ring->has_burst && j < NR_BURSTS; j++) {
 			unsigned int sz = burst_sizes[j];
 			/* Enough batches to go round the ring three times. */
 			unsigned int n = 3 * BENCH_RING_SLOTS / sz + 3;
+			unsigned int run = burst_run(8, sz);
 
-			bad = ring->burst(seq, sz, n, NULL);
-			seq += (u64)n * sz;
-			printf("%s ring %s: %u bursts of %u in order and intact\n",
-			       bad ? "FAIL" : "ok  ", ring->name, n, sz);
+			bad = ring->burst(seq, sz, n, run, NULL);
+			seq += (u64)n * sz * run;
+			printf("%s ring %s: %u runs of %u bursts of %u in order and intact\n",
+			       bad ? "FAIL" : "ok  ", ring->name, n, run, sz);
 			bad ? fail++ : pass++;
 		}
 		ring->stop();
@@ -576,8 +601,10 @@ static void report(const struct opts *o, struct result *res,
 	fprintf(j, "  \"loadavg_start\": \"%s\",\n  \"loadavg_end\": \"%s\",\n",
 		load0, load1);
 	fprintf(j, "  \"params\": { \"rounds\": %u, ", o->rounds);
+	fprintf(j, "\"rtt_round_trips_per_round\": %u, \"rtt_run\": %u, ",
+		o->rtt_n, o->rtt_run);
 	fprintf(j, "\"rtt_samples_per_round\": %u, \"warmup\": %u, ",
-		o->rtt_n, o->warm);
+		rtt_samples(o), o->warm);
 	fprintf(j, "\"batches_per_round\": %u, ", o->batches);
 	fprintf(j, "\"stream_msgs_per_round\": %llu, ",
 		(unsigned long long)o->stream_n);
@@ -660,8 +687,10 @@ static void report(const struct opts *o, struct result *res,
 	printf("ring micro-benchmark: %s, %s, CPUs %d and %d, TSC %.3f GHz\n",
 	       model, kernel, o->cpu[0], o->cpu[1], tsc_hz / 1e9);
 	printf("loadavg start: %s\nloadavg end:   %s\n", load0, load1);
-	printf("%u rounds x %u round trips, %u batches per burst size, %llu streamed messages\n\n",
-	       o->rounds, o->rtt_n, o->batches,
+	printf("%u rounds x %u round trips in runs of %u, ", o->rounds,
+	       o->rtt_n, o->rtt_run);
+	printf("%u samples per burst size, %llu streamed messages\n\n",
+	       o->batches,
 	       (unsigned long long)o->stream_n);
 	printf("%-9s %-22s %-13s %-5s %-17s %-40s %s\n", "",
 	       "round trip, cycles", "p50", "lines", "p50/duplex",
@@ -719,7 +748,7 @@ static int bench(const struct opts *o)
 	strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
 	read_line("/proc/loadavg", NULL, load0, sizeof(load0));
 	for (i = 0; i < NR_RINGS; i++) {
-		res[i].nrtt = (size_t)o->rtt_n * o->rounds;
+		res[i].nrtt = (size_t)rtt_samples(o) * o->rounds;
 		res[i].rtt = calloc(res[i].nrtt, sizeof(u64));
 		res[i].rtt_p50 = calloc(o->rounds, sizeof(u64));
 		res[i].pair_ratio = calloc(o->rounds, sizeof(double));
@@ -766,14 +795,17 @@ static void on_alarm(int sig)
 static void help(void)
 {
 	fprintf(stderr,
-		"usage: ring-bench [-t] [-c CPU,CPU] [-r ROUNDS] [-n RTT] [-w WARM]\n"
+		"usage: ring-bench [-t] [-c CPU,CPU] [-r ROUNDS] [-n RTT] [-m RUN] [-w WARM]\n"
 		"                  [-b BATCHES] [-s STREAM] [-R ring,...] [-j FILE] [-g COMMIT]\n"
 		"  -t          correctness self-test of every ring, no timing\n"
 		"  -c A,B      client and server CPUs (default 0,1)\n"
 		"  -r ROUNDS   rounds, every ring once per round (default 5)\n"
 		"  -n RTT      timed round trips per ring per round (default 200000)\n"
+		"  -m RUN      round trips timed back to back as one sample, 1-64\n"
+		"              (default 8: finer than a coarse TSC's tick)\n"
 		"  -w WARM     untimed round trips before each series (default 10000)\n"
-		"  -b BATCHES  timed batches per burst size per round (default 10000)\n"
+		"  -b BATCHES  timed samples per burst size per round (default 10000),\n"
+		"              each of as many batches as make RUN messages, or one\n"
 		"  -s STREAM   one-way messages per ring per round (default 2000000)\n"
 		"  -R LIST     rings: floor,duplex,xen_ring,packed,ptr_ring,cursors,\n"
 		"              floor64,virtio_pk,nvme_sqcq\n"
@@ -801,14 +833,14 @@ static unsigned int parse_rings(char *list)
 int main(int argc, char **argv)
 {
 	struct opts o = {
-		.cpu = { 0, 1 }, .rtt_n = 200000, .warm = 10000,
+		.cpu = { 0, 1 }, .rtt_n = 200000, .rtt_run = 8, .warm = 10000,
 		.batches = 10000, .stream_n = 2000000, .rounds = 5,
 		.rings = (1u << NR_RINGS) - 1, .commit = "unknown",
 	};
 	pthread_t srv;
 	int c, err;
 
-	while ((c = getopt(argc, argv, "tc:r:n:w:b:s:R:j:g:h")) != -1) {
+	while ((c = getopt(argc, argv, "tc:r:n:m:w:b:s:R:j:g:h")) != -1) {
 		switch (c) {
 		case 't':
 			o.selftest = true;
@@ -822,6 +854,9 @@ int main(int argc, char **argv)
 			break;
 		case 'n':
 			o.rtt_n = strtoul(optarg, NULL, 0);
+			break;
+		case 'm':
+			o.rtt_run = strtoul(optarg, NULL, 0);
 			break;
 		case 'w':
 			o.warm = strtoul(optarg, NULL, 0);
@@ -845,7 +880,8 @@ int main(int argc, char **argv)
 			help();
 		}
 	}
-	if (!o.rounds || o.rounds > 64 || !o.rtt_n || !o.batches ||
+	if (!o.rounds || o.rounds > 64 || !o.rtt_run ||
+	    o.rtt_run > BENCH_MAX_BURST || o.rtt_n < o.rtt_run || !o.batches ||
 	    o.stream_n < BENCH_CHUNK)
 		help();
 

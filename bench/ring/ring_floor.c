@@ -21,20 +21,21 @@ static inline u64 fl_wait_change(u64 old)
 	return v;
 }
 
-static u64 fl_rtt(u64 first, unsigned int n, u64 *cycles)
+static u64 fl_rtt(u64 first, unsigned int n, unsigned int run, u64 *cycles)
 {
-	unsigned int i;
-	u64 bad = 0, t0, t1, req;
+	unsigned int i, j;
+	u64 bad = 0, t0, t1, req = first * 4 + 1;
 
 	for (i = 0; i < n; i++) {
-		req = (first + i) * 4 + 1;
 		t0 = bench_tsc_start();
-		__atomic_store_n(fl_line, req, __ATOMIC_RELEASE);
-		if (fl_wait_change(req) != req + 1)
-			bad++;
+		for (j = 0; j < run; j++, req += 4) {
+			__atomic_store_n(fl_line, req, __ATOMIC_RELEASE);
+			if (fl_wait_change(req) != req + 1)
+				bad++;
+		}
 		t1 = bench_tsc_stop();
 		if (cycles)
-			cycles[i] = t1 - t0;
+			cycles[i] = (t1 - t0 + run / 2) / run;
 	}
 	return bad;
 }
