@@ -237,10 +237,12 @@ fipc_mailbox_new() {
 # TCG every command a polling loop runs takes milliseconds of dom0's only
 # vCPU, and the backend poller sleeps whenever another task wants it
 # (runs R, 2026-11-26, and AG, 2026-11-27: docs/benchmarks.md, "Driver
-# and poller decisions"; timed phases look every 20 s).
+# and poller decisions"; timed phases look every 20 s).  A kernel panic
+# on the console ends the wait at once: the guests keep a crashed domain
+# (on_crash = "preserve"), which would otherwise wait out the timeout.
 fipc_domu_wait_marker() {
-    local con=/var/log/xen/console/guest-$1.log deadline=$((SECONDS + $3))
-    local every=${FIPC_MARKER_LOOK_S:-2}
+    local con=${FIPC_CONSOLE_DIR:-/var/log/xen/console}/guest-$1.log
+    local deadline=$((SECONDS + $3)) every=${FIPC_MARKER_LOOK_S:-2}
     local look=$((SECONDS + every)) line part='' fd tailpid found=0 rc fifo gone=0
     # A FIFO, not a process substitution: dom0 has no /dev/fd.
     fifo=$(mktemp -u "${FIPC_WORK:-/tmp}/marker.XXXXXX")
@@ -257,6 +259,10 @@ fipc_domu_wait_marker() {
             part=''
             if [[ $line == "$2"* ]]; then
                 found=1
+                break
+            fi
+            if [[ $line == *"Kernel panic - not syncing"* ]]; then
+                gone=panic
                 break
             fi
         else
@@ -277,7 +283,9 @@ fipc_domu_wait_marker() {
     trap - TERM
     exec {fd}<&-
     [ $found = 1 ] && return 0
-    if [ $gone = 1 ]; then
+    if [ $gone = panic ]; then
+        fipc_fail "$1: its kernel panicked before '$2' showed on its console"
+    elif [ $gone = 1 ]; then
         fipc_fail "$1: gone before '$2' showed on its console"
     else
         fipc_fail "$1: no '$2' on the console after $3 s"
@@ -289,7 +297,7 @@ fipc_domu_wait_marker() {
 # fipc_domu_kernel_clean NAME WHAT: the guest's console shows no kernel
 # BUG, Oops or WARNING (a page freed twice shows as "BUG: Bad page state").
 fipc_domu_kernel_clean() {
-    local con=/var/log/xen/console/guest-$1.log n
+    local con=${FIPC_CONSOLE_DIR:-/var/log/xen/console}/guest-$1.log n
     n=$(tr -d '\r' < "$con" | grep -cE '(BUG|WARNING|Oops)[: ]')
     [ "$n" = 0 ] && return 0
     fipc_fail "$2: $n kernel BUG/WARNING/Oops line(s) on $1's console"

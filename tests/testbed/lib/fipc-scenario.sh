@@ -396,7 +396,7 @@ fipc_domu_start() {
 # fipc_domu_console_tail NAME [LINES]: last lines of the guest's console log
 # (written by xenconsoled --log=guest; absent on hosts that do not log).
 fipc_domu_console_tail() {
-    local f=/var/log/xen/console/guest-$1.log
+    local f=${FIPC_CONSOLE_DIR:-/var/log/xen/console}/guest-$1.log
     if [ -f "$f" ]; then
         echo "---- console of $1 (last ${2:-40} lines) ----"
         tail -n "${2:-40}" "$f" | tr -d '\r' | sed 's/^/| /'

@@ -5,7 +5,8 @@
 # fipc_until looks again each time (a value that changes is seen);
 # fipc_file_is, fipc_be_stat (sysfs, else the developer counters, else
 # -1) and fipc_log's line; fipc-hostile's check_xsbad on a made-up
-# attacker console and dom0 record; and fipc_steps.  A "sleep" on PATH
+# attacker console and dom0 record; fipc_steps; and fipc_domu_wait_marker
+# (a marker, a kernel panic).  A "sleep" on PATH
 # counts its calls.
 # Prints "N passed, N failed".
 set -u
@@ -116,6 +117,24 @@ check "fipc_steps: every phase ran, in order" '[ "$(grep "^s-" "$FIPC_RESULTS/ph
 check "fipc_steps: the command gets its arguments" '[ "$(cat "$FIPC_WORK/said")" = "a b" ]'
 fipc_steps s-four:10:true > /dev/null && r=0 || r=1
 check "fipc_steps: all passed: passes" '[ "$r" = 0 ]'
+
+# fipc_domu_wait_marker: a marker on the console ends the wait; a kernel
+# panic before it fails it at once, though the (preserved) domain is there.
+export FIPC_CONSOLE_DIR=$tmp/console FIPC_MARKER_LOOK_S=1
+mkdir -p "$FIPC_CONSOLE_DIR"
+xl() { return 0; }
+printf 'booting\r\n@@LIMITS g1 ready\r\n' > "$FIPC_CONSOLE_DIR/guest-g1.log"
+fipc_domu_wait_marker g1 "@@LIMITS g1 ready" 20 > "$tmp/marker.out" && r=0 || r=1
+check "wait_marker finds its line" '[ "$r" = 0 ]'
+printf '[ 3.3] BUG: kernel NULL pointer dereference\r\n[ 3.4] Kernel panic - not syncing: Attempted to kill the idle task!\r\n' \
+    > "$FIPC_CONSOLE_DIR/guest-g2.log"
+t=$(date +%s%N)
+fipc_domu_wait_marker g2 "@@LIMITS g2 ready" 20 > "$tmp/panic.out" && r=0 || r=1
+t=$((($(date +%s%N) - t) / 1000000))
+check "wait_marker: a panic fails the wait" '[ "$r" = 1 ] && grep -q "^@@FIPC-FAIL g2: its kernel panicked before" "$tmp/panic.out"'
+check "wait_marker: a panic ends the wait at once (took $t ms)" '[ "$t" -lt 10000 ]'
+check "wait_marker: the console's tail follows" 'grep -q "^| .*Kernel panic" "$tmp/panic.out"'
+unset -f xl
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
