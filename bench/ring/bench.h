@@ -124,8 +124,9 @@ enum bench_srv_mode {
  * @rtt: client: @n samples of @run round trips each, one message
  *	outstanding, back to back; each sample's TSC cycles over @run
  *	(rounded) into @cycles (NULL to skip timing); returns the number of
- *	bad replies.  @run is 1..BENCH_MAX_BURST: a run times a round trip
- *	finer than the TSC's tick (26 cycles on some AMD hosts)
+ *	bad replies.  @run is 1..BENCH_MAX_BURST: a run of more than one
+ *	times a closed loop (each side's turnaround included) at a finer
+ *	grain than the TSC's tick (26 cycles on some AMD hosts)
  * @burst: client: @n samples of @run batches of @size messages each,
  *	back to back; each sample's cycles over @run (a batch's round trip)
  *	into @cycles (NULL: no timing); returns the number of bad replies.

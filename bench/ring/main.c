@@ -66,8 +66,8 @@ static unsigned int rtt_samples(const struct opts *o)
 
 /*
  * Batches of @size timed together as one sample: enough for the run's
- * messages (at least one batch), so that small bursts, too, are timed
- * finer than the TSC's tick.
+ * messages (at least one batch), so that small bursts are timed as round
+ * trips are.
  */
 static unsigned int burst_run(unsigned int run, unsigned int size)
 {
@@ -802,7 +802,7 @@ static void help(void)
 		"  -r ROUNDS   rounds, every ring once per round (default 5)\n"
 		"  -n RTT      timed round trips per ring per round (default 200000)\n"
 		"  -m RUN      round trips timed back to back as one sample, 1-64\n"
-		"              (default 8: finer than a coarse TSC's tick)\n"
+		"              (default 1); bursts under RUN as runs of batches\n"
 		"  -w WARM     untimed round trips before each series (default 10000)\n"
 		"  -b BATCHES  timed samples per burst size per round (default 10000),\n"
 		"              each of as many batches as make RUN messages, or one\n"
@@ -833,7 +833,7 @@ static unsigned int parse_rings(char *list)
 int main(int argc, char **argv)
 {
 	struct opts o = {
-		.cpu = { 0, 1 }, .rtt_n = 200000, .rtt_run = 8, .warm = 10000,
+		.cpu = { 0, 1 }, .rtt_n = 200000, .rtt_run = 1, .warm = 10000,
 		.batches = 10000, .stream_n = 2000000, .rounds = 5,
 		.rings = (1u << NR_RINGS) - 1, .commit = "unknown",
 	};
