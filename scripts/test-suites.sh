@@ -55,7 +55,9 @@ suites+=(
 	# Time: the whole command must stay under 60 min cold on 2 cores.
 	# Cold (no cache at all) on a new 2-core VM: 3100 s at f2af2c3
 	# (2026-12-01, an AMD EPYC VM; the same head warm on the Intel VM
-	# the day before, 3125 s); 2447 s at 6dcf455 (2026-11-29), and
+	# the day before, 3125 s); about 3570 s at 75adcbb (2026-12-02,
+	# another AMD VM: 4150 s with a 600 s wait on a guest that had
+	# panicked, which now fails at once); 2447 s at 6dcf455 (2026-11-29), and
 	# warm on the slower VM before that: 2915-3134 s (3294-3336 s in CI;
 	# docs/testbed.md, "Timings").  On a VM about 3 times slower again
 	# (2026-11-30, an Intel Xeon at 2.1 GHz: the boots 2.5 times, the
