@@ -161,3 +161,32 @@ int fipc_duplex_take_reply_slow(struct fipc_duplex_client *c,
 	}
 }
 EXPORT_SYMBOL_GPL(fipc_duplex_take_reply_slow);
+
+/**
+ * fipc_duplex_take_replies_slow() - fipc_duplex_take_replies() off its
+ *	fast path
+ * @c: the client
+ * @bufs: pointers to private buffers, one slot of payload each
+ * @n: how many of them the fast path has filled already
+ * @max: how many replies to take at most, counting those @n
+ *
+ * What is at the done cursor is not a one-position reply (an
+ * acknowledgment, a longer span, a bad flag) or no call waits: takes
+ * replies with fipc_duplex_take_reply() until it fails or @max.
+ *
+ * Return: as fipc_duplex_take_replies().
+ */
+int fipc_duplex_take_replies_slow(struct fipc_duplex_client *c,
+				  struct fipc_msg *const *bufs,
+				  unsigned int n, unsigned int max)
+{
+	int err;
+
+	for (; n < max; n++) {
+		err = fipc_duplex_take_reply(c, bufs[n]);
+		if (err)
+			return n ? (int)n : err;
+	}
+	return n;
+}
+EXPORT_SYMBOL_GPL(fipc_duplex_take_replies_slow);

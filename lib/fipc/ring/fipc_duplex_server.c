@@ -197,3 +197,35 @@ int fipc_duplex_reply_slow(struct fipc_duplex_server *s,
 	return 0;
 }
 EXPORT_SYMBOL_GPL(fipc_duplex_reply_slow);
+
+/**
+ * fipc_duplex_reply_n_slow() - fipc_duplex_reply_n() off its fast path
+ * @s: the server
+ * @replies: pointers to the replies, one slot of payload each
+ * @n: their number
+ *
+ * A burst whose first reply also retires positions no call needs, or
+ * none to send, too few calls waiting, or a broken ring: checks the
+ * burst as a whole, then sends each reply as fipc_duplex_reply() does.
+ *
+ * Return: as fipc_duplex_reply_n().
+ */
+int fipc_duplex_reply_n_slow(struct fipc_duplex_server *s,
+			     const struct fipc_msg *const *replies,
+			     unsigned int n)
+{
+	unsigned int i;
+	int err;
+
+	if (unlikely(s->error))
+		return s->error;
+	if (unlikely(n > s->unanswered))
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		err = fipc_duplex_reply(s, replies[i]);
+		if (unlikely(err))
+			return err;
+	}
+	return 0;
+}
+EXPORT_SYMBOL_GPL(fipc_duplex_reply_n_slow);

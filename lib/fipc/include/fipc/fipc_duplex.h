@@ -150,6 +150,12 @@ int fipc_duplex_take_request_slow(struct fipc_duplex_server *s,
 				  unsigned int max_slots, bool *posted);
 int fipc_duplex_reply_slow(struct fipc_duplex_server *s,
 			   const struct fipc_msg *reply);
+int fipc_duplex_take_replies_slow(struct fipc_duplex_client *c,
+				  struct fipc_msg *const *bufs,
+				  unsigned int n, unsigned int max);
+int fipc_duplex_reply_n_slow(struct fipc_duplex_server *s,
+			     const struct fipc_msg *const *replies,
+			     unsigned int n);
 void fipc_duplex_server_flush(struct fipc_duplex_server *s);
 
 int fipc_duplex_client_wait(struct fipc_duplex_client *c,
@@ -476,56 +482,41 @@ static inline int fipc_duplex_take_replies(struct fipc_duplex_client *c,
 					   unsigned int max)
 {
 	const struct fipc_slot *slots = c->slots;
-	u32 mask = c->mask, shift = c->lap_shift, pos, dslot, calls, flag = 0;
-	unsigned int n = 0, first, lim;
-	u64 want;
-	int err;
+	u32 pos = c->done, dslot = c->done_slot, calls = c->calls;
+	u32 mask = c->mask, shift = c->lap_shift, flag = 0;
+	unsigned int n, lim = max < calls ? max : calls;
+	u64 want = c->reply_flag;
 
-	while (n < max) {
-		pos = c->done;
-		dslot = c->done_slot;
-		calls = c->calls;
-		want = c->reply_flag;
-		/*
-		 * One bound for the buffers and the calls waiting, and the
-		 * cursor's position counted from n, so that the loop steps
-		 * n and the slot index only.  The lap shift is a local: the
-		 * copy's compiler barriers would reload c->lap_shift each
-		 * message.
-		 */
-		first = n;
-		lim = n + (max - n < calls ? max - n : calls);
-		for (; n < lim; n++) {
-			flag = fipc_duplex_take_if(&slots[dslot], want, bufs[n]);
-			if (unlikely(flag != want))
-				break;
-			want = fipc_duplex_step_one(&dslot, mask, want,
-						    FIPC_DUPLEX_REPLY,
-						    pos + (n - first) + 1,
-						    shift);
-		}
-		if (n != first) {
-			pos += n - first;
-			calls -= n - first;
-			c->limit += n - first;
-			c->done = pos;
-			c->done_slot = dslot;
-			c->calls = calls;
-			c->reply_flag = want;
-		}
-		if (n == max)
+	/*
+	 * One bound for the buffers and the calls waiting; the cursor's
+	 * position counted from n, so that the loop steps n and the slot
+	 * index only.  Everything it needs is a local: the copy's compiler
+	 * barriers would reload the private state each message.
+	 */
+	for (n = 0; n < lim; n++) {
+		flag = fipc_duplex_take_if(&slots[dslot], want, bufs[n]);
+		if (unlikely(flag != want))
 			break;
-		/* Our own call, unanswered: as fipc_duplex_take_reply(). */
-		if (calls && flag == fipc_duplex_rekind(want, FIPC_DUPLEX_REPLY,
-							FIPC_DUPLEX_CALL) &&
-		    pos != c->submit)
-			return n ? (int)n : -EAGAIN;
-		err = fipc_duplex_take_reply(c, bufs[n]);
-		if (err)
-			return n ? (int)n : err;
-		n++;
+		want = fipc_duplex_step_one(&dslot, mask, want,
+					    FIPC_DUPLEX_REPLY, pos + n + 1,
+					    shift);
 	}
-	return n;
+	if (n) {
+		c->limit += n;
+		c->done = pos + n;
+		c->done_slot = dslot;
+		c->calls = calls - n;
+		c->reply_flag = want;
+	}
+	if (n == max)
+		return n;
+	/* Our own call, unanswered: as fipc_duplex_take_reply() says it. */
+	if (n < calls && flag == fipc_duplex_rekind(want, FIPC_DUPLEX_REPLY,
+						    FIPC_DUPLEX_CALL) &&
+	    pos + n != c->submit)
+		return n ? (int)n : -EAGAIN;
+	/* Anything else, out of line: what fipc_duplex_take_reply() takes. */
+	return fipc_duplex_take_replies_slow(c, bufs, n, max);
 }
 
 /**
@@ -581,8 +572,11 @@ static inline int fipc_duplex_take_requests(struct fipc_duplex_server *s,
 	 */
 	if (n < room && flag == fipc_duplex_stale_flag(want, FIPC_DUPLEX_REPLY))
 		return n ? (int)n : -EAGAIN;
-	/* Checked, never taken (no buffer): the sticky error if bad. */
-	err = fipc_duplex_take_request(s, NULL, 0, NULL);
+	/*
+	 * Checked, never taken (no buffer): the sticky error if bad.  Out
+	 * of line; fipc_duplex_take_request()'s fast paths need a buffer.
+	 */
+	err = fipc_duplex_take_request_slow(s, NULL, 0, NULL);
 	if (n)
 		return n;
 	return err == -EMSGSIZE ? 0 : err;
@@ -605,25 +599,26 @@ static inline int fipc_duplex_reply_n(struct fipc_duplex_server *s,
 				      unsigned int n)
 {
 	struct fipc_slot *slots = s->slots;
-	u32 mask = s->mask, pos, cslot, flag, i;
+	u32 pos = s->complete, cslot = s->complete_slot, mask = s->mask;
+	u32 unanswered = s->unanswered, flag = s->reply_flag, i;
 	fipc_last_t hi;
-	int err;
 
-	if (unlikely(s->error))
-		return s->error;
-	if (unlikely(n > s->unanswered))
-		return -EINVAL;
-	if (!n)
-		return 0;
-	err = fipc_duplex_reply(s, replies[0]);
-	if (unlikely(err))
-		return err;
-	pos = s->complete;
-	cslot = s->complete_slot;
-	flag = s->reply_flag;
+	/*
+	 * The common burst: every position read is held by an unanswered
+	 * call (fipc_duplex_reply()'s fast case), so each reply retires
+	 * exactly its own position, one after another.  Anything else (a
+	 * first reply that retires more, too few calls, a broken ring, no
+	 * reply) out of line.
+	 */
+	if (unlikely(!n || n > unanswered || s->read - pos != unanswered ||
+		     s->error))
+		return fipc_duplex_reply_n_slow(s, replies, n);
 	hi = fipc_last_of_flag(flag);
-	for (i = 1; i < n; i++) {
-		/* Release: as in fipc_duplex_reply(). */
+	for (i = 0; i < n; i++) {
+		/*
+		 * Release: our copy of the request retired here is complete
+		 * before the client may write over it.
+		 */
 		fipc_slot_publish_last(&slots[cslot], replies[i]->data, hi);
 		pos++;
 		if (likely(cslot != mask)) {
@@ -638,7 +633,7 @@ static inline int fipc_duplex_reply_n(struct fipc_duplex_server *s,
 	s->complete = pos;
 	s->complete_slot = cslot;
 	s->reply_flag = flag;
-	s->unanswered -= n - 1;
+	s->unanswered = unanswered - n;
 	return 0;
 }
 
