@@ -88,6 +88,12 @@ static inline u64 bench_tsc_stop(void)
 	return ((u64)hi << 32) | lo;
 }
 
+/* Cycles for each of the @run trips or messages timed, rounded. */
+static inline u64 bench_cycles_each(u64 t0, u64 t1, unsigned int run)
+{
+	return (t1 - t0 + run / 2) / run;
+}
+
 /* The pattern a message of sequence number seq carries (the reply too). */
 static inline void bench_msg_fill(struct bench_msg *m, u64 seq)
 {

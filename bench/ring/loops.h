@@ -84,7 +84,7 @@ static u64 ring_rtt(u64 first, unsigned int n, unsigned int run,
 		}
 		t1 = bench_tsc_stop();
 		if (cycles)
-			cycles[i] = (t1 - t0 + run / 2) / run;
+			cycles[i] = bench_cycles_each(t0, t1, run);
 		for (j = 0; j < run; j++)
 			if (!bench_msg_ok(&rsp[j].msg, seq + j))
 				bad++;
@@ -137,7 +137,7 @@ static u64 ring_burst(u64 first, unsigned int size, unsigned int n,
 		}
 		t1 = bench_tsc_stop();
 		if (cycles)
-			cycles[i] = (t1 - t0 + run / 2) / run;
+			cycles[i] = bench_cycles_each(t0, t1, run);
 		for (j = 0; j < msgs; j++)
 			if (!bench_msg_ok(&rsp[j].msg, seq + j))
 				bad++;

@@ -35,7 +35,7 @@ static u64 fl_rtt(u64 first, unsigned int n, unsigned int run, u64 *cycles)
 		}
 		t1 = bench_tsc_stop();
 		if (cycles)
-			cycles[i] = (t1 - t0 + run / 2) / run;
+			cycles[i] = bench_cycles_each(t0, t1, run);
 	}
 	return bad;
 }

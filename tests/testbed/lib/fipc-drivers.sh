@@ -241,7 +241,7 @@ fipc_mailbox_new() {
 # on the console ends the wait at once: the guests keep a crashed domain
 # (on_crash = "preserve"), which would otherwise wait out the timeout.
 fipc_domu_wait_marker() {
-    local con=${FIPC_CONSOLE_DIR:-/var/log/xen/console}/guest-$1.log
+    local con=$FIPC_CONSOLE_DIR/guest-$1.log
     local deadline=$((SECONDS + $3)) every=${FIPC_MARKER_LOOK_S:-2}
     local look=$((SECONDS + every)) line part='' fd tailpid found=0 rc fifo gone=0
     # A FIFO, not a process substitution: dom0 has no /dev/fd.
@@ -297,7 +297,7 @@ fipc_domu_wait_marker() {
 # fipc_domu_kernel_clean NAME WHAT: the guest's console shows no kernel
 # BUG, Oops or WARNING (a page freed twice shows as "BUG: Bad page state").
 fipc_domu_kernel_clean() {
-    local con=${FIPC_CONSOLE_DIR:-/var/log/xen/console}/guest-$1.log n
+    local con=$FIPC_CONSOLE_DIR/guest-$1.log n
     n=$(tr -d '\r' < "$con" | grep -cE '(BUG|WARNING|Oops)[: ]')
     [ "$n" = 0 ] && return 0
     fipc_fail "$2: $n kernel BUG/WARNING/Oops line(s) on $1's console"

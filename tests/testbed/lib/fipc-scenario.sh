@@ -15,7 +15,9 @@
 
 FIPC_LIB=${FIPC_LIB:-$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)}
 FIPC_WORK=${FIPC_WORK:-/run/fipc}
-export FIPC_LIB FIPC_WORK
+# Guests' consoles (xenconsoled --log-dir); a host test points it elsewhere.
+FIPC_CONSOLE_DIR=${FIPC_CONSOLE_DIR:-/var/log/xen/console}
+export FIPC_LIB FIPC_WORK FIPC_CONSOLE_DIR
 . "$FIPC_LIB/both-sides.sh"
 . "$FIPC_LIB/fipc-drivers.sh"
 . "$FIPC_LIB/checks.sh"
@@ -396,7 +398,7 @@ fipc_domu_start() {
 # fipc_domu_console_tail NAME [LINES]: last lines of the guest's console log
 # (written by xenconsoled --log=guest; absent on hosts that do not log).
 fipc_domu_console_tail() {
-    local f=${FIPC_CONSOLE_DIR:-/var/log/xen/console}/guest-$1.log
+    local f=$FIPC_CONSOLE_DIR/guest-$1.log
     if [ -f "$f" ]; then
         echo "---- console of $1 (last ${2:-40} lines) ----"
         tail -n "${2:-40}" "$f" | tr -d '\r' | sed 's/^/| /'
@@ -443,8 +445,8 @@ fipc_domu_collect() {
     local name=$1 w=$FIPC_WORK/$1 r=$FIPC_RESULTS/$1 rc
     if [ -f "$w/loop" ]; then losetup -d "$(cat "$w/loop")" 2>/dev/null; rm -f "$w/loop"; fi
     mkdir -p "$r"
-    [ -f "/var/log/xen/console/guest-$name.log" ] &&
-        tr -d '\r' < "/var/log/xen/console/guest-$name.log" > "$r/console.log"
+    [ -f "$FIPC_CONSOLE_DIR/guest-$name.log" ] &&
+        tr -d '\r' < "$FIPC_CONSOLE_DIR/guest-$name.log" > "$r/console.log"
     rm -rf "$w/out" && mkdir -p "$w/out"
     tar xf "$w/xchg.img" -C "$w/out" 2>/dev/null
     if [ ! -f "$w/out/.fipc-guest-results" ]; then
