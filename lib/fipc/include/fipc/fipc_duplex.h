@@ -461,6 +461,33 @@ static inline u32 fipc_duplex_take_if(const struct fipc_slot *slot, u64 want,
 	return flag;
 }
 
+/*
+ * The burst calls' loop: take the run of one-slot messages of @kind from
+ * the slot index *@slot on (position @pos, flag *@want), at most @lim of
+ * them, into @bufs, stepping *@slot and *@want past each; *@found is the
+ * last flag read (0 if none).  Always inline: the caller's cursors stay
+ * in registers across the copies' compiler barriers.
+ * Return: how many were taken.
+ */
+static __always_inline unsigned int
+fipc_duplex_take_run(const struct fipc_slot *slots, u32 mask, u32 shift,
+		     u32 kind, u32 pos, u32 *slot, u64 *want, u32 *found,
+		     struct fipc_msg *const *bufs, unsigned int lim)
+{
+	unsigned int n;
+	u32 flag = 0;
+
+	for (n = 0; n < lim; n++) {
+		flag = fipc_duplex_take_if(&slots[*slot], *want, bufs[n]);
+		if (unlikely(flag != *want))
+			break;
+		*want = fipc_duplex_step_one(slot, mask, *want, kind,
+					     pos + n + 1, shift);
+	}
+	*found = flag;
+	return n;
+}
+
 /**
  * fipc_duplex_take_replies() - take up to @max replies, in ring order
  * @c: the client
@@ -481,26 +508,14 @@ static inline int fipc_duplex_take_replies(struct fipc_duplex_client *c,
 					   struct fipc_msg *const *bufs,
 					   unsigned int max)
 {
-	const struct fipc_slot *slots = c->slots;
-	u32 pos = c->done, dslot = c->done_slot, calls = c->calls;
-	u32 mask = c->mask, shift = c->lap_shift, flag = 0;
+	u32 pos = c->done, dslot = c->done_slot, calls = c->calls, flag;
 	unsigned int n, lim = max < calls ? max : calls;
 	u64 want = c->reply_flag;
 
-	/*
-	 * One bound for the buffers and the calls waiting; the cursor's
-	 * position counted from n, so that the loop steps n and the slot
-	 * index only.  Everything it needs is a local: the copy's compiler
-	 * barriers would reload the private state each message.
-	 */
-	for (n = 0; n < lim; n++) {
-		flag = fipc_duplex_take_if(&slots[dslot], want, bufs[n]);
-		if (unlikely(flag != want))
-			break;
-		want = fipc_duplex_step_one(&dslot, mask, want,
-					    FIPC_DUPLEX_REPLY, pos + n + 1,
-					    shift);
-	}
+	/* One bound for the buffers and the calls waiting. */
+	n = fipc_duplex_take_run(c->slots, c->mask, c->lap_shift,
+				 FIPC_DUPLEX_REPLY, pos, &dslot, &want, &flag,
+				 bufs, lim);
 	if (n) {
 		c->limit += n;
 		c->done = pos + n;
@@ -540,22 +555,15 @@ static inline int fipc_duplex_take_requests(struct fipc_duplex_server *s,
 					    struct fipc_msg *const *bufs,
 					    unsigned int max)
 {
-	const struct fipc_slot *slots = s->slots;
-	u32 pos = s->read, rslot = s->read_slot, mask = s->mask;
-	u32 shift = s->lap_shift, room = mask + 1 - (pos - s->complete);
-	u32 flag = 0;
+	u32 pos = s->read, rslot = s->read_slot, flag;
+	u32 room = s->mask + 1 - (pos - s->complete);
 	unsigned int n, lim = max < room ? max : room;
 	u64 want = s->call_flag;
 	int err;
 
-	for (n = 0; n < lim; n++) {
-		flag = fipc_duplex_take_if(&slots[rslot], want, bufs[n]);
-		if (unlikely(flag != want))
-			break;
-		want = fipc_duplex_step_one(&rslot, mask, want,
-					    FIPC_DUPLEX_CALL, pos + n + 1,
-					    shift);
-	}
+	n = fipc_duplex_take_run(s->slots, s->mask, s->lap_shift,
+				 FIPC_DUPLEX_CALL, pos, &rslot, &want, &flag,
+				 bufs, lim);
 	if (n) {
 		s->read = pos + n;
 		s->read_slot = rslot;
