@@ -116,29 +116,6 @@ static inline bool bench_msg_ok(const struct bench_msg *m, u64 seq)
 	return true;
 }
 
-/* The patterns of @n messages from sequence number @seq on, into @b. */
-static inline void bench_bufs_fill(struct bench_buf *b, unsigned int n,
-				   u64 seq)
-{
-	unsigned int i;
-
-	for (i = 0; i < n; i++)
-		bench_msg_fill(&b[i].msg, seq + i);
-}
-
-/* How many of the @n replies in @b do not carry seq, seq + 1, ... */
-static inline u64 bench_bufs_bad(const struct bench_buf *b, unsigned int n,
-				 u64 seq)
-{
-	unsigned int i;
-	u64 bad = 0;
-
-	for (i = 0; i < n; i++)
-		if (!bench_msg_ok(&b[i].msg, seq + i))
-			bad++;
-	return bad;
-}
-
 /* Which loop the server runs. */
 enum bench_srv_mode {
 	BENCH_SRV_ECHO,		/* reply to every request */

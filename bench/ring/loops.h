@@ -74,7 +74,8 @@ static u64 ring_rtt(u64 first, unsigned int n, unsigned int run,
 	if (!run || run > BENCH_MAX_BURST)
 		return n;
 	for (i = 0; i < n; i++, seq += run) {
-		bench_bufs_fill(req, run, seq);
+		for (j = 0; j < run; j++)
+			bench_msg_fill(&req[j].msg, seq + j);
 		t0 = bench_tsc_start();
 		for (j = 0; j < run; j++) {
 			cli_post_wait(&req[j]);
@@ -84,7 +85,9 @@ static u64 ring_rtt(u64 first, unsigned int n, unsigned int run,
 		t1 = bench_tsc_stop();
 		if (cycles)
 			cycles[i] = bench_cycles_each(t0, t1, run);
-		bad += bench_bufs_bad(rsp, run, seq);
+		for (j = 0; j < run; j++)
+			if (!bench_msg_ok(&rsp[j].msg, seq + j))
+				bad++;
 	}
 	return bad;
 }
@@ -123,7 +126,8 @@ static u64 ring_burst(u64 first, unsigned int size, unsigned int n,
 	for (j = 0; j < msgs; j++)
 		rspp[j] = &rsp[j];
 	for (i = 0; i < n; i++, seq += msgs) {
-		bench_bufs_fill(req, msgs, seq);
+		for (j = 0; j < msgs; j++)
+			bench_msg_fill(&req[j].msg, seq + j);
 		t0 = bench_tsc_start();
 		for (b = 0; b < msgs; b += size) {
 			for (j = b; j < b + size; j++)
@@ -134,7 +138,9 @@ static u64 ring_burst(u64 first, unsigned int size, unsigned int n,
 		t1 = bench_tsc_stop();
 		if (cycles)
 			cycles[i] = bench_cycles_each(t0, t1, run);
-		bad += bench_bufs_bad(rsp, msgs, seq);
+		for (j = 0; j < msgs; j++)
+			if (!bench_msg_ok(&rsp[j].msg, seq + j))
+				bad++;
 	}
 	return bad;
 }
