@@ -120,7 +120,8 @@ cp /var/log/xen/xen-hotplug.log /fipc/out/ 2>/dev/null
 rmmod xen-fipc-back || { fail "rmmod xen-fipc-back failed"; rc=1; }
 rmmod fipc || { fail "rmmod fipc failed"; rc=1; }
 dmesg > /fipc/out/dmesg.txt
-bad=$(grep -E 'Oops|BUG[: ]|WARNING:|Call Trace|general protection|still in use|leaking|hung_task|soft lockup|RCU stall' /fipc/out/dmesg.txt)
+bad=$(fipc_klog_unexplained /fipc/out/dmesg.txt |
+	grep -E 'Oops|BUG[: ]|WARNING:|Call Trace|general protection|still in use|leaking|hung_task|soft lockup|RCU stall')
 if [ -n "$bad" ]; then
 	fail "kernel log has: $(echo "$bad" | head -n 3 | tr '\n' '|')"
 	rc=1

