@@ -197,7 +197,7 @@ bench_domu() {
 	local cfg=$1 disktype=$2 back_irq=$3 front_irq=$4 con r watcher
 	r=$FIPC_RESULTS/$cfg
 	mkdir -p "$r"
-	con=/var/log/xen/console/guest-$cfg.log
+	con=$FIPC_CONSOLE_DIR/guest-$cfg.log
 	rm -f "$con"
 	export FIPC_OPT_IRQ_PATTERN=$front_irq
 	fipc_domu_start "$cfg" "$here/domU.cfg" \

@@ -66,7 +66,7 @@ round() {
 # domuh_console_clean PATTERN MESSAGE: fail with MESSAGE (and the first
 # lines found) if domUh's console has a line matching PATTERN (grep -iE).
 domuh_console_clean() {
-    local con=/var/log/xen/console/guest-domUh.log
+    local con=$FIPC_CONSOLE_DIR/guest-domUh.log
     tr -d '\r' < "$con" | grep -qiE "$1" || return 0
     fipc_fail "$2"
     tr -d '\r' < "$con" | grep -iE -m 3 "$1"

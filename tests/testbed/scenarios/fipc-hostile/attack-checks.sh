@@ -9,7 +9,7 @@
 
 # The attacker's console, as xenconsoled logs it (exported: each phase
 # runs in a new bash that gets the functions and exported variables only).
-export ATTACKER_CONSOLE=${ATTACKER_CONSOLE:-/var/log/xen/console/guest-attacker.log}
+export ATTACKER_CONSOLE=${ATTACKER_CONSOLE:-$FIPC_CONSOLE_DIR/guest-attacker.log}
 
 # amarker ERE TIMEOUT: wait for a line matching ^ERE on the attacker's
 # console; a guest that crashed or went away fails (checked every 5 s).

@@ -165,7 +165,7 @@ mailbox() {
 # honest_ios: the honest guest's completed reads plus writes on xvdb, by
 # its last progress line (guest-hostile-honest.sh, every 2 s).
 honest_ios() {
-    tr -d '\r' < /var/log/xen/console/guest-honest.log |
+    tr -d '\r' < "$FIPC_CONSOLE_DIR/guest-honest.log" |
         sed -n 's/^@@FIPC-HOSTILE honest io reads=\([0-9]*\) writes=\([0-9]*\).*/\1 \2/p' |
         tail -n 1 | awk '{ print $1 + $2 } END { if (!NR) print 0 }'
 }

@@ -48,7 +48,7 @@ meminfo() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
 # marker NAME MARKER TIMEOUT: fipc_domu_wait_marker, but a guest that
 # crashed (kept by on_crash=preserve) fails at once.
 marker() {
-    local con=/var/log/xen/console/guest-$1.log i=0 n=$(($3 * 5))
+    local con=$FIPC_CONSOLE_DIR/guest-$1.log i=0 n=$(($3 * 5))
     while ! grep -q "^$2" "$con" 2>/dev/null; do
         i=$((i + 1))
         if [ $i -ge $n ] || ! xl domid "$1" >/dev/null 2>&1 ||
@@ -294,7 +294,7 @@ unload_round() {
         xl destroy domU3
         return 1
     fi
-    if grep -q 'fio ended' /var/log/xen/console/guest-domU3.log; then
+    if grep -q 'fio ended' "$FIPC_CONSOLE_DIR/guest-domU3.log"; then
         fipc_fail "unload: the guest's verified I/O stopped (fio ended)"
         fipc_domu_console_tail domU3
         xl destroy domU3
@@ -356,7 +356,7 @@ backend_budget_round() {
         fipc_fail "backend budget: with memshare_max_mib $mib (table $mp pages) the backend kept $sp staging pages mapped, $sg requests mapped their staging pages, io_errors $(fipc_be_stat "$id" 51728 io_errors) (want 0, > 0, 0 and a notice naming memshare_max_mib)"
         return 1
     fi
-    grep -q 'fio ended' /var/log/xen/console/guest-"$1".log &&
+    grep -q 'fio ended' "$FIPC_CONSOLE_DIR/guest-$1.log" &&
         { fipc_fail "backend budget: the guest's verified I/O stopped (fio ended)"; fipc_domu_console_tail "$1"; return 1; }
     echo 1536 > $par/memshare_max_mib
 }
@@ -374,7 +374,7 @@ fallback_round() {
     fipc_log "fallback: memshare_max_mib 1, xvdb of domain $id serves on grants (wr_req $(fipc_be_stat "$id" 51728 wr_req))"
     fipc_admin_expect memshare-fallback 1 "verdict: warning: fell back to grants from memshare: .*budget of 1 MiB" \
         diagnose "$1:xvdb" || return 1
-    grep -q 'fio ended' /var/log/xen/console/guest-"$1".log &&
+    grep -q 'fio ended' "$FIPC_CONSOLE_DIR/guest-$1.log" &&
         { fipc_fail "fallback: the guest's verified I/O stopped (fio ended)"; fipc_domu_console_tail "$1"; return 1; }
     echo 1536 > /sys/module/xen_fipc_back/parameters/memshare_max_mib
 }
@@ -395,7 +395,7 @@ share_round() {
     fipc_dmesg_since_mark | grep -q "would pass its share of $((mib - 1)) MiB (memshare_guest_max_mib" ||
         { fipc_fail "share: no kernel log line naming memshare_guest_max_mib"; return 1; }
     fipc_log "share: memshare_guest_max_mib $((mib - 1)) for a table of $mib MiB: xvdb on grants (wr_req $(fipc_be_stat "$id" 51728 wr_req)), the refusal logged"
-    grep -q 'fio ended' /var/log/xen/console/guest-"$1".log &&
+    grep -q 'fio ended' "$FIPC_CONSOLE_DIR/guest-$1.log" &&
         { fipc_fail "share: the guest's verified I/O stopped (fio ended)"; fipc_domu_console_tail "$1"; return 1; }
     echo 0 > /sys/module/xen_fipc_back/parameters/memshare_guest_max_mib
 }
@@ -447,7 +447,7 @@ maptrack_round() {
     fipc_blk_wait_connected "$id" 51728 120 || return 1
     rebind maptrack-back "$id" || return 1
     load_wait maptrack-back "$1" "$id" || return 1
-    grep -q 'fio ended' /var/log/xen/console/guest-"$1".log &&
+    grep -q 'fio ended' "$FIPC_CONSOLE_DIR/guest-$1.log" &&
         { fipc_fail "maptrack: the guest's verified I/O stopped (fio ended)"; fipc_domu_console_tail "$1"; return 1; }
     fipc_log "maptrack: max_grant_mappings back at $cap0: xvdb on memshare again"
 }

@@ -363,8 +363,8 @@ PY
     # The stall watch's own lines (@@FIPC-MIGRATE, counters such as
     # "errors:0") are not the kernel's.
     for f in "$GUEST" "$GUEST--incoming"; do
-        [ -f "/var/log/xen/console/guest-$f.log" ] || continue
-        errs=$(tr -d '\r' < "/var/log/xen/console/guest-$f.log" | grep -v '^@@FIPC-' |
+        [ -f "$FIPC_CONSOLE_DIR/guest-$f.log" ] || continue
+        errs=$(tr -d '\r' < "$FIPC_CONSOLE_DIR/guest-$f.log" | grep -v '^@@FIPC-' |
             grep -iE -m 3 'xvd[b-f].*error|error.*xvd[b-f]|I/O error')
         if [ -n "$errs" ]; then
             fipc_fail "guest: an I/O error on the console of $f"
@@ -374,8 +374,8 @@ PY
         fipc_domu_kernel_clean "$f" "guest" || rc=1
         # The guest's stall watch (guest.sh): requests in flight
         # on a disk and none answered for a minute.
-        if tr -d '\r' < "/var/log/xen/console/guest-$f.log" | grep -q '^@@FIPC-MIGRATE stall'; then
-            fipc_fail "guest: a disk stalled (console of $f): $(tr -d '\r' < "/var/log/xen/console/guest-$f.log" | grep -m 1 '^@@FIPC-MIGRATE stall')"
+        if tr -d '\r' < "$FIPC_CONSOLE_DIR/guest-$f.log" | grep -q '^@@FIPC-MIGRATE stall'; then
+            fipc_fail "guest: a disk stalled (console of $f): $(tr -d '\r' < "$FIPC_CONSOLE_DIR/guest-$f.log" | grep -m 1 '^@@FIPC-MIGRATE stall')"
             rc=1
         fi
     done

@@ -98,7 +98,7 @@ phase_counters() {
 phase() {
     local g=$1 ph=$2 n=$3 id t0 t1 nb0 nb1 hc0 hc1 su0 su1 sd0 sd1 rb0 rb1 w max=0 line con i=0 l lmax=0 front
     id=$(cat "$FIPC_WORK/$g.id")
-    con=/var/log/xen/console/guest-$g.log
+    con=$FIPC_CONSOLE_DIR/guest-$g.log
     t0=$(poller_ticks xfb-poll)
     read -r nb0 hc0 su0 sd0 rb0 <<< "$(phase_counters "$id" "$n")"
     fipc_mailbox_put /dev/nullmbox "$ph" || return 1

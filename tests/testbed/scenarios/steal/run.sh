@@ -116,7 +116,7 @@ idle() {
 # "alone".
 measure() {
     local ph=$1 s0 s1 line fio rc=0 set=1
-    local con=/var/log/xen/console/guest-R.log
+    local con=$FIPC_CONSOLE_DIR/guest-R.log
     [ "$2" = off ] && set=0
     echo $set > "$STEAL_PARAM" || { fipc_fail "cannot set poll_steal_sleep=$set"; return 1; }
     if [ "$ph" = alone ]; then

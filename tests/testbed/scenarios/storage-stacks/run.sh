@@ -110,7 +110,7 @@ teardown() {
 	fipc_domu_wait "$name" 300 || rc=1
 	# Missed while it ran (a loaded host): the guest's own word.
 	[ -n "$p" ] || p=$(sed -n 's/.*@@FIPC-STACK gone data_path \([a-z]*\).*/\1/p' \
-		"/var/log/xen/console/guest-$name.log" 2>/dev/null | tail -n 1)
+		"$FIPC_CONSOLE_DIR/guest-$name.log" 2>/dev/null | tail -n 1)
 	# Every hold ends within hold_ms of the guest's last write.
 	sleep $((hold / 1000 + 2))
 	f=$(($(holdref_param faulted) - f0)) h=$(($(holdref_param held) - h0))
